@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh Debian machine or a developer's one.
+# Installs what the integration tests need (a real OCI registry and independent OCI clients)
+# when it is missing, then runs every test. The README's second set-up command runs this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v docker-registry >/dev/null 2>&1 || need+=(docker-registry)
+command -v skopeo >/dev/null 2>&1 || need+=(skopeo)
+command -v umoci >/dev/null 2>&1 || need+=(umoci)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing test tools: ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+cargo test --release --all-targets "$@"

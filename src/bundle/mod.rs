@@ -1,0 +1,2 @@
+//! The bundle model: a bundle folder loaded into typed annotations, dependencies and manifest
+//! objects that remember where they came from.

@@ -1,0 +1,63 @@
+//! The command line: clap definitions and the single place that maps outcomes to exit codes.
+
+use crate::commands::{self, EXIT_USAGE};
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// olmpack: package Operator bundles into OCI images without a container daemon.
+#[derive(Debug, Parser)]
+#[command(name = "olmpack", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: TopCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum TopCommand {
+    /// Work with OLM registry+v1 bundles.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BundleCommand {
+    /// Validate bundle folders (or, with --image, a bundle image) against the registry+v1 rules.
+    Validate(commands::validate::Args),
+    /// Scaffold metadata/annotations.yaml, dependencies.yaml and bundle.Dockerfile.
+    Init(commands::init::Args),
+    /// Build a reproducible bundle image into an OCI layout, an archive or a registry.
+    Build(commands::build::Args),
+    /// Show a bundle image's digest, labels, layers and files without unpacking it.
+    Inspect(commands::inspect::Args),
+    /// Unpack a bundle image into a folder that validate and build accept.
+    Pull(commands::pull::Args),
+}
+
+/// Parses the process arguments, runs the command and turns its outcome into an exit code.
+/// Usage errors from clap exit 2, like every other usage error.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    let outcome = match &cli.command {
+        TopCommand::Bundle(cmd) => match cmd {
+            BundleCommand::Validate(a) => commands::validate::run(a),
+            BundleCommand::Init(a) => commands::init::run(a),
+            BundleCommand::Build(a) => commands::build::run(a),
+            BundleCommand::Inspect(a) => commands::inspect::run(a),
+            BundleCommand::Pull(a) => commands::pull::run(a),
+        },
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            eprintln!("error: {failure}");
+            ExitCode::from(failure.code)
+        }
+    }
+}

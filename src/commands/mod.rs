@@ -1,0 +1,71 @@
+//! One thin module per subcommand: parse-level arguments in, library calls, exit code out.
+//!
+//! Every command returns an [`Outcome`]: `Ok(code)` when it ran to the end (0 = success,
+//! 1 = findings such as validation errors) or `Err(Failure)` for usage and I/O problems, which
+//! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
+
+pub mod build;
+pub mod init;
+pub mod inspect;
+pub mod pull;
+pub mod validate;
+
+use std::fmt;
+
+/// Exit code for a run that completed and found nothing blocking.
+pub const EXIT_OK: u8 = 0;
+/// Exit code for a run that completed and found validation errors (or warnings under `--strict`).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code for usage errors and I/O problems: the command could not do its job.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Why a command could not finish; printed once by the binary, with its cause chain.
+#[derive(Debug)]
+pub struct Failure {
+    /// Exit code to leave with.
+    pub code: u8,
+    /// The whole message, cause chain included.
+    pub message: String,
+}
+
+impl Failure {
+    /// A usage or I/O failure (exit 2) with a message that says what to do.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure { code: EXIT_USAGE, message: message.into() }
+    }
+
+    /// A failure with an explicit exit code, for commands whose checks failed (exit 1).
+    pub fn with_code(code: u8, message: impl Into<String>) -> Self {
+        Failure { code, message: message.into() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error> From<E> for Failure {
+    fn from(err: E) -> Self {
+        Failure::usage(error_chain(&err))
+    }
+}
+
+/// Renders an error and all its sources as `outer: inner: innermost`, so no cause is lost.
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out
+}
+
+/// What every command returns: an exit code when it ran to the end, or a failure to report.
+pub type Outcome = Result<u8, Failure>;

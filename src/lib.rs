@@ -1,0 +1,17 @@
+//! olmpack: package, validate and push Kubernetes Operator bundles (OLM `registry+v1`) as OCI
+//! images without a container daemon.
+//!
+//! The crate is split by what each part holds, so every command is a composition of them:
+//! - [`bundle`]: loading a bundle folder (or an unpacked image) into a typed model whose objects
+//!   remember their file and line;
+//! - [`validate`]: the registry+v1 rules, each with a stable id and severity, and the renderers;
+//! - [`image`]: reproducible layers, config and manifest, and the OCI layout / archive writers;
+//! - [`registry`]: image references, credentials and the distribution-API client;
+//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand.
+
+pub mod bundle;
+pub mod cli;
+pub mod commands;
+pub mod image;
+pub mod registry;
+pub mod validate;

@@ -1,0 +1,1 @@
+//! Talking to OCI registries: references, credentials and the distribution-API client.

@@ -1,0 +1,1 @@
+//! The registry+v1 rules and the renderers for their findings.
