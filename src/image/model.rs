@@ -1,0 +1,45 @@
+//! The in-memory view of an image that every source produces and every sink consumes (the
+//! go-containerregistry idea: one immutable model, many sources and sinks). Layer bytes live in
+//! files, not memory, so a large bundle never has to be held whole.
+
+use std::path::PathBuf;
+
+/// A content descriptor as the OCI image spec defines it: what a manifest points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Descriptor {
+    /// Media type of the referenced content.
+    pub media_type: String,
+    /// `sha256:<64 hex>` digest of the content bytes.
+    pub digest: String,
+    /// Length of the content in bytes.
+    pub size: u64,
+}
+
+/// Where a blob's bytes are: small JSON blobs stay in memory, layers are spooled to files.
+#[derive(Debug, Clone)]
+pub enum BlobSource {
+    /// The bytes themselves.
+    Memory(Vec<u8>),
+    /// A file holding exactly the blob's bytes.
+    File(PathBuf),
+}
+
+/// A blob with its descriptor; the descriptor's digest and size always describe the source's bytes.
+#[derive(Debug, Clone)]
+pub struct Blob {
+    /// Media type, digest and size.
+    pub descriptor: Descriptor,
+    /// The bytes.
+    pub source: BlobSource,
+}
+
+/// A single-platform image: manifest, config and layers, in manifest order.
+#[derive(Debug, Clone)]
+pub struct Image {
+    /// The manifest blob (its bytes are what the digest of the image is computed over).
+    pub manifest: Blob,
+    /// The image config blob.
+    pub config: Blob,
+    /// The layers, in the order the manifest lists them.
+    pub layers: Vec<Blob>,
+}
