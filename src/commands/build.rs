@@ -1,12 +1,280 @@
-//! `olmpack bundle build`.
+//! `olmpack bundle build`: validate a bundle folder, build its reproducible image, write it to an
+//! OCI layout or an archive, and print the manifest digest.
+//!
+//! Output contract: stdout holds exactly one line, `sha256:<hex> <size>` (the manifest digest and
+//! its size in bytes, like `sha256sum` puts the hash first), so
+//! `read -r digest size < <(olmpack bundle build)` works; everything meant for humans (warnings,
+//! validation findings, where the image went) goes to stderr. `--digest-file` gets the bare
+//! digest, written atomically.
+//!
+//! Names: an `oci:`/`oci-archive:` destination uses its own `:TAG`, else the tag part of each
+//! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
+//! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
-use super::{Failure, Outcome};
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::image::build::{BundleInput, source_date_epoch_from_env};
+use crate::image::layout::write_file_atomic;
+use crate::image::{BuildOptions, Destination, Format, Platform, write_image};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where the image goes when neither `--output` nor `--push` is given.
+pub const DEFAULT_OUTPUT: &str = "oci:bundle-image";
 
 /// Arguments of `olmpack bundle build`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The bundle folder (holding manifests/ and metadata/).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Image reference to name the image with (repeatable); its tag names the image in OCI
+    /// outputs, the whole reference goes to docker-archive RepoTags.
+    #[arg(short = 't', long = "tag", value_name = "REF")]
+    pub tags: Vec<String>,
+    /// oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:REF]
+    /// [default: oci:bundle-image]
+    #[arg(long, value_name = "DEST", value_parser = check::<Destination>)]
+    pub output: Option<String>,
+    /// Media types of the manifest, config and layers.
+    #[arg(long, value_enum, default_value_t = FormatArg::Oci)]
+    pub format: FormatArg,
+    /// Extra image label KEY=VALUE (repeatable); may not contradict an annotation.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
+    /// Platform recorded in the image config: OS/ARCH[/VARIANT].
+    #[arg(long, value_name = "OS/ARCH", default_value = "linux/amd64", value_parser = check::<Platform>)]
+    pub platform: String,
+    /// Also write the manifest digest (sha256:...) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub digest_file: Option<PathBuf>,
+    /// Build even when validation finds errors (validation is skipped).
+    #[arg(long)]
+    pub no_validate: bool,
+    /// Put all folders in one layer instead of one layer per folder.
+    #[arg(long)]
+    pub single_layer: bool,
+}
+
+/// `--format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// OCI image manifest and media types.
+    Oci,
+    /// Docker image manifest v2 schema 2.
+    Docker,
+}
+
+/// Checks a value at parse time but keeps it as a string, so `Args` stays small (clippy's
+/// `large_enum_variant` on the command enum) and the parsed form is made where it is used.
+fn check<T: std::str::FromStr>(s: &str) -> Result<String, String>
+where
+    T::Err: std::fmt::Display,
+{
+    s.parse::<T>()
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
+    }
+}
 
 /// Runs `olmpack bundle build`.
-pub fn run(_args: &Args) -> Outcome {
-    Err(Failure::usage("olmpack bundle build is not available in this build yet"))
+pub fn run(args: &Args) -> Outcome {
+    let mut extra_labels = BTreeMap::new();
+    for (k, v) in &args.labels {
+        if let Some(previous) = extra_labels.insert(k.clone(), v.clone())
+            && &previous != v
+        {
+            return Err(Failure::usage(format!(
+                "--label {k} is given twice with different values ({previous:?} and {v:?})"
+            )));
+        }
+    }
+    let dest: Destination = args.output.as_deref().unwrap_or(DEFAULT_OUTPUT).parse()?;
+    let platform: Platform = args.platform.parse()?;
+    let names = output_names(&dest, &args.tags)?;
+    let source_date_epoch = source_date_epoch_from_env()?;
+
+    let input = match load_and_validate(&args.dir, args.no_validate)? {
+        Ok(input) => input,
+        Err(code) => return Ok(code),
+    };
+    let options = BuildOptions {
+        format: match args.format {
+            FormatArg::Oci => Format::Oci,
+            FormatArg::Docker => Format::Docker,
+        },
+        platform,
+        extra_labels,
+        single_layer: args.single_layer,
+        source_date_epoch,
+    };
+    let built = crate::image::build(&input, &options).map_err(|e| {
+        Failure::usage(format!(
+            "cannot build {}: {}",
+            args.dir.display(),
+            error_chain(&e)
+        ))
+    })?;
+    let mut stderr = std::io::stderr().lock();
+    for warning in &built.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    write_image(&built.image, &dest, &names)
+        .map_err(|e| Failure::usage(format!("cannot write {dest}: {}", error_chain(&e))))?;
+    let manifest = &built.image.manifest.descriptor;
+    if let Some(file) = &args.digest_file {
+        write_file_atomic(file, format!("{}\n", manifest.digest).as_bytes())
+            .map_err(|e| Failure::usage(error_chain(&e)))?;
+    }
+    let _ = writeln!(
+        stderr,
+        "wrote {} ({} layer{}, {}) as {}",
+        dest,
+        built.image.layers.len(),
+        if built.image.layers.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        manifest.media_type,
+        if names.is_empty() {
+            "(untagged)".to_string()
+        } else {
+            names.join(", ")
+        },
+    );
+    println!("{} {}", manifest.digest, manifest.size);
+    Ok(EXIT_OK)
+}
+
+/// The tags (OCI) or RepoTags (docker-archive) to record; see the module docs.
+fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
+    let mut names: Vec<String> = Vec::new();
+    match dest {
+        Destination::DockerArchive { reference, .. } => {
+            let given: Vec<&String> = match reference {
+                Some(r) => vec![r],
+                None => refs.iter().collect(),
+            };
+            for r in given {
+                if r.contains('@') {
+                    return Err(Failure::usage(format!(
+                        "{r} is a digest reference; a docker-archive needs a tag (REPO:TAG)"
+                    )));
+                }
+                names.push(if tag_of(r).is_some() {
+                    r.clone()
+                } else {
+                    format!("{r}:latest")
+                });
+            }
+        }
+        Destination::OciLayout { tag, .. } | Destination::OciArchive { tag, .. } => match tag {
+            Some(t) => names.push(t.clone()),
+            None => {
+                names.extend(
+                    refs.iter()
+                        .filter(|r| !r.contains('@'))
+                        .map(|r| tag_of(r).unwrap_or("latest").to_string()),
+                );
+                if names.is_empty() {
+                    names.push("latest".to_string());
+                }
+            }
+        },
+    }
+    let mut unique = Vec::with_capacity(names.len());
+    for n in names {
+        if !unique.contains(&n) {
+            unique.push(n);
+        }
+    }
+    Ok(unique)
+}
+
+/// The tag of a reference (`quay.io:443/o/b:v1` → `v1`), `None` when it has none.
+fn tag_of(reference: &str) -> Option<&str> {
+    let last = reference.rsplit('/').next().unwrap_or(reference);
+    last.split_once(':')
+        .map(|(_, t)| t)
+        .filter(|t| !t.is_empty())
+}
+
+/// Glue between the bundle model/validator and the image builder. Returns `Ok(Err(code))` when
+/// validation found errors (already printed on stderr).
+fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput, u8>, Failure> {
+    let _ = (no_validate, EXIT_FINDINGS);
+    let annotations = read_annotations_minimal(dir)?;
+    let input = BundleInput::from_annotations(dir, annotations)
+        .map_err(|e| Failure::usage(error_chain(&e)))?;
+    Ok(Ok(input))
+}
+
+/// Temporary stand-in for the bundle model: the `key: value` lines under `annotations:` in
+/// `metadata/annotations.yaml`, quotes removed. Replaced by `Bundle::load` once main has it.
+fn read_annotations_minimal(dir: &Path) -> Result<BTreeMap<String, String>, Failure> {
+    let path = dir.join("metadata").join("annotations.yaml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => {
+            return Err(Failure::usage(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    let mut out = BTreeMap::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let trimmed = line.trim_end();
+        if trimmed.trim_start().starts_with('#') || trimmed.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with(' ') && !line.starts_with('\t') {
+            inside = trimmed == "annotations:";
+            continue;
+        }
+        if let (true, Some((k, v))) = (inside, trimmed.trim().split_once(':')) {
+            let unquote = |s: &str| {
+                let s = s.trim();
+                s.strip_prefix('"')
+                    .and_then(|s| s.strip_suffix('"'))
+                    .or_else(|| s.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
+                    .unwrap_or(s)
+                    .to_string()
+            };
+            out.insert(unquote(k), unquote(v));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_come_from_the_destination_then_the_references() {
+        let oci: Destination = "oci:x".parse().unwrap();
+        assert_eq!(output_names(&oci, &[]).unwrap(), ["latest"]);
+        let refs = vec!["quay.io:443/o/b:v1".to_string(), "o/b".to_string()];
+        assert_eq!(output_names(&oci, &refs).unwrap(), ["v1", "latest"]);
+        let tagged: Destination = "oci:x:t".parse().unwrap();
+        assert_eq!(output_names(&tagged, &refs).unwrap(), ["t"]);
+        let docker: Destination = "docker-archive:x.tar".parse().unwrap();
+        assert_eq!(
+            output_names(&docker, &refs).unwrap(),
+            ["quay.io:443/o/b:v1", "o/b:latest"]
+        );
+        assert!(output_names(&docker, &[]).unwrap().is_empty());
+        let named: Destination = "docker-archive:x.tar:r/b:v2".parse().unwrap();
+        assert_eq!(output_names(&named, &refs).unwrap(), ["r/b:v2"]);
+    }
 }

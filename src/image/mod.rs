@@ -1,6 +1,29 @@
 //! Reproducible bundle images: layers, config and manifest, and the writers for OCI layouts and
 //! archives. Everything here is deterministic so the same bundle gives the same digest anywhere.
+//!
+//! - [`model`]: the image value every source produces and every sink consumes;
+//! - [`build`]: bundle folder → image (with [`walk`] deciding what goes in and [`layer`] how
+//!   it is written), [`config`] and [`manifest`] for the JSON documents;
+//! - [`layout`], [`archive`], [`output`]: the sinks (OCI layout, oci-archive, docker-archive);
+//! - [`digest`]: `sha256:` digests and the hashing writer.
+//!
+//! The registry push is one more sink; it lives in `registry/` because it needs the client.
 
+pub mod archive;
+pub mod build;
+pub mod config;
+pub mod digest;
+pub mod error;
+pub mod layer;
+pub mod layout;
+pub mod manifest;
 pub mod model;
+pub mod output;
+pub mod walk;
 
+pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, build_in};
+pub use config::Platform;
+pub use error::{BuildError, OutputError};
+pub use manifest::Format;
 pub use model::{Blob, BlobSource, Descriptor, Image};
+pub use output::{Destination, write_image};

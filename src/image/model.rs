@@ -43,3 +43,41 @@ pub struct Image {
     /// The layers, in the order the manifest lists them.
     pub layers: Vec<Blob>,
 }
+
+impl Descriptor {
+    /// The 64 hex digits after `sha256:`, which name the blob file in an OCI layout
+    /// (`blobs/sha256/<hex>`) and in a docker-archive. `None` for any other algorithm.
+    pub fn sha256_hex(&self) -> Option<&str> {
+        self.digest
+            .strip_prefix("sha256:")
+            .filter(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    }
+}
+
+impl Blob {
+    /// Opens the blob's bytes for streaming, so sinks (layout, archives, a registry push) never
+    /// need to know whether the blob sits in memory or in a spool file.
+    pub fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        match &self.source {
+            BlobSource::Memory(bytes) => Ok(Box::new(bytes.as_slice())),
+            BlobSource::File(path) => Ok(Box::new(std::fs::File::open(path)?)),
+        }
+    }
+
+    /// Where the bytes are, for error messages: the spool file, or `<memory>`.
+    pub fn location(&self) -> PathBuf {
+        match &self.source {
+            BlobSource::Memory(_) => PathBuf::from("<memory>"),
+            BlobSource::File(path) => path.clone(),
+        }
+    }
+}
+
+impl Image {
+    /// Every blob of the image: layers first, then config, then manifest. This is the order a
+    /// pusher must upload them in (the manifest last, so a registry never sees a manifest whose
+    /// blobs are missing) and the order the layout writer stores them in.
+    pub fn blobs(&self) -> impl Iterator<Item = &Blob> {
+        self.layers.iter().chain([&self.config, &self.manifest])
+    }
+}

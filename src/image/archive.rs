@@ -1,0 +1,268 @@
+//! Single-file outputs: `oci-archive` (a tar of an OCI layout, as skopeo and buildah read it) and
+//! `docker-archive` (the `docker save` / `docker load` format: `manifest.json` with `RepoTags`,
+//! the config as `<hex>.json`, each layer as an uncompressed `<diff_id hex>.tar`, which is what
+//! `docker save` and `skopeo copy … docker-archive:` write, so every loader accepts it).
+//!
+//! The writers take any `Write` (go-containerregistry's `tarball.Write` idea); the `*_file`
+//! functions add the temporary-sibling-then-rename step so a file appears complete or not at all.
+//! Archive headers are as fixed as layer headers (mtime 0, uid/gid 0, 0644/0755), so an archive
+//! of the same image is byte-identical.
+
+use super::error::OutputError;
+use super::layout::{OCI_LAYOUT_FILE_CONTENT, copy_verified, parent_of};
+use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
+use super::model::{Blob, Image};
+use flate2::read::GzDecoder;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+
+fn header(kind: tar::EntryType, size: u64) -> tar::Header {
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(kind);
+    h.set_size(size);
+    h.set_mode(if kind == tar::EntryType::Directory {
+        0o755
+    } else {
+        0o644
+    });
+    h.set_uid(0);
+    h.set_gid(0);
+    h.set_mtime(0);
+    h
+}
+
+fn add_dir<W: Write>(
+    tar: &mut tar::Builder<W>,
+    name: &str,
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let mut h = header(tar::EntryType::Directory, 0);
+    tar.append_data(&mut h, name, io::empty())
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+fn add_bytes<W: Write>(
+    tar: &mut tar::Builder<W>,
+    name: &str,
+    bytes: &[u8],
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let mut h = header(tar::EntryType::Regular, bytes.len() as u64);
+    tar.append_data(&mut h, name, bytes)
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+/// Adds a blob as a file entry, checking its digest while it is copied.
+fn add_blob<W: Write>(
+    tar: &mut tar::Builder<W>,
+    name: &str,
+    blob: &Blob,
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let mut h = header(tar::EntryType::Regular, blob.descriptor.size);
+    h.set_path(name)
+        .map_err(|e| OutputError::io("write", shown, e))?;
+    h.set_cksum();
+    tar.get_mut()
+        .write_all(h.as_bytes())
+        .map_err(|e| OutputError::io("write", shown, e))?;
+    copy_verified(blob, tar.get_mut(), shown)?;
+    pad(tar.get_mut(), blob.descriptor.size, shown)
+}
+
+fn pad<W: Write>(w: &mut W, len: u64, shown: &Path) -> Result<(), OutputError> {
+    let rem = (512 - len % 512) % 512;
+    w.write_all(&[0u8; 512][..rem as usize])
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+/// Writes an oci-archive (a tar of an OCI layout holding just this image) to `out`, the image
+/// named by each of `tags`. `shown` names the destination in error messages.
+pub fn write_oci_archive<W: Write>(
+    image: &Image,
+    tags: &[String],
+    out: W,
+    shown: &Path,
+) -> Result<W, OutputError> {
+    let mut tar = tar::Builder::new(out);
+    add_dir(&mut tar, "blobs/", shown)?;
+    add_dir(&mut tar, "blobs/sha256/", shown)?;
+    let mut seen = BTreeSet::new();
+    let mut blobs: Vec<(&str, &Blob)> = Vec::new();
+    for blob in image.blobs() {
+        let hex = hex_of(blob)?;
+        if seen.insert(hex) {
+            blobs.push((hex, blob));
+        }
+    }
+    blobs.sort_by_key(|(hex, _)| *hex);
+    for (hex, blob) in blobs {
+        add_blob(&mut tar, &format!("blobs/sha256/{hex}"), blob, shown)?;
+    }
+    let manifests: Vec<Value> = if tags.is_empty() {
+        vec![descriptor_json(&image.manifest.descriptor)]
+    } else {
+        tags.iter()
+            .map(|t| {
+                let mut d = descriptor_json(&image.manifest.descriptor);
+                d["annotations"] = json!({ ANNOTATION_REF_NAME: t });
+                d
+            })
+            .collect()
+    };
+    let index = json!({ "schemaVersion": 2, "mediaType": MEDIA_OCI_INDEX, "manifests": manifests });
+    add_bytes(
+        &mut tar,
+        "index.json",
+        &super::config::canonical_json(&index),
+        shown,
+    )?;
+    add_bytes(
+        &mut tar,
+        "oci-layout",
+        OCI_LAYOUT_FILE_CONTENT.as_bytes(),
+        shown,
+    )?;
+    tar.into_inner()
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+/// Writes a docker-archive of `image` to `out`, with `repo_tags` (e.g. `quay.io/org/b:v1`) as
+/// its `RepoTags` (may be empty: `docker load` then loads it untagged).
+pub fn write_docker_archive<W: Write>(
+    image: &Image,
+    repo_tags: &[String],
+    out: W,
+    shown: &Path,
+) -> Result<W, OutputError> {
+    let mut config_bytes = Vec::new();
+    copy_verified(&image.config, &mut config_bytes, shown)?;
+    let config: Value = serde_json::from_slice(&config_bytes)
+        .map_err(|e| OutputError::Unsupported(format!("config is not JSON: {e}")))?;
+    let diff_ids: Vec<String> = config
+        .pointer("/rootfs/diff_ids")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if diff_ids.len() != image.layers.len() {
+        return Err(OutputError::Unsupported(format!(
+            "the config lists {} diff_ids for {} layers",
+            diff_ids.len(),
+            image.layers.len()
+        )));
+    }
+    let config_hex = hex_of(&image.config)?;
+    let mut tar = tar::Builder::new(out);
+    let config_name = format!("{config_hex}.json");
+    add_bytes(&mut tar, &config_name, &config_bytes, shown)?;
+
+    let mut layer_names = Vec::new();
+    let mut written = BTreeSet::new();
+    for (blob, diff_id) in image.layers.iter().zip(&diff_ids) {
+        let hex = diff_id
+            .strip_prefix("sha256:")
+            .ok_or_else(|| OutputError::Unsupported(format!("diff_id {diff_id} is not sha256")))?;
+        let name = format!("{hex}.tar");
+        if written.insert(name.clone()) {
+            add_uncompressed_layer(&mut tar, &name, blob, diff_id, shown)?;
+        }
+        layer_names.push(name);
+    }
+    let manifest = json!([{
+        "Config": config_name,
+        "RepoTags": repo_tags,
+        "Layers": layer_names,
+    }]);
+    add_bytes(
+        &mut tar,
+        "manifest.json",
+        &super::config::canonical_json(&manifest),
+        shown,
+    )?;
+    tar.into_inner()
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+/// Adds a gzip layer decompressed (docker-archive layers are plain tars). The uncompressed size
+/// must be in the header before the bytes, so the layer is decompressed twice: once to measure
+/// and check the `diff_id`, once to copy. Bundle layers are small; this keeps memory flat.
+fn add_uncompressed_layer<W: Write>(
+    tar: &mut tar::Builder<W>,
+    name: &str,
+    blob: &Blob,
+    diff_id: &str,
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let open = || -> Result<GzDecoder<Box<dyn Read + '_>>, OutputError> {
+        let reader = blob
+            .open()
+            .map_err(|e| OutputError::io("read", blob.location(), e))?;
+        Ok(GzDecoder::new(reader))
+    };
+    let mut hashing = super::digest::HashingWriter::new(io::sink());
+    io::copy(&mut open()?, &mut hashing)
+        .map_err(|e| OutputError::io("decompress", blob.location(), e))?;
+    let (_, digest, size) = hashing.finish();
+    if digest != diff_id {
+        return Err(OutputError::BlobMismatch {
+            digest: diff_id.to_string(),
+            path: blob.location(),
+        });
+    }
+    let mut h = header(tar::EntryType::Regular, size);
+    let mut reader = open()?.take(size);
+    tar.append_data(&mut h, name, &mut reader)
+        .map_err(|e| OutputError::io("write", shown, e))
+}
+
+fn hex_of(blob: &Blob) -> Result<&str, OutputError> {
+    blob.descriptor.sha256_hex().ok_or_else(|| {
+        OutputError::Unsupported(format!("digest {} is not sha256", blob.descriptor.digest))
+    })
+}
+
+/// Writes an archive file atomically: `write` fills a temporary sibling of `path`, which is
+/// renamed to `path` only when it succeeded (and removed otherwise).
+pub fn write_archive_file<F>(path: &Path, write: F) -> Result<(), OutputError>
+where
+    F: FnOnce(&mut BufWriter<&fs::File>) -> Result<(), OutputError>,
+{
+    if path.is_dir() {
+        return Err(OutputError::WrongKind {
+            path: path.to_path_buf(),
+            found: "a folder",
+            expected: "an archive file",
+        });
+    }
+    let parent = parent_of(path);
+    let tmp = tempfile::Builder::new()
+        .prefix(".olmpack-archive-")
+        .tempfile_in(&parent)
+        .map_err(|e| OutputError::io("create a temporary file in", &parent, e))?;
+    {
+        let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
+        write(&mut buffered)?;
+        buffered
+            .flush()
+            .map_err(|e| OutputError::io("write", path, e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| OutputError::io("write", path, e))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))
+            .map_err(|e| OutputError::io("set permissions of", tmp.path(), e))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| OutputError::io("write", path, e.error))?;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! Error types of the image module. Every variant that comes from the file system carries the
+//! path it concerns, so a user can act on the message without a debugger.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a bundle folder could not be turned into an image.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A file-system operation on the bundle or the spool folder failed.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// What was being done ("read", "list", "create", "write"...).
+        action: &'static str,
+        /// The file or folder concerned.
+        path: PathBuf,
+        /// The operating-system error.
+        #[source]
+        source: io::Error,
+    },
+    /// A folder the image needs (manifests or metadata) does not exist in the bundle.
+    #[error(
+        "the bundle has no {role} folder: {} does not exist (is {} the bundle root? a bundle holds manifests/ and metadata/)",
+        path.display(),
+        root.display()
+    )]
+    MissingFolder {
+        /// `manifests` or `metadata`.
+        role: &'static str,
+        /// The folder that was expected.
+        path: PathBuf,
+        /// The bundle root that was given.
+        root: PathBuf,
+    },
+    /// An annotation names a folder outside the bundle (`../x`, an absolute path).
+    #[error("the {role} folder {value:?} named by the annotations is not inside the bundle")]
+    FolderOutsideBundle {
+        /// `manifests` or `metadata`.
+        role: &'static str,
+        /// The annotation value.
+        value: String,
+    },
+    /// A path that should be a folder is a file.
+    #[error("{} is not a folder", path.display())]
+    NotAFolder {
+        /// The path concerned.
+        path: PathBuf,
+    },
+    /// A symbolic link points outside the bundle: its target would not be in the image anyway
+    /// and copying it would leak files the user did not mean to publish.
+    #[error("symbolic link {} points outside the bundle (to {})", link.display(), target.display())]
+    SymlinkEscapes {
+        /// The link inside the bundle.
+        link: PathBuf,
+        /// Where it resolves to.
+        target: PathBuf,
+    },
+    /// A symbolic link that loops (directly, or through a folder that contains itself).
+    #[error("symbolic link loop at {}: it leads back to a folder that contains it", link.display())]
+    SymlinkLoop {
+        /// The link where the loop was detected.
+        link: PathBuf,
+    },
+    /// A symbolic link whose target does not exist.
+    #[error("symbolic link {} points to {} which does not exist", link.display(), target.display())]
+    DanglingSymlink {
+        /// The link.
+        link: PathBuf,
+        /// Its target as written in the link.
+        target: PathBuf,
+    },
+    /// A socket, FIFO or device file: it has no content a bundle image could carry.
+    #[error("{} is a {kind}, which cannot be put in an image layer", path.display())]
+    UnsupportedFileType {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A file changed size while it was being copied into a layer.
+    #[error("{} changed while it was being read (expected {expected} bytes)", path.display())]
+    FileChanged {
+        /// The file.
+        path: PathBuf,
+        /// The size seen when the entry header was written.
+        expected: u64,
+    },
+    /// A `--label` extra contradicts an annotation; annotations.yaml is authoritative (it is
+    /// what the on-cluster registry reads), so the image label must not say something else.
+    #[error(
+        "label {key}={extra:?} contradicts the annotation {key}={annotation:?} in annotations.yaml (annotations are authoritative; drop the --label or change the annotation)"
+    )]
+    LabelConflict {
+        /// The label key.
+        key: String,
+        /// The annotation's value.
+        annotation: String,
+        /// The extra's value.
+        extra: String,
+    },
+}
+
+impl BuildError {
+    /// Shorthand for [`BuildError::Io`].
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        BuildError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Why an image could not be written to its destination.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
+    /// A file-system operation on the destination failed.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file or folder concerned.
+        path: PathBuf,
+        /// The operating-system error.
+        #[source]
+        source: io::Error,
+    },
+    /// The `oci:` target exists, is not empty and is not an OCI image layout: writing into it
+    /// would mix our blobs with unrelated files.
+    #[error(
+        "{} exists and is not an OCI image layout (no oci-layout file); choose an empty or new folder",
+        path.display()
+    )]
+    NotALayout {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The target exists and is not what the destination kind needs (a file where a folder is
+    /// expected, or the reverse).
+    #[error("{} exists and is {found}, not {expected}", path.display())]
+    WrongKind {
+        /// The path.
+        path: PathBuf,
+        /// What is there.
+        found: &'static str,
+        /// What the destination needs.
+        expected: &'static str,
+    },
+    /// An existing layout file could not be understood.
+    #[error("{} is not a valid OCI layout file: {reason}", path.display())]
+    BadLayout {
+        /// The file (`oci-layout` or `index.json`).
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A blob's bytes do not match its descriptor (spool file changed, or a bug).
+    #[error("blob {digest} read from {} does not match its descriptor", path.display())]
+    BlobMismatch {
+        /// The expected digest.
+        digest: String,
+        /// Where the bytes came from.
+        path: PathBuf,
+    },
+    /// The image is not in a form this sink can write (a digest that is not sha256).
+    #[error("cannot write this image: {0}")]
+    Unsupported(String),
+}
+
+impl OutputError {
+    /// Shorthand for [`OutputError::Io`].
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        OutputError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! OCI image layout folders (`oci-layout`, `index.json`, `blobs/sha256/<hex>`), written and read.
+//!
+//! Writing is atomic from a reader's point of view:
+//! - a new (or empty) folder is assembled in a temporary sibling and renamed into place, so it
+//!   either appears complete or not at all;
+//! - an existing layout gets its blobs first (content-addressed, so adding them cannot break any
+//!   image already there; a blob already present with the right size is kept, as
+//!   go-containerregistry's layout writer does), then a new `index.json` replaces the old one
+//!   with one rename. Other images in the layout are kept; an entry with the same
+//!   `org.opencontainers.image.ref.name` as one of ours is replaced (a tag names one image).
+
+use super::digest::HashingWriter;
+use super::error::OutputError;
+use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
+use super::model::{Blob, BlobSource, Descriptor, Image};
+use serde_json::{Value, json};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Content of the `oci-layout` marker file.
+pub const OCI_LAYOUT_FILE_CONTENT: &str = r#"{"imageLayoutVersion":"1.0.0"}"#;
+
+/// Writes `image` into the layout folder `dir`, naming it with each of `tags` (an index entry
+/// per tag; no entry without a tag when `tags` is empty). Creates the folder when it does not
+/// exist; refuses an existing non-empty folder that is not an OCI layout.
+pub fn write_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_new_layout(image, dir, tags),
+        Err(e) => Err(OutputError::io("inspect", dir, e)),
+        Ok(meta) if !meta.is_dir() => Err(OutputError::WrongKind {
+            path: dir.to_path_buf(),
+            found: "a file",
+            expected: "a folder (an OCI layout)",
+        }),
+        Ok(_) => {
+            if dir.join("oci-layout").exists() {
+                add_to_layout(image, dir, tags)
+            } else if is_empty_dir(dir)? {
+                write_new_layout(image, dir, tags)
+            } else {
+                Err(OutputError::NotALayout {
+                    path: dir.to_path_buf(),
+                })
+            }
+        }
+    }
+}
+
+fn is_empty_dir(dir: &Path) -> Result<bool, OutputError> {
+    let mut entries = fs::read_dir(dir).map_err(|e| OutputError::io("list", dir, e))?;
+    Ok(entries.next().is_none())
+}
+
+/// The folder a temporary sibling of `path` is created in.
+pub(crate) fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+    let parent = parent_of(dir);
+    let tmp = tempfile::Builder::new()
+        .prefix(".olmpack-layout-")
+        .tempdir_in(&parent)
+        .map_err(|e| OutputError::io("create a temporary folder in", &parent, e))?;
+    fs::write(tmp.path().join("oci-layout"), OCI_LAYOUT_FILE_CONTENT)
+        .map_err(|e| OutputError::io("write", dir.join("oci-layout"), e))?;
+    write_blobs(image, tmp.path())?;
+    let index = json!({
+        "schemaVersion": 2,
+        "mediaType": MEDIA_OCI_INDEX,
+        "manifests": index_entries(&image.manifest.descriptor, tags),
+    });
+    fs::write(
+        tmp.path().join("index.json"),
+        super::config::canonical_json(&index),
+    )
+    .map_err(|e| OutputError::io("write", dir.join("index.json"), e))?;
+    // The temp folder is private (0700); a layout is meant to be shared like any output.
+    set_dir_mode(tmp.path(), 0o755)?;
+    // rename(2) replaces an empty folder, and fails (leaving nothing behind: `tmp` is removed on
+    // drop) if someone filled it meanwhile.
+    fs::rename(tmp.path(), dir).map_err(|e| OutputError::io("create", dir, e))?;
+    // The folder is in place; nothing left for the TempDir to clean up.
+    let _ = tmp.keep();
+    Ok(())
+}
+
+fn set_dir_mode(dir: &Path, mode: u32) -> Result<(), OutputError> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir, fs::Permissions::from_mode(mode))
+        .map_err(|e| OutputError::io("set permissions of", dir, e))
+}
+
+fn index_entries(manifest: &Descriptor, tags: &[String]) -> Vec<Value> {
+    if tags.is_empty() {
+        return vec![descriptor_json(manifest)];
+    }
+    tags.iter()
+        .map(|tag| {
+            let mut d = descriptor_json(manifest);
+            d["annotations"] = json!({ ANNOTATION_REF_NAME: tag });
+            d
+        })
+        .collect()
+}
+
+fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+    let marker = dir.join("oci-layout");
+    let text = fs::read(&marker).map_err(|e| OutputError::io("read", &marker, e))?;
+    let layout: Value = serde_json::from_slice(&text).map_err(|e| OutputError::BadLayout {
+        path: marker.clone(),
+        reason: e.to_string(),
+    })?;
+    if layout
+        .get("imageLayoutVersion")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        return Err(OutputError::BadLayout {
+            path: marker,
+            reason: "no imageLayoutVersion".into(),
+        });
+    }
+    let mut index = read_index(dir)?;
+    write_blobs(image, dir)?;
+
+    let manifests = index
+        .get_mut("manifests")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| OutputError::BadLayout {
+            path: dir.join("index.json"),
+            reason: "no manifests array".into(),
+        })?;
+    manifests.retain(|m| {
+        let name = m.pointer("/annotations/org.opencontainers.image.ref.name");
+        !name
+            .and_then(Value::as_str)
+            .is_some_and(|n| tags.iter().any(|t| t == n))
+    });
+    manifests.extend(index_entries(&image.manifest.descriptor, tags));
+    write_file_atomic(
+        &dir.join("index.json"),
+        &super::config::canonical_json(&index),
+    )
+}
+
+/// Reads and parses a layout's `index.json`.
+pub fn read_index(dir: &Path) -> Result<Value, OutputError> {
+    let path = dir.join("index.json");
+    let text = fs::read(&path).map_err(|e| OutputError::io("read", &path, e))?;
+    let index: Value = serde_json::from_slice(&text).map_err(|e| OutputError::BadLayout {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    if !index.is_object() {
+        return Err(OutputError::BadLayout {
+            path,
+            reason: "not a JSON object".into(),
+        });
+    }
+    Ok(index)
+}
+
+/// Finds the manifest named `tag` in a layout (or the only manifest when `tag` is `None`), and
+/// returns the image with its blobs pointing at the layout's files. For tests, `inspect` and
+/// anyone who wants to push a layout.
+pub fn read_layout_image(dir: &Path, tag: Option<&str>) -> Result<Image, OutputError> {
+    let index_path = dir.join("index.json");
+    let index = read_index(dir)?;
+    let bad = |reason: String| OutputError::BadLayout {
+        path: index_path.clone(),
+        reason,
+    };
+    let manifests = index
+        .get("manifests")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no manifests array".into()))?;
+    let chosen: Vec<&Value> = manifests
+        .iter()
+        .filter(|m| match tag {
+            Some(t) => {
+                m.pointer("/annotations/org.opencontainers.image.ref.name")
+                    == Some(&Value::String(t.to_string()))
+            }
+            None => true,
+        })
+        .collect();
+    let [entry] = chosen.as_slice() else {
+        return Err(bad(format!(
+            "{} manifests match {}",
+            chosen.len(),
+            tag.map_or("(no tag)".to_string(), |t| format!("tag {t:?}"))
+        )));
+    };
+    let manifest_desc =
+        parse_descriptor(entry).ok_or_else(|| bad("bad manifest descriptor".into()))?;
+    let manifest_path = blob_path(dir, &manifest_desc)?;
+    let bytes = fs::read(&manifest_path).map_err(|e| OutputError::io("read", &manifest_path, e))?;
+    let manifest: Value = serde_json::from_slice(&bytes).map_err(|e| OutputError::BadLayout {
+        path: manifest_path.clone(),
+        reason: e.to_string(),
+    })?;
+    let bad_manifest = |reason: &str| OutputError::BadLayout {
+        path: manifest_path.clone(),
+        reason: reason.into(),
+    };
+    let config_desc = manifest
+        .get("config")
+        .and_then(parse_descriptor)
+        .ok_or_else(|| bad_manifest("bad config descriptor"))?;
+    let layers = manifest
+        .get("layers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad_manifest("no layers array"))?
+        .iter()
+        .map(|l| parse_descriptor(l).ok_or_else(|| bad_manifest("bad layer descriptor")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let file_blob = |d: Descriptor| -> Result<Blob, OutputError> {
+        let path = blob_path(dir, &d)?;
+        Ok(Blob {
+            descriptor: d,
+            source: BlobSource::File(path),
+        })
+    };
+    Ok(Image {
+        manifest: Blob {
+            descriptor: manifest_desc,
+            source: BlobSource::Memory(bytes),
+        },
+        config: file_blob(config_desc)?,
+        layers: layers
+            .into_iter()
+            .map(file_blob)
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+fn parse_descriptor(v: &Value) -> Option<Descriptor> {
+    Some(Descriptor {
+        media_type: v.get("mediaType")?.as_str()?.to_string(),
+        digest: v.get("digest")?.as_str()?.to_string(),
+        size: v.get("size")?.as_u64()?,
+    })
+}
+
+fn blob_path(dir: &Path, d: &Descriptor) -> Result<PathBuf, OutputError> {
+    let hex = d
+        .sha256_hex()
+        .ok_or_else(|| OutputError::Unsupported(format!("digest {} is not sha256", d.digest)))?;
+    Ok(dir.join("blobs").join("sha256").join(hex))
+}
+
+/// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
+/// the right size, each through a temporary file renamed once its digest is checked.
+fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
+    let blobs_dir = dir.join("blobs").join("sha256");
+    fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
+    for blob in image.blobs() {
+        let target = blob_path(dir, &blob.descriptor)?;
+        if let Ok(meta) = fs::metadata(&target)
+            && meta.is_file()
+            && meta.len() == blob.descriptor.size
+        {
+            continue;
+        }
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-blob-")
+            .tempfile_in(&blobs_dir)
+            .map_err(|e| OutputError::io("create a temporary file in", &blobs_dir, e))?;
+        copy_verified(blob, tmp.as_file_mut(), &target)?;
+        set_file_mode(tmp.path(), 0o644)?;
+        tmp.persist(&target)
+            .map_err(|e| OutputError::io("write", &target, e.error))?;
+    }
+    Ok(())
+}
+
+fn set_file_mode(path: &Path, mode: u32) -> Result<(), OutputError> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|e| OutputError::io("set permissions of", path, e))
+}
+
+/// Copies a blob's bytes into `out`, checking digest and size on the way.
+pub(crate) fn copy_verified(
+    blob: &Blob,
+    out: &mut dyn Write,
+    shown: &Path,
+) -> Result<(), OutputError> {
+    let mut reader = blob
+        .open()
+        .map_err(|e| OutputError::io("read", blob.location(), e))?;
+    let mut hashing = HashingWriter::new(out);
+    io::copy(&mut reader, &mut hashing).map_err(|e| OutputError::io("write", shown, e))?;
+    let (out, digest, size) = hashing.finish();
+    out.flush()
+        .map_err(|e| OutputError::io("write", shown, e))?;
+    if digest != blob.descriptor.digest || size != blob.descriptor.size {
+        return Err(OutputError::BlobMismatch {
+            digest: blob.descriptor.digest.clone(),
+            path: blob.location(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary sibling and a rename, so readers see the old
+/// file or the new one, never half of one. Used for `index.json` and `--digest-file`.
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    if path.is_dir() {
+        return Err(OutputError::WrongKind {
+            path: path.to_path_buf(),
+            found: "a folder",
+            expected: "a file",
+        });
+    }
+    let parent = parent_of(path);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".olmpack-")
+        .tempfile_in(&parent)
+        .map_err(|e| OutputError::io("create a temporary file in", &parent, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| OutputError::io("write", path, e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| OutputError::io("write", path, e))?;
+    set_file_mode(tmp.path(), 0o644)?;
+    tmp.persist(path)
+        .map_err(|e| OutputError::io("write", path, e.error))?;
+    Ok(())
+}
