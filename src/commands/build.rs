@@ -13,7 +13,7 @@
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
-use crate::image::layout::write_file_atomic;
+use crate::image::layout::stage_file;
 use crate::image::{BuildOptions, Destination, Format, Platform, write_image};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -125,11 +125,21 @@ pub fn run(args: &Args) -> Outcome {
     for warning in &built.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
     }
+    let manifest = &built.image.manifest.descriptor;
+    // Staged before the image is written, so a digest file that cannot be written stops the
+    // build before any output appears.
+    let digest_file = match &args.digest_file {
+        Some(file) => Some(
+            stage_file(file, format!("{}\n", manifest.digest).as_bytes())
+                .map_err(|e| Failure::usage(error_chain(&e)))?,
+        ),
+        None => None,
+    };
     write_image(&built.image, &dest, &names)
         .map_err(|e| Failure::usage(format!("cannot write {dest}: {}", error_chain(&e))))?;
-    let manifest = &built.image.manifest.descriptor;
-    if let Some(file) = &args.digest_file {
-        write_file_atomic(file, format!("{}\n", manifest.digest).as_bytes())
+    if let Some(staged) = digest_file {
+        staged
+            .commit()
             .map_err(|e| Failure::usage(error_chain(&e)))?;
     }
     let _ = writeln!(

@@ -246,7 +246,7 @@ where
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-archive-")
         .tempfile_in(&parent)
-        .map_err(|e| OutputError::io("create a temporary file in", &parent, e))?;
+        .map_err(|e| OutputError::io("create", path, e))?;
     {
         let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
         write(&mut buffered)?;

@@ -65,7 +65,7 @@ fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Ou
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-layout-")
         .tempdir_in(&parent)
-        .map_err(|e| OutputError::io("create a temporary folder in", &parent, e))?;
+        .map_err(|e| OutputError::io("create", dir, e))?;
     fs::write(tmp.path().join("oci-layout"), OCI_LAYOUT_FILE_CONTENT)
         .map_err(|e| OutputError::io("write", dir.join("oci-layout"), e))?;
     write_blobs(image, tmp.path())?;
@@ -311,6 +311,30 @@ pub(crate) fn copy_verified(
 /// Writes `bytes` to `path` through a temporary sibling and a rename, so readers see the old
 /// file or the new one, never half of one. Used for `index.json` and `--digest-file`.
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    stage_file(path, bytes)?.commit()
+}
+
+/// A file written next to its final path, not yet renamed into place: lets a caller check that
+/// every output can be written before any of them appears (dropped = removed).
+#[derive(Debug)]
+pub struct StagedFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl StagedFile {
+    /// Renames the staged file to its final path.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let path = self.path;
+        self.tmp
+            .persist(&path)
+            .map_err(|e| OutputError::io("write", &path, e.error))?;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` into a temporary sibling of `path`; [`StagedFile::commit`] puts it in place.
+pub fn stage_file(path: &Path, bytes: &[u8]) -> Result<StagedFile, OutputError> {
     if path.is_dir() {
         return Err(OutputError::WrongKind {
             path: path.to_path_buf(),
@@ -322,14 +346,15 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".olmpack-")
         .tempfile_in(&parent)
-        .map_err(|e| OutputError::io("create a temporary file in", &parent, e))?;
+        .map_err(|e| OutputError::io("create", path, e))?;
     tmp.write_all(bytes)
         .map_err(|e| OutputError::io("write", path, e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| OutputError::io("write", path, e))?;
     set_file_mode(tmp.path(), 0o644)?;
-    tmp.persist(path)
-        .map_err(|e| OutputError::io("write", path, e.error))?;
-    Ok(())
+    Ok(StagedFile {
+        tmp,
+        path: path.to_path_buf(),
+    })
 }

@@ -5,6 +5,7 @@
 //! - [`build`]: bundle folder → image (with [`walk`] deciding what goes in and [`layer`] how
 //!   it is written), [`config`] and [`manifest`] for the JSON documents;
 //! - [`layout`], [`archive`], [`output`]: the sinks (OCI layout, oci-archive, docker-archive);
+//! - [`verify`]: recomputes every digest of an image read back from a sink;
 //! - [`digest`]: `sha256:` digests and the hashing writer.
 //!
 //! The registry push is one more sink; it lives in `registry/` because it needs the client.
@@ -19,6 +20,7 @@ pub mod layout;
 pub mod manifest;
 pub mod model;
 pub mod output;
+pub mod verify;
 pub mod walk;
 
 pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, build_in};
@@ -27,3 +29,4 @@ pub use error::{BuildError, OutputError};
 pub use manifest::Format;
 pub use model::{Blob, BlobSource, Descriptor, Image};
 pub use output::{Destination, write_image};
+pub use verify::verify_image;
