@@ -225,7 +225,12 @@ pub fn build_in(
             .drain(..)
             .map(|w| BuildWarning::WhiteoutSkipped { path: w.path }),
     );
-    warnings.extend(not_packaged(&input.root, &folders)?);
+    // A scorecard folder left out already has its own warning.
+    let mut taken: Vec<PathBuf> = folders.iter().map(|(dir, _)| dir.clone()).collect();
+    if has_scorecard {
+        taken.push(input.root.join(SCORECARD_DIR));
+    }
+    warnings.extend(not_packaged(&input.root, &taken)?);
 
     let mut layers = Vec::with_capacity(groups.len());
     for (i, entries) in groups.iter().enumerate() {
@@ -262,10 +267,10 @@ fn merge_labels(
 }
 
 /// Top-level entries of the bundle root that no layer takes.
-fn not_packaged(root: &Path, folders: &[(PathBuf, &str)]) -> Result<Vec<BuildWarning>, BuildError> {
+fn not_packaged(root: &Path, folders: &[PathBuf]) -> Result<Vec<BuildWarning>, BuildError> {
     let taken: Vec<std::ffi::OsString> = folders
         .iter()
-        .filter_map(|(dir, _)| dir.strip_prefix(root).ok())
+        .filter_map(|dir| dir.strip_prefix(root).ok())
         .filter_map(|rel| rel.components().next())
         .map(|c| c.as_os_str().to_os_string())
         .collect();
