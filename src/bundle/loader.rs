@@ -258,6 +258,9 @@ impl Loader {
 
     fn load_metadata(&mut self) {
         let dir = self.bundle.root.join("metadata");
+        if fs::symlink_metadata(&dir).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return; // format/metadata-missing reports it
+        }
         match self.classify(&dir) {
             Some(EntryKind::Dir) => self.bundle.metadata_dir = Some("metadata".into()),
             Some(_) => {
