@@ -7,7 +7,9 @@
 mod crd;
 mod csv;
 pub mod diagnostic;
+mod dockerfile;
 mod format;
+pub mod image;
 mod metadata;
 pub mod names;
 mod objects;
@@ -61,6 +63,7 @@ pub fn validate(bundle: &Bundle, opts: &Options) -> Report {
         out: bundle.load_findings.clone(),
     };
     format::check(&mut ctx);
+    dockerfile::check(&mut ctx);
     csv::check(&mut ctx);
     crd::check(&mut ctx);
     objects::check(&mut ctx);

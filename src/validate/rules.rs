@@ -136,6 +136,9 @@ rules! {
     MetadataPath => "format/metadata-path", Error, Default, "The metadata.v1 annotation must name the bundle's metadata folder.";
     ChannelName => "format/channel-name", Error, Default, "Channel names must be non-empty; a name with spaces or a leading dash is almost always a mistake.";
     DefaultChannelOutside => "format/default-channel", Warning, Default, "The default channel is not one of this bundle's channels (legal when another bundle of the package carries it).";
+    DockerfileLabels => "format/dockerfile-labels", Warning, Default, "bundle.Dockerfile LABELs must equal the bundle annotations (annotations.yaml wins on the cluster).";
+    ImageLabels => "image/labels", Error, Default, "An image's bundle labels must equal its metadata/annotations.yaml (missing on either side or different).";
+    ImageShape => "image/shape", Warning, Default, "A bundle image should be a single-platform manifest with only /manifests, /metadata and /tests, and nothing to run.";
     PackageName => "format/package-name", Warning, Default, "The package name must be a valid DNS-1123 label-like name.";
     // --- CSV ---
     CsvMissing => "csv/missing", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has none.";
