@@ -349,7 +349,12 @@ fn symlinks_inside_are_resolved_whiteouts_are_skipped_with_a_warning() {
     fs::write(bundle.join("manifests/.wh.gone.yaml"), "").unwrap();
     let (code, _, stderr) = build(
         tmp.path(),
-        &[bundle.to_str().unwrap(), "--output", "oci:l:x"],
+        &[
+            bundle.to_str().unwrap(),
+            "--no-validate",
+            "--output",
+            "oci:l:x",
+        ],
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -456,7 +461,7 @@ fn symlink_loops_are_refused() {
     fs::create_dir(&out).unwrap();
     assert_fails(
         &out,
-        &[bundle.to_str().unwrap()],
+        &[bundle.to_str().unwrap(), "--no-validate"],
         &["symbolic link loop", "manifests/again"],
     );
 
@@ -465,9 +470,17 @@ fn symlink_loops_are_refused() {
     symlink("a.yaml", bundle.join("manifests/b.yaml")).unwrap();
     assert_fails(
         &out,
-        &[bundle.to_str().unwrap()],
+        &[bundle.to_str().unwrap(), "--no-validate"],
         &["symbolic link loop", "manifests/a.yaml"],
     );
+    // Without --no-validate the validator stops the build first (exit 1, findings on stderr).
+    let (code, stdout, stderr) = build(&out, &[bundle.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stdout.is_empty() && stderr.contains("manifests/a.yaml"),
+        "{stderr}"
+    );
+    assert_only(&out, &[]);
 }
 
 #[test]
@@ -481,7 +494,12 @@ fn symlink_escaping_the_bundle_is_refused() {
     fs::create_dir(&out).unwrap();
     assert_fails(
         &out,
-        &[bundle.to_str().unwrap(), "--output", "oci-archive:x.tar"],
+        &[
+            bundle.to_str().unwrap(),
+            "--no-validate",
+            "--output",
+            "oci-archive:x.tar",
+        ],
         &["points outside the bundle", "manifests/secret.yaml"],
     );
 }
@@ -550,4 +568,40 @@ fn bad_arguments_are_usage_errors() {
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
     }
     assert_only(tmp.path(), &[]);
+}
+
+#[test]
+fn validation_errors_stop_the_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("b");
+    copy_tree(&valid_basic(), &bundle);
+    let csv = bundle.join("manifests/kvstore-operator.clusterserviceversion.yaml");
+    fs::write(
+        &csv,
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let (code, stdout, stderr) = build(
+        &out,
+        &[
+            bundle.to_str().unwrap(),
+            "--digest-file",
+            "d",
+            "--output",
+            "oci:l",
+        ],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("error[") && stderr.contains("not building"),
+        "{stderr}"
+    );
+    assert_only(&out, &[]);
+    // --no-validate builds it anyway.
+    let (code, stdout, stderr) = build(&out, &[bundle.to_str().unwrap(), "--no-validate"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("sha256:"));
 }

@@ -1,4 +1,10 @@
 //! The bundle model: a bundle folder loaded into typed annotations, dependencies and manifest
 //! objects that remember where they came from.
 
+pub mod loader;
+pub mod model;
 pub mod semver_range;
+pub mod yaml;
+
+pub use loader::{LoadError, MAX_FILE_SIZE};
+pub use model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};

@@ -12,11 +12,13 @@
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
 use crate::image::layout::stage_file;
 use crate::image::{BuildOptions, Destination, Format, Platform, write_image};
+use crate::validate;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// Where the image goes when neither `--output` nor `--push` is given.
@@ -217,53 +219,35 @@ fn tag_of(reference: &str) -> Option<&str> {
 }
 
 /// Glue between the bundle model/validator and the image builder. Returns `Ok(Err(code))` when
-/// validation found errors (already printed on stderr).
+/// validation found errors (already printed on stderr). Warnings are printed and do not stop
+/// the build. The loaded bundle is dropped before building: the builder streams files from
+/// disk, so the model's copies of them are not needed any more.
 fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput, u8>, Failure> {
-    let _ = (no_validate, EXIT_FINDINGS);
-    let annotations = read_annotations_minimal(dir)?;
-    let input = BundleInput::from_annotations(dir, annotations)
-        .map_err(|e| Failure::usage(error_chain(&e)))?;
-    Ok(Ok(input))
-}
-
-/// Temporary stand-in for the bundle model: the `key: value` lines under `annotations:` in
-/// `metadata/annotations.yaml`, quotes removed. Replaced by `Bundle::load` once main has it.
-fn read_annotations_minimal(dir: &Path) -> Result<BTreeMap<String, String>, Failure> {
-    let path = dir.join("metadata").join("annotations.yaml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => {
-            return Err(Failure::usage(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )));
-        }
-    };
-    let mut out = BTreeMap::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let trimmed = line.trim_end();
-        if trimmed.trim_start().starts_with('#') || trimmed.trim().is_empty() {
-            continue;
-        }
-        if !line.starts_with(' ') && !line.starts_with('\t') {
-            inside = trimmed == "annotations:";
-            continue;
-        }
-        if let (true, Some((k, v))) = (inside, trimmed.trim().split_once(':')) {
-            let unquote = |s: &str| {
-                let s = s.trim();
-                s.strip_prefix('"')
-                    .and_then(|s| s.strip_suffix('"'))
-                    .or_else(|| s.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
-                    .unwrap_or(s)
-                    .to_string()
-            };
-            out.insert(unquote(k), unquote(v));
+    let bundle = Bundle::load(dir).map_err(|e| Failure::usage(error_chain(&e)))?;
+    if !no_validate {
+        let report = validate::validate(&bundle, &validate::Options::default());
+        if !report.diagnostics.is_empty() {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let mut stderr = std::io::stderr().lock();
+            let _ = validate::render::human(&report, &mut stderr, color);
+            if report.has_errors() {
+                let _ = writeln!(
+                    stderr,
+                    "not building {}: fix the errors above, or pass --no-validate",
+                    dir.display()
+                );
+                return Ok(Err(EXIT_FINDINGS));
+            }
         }
     }
-    Ok(out)
+    let input = BundleInput::new(
+        &bundle.root,
+        bundle.manifests_path(),
+        bundle.metadata_path(),
+        bundle.annotations_labels(),
+    )
+    .map_err(|e| Failure::usage(error_chain(&e)))?;
+    Ok(Ok(input))
 }
 
 #[cfg(test)]

@@ -1,14 +1,237 @@
-//! `olmpack bundle validate`.
+//! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
+//! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::{Failure, Outcome};
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
+use crate::bundle::Bundle;
+use crate::validate::{self, Group, Options, Report, Rule, render};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Output format of the validate command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// One line per finding and a summary per bundle.
+    Text,
+    /// operator-sdk's json-alpha1 shape plus rule, file and line.
+    #[value(alias = "json-alpha1")]
+    Json,
+}
+
+/// When to colour human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
 
 /// Arguments of `olmpack bundle validate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Bundle folders (each holding manifests/ and metadata/). Several are checked in parallel.
+    #[arg(value_name = "DIR", required_unless_present = "list_rules")]
+    pub dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Fail on warnings too (operator-sdk treats some of olmpack's warnings as errors).
+    #[arg(long)]
+    pub strict: bool,
+    /// Also run optional rule groups: operatorhub, good-practices, bundle-objects, all
+    /// (comma-separated or repeated; operator-sdk's `name=operatorhub` is accepted).
+    #[arg(long = "select-optional", value_name = "GROUP", value_delimiter = ',')]
+    pub select_optional: Vec<String>,
+    /// Target Kubernetes version: APIs removed at or before it are errors, not warnings.
+    #[arg(long = "k8s-version", value_name = "VERSION")]
+    pub k8s_version: Option<String>,
+    /// operator-sdk compatible `key=value` options (k8s-version is understood).
+    #[arg(
+        long = "optional-values",
+        value_name = "KEY=VALUE",
+        value_delimiter = ','
+    )]
+    pub optional_values: Vec<String>,
+    /// List every rule with its id, severity and group, then exit.
+    #[arg(long = "list-rules")]
+    pub list_rules: bool,
+    /// When to use colour in text output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Number of bundles validated at once (default: the number of CPUs).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+}
 
 /// Runs `olmpack bundle validate`.
-pub fn run(_args: &Args) -> Outcome {
-    Err(Failure::usage(
-        "olmpack bundle validate is not available in this build yet",
-    ))
+pub fn run(args: &Args) -> Outcome {
+    if args.list_rules {
+        return list_rules();
+    }
+    let opts = options(args)?;
+    let results = validate_dirs(&args.dirs, &opts, args.jobs);
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut reports = Vec::new();
+    let mut io_failure = false;
+    for (dir, result) in args.dirs.iter().zip(results) {
+        match result {
+            Ok(report) => {
+                io_failure |= report.has_rule(Rule::FileUnreadable);
+                reports.push(report);
+            }
+            Err(message) => {
+                io_failure = true;
+                eprintln!("error: {}: {message}", dir.display());
+            }
+        }
+    }
+    let written = match args.output {
+        OutputFormat::Json => render::json(&reports, args.strict, &mut out),
+        OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Failure::usage(format!("cannot write output: {e}")));
+    }
+    if io_failure {
+        Ok(EXIT_USAGE)
+    } else if reports.iter().all(|r| r.passed(args.strict)) {
+        Ok(EXIT_OK)
+    } else {
+        Ok(EXIT_FINDINGS)
+    }
+}
+
+fn write_text(
+    reports: &[Report],
+    strict: bool,
+    color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for report in reports {
+        render::human_with(report, out, color, strict)?;
+    }
+    if reports.len() > 1 {
+        let failed = reports.iter().filter(|r| !r.passed(strict)).count();
+        writeln!(
+            out,
+            "total: {} bundles, {} valid, {} invalid, {} errors, {} warnings",
+            reports.len(),
+            reports.len() - failed,
+            failed,
+            reports.iter().map(Report::error_count).sum::<usize>(),
+            reports.iter().map(Report::warning_count).sum::<usize>()
+        )?;
+    }
+    Ok(())
+}
+
+/// Builds validation options from the flags.
+pub fn options(args: &Args) -> Result<Options, Failure> {
+    let mut optional = Vec::new();
+    for sel in &args.select_optional {
+        for g in Group::parse_selection(sel).map_err(Failure::usage)? {
+            if !optional.contains(&g) {
+                optional.push(g);
+            }
+        }
+    }
+    let mut k8s = args.k8s_version.clone();
+    for kv in &args.optional_values {
+        match kv.split_once('=') {
+            Some(("k8s-version", v)) => k8s = Some(v.to_string()),
+            Some((_, _)) => {}
+            None => {
+                return Err(Failure::usage(format!(
+                    "--optional-values expects key=value, got \"{kv}\""
+                )));
+            }
+        }
+    }
+    let k8s_version = match k8s {
+        Some(text) => Some(parse_k8s_version(&text).ok_or_else(|| {
+            Failure::usage(format!(
+                "--k8s-version \"{text}\" is not a Kubernetes version such as 1.25 or v1.25.0"
+            ))
+        })?),
+        None => None,
+    };
+    Ok(Options {
+        optional,
+        k8s_version,
+    })
+}
+
+fn parse_k8s_version(text: &str) -> Option<semver::Version> {
+    let t = text.trim().trim_start_matches('v');
+    let mut parts = t.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().unwrap_or("0").parse().ok()?;
+    let patch = parts.next().unwrap_or("0").parse().ok()?;
+    Some(semver::Version::new(major, minor, patch))
+}
+
+/// Validates folders on up to `jobs` threads; results keep the input order.
+pub fn validate_dirs(
+    dirs: &[PathBuf],
+    opts: &Options,
+    jobs: Option<usize>,
+) -> Vec<Result<Report, String>> {
+    let workers = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .clamp(1, dirs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Result<Report, String>>>> = Mutex::new(vec![None; dirs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(dir) = dirs.get(i) else { break };
+                    let result = match Bundle::load(dir) {
+                        Ok(bundle) => Ok(validate::validate(&bundle, opts)),
+                        Err(e) => Err(super::error_chain(&e)),
+                    };
+                    if let Ok(mut guard) = slots.lock() {
+                        guard[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("validation did not run".into())))
+        .collect()
+}
+
+fn list_rules() -> Outcome {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for rule in Rule::ALL {
+        let _ = writeln!(
+            out,
+            "{:<40} {:<8} {:<15} {}",
+            rule.id(),
+            rule.default_severity().as_str(),
+            rule.group().name(),
+            rule.summary()
+        );
+    }
+    Ok(EXIT_OK)
 }

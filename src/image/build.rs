@@ -41,6 +41,34 @@ pub struct BundleInput {
 }
 
 impl BundleInput {
+    /// Takes folder paths found by someone else (the bundle loader), checking that both are
+    /// inside `root` (lexically: no `..`, not elsewhere), since they come from annotations.
+    pub fn new(
+        root: &Path,
+        manifests_dir: PathBuf,
+        metadata_dir: PathBuf,
+        annotations: BTreeMap<String, String>,
+    ) -> Result<Self, BuildError> {
+        for (dir, role) in [(&manifests_dir, "manifests"), (&metadata_dir, "metadata")] {
+            let inside = dir.strip_prefix(root).is_ok_and(|rel| {
+                rel.components()
+                    .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+            });
+            if !inside {
+                return Err(BuildError::FolderOutsideBundle {
+                    role,
+                    value: dir.display().to_string(),
+                });
+            }
+        }
+        Ok(BundleInput {
+            root: root.to_path_buf(),
+            manifests_dir,
+            metadata_dir,
+            annotations,
+        })
+    }
+
     /// Locates the folders from the annotations (`manifests/` and `metadata/` by default), the
     /// way `bundle.Dockerfile` copies them. Refuses an annotation naming a folder outside the
     /// bundle (absolute, or with `..`).

@@ -1,0 +1,22 @@
+# olmpack developer recipes. `just --list` shows them.
+
+# The whole test suite (installs the registry and OCI tools it needs on Debian first).
+test:
+    ./scripts/test.sh
+
+# Formatting and lints, as CI runs them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --all-targets --release -- -D warnings
+
+# Every benchmark; figures are printed, never asserted.
+bench: bench-validate
+
+# Validation throughput and peak memory over ../shared/corpus.
+bench-validate:
+    cargo bench --bench validate
+
+# Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
+corpus:
+    cargo test --release --test corpus -- --nocapture
+    cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1

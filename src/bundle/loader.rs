@@ -1,0 +1,766 @@
+//! Reads a bundle folder into a [`Bundle`]. Loading never stops at the first bad file: every
+//! problem becomes a finding so one run reports everything. Only a bundle root that cannot be
+//! read at all is an error (exit 2).
+
+use super::model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};
+use super::yaml::{self, Node, Value, YamlError};
+use crate::validate::{Diagnostic, Rule};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Files above this size are not read: real bundles stay under 3 MiB per file, and a bundle has to
+/// fit a 1 MiB compressed ConfigMap anyway.
+pub const MAX_FILE_SIZE: u64 = 64 * 1024 * 1024;
+
+/// Why a bundle folder could not be loaded at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The folder does not exist.
+    #[error("bundle folder {0} does not exist")]
+    NotFound(PathBuf),
+    /// The path is not a folder.
+    #[error(
+        "{0} is not a folder: pass the bundle folder (the one holding manifests/ and metadata/)"
+    )]
+    NotADirectory(PathBuf),
+    /// The folder could not be listed.
+    #[error("cannot read bundle folder {path}")]
+    Unreadable {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Bundle {
+    /// Loads a bundle folder; see the module docs for what is an error and what is a finding.
+    pub fn load(root: &Path) -> Result<Bundle, LoadError> {
+        let meta = match fs::metadata(root) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(LoadError::NotFound(root.to_path_buf()));
+            }
+            Err(source) => {
+                return Err(LoadError::Unreadable {
+                    path: root.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        if !meta.is_dir() {
+            return Err(LoadError::NotADirectory(root.to_path_buf()));
+        }
+        fs::read_dir(root).map_err(|source| LoadError::Unreadable {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let canonical_root = fs::canonicalize(root).map_err(|source| LoadError::Unreadable {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let mut loader = Loader {
+            bundle: Bundle {
+                root: root.to_path_buf(),
+                ..Bundle::default()
+            },
+            canonical_root,
+        };
+        loader.load_metadata();
+        loader.load_manifests();
+        Ok(loader.bundle)
+    }
+}
+
+struct Loader {
+    bundle: Bundle,
+    canonical_root: PathBuf,
+}
+
+/// What a directory entry turned out to be after following symlinks safely.
+enum EntryKind {
+    File(u64),
+    Dir,
+    Other,
+}
+
+impl Loader {
+    fn finding(&mut self, d: Diagnostic) {
+        self.bundle.load_findings.push(d);
+    }
+
+    fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.bundle.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    /// Classifies a directory entry; symlinks must stay inside the bundle.
+    fn classify(&mut self, path: &Path) -> Option<EntryKind> {
+        let rel = self.rel(path);
+        let link_meta = match fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.finding(
+                    Diagnostic::new(Rule::FileUnreadable, format!("cannot read: {e}")).in_file(rel),
+                );
+                return None;
+            }
+        };
+        let meta = if link_meta.file_type().is_symlink() {
+            let target = match fs::canonicalize(path) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::FileSymlink,
+                            format!("symlink cannot be followed ({e}); replace it with the file it should point to"),
+                        )
+                        .in_file(rel),
+                    );
+                    return None;
+                }
+            };
+            if !target.starts_with(&self.canonical_root) {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::FileSymlink,
+                        format!(
+                            "symlink points outside the bundle (to {}); images cannot carry it: copy the file into the bundle",
+                            target.display()
+                        ),
+                    )
+                    .in_file(rel),
+                );
+                return None;
+            }
+            match fs::metadata(path) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.finding(
+                        Diagnostic::new(Rule::FileUnreadable, format!("cannot read: {e}"))
+                            .in_file(rel),
+                    );
+                    return None;
+                }
+            }
+        } else {
+            link_meta
+        };
+        Some(if meta.is_dir() {
+            EntryKind::Dir
+        } else if meta.is_file() {
+            EntryKind::File(meta.len())
+        } else {
+            EntryKind::Other
+        })
+    }
+
+    /// Lists a folder sorted by name; unreadable folders become findings.
+    fn list(&mut self, dir: &Path) -> Vec<(String, PathBuf)> {
+        match fs::read_dir(dir) {
+            Ok(entries) => {
+                let mut out: Vec<(String, PathBuf)> = entries
+                    .filter_map(Result::ok)
+                    .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                    .collect();
+                out.sort();
+                out
+            }
+            Err(e) => {
+                let rel = self.rel(dir);
+                self.finding(
+                    Diagnostic::new(Rule::FileUnreadable, format!("cannot list folder: {e}"))
+                        .in_file(rel),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// Reads a regular file as UTF-8 text within the size cap.
+    fn read_text(&mut self, path: &Path, size: u64) -> Option<(String, Vec<u8>)> {
+        let rel = self.rel(path);
+        if size > MAX_FILE_SIZE {
+            self.finding(
+                Diagnostic::new(
+                    Rule::FileTooLarge,
+                    format!(
+                        "file is {} MiB; olmpack reads files up to {} MiB and OLM cannot install a bundle this large",
+                        size / (1024 * 1024),
+                        MAX_FILE_SIZE / (1024 * 1024)
+                    ),
+                )
+                .in_file(rel),
+            );
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        let read =
+            fs::File::open(path).and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes));
+        if let Err(e) = read {
+            self.finding(
+                Diagnostic::new(Rule::FileUnreadable, format!("cannot read: {e}")).in_file(rel),
+            );
+            return None;
+        }
+        if bytes.len() as u64 > MAX_FILE_SIZE {
+            self.finding(
+                Diagnostic::new(
+                    Rule::FileTooLarge,
+                    "file grew beyond the size olmpack reads",
+                )
+                .in_file(rel),
+            );
+            return None;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let bytes = text.as_bytes().to_vec();
+                Some((text, bytes))
+            }
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let line = 1 + e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count();
+                self.finding(
+                    Diagnostic::new(
+                        Rule::FileNotText,
+                        format!(
+                            "not UTF-8 text (invalid byte at offset {at}); is this a binary file?"
+                        ),
+                    )
+                    .at(rel, line),
+                );
+                None
+            }
+        }
+    }
+
+    fn yaml_finding(&mut self, rel: &str, err: &YamlError) {
+        let rule = if err.duplicate_key {
+            Rule::YamlDuplicateKey
+        } else {
+            Rule::YamlSyntax
+        };
+        let message = if err.duplicate_key {
+            format!(
+                "{}; the later value is used (Kubernetes' strict decoding rejects the file): remove one of them",
+                err.message
+            )
+        } else {
+            format!("invalid YAML: {} (column {})", err.message, err.col)
+        };
+        self.finding(Diagnostic::new(rule, message).at(rel, err.line));
+    }
+
+    fn load_metadata(&mut self) {
+        let dir = self.bundle.root.join("metadata");
+        if fs::symlink_metadata(&dir).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return; // format/metadata-missing reports it
+        }
+        match self.classify(&dir) {
+            Some(EntryKind::Dir) => self.bundle.metadata_dir = Some("metadata".into()),
+            Some(_) => {
+                self.finding(
+                    Diagnostic::new(Rule::MetadataMissing, "metadata is not a folder")
+                        .in_file("metadata"),
+                );
+                return;
+            }
+            None => return,
+        }
+        let mut annotation_candidates = Vec::new();
+        for (name, path) in self.list(&dir) {
+            let rel = self.rel(&path);
+            let kind = match self.classify(&path) {
+                Some(k) => k,
+                None => continue,
+            };
+            let size = match kind {
+                EntryKind::File(size) => size,
+                EntryKind::Dir => {
+                    let d = if name.ends_with(".yaml") || name.ends_with(".yml") {
+                        Diagnostic::new(
+                            Rule::FileNotText,
+                            "is a folder, but a YAML file is expected here",
+                        )
+                    } else {
+                        Diagnostic::new(
+                            Rule::FileSubdirectory,
+                            "metadata/ holds a folder; OLM reads only files here",
+                        )
+                    };
+                    self.finding(d.in_file(rel));
+                    continue;
+                }
+                EntryKind::Other => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::FileNotText,
+                            "not a regular file (device, socket or pipe)",
+                        )
+                        .in_file(rel),
+                    );
+                    continue;
+                }
+            };
+            if name.starts_with('.') {
+                self.hidden_file(&name, rel);
+                continue;
+            }
+            self.bundle.files.push(FileEntry {
+                file: rel.clone(),
+                size,
+                in_manifests: false,
+                content: None,
+            });
+            match name.as_str() {
+                "annotations.yaml" | "annotations.yml" | "dependencies.yaml"
+                | "dependencies.yml" | "properties.yaml" | "properties.yml" => {}
+                "auth.json" | "config.json" | ".dockerconfigjson" => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::FileSecret,
+                            "this looks like a registry credential file; it would be published inside the bundle image: remove it and rotate the credential",
+                        )
+                        .in_file(rel),
+                    );
+                    continue;
+                }
+                _ => {
+                    let hint = if name.starts_with("dependenc") {
+                        " (did you mean dependencies.yaml?)"
+                    } else if name.starts_with("annotations") {
+                        " (a backup copy? OLM reads only annotations.yaml)"
+                    } else {
+                        ""
+                    };
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::MetadataUnknownFile,
+                            format!("OLM does not read this file{hint}"),
+                        )
+                        .in_file(rel.clone()),
+                    );
+                    annotation_candidates.push((path, size));
+                    continue;
+                }
+            }
+            let Some((text, _)) = self.read_text(&path, size) else {
+                if name.starts_with("annotations") {
+                    self.bundle.annotations_unparsable = true;
+                }
+                continue;
+            };
+            let docs = match yaml::parse_stream_lenient(&text) {
+                Ok((docs, duplicates)) => {
+                    for d in &duplicates {
+                        self.yaml_finding(&rel, d);
+                    }
+                    docs
+                }
+                Err(e) => {
+                    self.yaml_finding(&rel, &e);
+                    if name.starts_with("annotations") {
+                        self.bundle.annotations_unparsable = true;
+                    }
+                    continue;
+                }
+            };
+            if docs.len() > 1 {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::YamlMultiDocument,
+                        "metadata files must hold one YAML document; only the first is read",
+                    )
+                    .in_file(rel.clone()),
+                );
+            }
+            let root = docs.into_iter().next().map(|d| d.root).unwrap_or(Node {
+                value: Value::Scalar(String::new(), yaml::ScalarKind::Null),
+                line: 1,
+                col: 1,
+            });
+            if name.starts_with("annotations") {
+                if self.bundle.annotations.is_none() {
+                    self.bundle.annotations = self.parse_annotations(&rel, &root);
+                    if self.bundle.annotations.is_none() {
+                        self.bundle.annotations_unparsable = true;
+                    }
+                }
+            } else if name.starts_with("dependencies") {
+                self.bundle
+                    .dependencies
+                    .get_or_insert(MetadataFile { file: rel, root });
+            } else {
+                self.bundle
+                    .properties
+                    .get_or_insert(MetadataFile { file: rel, root });
+            }
+        }
+        // opm accepts any metadata file holding an `annotations:` mapping; follow it, but say so.
+        if self.bundle.annotations.is_none() && !self.bundle.annotations_unparsable {
+            for (path, size) in annotation_candidates {
+                let rel = self.rel(&path);
+                let Some((text, _)) = self.read_text(&path, size) else {
+                    continue;
+                };
+                let Ok(docs) = yaml::parse_stream(&text) else {
+                    continue;
+                };
+                let Some(doc) = docs.into_iter().next() else {
+                    continue;
+                };
+                if doc.root.get("annotations").and_then(Node::as_map).is_some()
+                    && let Some(a) = self.parse_annotations(&rel, &doc.root)
+                {
+                    self.finding(
+                            Diagnostic::new(
+                                Rule::AnnotationsFallback,
+                                "annotations were read from this file because metadata/annotations.yaml is missing; rename it to annotations.yaml",
+                            )
+                            .in_file(rel),
+                        );
+                    self.bundle.annotations = Some(a);
+                    break;
+                }
+            }
+        }
+    }
+
+    fn parse_annotations(&mut self, rel: &str, root: &Node) -> Option<Annotations> {
+        let Some(node) = root.get("annotations") else {
+            self.finding(
+                Diagnostic::new(
+                    Rule::AnnotationsMissing,
+                    "this file has no top-level `annotations:` mapping",
+                )
+                .at(rel, root.line),
+            );
+            return None;
+        };
+        let Some(map) = node.as_map() else {
+            self.finding(
+                Diagnostic::new(
+                    Rule::AnnotationsMissing,
+                    format!(
+                        "`annotations` must be a mapping of key: value, found a {}",
+                        node.kind_name()
+                    ),
+                )
+                .at(rel, node.line),
+            );
+            return None;
+        };
+        let mut entries = Vec::with_capacity(map.len());
+        for (key, value) in map {
+            let text = match &value.value {
+                Value::Scalar(t, yaml::ScalarKind::Null) if t == "~" || t == "null" => {
+                    String::new()
+                }
+                Value::Scalar(t, _) => t.clone(),
+                _ => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::AnnotationNotString,
+                            format!(
+                                "annotation {} must be a string, found a {}",
+                                key.text,
+                                value.kind_name()
+                            ),
+                        )
+                        .with_severity(crate::validate::Severity::Error)
+                        .at(rel, value.line),
+                    );
+                    continue;
+                }
+            };
+            entries.push(Annotation {
+                key: key.text.clone(),
+                value: text,
+                line: key.line,
+                node: value.clone(),
+            });
+        }
+        Some(Annotations {
+            file: rel.to_string(),
+            line: node.line,
+            entries,
+        })
+    }
+
+    fn hidden_file(&mut self, name: &str, rel: String) {
+        let message = if name.starts_with(".wh.") {
+            "OCI whiteout file (left over from unpacking an image layer); delete it".to_string()
+        } else {
+            "hidden file: opm skips it but docker builds copy it into the image; delete it or move it out of the bundle".to_string()
+        };
+        self.finding(Diagnostic::new(Rule::FileHidden, message).in_file(rel));
+    }
+
+    fn resolve_manifests_dir(&mut self) -> Option<PathBuf> {
+        let root = self.bundle.root.clone();
+        let from_annotation = self
+            .bundle
+            .annotations
+            .as_ref()
+            .and_then(|a| a.value(keys::MANIFESTS))
+            .map(|v| v.trim_matches('/').to_string())
+            .filter(|v| !v.is_empty() && !v.contains(".."));
+        let mut candidates = Vec::new();
+        if let Some(name) = from_annotation {
+            candidates.push(name);
+        }
+        candidates.push("manifests".to_string());
+        for name in candidates {
+            let path = root.join(&name);
+            if let Ok(meta) = fs::metadata(&path)
+                && meta.is_dir()
+            {
+                self.bundle.manifests_dir = Some(name);
+                return Some(path);
+            }
+        }
+        let mut hint = String::new();
+        if root.join("bundle").join("manifests").is_dir() {
+            hint = format!(
+                "; the bundle seems to be one level down: validate {}",
+                root.join("bundle").display()
+            );
+        } else if let Ok(entries) = fs::read_dir(&root) {
+            let top_level_manifests = entries.filter_map(Result::ok).any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .contains("clusterserviceversion")
+            });
+            if top_level_manifests {
+                hint = "; the manifests sit at the top level: move them into manifests/ (or run `olmpack bundle init --output-dir`)".into();
+            }
+        }
+        self.finding(Diagnostic::new(
+            Rule::ManifestsMissing,
+            format!("no manifests/ folder in {}{hint}", root.display()),
+        ));
+        None
+    }
+
+    fn load_manifests(&mut self) {
+        let Some(dir) = self.resolve_manifests_dir() else {
+            return;
+        };
+        let mut yaml_files = 0usize;
+        for (name, path) in self.list(&dir) {
+            let rel = self.rel(&path);
+            let kind = match self.classify(&path) {
+                Some(k) => k,
+                None => continue,
+            };
+            let size = match kind {
+                EntryKind::File(size) => size,
+                EntryKind::Dir => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::FileSubdirectory,
+                            "subfolder in manifests/: opm ignores it and OLM v1 refuses the bundle; move its files up or out",
+                        )
+                        .in_file(rel),
+                    );
+                    continue;
+                }
+                EntryKind::Other => {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::FileNotText,
+                            "not a regular file (device, socket or pipe)",
+                        )
+                        .in_file(rel),
+                    );
+                    continue;
+                }
+            };
+            if name.starts_with('.') {
+                self.hidden_file(&name, rel);
+                continue;
+            }
+            let lower = name.to_ascii_lowercase();
+            let known_ext = [".yaml", ".yml", ".json"]
+                .iter()
+                .any(|e| lower.ends_with(e));
+            if known_ext {
+                yaml_files += 1;
+            } else {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::FileExtension,
+                        "file name does not end in .yaml, .yml or .json; OLM still reads it as a manifest",
+                    )
+                    .in_file(rel.clone()),
+                );
+            }
+            if size > 1024 * 1024 && size <= MAX_FILE_SIZE {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::FileNearConfigMapLimit,
+                        format!(
+                            "file is {:.1} MiB: OLM v0 can only store it compressed; keep single manifests under 1 MiB",
+                            size as f64 / (1024.0 * 1024.0)
+                        ),
+                    )
+                    .in_file(rel.clone()),
+                );
+            }
+            let Some((text, bytes)) = self.read_text(&path, size) else {
+                self.bundle.unparsable_manifests.push(rel);
+                continue;
+            };
+            self.bundle.files.push(FileEntry {
+                file: rel.clone(),
+                size,
+                in_manifests: true,
+                content: Some(bytes),
+            });
+            self.parse_manifest(&rel, &text);
+        }
+        if yaml_files == 0
+            && self.bundle.unparsable_manifests.is_empty()
+            && self.bundle.objects.is_empty()
+        {
+            let rel = self.rel(&dir);
+            self.finding(
+                Diagnostic::new(
+                    Rule::ManifestsEmpty,
+                    "manifests folder contains no YAML files",
+                )
+                .in_file(format!("{rel}/")),
+            );
+        }
+    }
+
+    fn parse_manifest(&mut self, rel: &str, text: &str) {
+        let docs = match yaml::parse_stream_lenient(text) {
+            Ok((docs, duplicates)) => {
+                for d in &duplicates {
+                    self.yaml_finding(rel, d);
+                }
+                docs
+            }
+            Err(e) => {
+                self.yaml_finding(rel, &e);
+                self.bundle.unparsable_manifests.push(rel.to_string());
+                return;
+            }
+        };
+        if docs.is_empty() {
+            self.finding(
+                Diagnostic::new(Rule::ObjectShape, "file holds no YAML document").in_file(rel),
+            );
+            return;
+        }
+        if docs.len() > 1 {
+            self.finding(
+                Diagnostic::new(
+                    Rule::YamlMultiDocument,
+                    format!(
+                        "file holds {} YAML documents; OLM v0 and opm read only the first: split it into one file per object",
+                        docs.len()
+                    ),
+                )
+                .in_file(rel),
+            );
+        }
+        for doc in docs {
+            let root = doc.root;
+            if root.as_map().is_none() {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::ObjectShape,
+                        format!(
+                            "document must be a Kubernetes object (a mapping), found a {}",
+                            root.kind_name()
+                        ),
+                    )
+                    .at(rel, root.line),
+                );
+                continue;
+            }
+            let (api_version, api_key) = field_any_case(&root, "apiVersion");
+            let (kind, kind_key) = field_any_case(&root, "kind");
+            for (wrong, right) in [(api_key, "apiVersion"), (kind_key, "kind")] {
+                if let Some(key) = wrong.filter(|k| k.text != right) {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::ObjectShape,
+                            format!("key \"{}\" should be \"{right}\": Go's JSON decoding in opm and operator-sdk ignores the case, the Kubernetes API server does not", key.text),
+                        )
+                        .with_severity(crate::validate::Severity::Warning)
+                        .at(rel, key.line),
+                    );
+                }
+            }
+            let Some(kind) = kind else {
+                let what = if api_version.is_none() {
+                    "'apiVersion' and 'kind' are missing"
+                } else {
+                    "'kind' is missing"
+                };
+                self.finding(Diagnostic::new(Rule::ObjectShape, what).at(rel, root.line));
+                continue;
+            };
+            let api_version = match api_version {
+                Some(v) => v,
+                None => {
+                    // OLM v0 creates the kinds it supports by kind name (typed clients), so it copes;
+                    // OLM v1, kubectl and the API server do not. CSVs and CRDs are decoded by type.
+                    let (severity, why) =
+                        if kind == "ClusterServiceVersion" || kind == "CustomResourceDefinition" {
+                            (crate::validate::Severity::Error, "it is required")
+                        } else {
+                            (
+                                crate::validate::Severity::Warning,
+                                "OLM v0 installs this kind by name, but OLM v1 and kubectl need it",
+                            )
+                        };
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::ObjectShape,
+                            format!("'apiVersion' is missing on this {kind}: {why}"),
+                        )
+                        .with_severity(severity)
+                        .at(rel, root.line),
+                    );
+                    String::new()
+                }
+            };
+            let name = root
+                .path(&["metadata", "name"])
+                .and_then(Node::scalar_text)
+                .map(str::to_string);
+            self.bundle.objects.push(Object {
+                file: rel.to_string(),
+                doc: doc.index,
+                root,
+                api_version,
+                kind,
+                name,
+            });
+        }
+    }
+}
+
+/// Finds a top-level string field, falling back to a case-insensitive match as Go's
+/// `encoding/json` does; returns the value and the key it was found under.
+fn field_any_case<'a>(root: &'a Node, name: &str) -> (Option<String>, Option<&'a yaml::Key>) {
+    let entries = root.as_map().unwrap_or(&[]);
+    let found = entries.iter().find(|(k, _)| k.text == name).or_else(|| {
+        entries
+            .iter()
+            .find(|(k, _)| k.text.eq_ignore_ascii_case(name))
+    });
+    match found {
+        Some((key, value)) => (value.scalar_text().map(str::to_string), Some(key)),
+        None => (None, None),
+    }
+}

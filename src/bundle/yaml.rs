@@ -1,0 +1,703 @@
+//! A YAML reader that keeps positions: every node remembers its line and column, duplicate keys
+//! are errors (as kubectl's strict decoding makes them), and every document of a stream is kept.
+//!
+//! It is built on the event stream of `libyaml-safer`, a safe Rust port of libyaml. go-yaml, which
+//! Kubernetes and every upstream bundle tool decode with, is itself a port of libyaml, so olmpack
+//! accepts exactly the YAML they accept (stricter parsers reject real bundles, e.g. quoted scalars
+//! whose continuation lines are under-indented). A serde deserializer is not used because the
+//! validator needs what serde hides: the position of every value, the original text of scalars
+//! (an annotation `true` or a version `1.10` must be seen as written), and limits on nesting and
+//! alias expansion so hostile input cannot exhaust the stack or memory.
+
+use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Deepest nesting accepted; real manifests stay far below (large CRD schemas reach ~40).
+pub const MAX_DEPTH: usize = 512;
+/// Upper bound on nodes created by one file, aliases included (guards against alias bombs).
+pub const MAX_NODES: usize = 20_000_000;
+
+/// A parse failure with the position it was found at (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (line {line}, column {col})")]
+pub struct YamlError {
+    /// What is wrong.
+    pub message: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+    /// Whether the failure is a duplicate key (reported under its own rule).
+    pub duplicate_key: bool,
+}
+
+/// How a scalar was written: quoted and block scalars are always strings, plain ones are resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// `null`, `~` or an empty value.
+    Null,
+    /// `true`/`false` and the YAML 1.1 forms Kubernetes' decoder accepts (`yes`, `on`, …).
+    Bool(bool),
+    /// An integer.
+    Int,
+    /// A floating-point number.
+    Float,
+    /// Anything else, and every quoted or block scalar.
+    Str,
+}
+
+/// One YAML value with its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// 1-based line where the value starts.
+    pub line: usize,
+    /// 1-based column where the value starts.
+    pub col: usize,
+}
+
+/// A mapping key with its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    /// The key as written (scalar text).
+    pub text: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+}
+
+/// The shapes a YAML value can take.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A scalar: its text exactly as decoded, and how it resolves.
+    Scalar(String, ScalarKind),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in document order.
+    Map(Vec<(Key, Node)>),
+}
+
+impl Node {
+    /// Looks up a key in a mapping; `None` for other shapes or a missing key.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k.text == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Follows a path of mapping keys.
+    pub fn path(&self, keys: &[&str]) -> Option<&Node> {
+        keys.iter().try_fold(self, |node, key| node.get(key))
+    }
+
+    /// The text of a string scalar (quoted, block, or plain that resolves to a string).
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar(text, ScalarKind::Str) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The text of any non-null scalar as written: how Kubernetes' string fields read
+    /// `version: 1.0` or `enabled: true` when a string is expected.
+    pub fn scalar_text(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar(_, ScalarKind::Null) => None,
+            Value::Scalar(text, _) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The boolean value, if the node is a boolean scalar.
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Scalar(_, ScalarKind::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The integer value, if the node is an integer scalar that fits in i64.
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.value {
+            Value::Scalar(text, ScalarKind::Int) => parse_int(text),
+            _ => None,
+        }
+    }
+
+    /// The elements of a sequence.
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The entries of a mapping.
+    pub fn as_map(&self) -> Option<&[(Key, Node)]> {
+        match &self.value {
+            Value::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is null (or an empty value).
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Scalar(_, ScalarKind::Null))
+    }
+
+    /// A short name of the node's shape, for messages such as "expected a mapping, found a list".
+    pub fn kind_name(&self) -> &'static str {
+        match &self.value {
+            Value::Scalar(_, ScalarKind::Null) => "null",
+            Value::Scalar(_, ScalarKind::Bool(_)) => "boolean",
+            Value::Scalar(_, ScalarKind::Int) => "integer",
+            Value::Scalar(_, ScalarKind::Float) => "number",
+            Value::Scalar(_, ScalarKind::Str) => "string",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "mapping",
+        }
+    }
+
+    /// Converts to JSON the way Kubernetes' YAML decoder does (sigs.k8s.io/yaml), for checks that
+    /// need plain data (alm-examples comparisons, size estimates).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Scalar(_, ScalarKind::Null) => J::Null,
+            Value::Scalar(_, ScalarKind::Bool(b)) => J::Bool(*b),
+            Value::Scalar(text, ScalarKind::Int) => match parse_int(text) {
+                Some(i) => J::from(i),
+                None => J::String(text.clone()),
+            },
+            Value::Scalar(text, ScalarKind::Float) => parse_float(text)
+                .and_then(serde_json::Number::from_f64)
+                .map(J::Number)
+                .unwrap_or_else(|| J::String(text.clone())),
+            Value::Scalar(text, ScalarKind::Str) => J::String(text.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => J::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.text.clone(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Value::Scalar(text, _) => f.write_str(text),
+            Value::Seq(items) => write!(f, "<list of {}>", items.len()),
+            Value::Map(entries) => write!(f, "<mapping of {}>", entries.len()),
+        }
+    }
+}
+
+/// One document of a YAML stream, with the line of its first node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// 0-based index of the document in the stream (empty documents are counted too).
+    pub index: usize,
+    /// The root node.
+    pub root: Node,
+}
+
+/// Parses every non-empty document of a YAML stream. A UTF-8 byte-order mark is ignored; CRLF line
+/// ends are accepted. Duplicate keys fail the parse; use [`parse_stream_lenient`] to keep going.
+pub fn parse_stream(text: &str) -> Result<Vec<Document>, YamlError> {
+    let (docs, mut duplicates) = parse_stream_lenient(text)?;
+    match duplicates.is_empty() {
+        true => Ok(docs),
+        false => Err(duplicates.remove(0)),
+    }
+}
+
+/// Like [`parse_stream`], but a duplicate key is not fatal: the later value wins (as in the
+/// lenient decoders OLM uses) and every duplicate is returned so it can still be reported.
+pub fn parse_stream_lenient(text: &str) -> Result<(Vec<Document>, Vec<YamlError>), YamlError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut input = text.as_bytes();
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut input);
+    let mut builder = Builder::default();
+    let mut docs = Vec::new();
+    let mut doc_index = 0usize;
+    loop {
+        let event = parser.parse().map_err(|e| parse_error(&e))?;
+        let (line, col) = position(event.start_mark);
+        match event.data {
+            EventData::StreamEnd => break,
+            EventData::StreamStart { .. } => {}
+            EventData::DocumentStart { .. } => builder.stack.clear(),
+            EventData::DocumentEnd { .. } => {
+                if let Some(root) = builder.root.take()
+                    && !root.is_null()
+                {
+                    docs.push(Document {
+                        index: doc_index,
+                        root,
+                    });
+                }
+                doc_index += 1;
+                builder.anchors.clear();
+            }
+            EventData::Scalar {
+                anchor,
+                tag,
+                value,
+                style,
+                ..
+            } => {
+                let kind = match (tag.as_deref(), style) {
+                    (
+                        Some(
+                            "tag:yaml.org,2002:str"
+                            | "tag:yaml.org,2002:binary"
+                            | "tag:yaml.org,2002:timestamp",
+                        ),
+                        _,
+                    ) => ScalarKind::Str,
+                    (Some(t), _) if t.starts_with("tag:yaml.org,2002:") => resolve_plain(&value),
+                    (Some(_), _) => ScalarKind::Str,
+                    (None, ScalarStyle::Plain) => resolve_plain(&value),
+                    (None, _) => ScalarKind::Str,
+                };
+                builder.scalar(value, kind, anchor, line, col)?;
+            }
+            EventData::SequenceStart { anchor, .. } => {
+                builder.start(Value::Seq(Vec::new()), anchor, line, col)?
+            }
+            EventData::MappingStart { anchor, .. } => {
+                builder.start(Value::Map(Vec::new()), anchor, line, col)?
+            }
+            EventData::SequenceEnd | EventData::MappingEnd => builder.end(line, col)?,
+            EventData::Alias { anchor } => builder.alias(&anchor, line, col)?,
+        }
+    }
+    Ok((docs, builder.duplicates))
+}
+
+fn position(mark: Mark) -> (usize, usize) {
+    (
+        usize::try_from(mark.line)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+        usize::try_from(mark.column)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    )
+}
+
+fn parse_error(err: &libyaml_safer::Error) -> YamlError {
+    let (line, col) = err.problem_mark().map_or((1, 1), position);
+    let mut message = err.problem().to_string();
+    if let Some(context) = err.context() {
+        message = format!("{message} {context}");
+    }
+    YamlError {
+        message,
+        line,
+        col,
+        duplicate_key: false,
+    }
+}
+
+enum Frame {
+    Seq {
+        node: Node,
+        anchor: Option<String>,
+    },
+    Map {
+        node: Node,
+        anchor: Option<String>,
+        pending_key: Option<Key>,
+        seen: HashMap<String, usize>,
+    },
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    root: Option<Node>,
+    anchors: HashMap<String, Node>,
+    nodes: usize,
+    duplicates: Vec<YamlError>,
+}
+
+impl Builder {
+    fn scalar(
+        &mut self,
+        text: String,
+        kind: ScalarKind,
+        anchor: Option<String>,
+        line: usize,
+        col: usize,
+    ) -> Result<(), YamlError> {
+        let node = Node {
+            value: Value::Scalar(text, kind),
+            line,
+            col,
+        };
+        self.count(1, line, col)?;
+        if let Some(anchor) = anchor {
+            self.anchors.insert(anchor, node.clone());
+        }
+        self.add(node)
+    }
+
+    fn start(
+        &mut self,
+        value: Value,
+        anchor: Option<String>,
+        line: usize,
+        col: usize,
+    ) -> Result<(), YamlError> {
+        self.push_frame(line, col)?;
+        let node = Node { value, line, col };
+        self.stack.push(match node.value {
+            Value::Map(_) => Frame::Map {
+                node,
+                anchor,
+                pending_key: None,
+                seen: HashMap::new(),
+            },
+            _ => Frame::Seq { node, anchor },
+        });
+        Ok(())
+    }
+
+    fn end(&mut self, line: usize, col: usize) -> Result<(), YamlError> {
+        let (node, anchor) = match self.stack.pop() {
+            Some(Frame::Seq { node, anchor } | Frame::Map { node, anchor, .. }) => (node, anchor),
+            None => return Err(err_at("unbalanced end of collection", line, col)),
+        };
+        if let Some(anchor) = anchor {
+            self.anchors.insert(anchor, node.clone());
+        }
+        self.add(node)
+    }
+
+    fn alias(&mut self, anchor: &str, line: usize, col: usize) -> Result<(), YamlError> {
+        let node = self.anchors.get(anchor).cloned().ok_or_else(|| {
+            err_at(
+                &format!("alias *{anchor} refers to an unknown anchor"),
+                line,
+                col,
+            )
+        })?;
+        self.count(count_nodes(&node), line, col)?;
+        self.add(Node { line, col, ..node })
+    }
+
+    fn push_frame(&mut self, line: usize, col: usize) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(err_at(
+                &format!("nesting deeper than {MAX_DEPTH} levels"),
+                line,
+                col,
+            ));
+        }
+        self.count(1, line, col)
+    }
+
+    fn count(&mut self, n: usize, line: usize, col: usize) -> Result<(), YamlError> {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            return Err(err_at(
+                &format!("document expands to more than {MAX_NODES} values (alias bomb?)"),
+                line,
+                col,
+            ));
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, node: Node) -> Result<(), YamlError> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(node);
+                Ok(())
+            }
+            Some(Frame::Seq { node: seq, .. }) => {
+                if let Value::Seq(items) = &mut seq.value {
+                    items.push(node);
+                }
+                Ok(())
+            }
+            Some(Frame::Map {
+                node: map,
+                pending_key,
+                seen,
+                ..
+            }) => match pending_key.take() {
+                None => {
+                    let text = match &node.value {
+                        Value::Scalar(text, _) => text.clone(),
+                        _ => {
+                            return Err(err_at(
+                                "complex mapping keys are not supported",
+                                node.line,
+                                node.col,
+                            ));
+                        }
+                    };
+                    if let Some(first) = seen.get(&text)
+                        && text != "<<"
+                    {
+                        self.duplicates.push(YamlError {
+                            message: format!(
+                                "duplicate key \"{text}\" (first defined on line {first})"
+                            ),
+                            line: node.line,
+                            col: node.col,
+                            duplicate_key: true,
+                        });
+                    }
+                    seen.insert(text.clone(), node.line);
+                    *pending_key = Some(Key {
+                        text,
+                        line: node.line,
+                        col: node.col,
+                    });
+                    Ok(())
+                }
+                Some(key) => {
+                    if let Value::Map(entries) = &mut map.value {
+                        if key.text == "<<" {
+                            merge_into(entries, node);
+                        } else if let Some(slot) =
+                            entries.iter_mut().find(|(k, _)| k.text == key.text)
+                        {
+                            // Only a merged-in entry can share the name: explicit keys win.
+                            *slot = (key, node);
+                        } else {
+                            entries.push((key, node));
+                        }
+                    }
+                    Ok(())
+                }
+            },
+        }
+    }
+}
+
+/// YAML merge keys (`<<: *base`): entries of the merged mappings fill keys not set explicitly.
+fn merge_into(entries: &mut Vec<(Key, Node)>, merged: Node) {
+    let sources = match merged.value {
+        Value::Map(_) => vec![merged],
+        Value::Seq(items) => items,
+        Value::Scalar(..) => return,
+    };
+    for source in sources {
+        if let Value::Map(extra) = source.value {
+            for (k, v) in extra {
+                if !entries.iter().any(|(existing, _)| existing.text == k.text) {
+                    entries.push((k, v));
+                }
+            }
+        }
+    }
+}
+
+fn count_nodes(node: &Node) -> usize {
+    match &node.value {
+        Value::Scalar(..) => 1,
+        Value::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
+        Value::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(_, v)| 1 + count_nodes(v))
+                .sum::<usize>()
+        }
+    }
+}
+
+fn err_at(message: &str, line: usize, col: usize) -> YamlError {
+    YamlError {
+        message: message.to_string(),
+        line,
+        col,
+        duplicate_key: false,
+    }
+}
+
+/// Resolves a plain scalar the way go-yaml v2 (behind sigs.k8s.io/yaml) does for the shapes that
+/// matter in manifests.
+fn resolve_plain(text: &str) -> ScalarKind {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
+        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
+            return ScalarKind::Bool(true);
+        }
+        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n" | "N" => {
+            return ScalarKind::Bool(false);
+        }
+        _ => {}
+    }
+    if parse_int(text).is_some() {
+        ScalarKind::Int
+    } else if parse_float(text).is_some() {
+        ScalarKind::Float
+    } else {
+        ScalarKind::Str
+    }
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
+    let (neg, body) = match cleaned.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, cleaned.strip_prefix('+').unwrap_or(&cleaned)),
+    };
+    if body.is_empty() {
+        return None;
+    }
+    let value = if let Some(hex) = body.strip_prefix("0x") {
+        i64::from_str_radix(hex, 16).ok()?
+    } else if let Some(oct) = body.strip_prefix("0o") {
+        i64::from_str_radix(oct, 8).ok()?
+    } else if let Some(bin) = body.strip_prefix("0b") {
+        i64::from_str_radix(bin, 2).ok()?
+    } else if body.len() > 1 && body.starts_with('0') && body.bytes().all(|b| b.is_ascii_digit()) {
+        i64::from_str_radix(&body[1..], 8).ok()?
+    } else if body.bytes().all(|b| b.is_ascii_digit()) {
+        body.parse::<i64>().ok()?
+    } else {
+        return None;
+    };
+    Some(if neg { -value } else { value })
+}
+
+fn parse_float(text: &str) -> Option<f64> {
+    match text {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Some(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Some(f64::NAN),
+        _ => {}
+    }
+    let body = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let first = body.chars().next()?;
+    if !(first.is_ascii_digit() || first == '.') {
+        return None;
+    }
+    if !body
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+' | b'_'))
+    {
+        return None;
+    }
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
+    cleaned.parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Node {
+        let mut docs = parse_stream(text).expect("parses");
+        assert_eq!(docs.len(), 1);
+        docs.remove(0).root
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let root = one("a: 1\nb:\n  c: hello\n");
+        let c = root.path(&["b", "c"]).expect("c");
+        assert_eq!((c.line, c.col), (3, 6));
+        assert_eq!(c.as_str(), Some("hello"));
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_with_position() {
+        let err = parse_stream("a: 1\nb: 2\na: 3\n").expect_err("duplicate");
+        assert!(err.duplicate_key);
+        assert_eq!((err.line, err.col), (3, 1));
+        assert!(
+            err.message.contains("first defined on line 1"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn scalars_keep_their_text_and_resolve_like_go_yaml() {
+        let root = one("v: 1.10\nb: yes\nq: \"true\"\nn: ~\no: 0755\ns: 1.2.3\n");
+        assert_eq!(root.get("v").and_then(Node::scalar_text), Some("1.10"));
+        assert_eq!(root.get("b").and_then(Node::as_bool), Some(true));
+        assert_eq!(root.get("q").and_then(Node::as_str), Some("true"));
+        assert!(root.get("n").is_some_and(Node::is_null));
+        assert_eq!(root.get("o").and_then(Node::as_i64), Some(493));
+        assert_eq!(root.get("s").and_then(Node::as_str), Some("1.2.3"));
+    }
+
+    #[test]
+    fn every_document_is_kept_and_empty_ones_skipped() {
+        let docs = parse_stream("---\na: 1\n---\n# only a comment\n---\nb: 2\n").expect("parses");
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[0].index, 0);
+        assert_eq!(docs[1].index, 2);
+        assert_eq!(docs[1].root.line, 6);
+    }
+
+    #[test]
+    fn bom_and_crlf_are_tolerated() {
+        let root = one("\u{feff}a: 1\r\nb: two\r\n");
+        assert_eq!(root.get("b").and_then(Node::as_str), Some("two"));
+    }
+
+    #[test]
+    fn aliases_and_merge_keys_expand() {
+        let root = one("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\n");
+        let used = root.get("use").expect("use");
+        assert_eq!(used.get("x").and_then(Node::as_i64), Some(1));
+        assert_eq!(used.get("y").and_then(Node::as_i64), Some(3));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let text = "[".repeat(100_000);
+        let err = parse_stream(&text).expect_err("too deep");
+        assert!(
+            err.message.contains("nesting") || err.message.contains("recursion"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        let mut prev = 'a';
+        for name in ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] {
+            text.push_str(&format!(
+                "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+            prev = name;
+        }
+        let err = parse_stream(&text).expect_err("bomb");
+        assert!(err.message.contains("alias bomb"), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_errors_carry_a_position() {
+        let err = parse_stream("a: [1, 2\nb: 3\n").expect_err("bad");
+        assert!(err.line >= 1);
+        assert!(!err.duplicate_key);
+    }
+
+    #[test]
+    fn json_conversion_matches_kubernetes_decoding() {
+        let root = one("a: [1, 2.5, true, null, x]\n");
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"a": [1, 2.5, true, null, "x"]})
+        );
+    }
+}

@@ -1,0 +1,715 @@
+//! ClusterServiceVersion rules: exactly one CSV, its required fields, names, version, install
+//! modes, deployments, webhooks, examples and annotations (operator-framework/api's CSV validator
+//! plus OLM v1's registry+v1 checks, with the duplicate-install-mode check that upstream skips).
+
+use super::names;
+use super::{Ctx, Diagnostic, Rule, Severity};
+use crate::bundle::yaml::Node;
+use crate::bundle::{Object, semver_range};
+use std::collections::{BTreeSet, HashMap};
+
+/// Install mode types OLM knows.
+const INSTALL_MODES: [&str; 4] = [
+    "OwnNamespace",
+    "SingleNamespace",
+    "MultiNamespace",
+    "AllNamespaces",
+];
+
+/// CSV annotations whose key case matters (API `annotations.go`).
+const CASED_ANNOTATIONS: [&str; 5] = [
+    "olm.operatorGroup",
+    "olm.operatorNamespace",
+    "olm.targetNamespaces",
+    "olm.providedAPIs",
+    "olm.skipRange",
+];
+
+pub(crate) fn check(ctx: &mut Ctx<'_>) {
+    let bundle = ctx.bundle;
+    let csvs: Vec<&Object> = bundle.objects.iter().filter(|o| o.is_csv()).collect();
+    match csvs.len() {
+        0 => {
+            if bundle.manifests_dir.is_none() {
+                return; // format/manifests-missing already says it all
+            }
+            let message = if bundle.unparsable_manifests.is_empty() {
+                "no ClusterServiceVersion in manifests/: a registry+v1 bundle needs exactly one"
+                    .to_string()
+            } else {
+                format!(
+                    "no parsable ClusterServiceVersion: {} could not be parsed (see the errors above); a registry+v1 bundle needs exactly one",
+                    bundle.unparsable_manifests.join(", ")
+                )
+            };
+            let mut d = Diagnostic::new(Rule::CsvMissing, message);
+            if let Some(dir) = &bundle.manifests_dir {
+                d = d.in_file(format!("{dir}/"));
+            }
+            ctx.push(d);
+        }
+        1 => check_csv(ctx, csvs[0]),
+        _ => {
+            let list: Vec<String> = csvs
+                .iter()
+                .map(|c| format!("{} ({})", c.name.as_deref().unwrap_or("<unnamed>"), c.file))
+                .collect();
+            for c in &csvs[1..] {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvMultiple,
+                        format!(
+                            "bundle contains {} ClusterServiceVersions: {}; keep exactly one",
+                            csvs.len(),
+                            list.join(", ")
+                        ),
+                    )
+                    .at(&c.file, c.line()),
+                );
+            }
+        }
+    }
+}
+
+fn check_csv(ctx: &mut Ctx<'_>, csv: &Object) {
+    let file = csv.file.as_str();
+    if csv.api_version != "operators.coreos.com/v1alpha1" {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvApiVersion,
+                format!("ClusterServiceVersion has apiVersion \"{}\"; OLM serves operators.coreos.com/v1alpha1", csv.api_version),
+            )
+            .at(file, csv.line_of(&["apiVersion"])),
+        );
+    }
+    // Names.
+    match &csv.name {
+        None => ctx.push(
+            Diagnostic::new(Rule::CsvRequiredField, "metadata.name is missing")
+                .at(file, csv.line_of(&["metadata"])),
+        ),
+        Some(name) => {
+            // The name becomes a label value on the objects OLM creates, hence the 63-character limit.
+            if let Err(why) = names::dns1123_subdomain(name).and_then(|()| names::label_value(name))
+            {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvName,
+                        format!("metadata.name \"{name}\" is invalid: {why}"),
+                    )
+                    .at(file, csv.line_of(&["metadata", "name"])),
+                );
+            }
+        }
+    }
+    let Some(spec) = csv.root.get("spec").filter(|s| s.as_map().is_some()) else {
+        ctx.push(
+            Diagnostic::new(Rule::CsvRequiredField, "spec is missing or not a mapping")
+                .at(file, csv.line()),
+        );
+        return;
+    };
+    if let Some(replaces) = spec
+        .get("replaces")
+        .and_then(Node::scalar_text)
+        .filter(|r| !r.is_empty())
+        && let Err(why) =
+            names::dns1123_subdomain(replaces).and_then(|()| names::label_value(replaces))
+    {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvName,
+                format!("spec.replaces \"{replaces}\" is invalid: {why}"),
+            )
+            .at(file, csv.line_of(&["spec", "replaces"])),
+        );
+    }
+    match spec.get("version") {
+        Some(v) => match v.scalar_text() {
+            Some(text) => {
+                if let Err(why) = names::semver(text) {
+                    ctx.push(
+                        Diagnostic::new(Rule::CsvVersion, format!("spec.version \"{text}\" is not a semantic version: {why}"))
+                            .at(file, v.line),
+                    );
+                }
+            }
+            None => ctx.push(Diagnostic::new(Rule::CsvVersion, "spec.version must be a string such as \"1.2.3\"").at(file, v.line)),
+        },
+        None => ctx.push(
+            Diagnostic::new(Rule::CsvVersion, "spec.version is not set: OLM orders upgrades by it; set it to the bundle's semantic version")
+                .with_severity(Severity::Warning)
+                .at(file, spec.line),
+        ),
+    }
+    required_fields(ctx, csv, spec);
+    install_modes(ctx, csv, spec);
+    let deployments = deployments(ctx, csv, spec);
+    webhooks(ctx, csv, spec, &deployments);
+    examples(ctx, csv, spec);
+    min_kube_version(ctx, csv, spec);
+    annotations(ctx, csv);
+    related_images(ctx, csv, spec);
+}
+
+fn required_fields(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    let missing = |ctx: &mut Ctx<'_>, path: &str, line: usize| {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvRequiredField,
+                format!("{path}: required field missing"),
+            )
+            .at(file, line),
+        );
+    };
+    if spec
+        .get("displayName")
+        .and_then(Node::scalar_text)
+        .is_none_or(str::is_empty)
+    {
+        missing(ctx, "spec.displayName", spec.line);
+    }
+    let Some(install) = spec.get("install").filter(|n| n.as_map().is_some()) else {
+        missing(ctx, "spec.install", spec.line);
+        return;
+    };
+    if install
+        .get("strategy")
+        .and_then(Node::scalar_text)
+        .is_none_or(str::is_empty)
+    {
+        missing(ctx, "spec.install.strategy", install.line);
+    }
+    // install.spec is optional in the Go type, but when present its deployments list is required.
+    if let Some(strategy_spec) = install.get("spec").filter(|n| !n.is_null()) {
+        let deployments = strategy_spec.get("deployments");
+        if deployments.is_none_or(Node::is_null) {
+            missing(
+                ctx,
+                "spec.install.spec.deployments",
+                deployments.map_or(strategy_spec.line, |d| d.line),
+            );
+        }
+    }
+    // Nested descriptors whose Go fields are not omitempty.
+    for section in ["owned", "required"] {
+        let Some(items) = spec
+            .path(&["customresourcedefinitions", section])
+            .and_then(Node::as_seq)
+        else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            for field in ["name", "version", "kind"] {
+                if item
+                    .get(field)
+                    .and_then(Node::scalar_text)
+                    .is_none_or(str::is_empty)
+                {
+                    missing(
+                        ctx,
+                        &format!("spec.customresourcedefinitions.{section}[{i}].{field}"),
+                        item.line,
+                    );
+                }
+            }
+        }
+    }
+    for section in ["owned", "required"] {
+        let Some(items) = spec
+            .path(&["apiservicedefinitions", section])
+            .and_then(Node::as_seq)
+        else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            for field in ["group", "version", "kind", "name"] {
+                if item
+                    .get(field)
+                    .and_then(Node::scalar_text)
+                    .is_none_or(str::is_empty)
+                {
+                    missing(
+                        ctx,
+                        &format!("spec.apiservicedefinitions.{section}[{i}].{field}"),
+                        item.line,
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn install_modes(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    let Some(modes) = spec
+        .get("installModes")
+        .and_then(Node::as_seq)
+        .filter(|m| !m.is_empty())
+    else {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvInstallModes,
+                "install modes not found: list spec.installModes (OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces) with supported: true/false",
+            )
+            .at(file, spec.get("installModes").map_or(spec.line, |n| n.line)),
+        );
+        return;
+    };
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut any_supported = false;
+    for mode in modes {
+        let ty = mode.get("type").and_then(Node::scalar_text).unwrap_or("");
+        let supported = mode.get("supported").and_then(Node::as_bool);
+        if supported == Some(true) {
+            any_supported = true;
+        }
+        if !INSTALL_MODES.contains(&ty) {
+            let hint = INSTALL_MODES
+                .iter()
+                .find(|m| ty.to_ascii_lowercase().starts_with(&m.to_ascii_lowercase()))
+                .map(|m| format!(" (did you mean {m}?)"))
+                .unwrap_or_default();
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvInstallModes,
+                    format!(
+                        "install mode type \"{ty}\" is not one of {}{hint}; OLM ignores it",
+                        INSTALL_MODES.join(", ")
+                    ),
+                )
+                .with_severity(Severity::Warning)
+                .at(file, mode.line),
+            );
+        }
+        if mode.get("supported").is_some() && supported.is_none() {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvInstallModes,
+                    format!("install mode \"{ty}\": supported must be true or false"),
+                )
+                .at(file, mode.line),
+            );
+        }
+        if let Some(first) = seen.insert(ty.to_string(), mode.line) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvInstallModes,
+                    format!("duplicate install mode \"{ty}\" (first on line {first}); OLM keeps only one of them"),
+                )
+                .at(file, mode.line),
+            );
+        }
+    }
+    if !any_supported {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvInstallModes,
+                "none of the install modes is supported: the operator cannot be installed",
+            )
+            .at(file, spec.get("installModes").map_or(spec.line, |n| n.line)),
+        );
+    }
+}
+
+/// Checks deployment names and returns them for the webhook rule.
+fn deployments(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) -> BTreeSet<String> {
+    let file = csv.file.as_str();
+    let mut out = BTreeSet::new();
+    let Some(list) = spec
+        .path(&["install", "spec", "deployments"])
+        .and_then(Node::as_seq)
+    else {
+        return out;
+    };
+    for dep in list {
+        let Some(name) = dep.get("name").and_then(Node::scalar_text) else {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvDeployments,
+                    "install strategy deployment has no name",
+                )
+                .at(file, dep.line),
+            );
+            continue;
+        };
+        if let Err(why) = names::dns1123_subdomain(name) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvDeployments,
+                    format!("invalid install strategy deployment name \"{name}\": {why}"),
+                )
+                .at(file, dep.line),
+            );
+        }
+        if !out.insert(name.to_string()) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvDeployments,
+                    format!("duplicate install strategy deployment \"{name}\""),
+                )
+                .at(file, dep.line),
+            );
+        }
+        if dep.get("spec").and_then(Node::as_map).is_none() {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvRequiredField,
+                    format!("deployment \"{name}\": spec: required field missing"),
+                )
+                .at(file, dep.line),
+            );
+        }
+    }
+    out
+}
+
+fn webhooks(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node, deployments: &BTreeSet<String>) {
+    let file = csv.file.as_str();
+    let Some(list) = spec.get("webhookdefinitions").and_then(Node::as_seq) else {
+        return;
+    };
+    let mut seen = BTreeSet::new();
+    let mut has_conversion = false;
+    for hook in list {
+        let ty = hook.get("type").and_then(Node::scalar_text).unwrap_or("");
+        let name = hook
+            .get("generateName")
+            .and_then(Node::scalar_text)
+            .unwrap_or("");
+        if !matches!(
+            ty,
+            "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook" | "ConversionWebhook"
+        ) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvWebhooks,
+                    format!("webhook \"{name}\" has type \"{ty}\"; expected ValidatingAdmissionWebhook, MutatingAdmissionWebhook or ConversionWebhook"),
+                )
+                .at(file, hook.line),
+            );
+        }
+        if ty == "ConversionWebhook" {
+            has_conversion = true;
+        }
+        if let Err(why) = names::dns1123_subdomain(name) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvWebhooks,
+                    format!("webhook of type {ty} has invalid generateName \"{name}\": {why}"),
+                )
+                .at(file, hook.line),
+            );
+        }
+        if !seen.insert((ty.to_string(), name.to_string())) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvWebhooks,
+                    format!("duplicate webhook \"{name}\" of type {ty}"),
+                )
+                .at(file, hook.line),
+            );
+        }
+        match hook.get("deploymentName").and_then(Node::scalar_text) {
+            Some(dep) if deployments.contains(dep) => {}
+            Some(dep) => ctx.push(
+                Diagnostic::new(
+                    Rule::CsvWebhooks,
+                    format!("webhook \"{name}\" references deployment \"{dep}\", which is not in the install strategy"),
+                )
+                .at(file, hook.line),
+            ),
+            None => ctx.push(
+                Diagnostic::new(Rule::CsvWebhooks, format!("webhook \"{name}\" has no deploymentName")).at(file, hook.line),
+            ),
+        }
+    }
+    if has_conversion {
+        let modes = spec
+            .get("installModes")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[]);
+        let supported: Vec<&str> = modes
+            .iter()
+            .filter(|m| m.get("supported").and_then(Node::as_bool) == Some(true))
+            .filter_map(|m| m.get("type").and_then(Node::scalar_text))
+            .collect();
+        if supported != ["AllNamespaces"] {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvWebhooks,
+                    format!(
+                        "the CSV defines a conversion webhook but supports install modes [{}]: conversion webhooks need AllNamespaces only",
+                        supported.join(", ")
+                    ),
+                )
+                .at(file, spec.get("installModes").map_or(spec.line, |n| n.line)),
+            );
+        }
+    }
+}
+
+/// (group, version, kind) of every API the CSV owns.
+pub(crate) fn provided_apis(spec: &Node) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    if let Some(items) = spec
+        .path(&["customresourcedefinitions", "owned"])
+        .and_then(Node::as_seq)
+    {
+        for item in items {
+            let name = item.get("name").and_then(Node::scalar_text).unwrap_or("");
+            let group = name.split_once('.').map_or("", |(_, g)| g);
+            let version = item
+                .get("version")
+                .and_then(Node::scalar_text)
+                .unwrap_or("");
+            let kind = item.get("kind").and_then(Node::scalar_text).unwrap_or("");
+            out.insert((group.to_string(), version.to_string(), kind.to_string()));
+        }
+    }
+    if let Some(items) = spec
+        .path(&["apiservicedefinitions", "owned"])
+        .and_then(Node::as_seq)
+    {
+        for item in items {
+            let get = |f: &str| {
+                item.get(f)
+                    .and_then(Node::scalar_text)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            out.insert((get("group"), get("version"), get("kind")));
+        }
+    }
+    out
+}
+
+fn examples(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    let annotations = csv.root.path(&["metadata", "annotations"]);
+    let provided = provided_apis(spec);
+    let Some(annotations) = annotations.filter(|a| a.as_map().is_some()) else {
+        if !provided.is_empty() {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExampleMissing,
+                    "the CSV has no metadata.annotations, so no alm-examples for its APIs",
+                )
+                .at(file, csv.line_of(&["metadata"])),
+            );
+        }
+        return;
+    };
+    let Some(node) = annotations
+        .get("alm-examples")
+        .or_else(|| annotations.get("olm.examples"))
+    else {
+        if !provided.is_empty() {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExampleMissing,
+                    "no alm-examples annotation: add an example object for each owned API",
+                )
+                .at(file, annotations.line),
+            );
+        }
+        return;
+    };
+    let text = node.scalar_text().unwrap_or("").trim();
+    if text.is_empty() {
+        return;
+    }
+    let parsed: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExamples,
+                    format!("alm-examples is not valid JSON: {e} (line/column inside the annotation value)"),
+                )
+                .at(file, node.line),
+            );
+            return;
+        }
+    };
+    let items = match parsed {
+        serde_json::Value::Array(items) => items,
+        other @ serde_json::Value::Object(_) => vec![other],
+        _ => {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExamples,
+                    "alm-examples must be a JSON list of objects",
+                )
+                .at(file, node.line),
+            );
+            return;
+        }
+    };
+    let mut covered = BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let api_version = item
+            .get("apiVersion")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        let kind = item.get("kind").and_then(|v| v.as_str()).unwrap_or("");
+        if api_version.is_empty() || kind.is_empty() {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExamples,
+                    format!("alm-examples[{i}] has no apiVersion or kind"),
+                )
+                .at(file, node.line),
+            );
+            continue;
+        }
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let key = (group.to_string(), version.to_string(), kind.to_string());
+        if provided.contains(&key) {
+            covered.insert(key);
+        } else {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvExamples,
+                    format!("alm-examples[{i}] is a {api_version}, Kind={kind}, which the CSV does not own (example must have a provided API): fix the example or add it to spec.customresourcedefinitions.owned"),
+                )
+                .at(file, node.line),
+            );
+        }
+    }
+    for (group, version, kind) in provided.difference(&covered) {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvExampleMissing,
+                format!("owned API {group}/{version}, Kind={kind} has no example in alm-examples"),
+            )
+            .at(file, node.line),
+        );
+    }
+}
+
+/// Parses like blang's `ParseTolerant`: optional `v`, missing minor/patch filled with zeros.
+pub(crate) fn parse_tolerant(text: &str) -> Option<semver::Version> {
+    let t = text.trim().trim_start_matches(['v', 'V']);
+    if let Ok(v) = semver::Version::parse(t) {
+        return Some(v);
+    }
+    let (core, rest) = match t.find(['-', '+']) {
+        Some(i) => (&t[..i], &t[i..]),
+        None => (t, ""),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut padded: Vec<String> = parts
+        .iter()
+        .map(|p| p.trim_start_matches('0').to_string())
+        .collect();
+    for p in &mut padded {
+        if p.is_empty() {
+            *p = "0".into();
+        }
+    }
+    while padded.len() < 3 {
+        padded.push("0".into());
+    }
+    semver::Version::parse(&format!("{}{rest}", padded.join("."))).ok()
+}
+
+fn min_kube_version(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    match spec.get("minKubeVersion").and_then(Node::scalar_text).map(str::trim) {
+        None | Some("") => ctx.push(
+            Diagnostic::new(
+                Rule::CsvMinKubeVersionUnset,
+                "spec.minKubeVersion is not set: without it the operator claims to install on every Kubernetes version",
+            )
+            .at(file, spec.line),
+        ),
+        Some(text) => {
+            if let Err(why) = names::semver(text) {
+                let hint = parse_tolerant(text).map(|v| format!(": write \"{v}\"")).unwrap_or_default();
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvMinKubeVersion,
+                        format!("spec.minKubeVersion \"{text}\" is not a full semantic version ({why}){hint}"),
+                    )
+                        .at(file, csv.line_of(&["spec", "minKubeVersion"])),
+                );
+            }
+        }
+    }
+}
+
+fn annotations(ctx: &mut Ctx<'_>, csv: &Object) {
+    let file = csv.file.as_str();
+    let Some(entries) = csv
+        .root
+        .path(&["metadata", "annotations"])
+        .and_then(Node::as_map)
+    else {
+        return;
+    };
+    for (key, value) in entries {
+        for expected in CASED_ANNOTATIONS {
+            if key.text != expected && key.text.eq_ignore_ascii_case(expected) {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvAnnotationCase,
+                        format!("annotation {} uses wrong case and should be {expected}; OLM ignores it as written", key.text),
+                    )
+                    .at(file, key.line),
+                );
+            }
+        }
+        if key.text == "olm.properties" {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvPropertiesAnnotation,
+                    "found olm.properties annotation: define these properties in metadata/properties.yaml instead",
+                )
+                .at(file, key.line),
+            );
+        }
+        if key.text == "olm.skipRange" {
+            let text = value.scalar_text().unwrap_or("");
+            if let Err(e) = semver_range::Range::parse(text) {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvSkipRange,
+                        format!("olm.skipRange \"{text}\" is not a valid semver range: {e}"),
+                    )
+                    .at(file, key.line),
+                );
+            }
+        }
+    }
+}
+
+fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    let Some(items) = spec.get("relatedImages").and_then(Node::as_seq) else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        match item.get("image").and_then(Node::scalar_text).map(str::trim) {
+            None | Some("") => ctx.push(
+                Diagnostic::new(
+                    Rule::RelatedImages,
+                    format!("relatedImages[{i}] has an empty image field"),
+                )
+                .at(file, item.line),
+            ),
+            Some(image) => {
+                if let Err(why) = names::image_pullspec(image) {
+                    ctx.push(
+                        Diagnostic::new(Rule::RelatedImages, format!("relatedImages[{i}] has an invalid image pullspec \"{image}\": {why}"))
+                            .at(file, item.line),
+                    );
+                }
+            }
+        }
+    }
+}

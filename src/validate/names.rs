@@ -1,0 +1,294 @@
+//! Kubernetes name grammars (k8s.io/apimachinery `validation`) and image pullspecs, written once
+//! so every rule words its complaint the same way.
+
+/// RFC 1123 subdomain: lowercase alphanumerics, `-` and `.`, at most 253 characters; what
+/// Kubernetes requires of most object names. Returns the reason when invalid.
+pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.len() > 253 {
+        return Err(format!(
+            "must be no more than 253 characters (it has {})",
+            name.len()
+        ));
+    }
+    if name.split('.').all(is_label_body) {
+        Ok(())
+    } else {
+        Err("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')".into())
+    }
+}
+
+/// RFC 1123 label: like a subdomain without dots, at most 63 characters.
+pub fn dns1123_label(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.len() > 63 {
+        return Err(format!(
+            "must be no more than 63 characters (it has {})",
+            name.len()
+        ));
+    }
+    if is_label_body(name) {
+        Ok(())
+    } else {
+        Err("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')".into())
+    }
+}
+
+/// RFC 1035 label (CRD version names): like an RFC 1123 label but starting with a letter.
+pub fn dns1035_label(name: &str) -> Result<(), String> {
+    dns1123_label(name)?;
+    if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        Ok(())
+    } else {
+        Err("a DNS-1035 label must start with a lowercase letter".into())
+    }
+}
+
+fn is_label_body(part: &str) -> bool {
+    let bytes = part.as_bytes();
+    !bytes.is_empty()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
+/// Kubernetes label value: empty, or at most 63 alphanumerics, `-`, `_`, `.`, starting and ending
+/// alphanumeric.
+pub fn label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    if value.len() > 63 {
+        return Err(format!(
+            "must be no more than 63 characters (it has {})",
+            value.len()
+        ));
+    }
+    let b = value.as_bytes();
+    let ok = b
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric();
+    if ok {
+        Ok(())
+    } else {
+        Err("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".into())
+    }
+}
+
+/// Kubernetes qualified name (label and annotation keys): `[prefix/]name`, the prefix a DNS-1123
+/// subdomain, the name at most 63 alphanumerics, `-`, `_`, `.`, starting and ending alphanumeric.
+pub fn qualified_name(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            return Err("prefix part must be non-empty".into());
+        }
+        dns1123_subdomain(prefix).map_err(|e| format!("prefix part {e}"))?;
+    }
+    if name.is_empty() {
+        return Err("name part must be non-empty".into());
+    }
+    if name.len() > 63 {
+        return Err(format!(
+            "name part must be no more than 63 characters (it has {})",
+            name.len()
+        ));
+    }
+    label_value(name).map_err(|_| {
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".to_string()
+    })
+}
+
+/// Checks an image pullspec the way docker/distribution's `ParseNormalizedNamed` does:
+/// `[host[:port]/]path[:tag][@algo:hex]`, lowercase path components, tag up to 128 characters.
+pub fn image_pullspec(image: &str) -> Result<(), String> {
+    if image.is_empty() {
+        return Err("empty image reference".into());
+    }
+    if image.trim() != image {
+        return Err("image reference has surrounding white space".into());
+    }
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (image, None),
+    };
+    if let Some(d) = digest {
+        let (algo, hex) = d.split_once(':').ok_or("digest must be algorithm:hex")?;
+        if algo.is_empty()
+            || !algo.bytes().all(|c| {
+                c.is_ascii_lowercase()
+                    || c.is_ascii_digit()
+                    || matches!(c, b'+' | b'.' | b'_' | b'-')
+            })
+        {
+            return Err(format!("invalid digest algorithm \"{algo}\""));
+        }
+        let hex_ok = hex.len() >= 32
+            && hex
+                .bytes()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
+        if !hex_ok || (algo == "sha256" && hex.len() != 64) {
+            return Err(format!("invalid {algo} digest \"{hex}\""));
+        }
+    }
+    // A tag is after the last ':' that follows the last '/'.
+    let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest[last_slash..].rfind(':') {
+        Some(i) => (&rest[..last_slash + i], Some(&rest[last_slash + i + 1..])),
+        None => (rest, None),
+    };
+    if let Some(tag) = tag {
+        let b = tag.as_bytes();
+        let ok = !b.is_empty()
+            && b.len() <= 128
+            && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
+            && b.iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
+        if !ok {
+            return Err(format!("invalid tag \"{tag}\""));
+        }
+    }
+    let mut parts: Vec<&str> = name.split('/').collect();
+    if parts.len() > 1 {
+        let first = parts[0];
+        if first.contains('.')
+            || first.contains(':')
+            || first == "localhost"
+            || first.chars().any(|c| c.is_ascii_uppercase())
+        {
+            let (host, port) = match first.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (first, None),
+            };
+            let host_ok = !host.is_empty()
+                && host.split('.').all(|l| {
+                    !l.is_empty()
+                        && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+                        && !l.starts_with('-')
+                        && !l.ends_with('-')
+                });
+            let host_ok = host_ok || (host.starts_with('[') && host.ends_with(']'));
+            if !host_ok {
+                return Err(format!("invalid registry host \"{first}\""));
+            }
+            if let Some(port) = port
+                && (port.is_empty() || !port.bytes().all(|c| c.is_ascii_digit()))
+            {
+                return Err(format!("invalid registry port in \"{first}\""));
+            }
+            parts.remove(0);
+        }
+    }
+    if parts.is_empty() {
+        return Err("image reference has no repository".into());
+    }
+    for part in parts {
+        if !is_path_component(part) {
+            if part.chars().any(|c| c.is_ascii_uppercase()) {
+                return Err(format!("repository name must be lowercase (\"{part}\")"));
+            }
+            return Err(format!("invalid repository path component \"{part}\""));
+        }
+    }
+    if name.len() > 255 {
+        return Err("repository name must not be more than 255 characters".into());
+    }
+    Ok(())
+}
+
+/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`
+fn is_path_component(part: &str) -> bool {
+    let b = part.as_bytes();
+    if b.is_empty() || !is_alnum_lower(b[0]) || !is_alnum_lower(b[b.len() - 1]) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if is_alnum_lower(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && !is_alnum_lower(b[i]) {
+            i += 1;
+        }
+        let sep = &part[start..i];
+        let ok = sep == "." || sep == "_" || sep == "__" || sep.bytes().all(|c| c == b'-');
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+fn is_alnum_lower(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+/// Parses a strict semantic version (no `v` prefix, no leading zeros), as blang's `Parse` does.
+pub fn semver(text: &str) -> Result<semver::Version, String> {
+    semver::Version::parse(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subdomains() {
+        assert!(dns1123_subdomain("etcd-operator.v0.9.4").is_ok());
+        assert!(dns1123_subdomain("Etcd").is_err());
+        assert!(dns1123_subdomain("a..b").is_err());
+        assert!(dns1123_subdomain("-a").is_err());
+        assert!(dns1123_subdomain(&"a".repeat(254)).is_err());
+    }
+
+    #[test]
+    fn labels() {
+        assert!(dns1123_label("manager").is_ok());
+        assert!(dns1123_label("a.b").is_err());
+        assert!(dns1035_label("v1beta1").is_ok());
+        assert!(dns1035_label("1v").is_err());
+        assert!(label_value("v1.2.3_x").is_ok());
+        assert!(label_value(&"a".repeat(64)).is_err());
+    }
+
+    #[test]
+    fn pullspecs() {
+        for good in [
+            "busybox",
+            "quay.io/org/app:v1.2.3",
+            "registry.example.com:5000/a/b/c@sha256:2c1d2e7f1c3b4a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5",
+            "localhost/app:latest",
+            "quay.io/org/app:1.0@sha256:2c1d2e7f1c3b4a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5",
+        ] {
+            assert!(
+                image_pullspec(good).is_ok(),
+                "{good}: {:?}",
+                image_pullspec(good)
+            );
+        }
+        for bad in [
+            "",
+            "Quay.io/Org/App",
+            "quay.io/org/App:v1",
+            "app:",
+            "app@sha256:abc",
+            "a//b",
+            " app",
+        ] {
+            assert!(image_pullspec(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The rule registry: every rule's stable id, default severity, group and one-line summary in one
+//! table (the cargo-deny / ruff pattern). Ids are part of the public interface — CI configs and
+//! JSON consumers key on them — so a test pins the whole list.
+
+use super::diagnostic::Severity;
+use std::fmt;
+
+/// Which set a rule belongs to. Only `Default` runs unless the user selects more
+/// (like operator-sdk's `--select-optional`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// Always on: the registry+v1 format and content rules.
+    Default,
+    /// OperatorHub listing requirements (operator-sdk's operatorhub/v2, capabilities, categories).
+    OperatorHub,
+    /// Recommendations from operator-framework's good-practices validator.
+    GoodPractices,
+    /// Checks of the non-CSV objects shipped in the bundle (PDBs, priority classes, RBAC).
+    BundleObjects,
+}
+
+impl Group {
+    /// Every group, in help order.
+    pub const ALL: &'static [Group] = &[
+        Group::Default,
+        Group::OperatorHub,
+        Group::GoodPractices,
+        Group::BundleObjects,
+    ];
+
+    /// The name users pass to `--select-optional`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Default => "default",
+            Group::OperatorHub => "operatorhub",
+            Group::GoodPractices => "good-practices",
+            Group::BundleObjects => "bundle-objects",
+        }
+    }
+
+    /// Parses a group name, accepting operator-sdk's spellings (`name=operatorhub`,
+    /// `operatorhubv2`, `suite=operatorframework` selects all optional groups).
+    pub fn parse_selection(text: &str) -> Result<Vec<Group>, String> {
+        let value = text.trim();
+        let value = value
+            .strip_prefix("name=")
+            .or_else(|| value.strip_prefix("suite="))
+            .unwrap_or(value);
+        match value {
+            "operatorhub"
+            | "operatorhubv2"
+            | "operatorhub/v2"
+            | "capabilities"
+            | "categories"
+            | "standardcapabilities"
+            | "standardcategories" => Ok(vec![Group::OperatorHub]),
+            "good-practices" | "goodpractices" | "good_practices" => Ok(vec![Group::GoodPractices]),
+            "bundle-objects" | "objects" => Ok(vec![Group::BundleObjects]),
+            "all" | "operatorframework" => Ok(vec![
+                Group::OperatorHub,
+                Group::GoodPractices,
+                Group::BundleObjects,
+            ]),
+            other => Err(format!(
+                "unknown optional rule group \"{other}\": choose from operatorhub, good-practices, bundle-objects, all"
+            )),
+        }
+    }
+}
+
+macro_rules! rules {
+    ($( $variant:ident => $id:literal, $sev:ident, $group:ident, $summary:literal; )*) => {
+        /// A validation rule. The variant names are for code; the ids (`Rule::id`) are for users.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule { $( #[doc = $summary] $variant, )* }
+
+        impl Rule {
+            /// Every rule, in documentation order.
+            pub const ALL: &'static [Rule] = &[ $( Rule::$variant, )* ];
+
+            /// The stable id shown in output and accepted in configuration.
+            pub fn id(self) -> &'static str {
+                match self { $( Rule::$variant => $id, )* }
+            }
+
+            /// Severity when nothing raises it.
+            pub fn default_severity(self) -> Severity {
+                match self { $( Rule::$variant => Severity::$sev, )* }
+            }
+
+            /// The group that enables the rule.
+            pub fn group(self) -> Group {
+                match self { $( Rule::$variant => Group::$group, )* }
+            }
+
+            /// One line saying what the rule checks.
+            pub fn summary(self) -> &'static str {
+                match self { $( Rule::$variant => $summary, )* }
+            }
+
+            /// Looks a rule up by id.
+            pub fn from_id(id: &str) -> Option<Rule> {
+                Rule::ALL.iter().copied().find(|r| r.id() == id)
+            }
+        }
+    };
+}
+
+rules! {
+    // --- loading and YAML ---
+    YamlSyntax => "yaml/syntax", Error, Default, "Every manifest and metadata file must be valid YAML or JSON.";
+    YamlDuplicateKey => "yaml/duplicate-key", Error, Default, "A mapping must not repeat a key (Kubernetes' strict decoding rejects it; lenient decoders silently keep the last value).";
+    YamlMultiDocument => "yaml/multi-document", Warning, Default, "A manifest file holds several YAML documents; OLM v0 and opm read only the first.";
+    ObjectShape => "object/shape", Error, Default, "A manifest document must be a Kubernetes object with apiVersion, kind and metadata.name.";
+    FileTooLarge => "file/too-large", Error, Default, "A file is larger than olmpack reads (far above any real bundle).";
+    FileUnreadable => "file/unreadable", Error, Default, "A file or folder could not be read (permissions, I/O error): the command exits 2.";
+    FileNotText => "file/not-text", Error, Default, "A manifest or metadata file is not UTF-8 text, or a YAML file is a folder.";
+    FileSymlink => "file/symlink", Error, Default, "A symlink leaves the bundle or cannot be followed; images cannot carry it.";
+    FileNearConfigMapLimit => "file/size", Warning, Default, "A single manifest above 1 MiB cannot be stored uncompressed in the ConfigMap OLM v0 unpacks bundles into.";
+    FileHidden => "file/hidden", Warning, Default, "Hidden files (and OCI whiteouts) in manifests/ or metadata/ are skipped by opm but copied into images by docker builds.";
+    FileSubdirectory => "file/subdirectory", Warning, Default, "manifests/ holds a subfolder: opm ignores it and OLM v1 refuses the bundle.";
+    FileExtension => "file/extension", Warning, Default, "A manifest file does not end in .yaml, .yml or .json; OLM reads it anyway.";
+    FileSecret => "file/secret", Warning, Default, "A file looks like a registry credential (auth.json, .dockerconfigjson): it would be published inside the image.";
+    MetadataUnknownFile => "metadata/unknown-file", Warning, Default, "metadata/ holds a file OLM does not read (a misspelled dependencies.yaml, a backup).";
+    // --- format: folders and annotations ---
+    ManifestsMissing => "format/manifests-missing", Error, Default, "The bundle must have a manifests/ folder.";
+    ManifestsEmpty => "format/manifests-empty", Error, Default, "manifests/ must contain at least one YAML file.";
+    MetadataMissing => "format/metadata-missing", Error, Default, "The bundle must have a metadata/ folder.";
+    AnnotationsMissing => "format/annotations-missing", Error, Default, "metadata/annotations.yaml must exist and hold an `annotations` mapping.";
+    AnnotationsFallback => "format/annotations-file-name", Warning, Default, "The annotations were found in a file other than metadata/annotations.yaml; OLM v1 reads only that name.";
+    AnnotationMissing => "format/annotation-missing", Error, Default, "A required annotation (media type, manifests, metadata, package, channels) is missing.";
+    AnnotationEmpty => "format/annotation-empty", Error, Default, "A required annotation (or a present default channel) has an empty value.";
+    AnnotationNotString => "format/annotation-type", Warning, Default, "An annotation value is not a string; image labels are strings, so quote it.";
+    MediaType => "format/media-type", Error, Default, "The media type annotation must be registry+v1 and match the content (a CSV is present).";
+    ManifestsPath => "format/manifests-path", Error, Default, "The manifests.v1 annotation must name the bundle's manifests folder.";
+    MetadataPath => "format/metadata-path", Error, Default, "The metadata.v1 annotation must name the bundle's metadata folder.";
+    ChannelName => "format/channel-name", Error, Default, "Channel names must be non-empty; a name with spaces or a leading dash is almost always a mistake.";
+    DefaultChannelOutside => "format/default-channel", Warning, Default, "The default channel is not one of this bundle's channels (legal when another bundle of the package carries it).";
+    DockerfileLabels => "format/dockerfile-labels", Warning, Default, "bundle.Dockerfile LABELs must equal the bundle annotations (annotations.yaml wins on the cluster).";
+    ImageLabels => "image/labels", Error, Default, "An image's bundle labels must equal its metadata/annotations.yaml (missing on either side or different).";
+    ImageShape => "image/shape", Warning, Default, "A bundle image should be a single-platform manifest with only /manifests, /metadata and /tests, and nothing to run.";
+    PackageName => "format/package-name", Warning, Default, "The package name must be a valid DNS-1123 label-like name.";
+    // --- CSV ---
+    CsvMissing => "csv/missing", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has none.";
+    CsvMultiple => "csv/multiple", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has several.";
+    CsvApiVersion => "csv/api-version", Warning, Default, "A ClusterServiceVersion should use apiVersion operators.coreos.com/v1alpha1.";
+    CsvRequiredField => "csv/required-field", Error, Default, "A field the CSV schema requires is missing or has the wrong type.";
+    CsvName => "csv/name", Error, Default, "metadata.name and spec.replaces must be DNS-1123 subdomains.";
+    CsvVersion => "csv/version", Error, Default, "spec.version must be a semantic version.";
+    CsvInstallModes => "csv/install-modes", Error, Default, "Install modes must be present, of known types, not duplicated, and at least one supported.";
+    CsvDeployments => "csv/deployments", Error, Default, "Install-strategy deployments need unique DNS-1123 names.";
+    CsvWebhooks => "csv/webhooks", Error, Default, "Webhook definitions must reference existing deployments, be unique, and conversion webhooks need AllNamespaces only.";
+    CsvExamples => "csv/alm-examples", Error, Default, "alm-examples must be a JSON list of objects whose kinds the CSV provides.";
+    CsvExampleMissing => "csv/example-missing", Warning, Default, "Each owned API should have an example in alm-examples.";
+    CsvMinKubeVersion => "csv/min-kube-version", Error, Default, "spec.minKubeVersion must be a semantic version when set.";
+    CsvMinKubeVersionUnset => "csv/min-kube-version-unset", Warning, Default, "spec.minKubeVersion is not set, so the operator claims to run on every Kubernetes version.";
+    CsvAnnotationCase => "csv/annotation-case", Error, Default, "OLM annotation keys are case-sensitive (olm.skipRange, not olm.skiprange).";
+    CsvPropertiesAnnotation => "csv/olm-properties-annotation", Warning, Default, "Properties should live in metadata/properties.yaml, not the olm.properties annotation.";
+    CsvSkipRange => "csv/skip-range", Error, Default, "The olm.skipRange annotation must be a valid semver range.";
+    ServiceAccountClash => "csv/service-account", Error, Default, "A ServiceAccount manifest must not duplicate one the CSV's deployments use: OLM creates that one.";
+    RelatedImages => "csv/related-images", Error, Default, "relatedImages entries need a valid image pullspec.";
+    // --- CRDs ---
+    CrdOwnedMissing => "crd/owned-missing", Error, Default, "Every CRD the CSV owns must be in the bundle, with the owned version served.";
+    CrdNotOwned => "crd/not-owned", Warning, Default, "A CRD in the bundle is not owned by the CSV (opm warns; operator-sdk errors; --strict fails).";
+    CrdDuplicate => "crd/duplicate", Error, Default, "The same CRD must not appear twice.";
+    CrdInvalid => "crd/invalid", Error, Default, "The CRD fails Kubernetes' apiextensions validation (names, versions, scope, conversion, approval).";
+    CrdPreserveUnknownFields => "crd/preserve-unknown-fields", Error, Default, "apiextensions.k8s.io/v1 CRDs cannot set spec.preserveUnknownFields: true.";
+    CrdApiVersion => "crd/api-version", Error, Default, "CRDs must be apiextensions.k8s.io/v1 (v1beta1 is removed in Kubernetes 1.22: a warning unless the target version is newer).";
+    // --- other objects ---
+    KindUnsupported => "object/kind", Error, Default, "Only the kinds OLM's registry+v1 format installs may be in manifests/.";
+    ObjectNamespace => "object/namespace", Error, Default, "Bundle objects must not set metadata.namespace: OLM chooses the namespace at install time.";
+    ObjectName => "object/name", Error, Default, "Bundle objects need a metadata.name (a malformed one is a warning).";
+    ObjectMetadata => "object/metadata", Error, Default, "Labels and annotations must be valid Kubernetes keys and values.";
+    ObjectDuplicate => "object/duplicate", Warning, Default, "Two objects share kind and name; one silently replaces the other at install time.";
+    DeprecatedApi => "object/deprecated-api", Warning, Default, "An object uses an API removed in a Kubernetes version (an error when --k8s-version or minKubeVersion reaches it).";
+    // --- metadata files ---
+    Dependencies => "dependencies/invalid", Error, Default, "dependencies.yaml entries must have a known type and a complete value.";
+    DependencyRange => "dependencies/version-range", Error, Default, "olm.package dependency versions must be valid blang semver ranges.";
+    Properties => "properties/invalid", Warning, Default, "properties.yaml must be a list of {type, value} entries.";
+    BundleSize => "bundle/size", Error, Default, "The gzip+base64 size of manifests/ must stay below OLM's 1 MiB ConfigMap limit (a warning above 85 %).";
+    // --- optional: operatorhub ---
+    HubProvider => "operatorhub/provider", Error, OperatorHub, "spec.provider.name must be set.";
+    HubMaintainers => "operatorhub/maintainers", Error, OperatorHub, "Maintainers need a name and a valid email.";
+    HubLinks => "operatorhub/links", Error, OperatorHub, "Links need a name and a valid URL.";
+    HubIcon => "operatorhub/icon", Error, OperatorHub, "One icon with base64 data and an image media type.";
+    HubCapabilities => "operatorhub/capabilities", Error, OperatorHub, "The capabilities annotation must be one of the five capability levels.";
+    HubCategories => "operatorhub/categories", Error, OperatorHub, "The categories annotation must use the standard categories.";
+    HubDescription => "operatorhub/description", Warning, OperatorHub, "The CSV needs a description, display name and keywords for the listing.";
+    // --- optional: good practices ---
+    PracticeResources => "good-practices/resource-requests", Warning, GoodPractices, "Containers should request CPU and memory.";
+    PracticeCrdDescription => "good-practices/crd-description", Warning, GoodPractices, "Owned and required CRDs should have a description.";
+    PracticeChannelNaming => "good-practices/channel-naming", Warning, GoodPractices, "Channel names should follow the candidate/fast/stable convention.";
+    PracticeCrdPermission => "good-practices/crd-permission", Warning, GoodPractices, "An operator should not have permission to create CRDs.";
+    PracticeCsvName => "good-practices/csv-name", Warning, GoodPractices, "The CSV name should be <package>.v<semver>.";
+    PracticeImageDigest => "good-practices/image-digest", Warning, GoodPractices, "Images should be pinned by digest for reproducible, disconnected installs.";
+    // --- optional: bundle objects ---
+    ObjectsPdb => "bundle-objects/pod-disruption-budget", Error, BundleObjects, "A PodDisruptionBudget must not block all evictions.";
+    ObjectsPriorityClass => "bundle-objects/priority-class", Error, BundleObjects, "A PriorityClass must not be the global default.";
+    ObjectsRbac => "bundle-objects/rbac", Error, BundleObjects, "RBAC must not modify default SecurityContextConstraints (PDB permissions are a warning).";
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_are_unique_and_well_formed() {
+        let mut seen = HashSet::new();
+        for rule in Rule::ALL {
+            assert!(seen.insert(rule.id()), "duplicate id {}", rule.id());
+            let (prefix, name) = rule.id().split_once('/').expect("group/name");
+            assert!(!prefix.is_empty() && !name.is_empty());
+            assert!(
+                rule.id()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-' || c == '/'),
+                "{}",
+                rule.id()
+            );
+            assert_eq!(Rule::from_id(rule.id()), Some(*rule));
+        }
+    }
+
+    #[test]
+    fn optional_groups_parse_like_operator_sdk() {
+        assert_eq!(
+            Group::parse_selection("name=operatorhub"),
+            Ok(vec![Group::OperatorHub])
+        );
+        assert_eq!(
+            Group::parse_selection("good-practices"),
+            Ok(vec![Group::GoodPractices])
+        );
+        assert!(Group::parse_selection("nope").is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! Validates every bundle of the shared corpus (real bundles from the public catalogs) and checks
+//! each verdict and set of error rules against `tests/corpus/expected-verdicts.tsv`, whose rows
+//! justify every disagreement with the reference validator.
+//!
+//! The corpus lives outside the repository (`../shared/corpus`, or `$OLMPACK_CORPUS`). When it
+//! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI).
+
+use olmpack::bundle::Bundle;
+use olmpack::validate::{self, Options, Severity};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("OLMPACK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.join("bundles").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "corpus not found at {} and OLMPACK_REQUIRE_CORPUS=1",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: corpus not found at {} (set OLMPACK_CORPUS)",
+        dir.display()
+    );
+    None
+}
+
+struct Expected {
+    verdict: String,
+    errors: BTreeSet<String>,
+    reference: String,
+    reference_causes: BTreeSet<String>,
+    note: String,
+}
+
+fn expected() -> BTreeMap<String, Expected> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/expected-verdicts.tsv");
+    let text = std::fs::read_to_string(&path).expect("expected-verdicts.tsv is readable");
+    let set = |s: &str| -> BTreeSet<String> {
+        if s == "-" {
+            BTreeSet::new()
+        } else {
+            s.split(',').map(str::to_string).collect()
+        }
+    };
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            assert!(cols.len() >= 5, "malformed row: {l}");
+            let e = Expected {
+                verdict: cols[1].to_string(),
+                errors: set(cols[2]),
+                reference: cols[3].to_string(),
+                reference_causes: set(cols[4]),
+                note: cols.get(5).map_or(String::new(), |s| s.to_string()),
+            };
+            (cols[0].to_string(), e)
+        })
+        .collect()
+}
+
+fn bundle_dirs(corpus: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for pkg in std::fs::read_dir(corpus.join("bundles")).expect("bundles/ lists") {
+        let pkg = pkg.expect("entry");
+        if !pkg.path().is_dir() {
+            continue;
+        }
+        for ver in std::fs::read_dir(pkg.path()).expect("package lists") {
+            let ver = ver.expect("entry");
+            if ver.path().is_dir() {
+                out.push(format!(
+                    "{}/{}",
+                    pkg.file_name().to_string_lossy(),
+                    ver.file_name().to_string_lossy()
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_corpus_bundle_matches_its_expected_verdict() {
+    let Some(corpus) = corpus_dir() else { return };
+    let expected = expected();
+    let dirs = bundle_dirs(&corpus);
+    assert!(
+        dirs.len() >= 100,
+        "corpus looks truncated: {} bundles",
+        dirs.len()
+    );
+    let mut failures = Vec::new();
+    for name in &dirs {
+        let Some(exp) = expected.get(name) else {
+            failures.push(format!("{name}: not listed in expected-verdicts.tsv"));
+            continue;
+        };
+        let bundle = match Bundle::load(&corpus.join("bundles").join(name)) {
+            Ok(b) => b,
+            Err(e) => {
+                failures.push(format!("{name}: failed to load: {e}"));
+                continue;
+            }
+        };
+        let report = validate::validate(&bundle, &Options::default());
+        let verdict = if report.passed(false) { "pass" } else { "fail" };
+        let errors: BTreeSet<String> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| d.rule.id().to_string())
+            .collect();
+        if verdict != exp.verdict || errors != exp.errors {
+            failures.push(format!(
+                "{name}: got {verdict} with errors {errors:?}, expected {} with {:?}",
+                exp.verdict, exp.errors
+            ));
+        }
+        let causes_covered = exp.reference_causes.is_subset(&errors);
+        if (exp.verdict != exp.reference || !causes_covered) && exp.note.trim().is_empty() {
+            failures.push(format!(
+                "{name}: differs from the reference without a justification note"
+            ));
+        }
+    }
+    for name in expected.keys() {
+        if !dirs.contains(name) {
+            failures.push(format!("{name}: listed but missing from the corpus"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} corpus mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn reference_verdicts_are_mirrored() {
+    let Some(corpus) = corpus_dir() else { return };
+    let text =
+        std::fs::read_to_string(corpus.join("REFERENCE-VERDICTS.tsv")).expect("reference verdicts");
+    let expected = expected();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 2 {
+            continue;
+        }
+        let exp = expected
+            .get(cols[0])
+            .unwrap_or_else(|| panic!("{} missing from expected-verdicts.tsv", cols[0]));
+        assert_eq!(
+            exp.reference, cols[1],
+            "{}: reference verdict copied wrongly",
+            cols[0]
+        );
+    }
+}
