@@ -15,7 +15,7 @@ use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
 use crate::image::layout::stage_file;
-use crate::image::{BuildOptions, Destination, Format, Platform, write_image};
+use crate::image::{BuildOptions, BuiltImage, Destination, Format, Platform, write_image};
 use crate::validate;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -86,43 +86,18 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
 }
 
 /// Runs `olmpack bundle build`.
+///
+/// The order is what makes "no partial output" hold: arguments are checked, the bundle is
+/// validated, the image is built into a spool folder, the digest file is staged, and only then
+/// is anything written where the user asked. (`--push` goes after [`build_from_args`] as one more
+/// sink of `built.image`; without `--output` it should then write no local layout.)
 pub fn run(args: &Args) -> Outcome {
-    let mut extra_labels = BTreeMap::new();
-    for (k, v) in &args.labels {
-        if let Some(previous) = extra_labels.insert(k.clone(), v.clone())
-            && &previous != v
-        {
-            return Err(Failure::usage(format!(
-                "--label {k} is given twice with different values ({previous:?} and {v:?})"
-            )));
-        }
-    }
     let dest: Destination = args.output.as_deref().unwrap_or(DEFAULT_OUTPUT).parse()?;
-    let platform: Platform = args.platform.parse()?;
     let names = output_names(&dest, &args.tags)?;
-    let source_date_epoch = source_date_epoch_from_env()?;
-
-    let input = match load_and_validate(&args.dir, args.no_validate)? {
-        Ok(input) => input,
+    let built = match build_from_args(args)? {
+        Ok(built) => built,
         Err(code) => return Ok(code),
     };
-    let options = BuildOptions {
-        format: match args.format {
-            FormatArg::Oci => Format::Oci,
-            FormatArg::Docker => Format::Docker,
-        },
-        platform,
-        extra_labels,
-        single_layer: args.single_layer,
-        source_date_epoch,
-    };
-    let built = crate::image::build(&input, &options).map_err(|e| {
-        Failure::usage(format!(
-            "cannot build {}: {}",
-            args.dir.display(),
-            error_chain(&e)
-        ))
-    })?;
     let mut stderr = std::io::stderr().lock();
     for warning in &built.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
@@ -163,6 +138,47 @@ pub fn run(args: &Args) -> Outcome {
     );
     println!("{} {}", manifest.digest, manifest.size);
     Ok(EXIT_OK)
+}
+
+/// Everything up to a built image: label and platform arguments, `SOURCE_DATE_EPOCH`,
+/// loading and validating the bundle, building into a spool folder. Returns `Ok(Err(code))`
+/// when validation stopped the build (findings already on stderr). Sinks (`--output`, and
+/// `--push` later) take the returned image; its blobs live as long as the value.
+pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
+    let mut extra_labels = BTreeMap::new();
+    for (k, v) in &args.labels {
+        if let Some(previous) = extra_labels.insert(k.clone(), v.clone())
+            && &previous != v
+        {
+            return Err(Failure::usage(format!(
+                "--label {k} is given twice with different values ({previous:?} and {v:?})"
+            )));
+        }
+    }
+    let platform: Platform = args.platform.parse()?;
+    let source_date_epoch = source_date_epoch_from_env()?;
+    let input = match load_and_validate(&args.dir, args.no_validate)? {
+        Ok(input) => input,
+        Err(code) => return Ok(Err(code)),
+    };
+    let options = BuildOptions {
+        format: match args.format {
+            FormatArg::Oci => Format::Oci,
+            FormatArg::Docker => Format::Docker,
+        },
+        platform,
+        extra_labels,
+        single_layer: args.single_layer,
+        source_date_epoch,
+    };
+    let built = crate::image::build(&input, &options).map_err(|e| {
+        Failure::usage(format!(
+            "cannot build {}: {}",
+            args.dir.display(),
+            error_chain(&e)
+        ))
+    })?;
+    Ok(Ok(built))
 }
 
 /// The tags (OCI) or RepoTags (docker-archive) to record; see the module docs.

@@ -10,6 +10,8 @@
 //!
 //! The registry push is one more sink; it lives in `registry/` because it needs the client.
 
+#![deny(missing_docs)]
+
 pub mod archive;
 pub mod build;
 pub mod config;
