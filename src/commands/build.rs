@@ -26,6 +26,11 @@ pub const DEFAULT_OUTPUT: &str = "oci:bundle-image";
 
 /// Arguments of `olmpack bundle build`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Output: stdout gets one line, `sha256:<manifest digest> <manifest size>`; messages go to stderr.
+Reproducible: mtimes are SOURCE_DATE_EPOCH (or 0), owners 0, modes 0644/0755, so the same bundle
+gives the same digest on any machine.
+Exit codes: 0 built, 1 validation errors (nothing written), 2 usage or I/O error (nothing written).")]
 pub struct Args {
     /// The bundle folder (holding manifests/ and metadata/).
     #[arg(default_value = ".")]

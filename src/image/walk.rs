@@ -220,9 +220,20 @@ fn reshow(err: BuildError, shown: &Path) -> BuildError {
     }
 }
 
-/// `ELOOP` on Linux ("too many levels of symbolic links"), without a libc dependency.
+/// `ELOOP` ("too many levels of symbolic links"), without a libc dependency
+/// (`io::ErrorKind::FilesystemLoop` is still unstable).
 const fn libc_eloop() -> i32 {
-    40
+    if cfg!(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd"
+    )) {
+        62
+    } else {
+        40
+    }
 }
 
 fn file_kind(meta: &fs::Metadata) -> &'static str {
