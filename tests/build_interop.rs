@@ -266,3 +266,40 @@ fn docker_format_layers_extract_with_gnu_tar() {
     }
     assert_eq!(tree(&rootfs), expected_rootfs());
 }
+
+/// A layout written by skopeo accepts our image next to its own, and skopeo still reads both.
+#[test]
+fn adding_to_a_layout_written_by_skopeo_keeps_its_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = valid_basic();
+    let ours = olmpack_build(
+        tmp.path(),
+        &[
+            b.to_str().unwrap(),
+            "--single-layer",
+            "--output",
+            "oci:src:v1",
+        ],
+    );
+    ok(tool("skopeo")
+        .args([
+            "--insecure-policy",
+            "copy",
+            "oci:src:v1",
+            "oci:shared:theirs",
+        ])
+        .current_dir(tmp.path()));
+    let added = olmpack_build(
+        tmp.path(),
+        &[b.to_str().unwrap(), "--output", "oci:shared:ours"],
+    );
+    for (tag, digest) in [("theirs", &ours), ("ours", &added)] {
+        let inspect = ok(tool("skopeo")
+            .arg("inspect")
+            .arg(format!("oci:shared:{tag}"))
+            .current_dir(tmp.path()));
+        let v: Value = serde_json::from_str(&inspect).unwrap();
+        assert_eq!(v["Digest"], digest.as_str(), "{tag}");
+        assert_eq!(labels_of(&inspect), annotations(&b));
+    }
+}
