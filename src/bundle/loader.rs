@@ -217,6 +217,15 @@ impl Loader {
             );
             return None;
         }
+        if let Some(text) = decode_utf16(&bytes) {
+            self.finding(
+                Diagnostic::new(Rule::FileNotText, "file is UTF-16; Kubernetes tools accept it, but save it as UTF-8 for everything else")
+                    .with_severity(crate::validate::Severity::Warning)
+                    .in_file(rel),
+            );
+            let bytes = text.as_bytes().to_vec();
+            return Some((text, bytes));
+        }
         match String::from_utf8(bytes) {
             Ok(text) => {
                 let bytes = text.as_bytes().to_vec();
@@ -763,4 +772,24 @@ fn field_any_case<'a>(root: &'a Node, name: &str) -> (Option<String>, Option<&'a
         Some((key, value)) => (value.scalar_text().map(str::to_string), Some(key)),
         None => (None, None),
     }
+}
+
+/// Decodes UTF-16 text that starts with a byte-order mark (libyaml and go-yaml accept it).
+fn decode_utf16(bytes: &[u8]) -> Option<String> {
+    let little = match bytes {
+        [0xff, 0xfe, ..] => true,
+        [0xfe, 0xff, ..] => false,
+        _ => return None,
+    };
+    let units: Vec<u16> = bytes[2..]
+        .chunks_exact(2)
+        .map(|c| {
+            if little {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        })
+        .collect();
+    String::from_utf16(&units).ok()
 }

@@ -83,6 +83,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                                 Rule::CrdOwnedMissing,
                                 format!("owned CRD \"{name}\" version \"{version}\" is not served by the CRD in {}: serve it or own a served version", crd.file),
                             )
+                            .with_severity(Severity::Warning)
                             .at(&csv.file, item.line),
                         );
                 }
