@@ -365,7 +365,12 @@ fn symlinks_inside_are_resolved_whiteouts_are_skipped_with_a_warning() {
     let olmpack::image::BlobSource::File(layer) = &image.layers[0].source else {
         panic!()
     };
-    let out = Command::new("tar").arg("tvzf").arg(layer).output().unwrap();
+    let out = Command::new("tar")
+        .env("TZ", "UTC")
+        .arg("-tvzf")
+        .arg(layer)
+        .output()
+        .unwrap();
     let listing = String::from_utf8(out.stdout).unwrap();
     assert!(!listing.contains(".wh."), "{listing}");
     let link_line = listing

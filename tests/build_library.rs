@@ -32,7 +32,13 @@ fn layer_listing(image: &Image, i: usize) -> String {
     let BlobSource::File(path) = &image.layers[i].source else {
         panic!("layers are files")
     };
-    let out = Command::new("tar").arg("tvzf").arg(path).output().unwrap();
+    // TZ=UTC: GNU tar prints mtimes in local time.
+    let out = Command::new("tar")
+        .env("TZ", "UTC")
+        .arg("-tvzf")
+        .arg(path)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into()
 }
@@ -193,4 +199,22 @@ fn blobs_stay_readable_while_the_built_image_lives() {
     verify_image(&built.image).unwrap();
     drop(built);
     assert!(!spool.exists(), "the spool folder goes away with the image");
+}
+
+#[test]
+fn source_date_epoch_is_every_mtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = small_bundle(tmp.path());
+    let options = BuildOptions {
+        source_date_epoch: Some(1_700_000_000),
+        ..BuildOptions::default()
+    };
+    let built = build(&input, &options).unwrap();
+    for i in 0..built.image.layers.len() {
+        let listing = layer_listing(&built.image, i);
+        assert!(
+            listing.lines().all(|l| l.contains("2023-11-14 22:13")),
+            "{listing}"
+        );
+    }
 }
