@@ -209,7 +209,7 @@ fn outputs_are_canonical_and_verify() {
     );
     assert_eq!(
         fs::read_to_string(tmp.path().join("d.txt")).unwrap(),
-        format!("{}\n", image.manifest.descriptor.digest)
+        image.manifest.descriptor.digest
     );
     for name in ["index.json", "oci-layout"] {
         assert!(

@@ -5,7 +5,7 @@
 //! its size in bytes, like `sha256sum` puts the hash first), so
 //! `read -r digest size < <(olmpack bundle build)` works; everything meant for humans (warnings,
 //! validation findings, where the image went) goes to stderr. `--digest-file` gets the bare
-//! digest, written atomically.
+//! digest (no newline, as buildah's and podman's `--digestfile`), written atomically.
 //!
 //! Names: an `oci:`/`oci-archive:` destination uses its own `:TAG`, else the tag part of each
 //! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
@@ -109,10 +109,10 @@ pub fn run(args: &Args) -> Outcome {
     }
     let manifest = &built.image.manifest.descriptor;
     // Staged before the image is written, so a digest file that cannot be written stops the
-    // build before any output appears.
+    // build before any output appears. No trailing newline, like buildah/podman --digestfile.
     let digest_file = match &args.digest_file {
         Some(file) => Some(
-            stage_file(file, format!("{}\n", manifest.digest).as_bytes())
+            stage_file(file, manifest.digest.as_bytes())
                 .map_err(|e| Failure::usage(error_chain(&e)))?,
         ),
         None => None,
