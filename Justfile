@@ -10,11 +10,15 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate
+bench: bench-validate bench-build
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
     cargo bench --bench validate
+
+# Bundle build speed vs tar|gzip -6 and peak memory (largest corpus bundle, synthetic 50 MB).
+bench-build:
+    cargo bench --bench build
 
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
