@@ -38,6 +38,16 @@ pub enum LoadError {
 impl Bundle {
     /// Loads a bundle folder; see the module docs for what is an error and what is a finding.
     pub fn load(root: &Path) -> Result<Bundle, LoadError> {
+        Self::load_with(root, true)
+    }
+
+    /// Loads only what packaging needs — the annotations and where the folders are — without
+    /// reading the manifests, so `build --no-validate` uses memory independent of bundle size.
+    pub fn load_layout(root: &Path) -> Result<Bundle, LoadError> {
+        Self::load_with(root, false)
+    }
+
+    fn load_with(root: &Path, manifests: bool) -> Result<Bundle, LoadError> {
         let meta = match fs::metadata(root) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -69,7 +79,11 @@ impl Bundle {
             canonical_root,
         };
         loader.load_metadata();
-        loader.load_manifests();
+        if manifests {
+            loader.load_manifests();
+        } else {
+            loader.resolve_manifests_dir();
+        }
         Ok(loader.bundle)
     }
 }
@@ -324,7 +338,6 @@ impl Loader {
                 file: rel.clone(),
                 size,
                 in_manifests: false,
-                content: None,
             });
             match name.as_str() {
                 "annotations.yaml" | "annotations.yml" | "dependencies.yaml"
@@ -621,7 +634,7 @@ impl Loader {
                     .in_file(rel.clone()),
                 );
             }
-            let Some((text, bytes)) = self.read_text(&path, size) else {
+            let Some((text, _)) = self.read_text(&path, size) else {
                 self.bundle.unparsable_manifests.push(rel);
                 continue;
             };
@@ -629,7 +642,6 @@ impl Loader {
                 file: rel.clone(),
                 size,
                 in_manifests: true,
-                content: Some(bytes),
             });
             self.parse_manifest(&rel, &text);
         }

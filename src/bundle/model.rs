@@ -152,8 +152,6 @@ pub struct FileEntry {
     pub size: u64,
     /// Whether it lives in the manifests folder (what OLM v0 puts in its ConfigMap).
     pub in_manifests: bool,
-    /// The bytes, kept for manifests so the size rule need not read them again.
-    pub content: Option<Vec<u8>>,
 }
 
 /// A loaded bundle folder.

@@ -244,7 +244,12 @@ fn tag_of(reference: &str) -> Option<&str> {
 /// the build. The loaded bundle is dropped before building: the builder streams files from
 /// disk, so the model's copies of them are not needed any more.
 fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput, u8>, Failure> {
-    let bundle = Bundle::load(dir).map_err(|e| Failure::usage(error_chain(&e)))?;
+    let loaded = if no_validate {
+        Bundle::load_layout(dir)
+    } else {
+        Bundle::load(dir)
+    };
+    let bundle = loaded.map_err(|e| Failure::usage(error_chain(&e)))?;
     if !no_validate {
         let report = validate::validate(&bundle, &validate::Options::default());
         if !report.diagnostics.is_empty() {

@@ -14,20 +14,21 @@ pub const MAX_BUNDLE_SIZE: u64 = 1 << 20;
 const WARN_FRACTION: f64 = 0.85;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
-    let files: Vec<&[u8]> = ctx
-        .bundle
-        .files
-        .iter()
-        .filter(|f| f.in_manifests)
-        .filter_map(|f| f.content.as_deref())
-        .collect();
-    let raw: u64 = files.iter().map(|f| f.len() as u64).sum();
+    let manifests: Vec<&crate::bundle::FileEntry> =
+        ctx.bundle.files.iter().filter(|f| f.in_manifests).collect();
+    let raw: u64 = manifests.iter().map(|f| f.size).sum();
     // gzip never grows data by more than ~0.1 % plus headers; base64 adds a third.
     let upper_bound = base64_len(raw + raw / 500 + 64);
     let warn_at = (MAX_BUNDLE_SIZE as f64 * WARN_FRACTION) as u64;
     if upper_bound < warn_at {
         return;
     }
+    // Only large bundles get here: read the files again rather than keep every one in memory.
+    let contents: Vec<Vec<u8>> = manifests
+        .iter()
+        .filter_map(|f| std::fs::read(ctx.bundle.root.join(&f.file)).ok())
+        .collect();
+    let files: Vec<&[u8]> = contents.iter().map(Vec::as_slice).collect();
     // A fast level-1 pass first: level 6 (what Go's gzip uses) only compresses better, so when
     // level 1 already stays under the warning threshold the exact figure is not needed.
     let Some(fast) = gzip_len(&files, Compression::fast()) else {
