@@ -196,7 +196,7 @@ impl Loader {
     }
 
     /// Reads a regular file as UTF-8 text within the size cap.
-    fn read_text(&mut self, path: &Path, size: u64) -> Option<(String, Vec<u8>)> {
+    fn read_text(&mut self, path: &Path, size: u64) -> Option<String> {
         let rel = self.rel(path);
         if size > MAX_FILE_SIZE {
             self.finding(
@@ -237,14 +237,10 @@ impl Loader {
                     .with_severity(crate::validate::Severity::Warning)
                     .in_file(rel),
             );
-            let bytes = text.as_bytes().to_vec();
-            return Some((text, bytes));
+            return Some(text);
         }
         match String::from_utf8(bytes) {
-            Ok(text) => {
-                let bytes = text.as_bytes().to_vec();
-                Some((text, bytes))
-            }
+            Ok(text) => Some(text),
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
                 let line = 1 + e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count();
@@ -371,7 +367,7 @@ impl Loader {
                     continue;
                 }
             }
-            let Some((text, _)) = self.read_text(&path, size) else {
+            let Some(text) = self.read_text(&path, size) else {
                 if name.starts_with("annotations") {
                     self.bundle.annotations_unparsable = true;
                 }
@@ -427,7 +423,7 @@ impl Loader {
         if self.bundle.annotations.is_none() && !self.bundle.annotations_unparsable {
             for (path, size) in annotation_candidates {
                 let rel = self.rel(&path);
-                let Some((text, _)) = self.read_text(&path, size) else {
+                let Some(text) = self.read_text(&path, size) else {
                     continue;
                 };
                 let Ok(docs) = yaml::parse_stream(&text) else {
@@ -634,7 +630,7 @@ impl Loader {
                     .in_file(rel.clone()),
                 );
             }
-            let Some((text, _)) = self.read_text(&path, size) else {
+            let Some(text) = self.read_text(&path, size) else {
                 self.bundle.unparsable_manifests.push(rel);
                 continue;
             };
