@@ -625,6 +625,110 @@ fn cases() -> Vec<Case> {
         )
         .build(build_bundle_nearly_too_big)
         .message("nearing maximum bundle compressed size"),
+        // --- further triggers ---
+        err("crd__invalid__protected-group", "crd/invalid", CRD, 4)
+            .message("api-approved.kubernetes.io"),
+        err("crd__invalid__printer-column", "crd/invalid", CRD, 33).message("type \"int\""),
+        err("crd__invalid__conversion", "crd/invalid", CRD, 14).message("spec.conversion.webhook"),
+        err("crd__invalid__list-kind", "crd/invalid", CRD, 9)
+            .message("listKind must not equal kind"),
+        err("crd__invalid__short-names", "crd/invalid", CRD, 12).message("shortNames"),
+        err("crd__invalid__duplicate-version", "crd/invalid", CRD, 34)
+            .message("duplicate version \"v1\""),
+        err(
+            "crd__invalid__v1beta1-identical-schemas",
+            "crd/invalid",
+            CRD,
+            16,
+        )
+        .message("per-version schemas may not all be set to identical values"),
+        err("csv__deployments__duplicate", "csv/deployments", CSV, 106)
+            .message("duplicate install strategy deployment"),
+        err(
+            "csv__required-field__deployments",
+            "csv/required-field",
+            CSV,
+            70,
+        )
+        .message("spec.install.spec.deployments"),
+        err("csv__webhooks__type", "csv/webhooks", CSV, 107).message("MutatingWebhook"),
+        err("csv__webhooks__duplicate", "csv/webhooks", CSV, 112).message("duplicate webhook"),
+        err("csv__alm-examples__not-a-list", "csv/alm-examples", CSV, 13)
+            .message("must be a JSON list of objects"),
+        err(
+            "csv__min-kube-version__v-prefix",
+            "csv/min-kube-version",
+            CSV,
+            28,
+        ),
+        err("csv__name__too-long", "csv/name", CSV, 4).message("no more than 63 characters"),
+        err(
+            "csv__install-modes__empty-list",
+            "csv/install-modes",
+            CSV,
+            42,
+        )
+        .message("install modes not found"),
+        err(
+            "dependencies__invalid__label",
+            "dependencies/invalid",
+            DEPS,
+            4,
+        )
+        .message("Label information is missing"),
+        err(
+            "dependencies__invalid__not-a-list",
+            "dependencies/invalid",
+            DEPS,
+            2,
+        )
+        .message("must be a list"),
+        err(
+            "dependencies__version-range__constraint",
+            "dependencies/version-range",
+            DEPS,
+            6,
+        )
+        .message("versionRange"),
+        warn(
+            "properties__invalid__not-a-list",
+            "properties/invalid",
+            "metadata/properties.yaml",
+            2,
+        ),
+        warn(
+            "properties__invalid__derived",
+            "properties/invalid",
+            "metadata/properties.yaml",
+            2,
+        )
+        .message("olm.gvk"),
+        warn(
+            "object__shape__api-version-missing",
+            "object/shape",
+            "manifests/service.yaml",
+            1,
+        )
+        .message("'apiVersion' is missing on this Service"),
+        err(
+            "object__metadata__annotation-key",
+            "object/metadata",
+            "manifests/service.yaml",
+            6,
+        )
+        .message("annotation key"),
+        err(
+            "yaml__syntax__tab",
+            "yaml/syntax",
+            "manifests/service.yaml",
+            4,
+        ),
+        err(
+            "format__annotations-missing__empty-file",
+            "format/annotations-missing",
+            ANN,
+            1,
+        ),
         // --- optional: operatorhub ---
         err("operatorhub__provider", "operatorhub/provider", CSV, 23),
         err(
