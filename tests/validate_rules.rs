@@ -578,6 +578,13 @@ fn cases() -> Vec<Case> {
         )
         .args(&["--k8s-version", "v1.25.0"]),
         err(
+            "object__deprecated-api",
+            "object/deprecated-api",
+            "manifests/kvstore-operator_policy_pdb.yaml",
+            1,
+        )
+        .args(&["--optional-values", "k8s-version=1.25"]),
+        err(
             "object__deprecated-api__min-kube-version",
             "object/deprecated-api",
             "manifests/kvstore-operator_policy_pdb.yaml",
@@ -1133,11 +1140,36 @@ fn check(case: &Case) -> Vec<String> {
             ));
         }
     }
-    if case.optional() {
-        // Optional groups stay off unless selected.
-        let run = validate(&dir, case.args);
-        if outputs(&run.json).iter().any(|o| o["rule"] == case.rule) {
+    if let Some(group) = Rule::from_id(case.rule)
+        .map(Rule::group)
+        .filter(|g| *g != Group::Default)
+    {
+        // Optional groups stay off unless selected, and selecting the group by name is enough.
+        let fired = |extra: &[&str]| {
+            let mut args = case.args.to_vec();
+            args.extend_from_slice(extra);
+            let run = validate(&dir, &args);
+            outputs(&run.json).iter().any(|o| o["rule"] == case.rule)
+        };
+        if fired(&[]) {
             problems.push("optional rule fired without --select-optional".into());
+        }
+        for other in Group::ALL
+            .iter()
+            .filter(|g| **g != Group::Default && **g != group)
+        {
+            if fired(&["--select-optional", other.name()]) {
+                problems.push(format!(
+                    "rule fired with only --select-optional {}",
+                    other.name()
+                ));
+            }
+        }
+        if !fired(&["--select-optional", group.name()]) {
+            problems.push(format!(
+                "rule did not fire with --select-optional {}",
+                group.name()
+            ));
         }
     }
     if !problems.is_empty() {
