@@ -76,6 +76,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
     let mut skipped = Vec::new();
     let mut with_package_flag = Vec::new();
     let mut failures = Vec::new();
+    let mut originally_valid = 0usize;
     for pkg in sorted_dirs(&corpus.join("bundles")) {
         for version in sorted_dirs(&pkg) {
             let name = version
@@ -99,6 +100,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
                 continue;
             }
             let (was_valid, was_errors) = verdict(&original);
+            originally_valid += usize::from(was_valid);
 
             let copy = tmp.path().join(name.replace('/', "__"));
             copy_dir(&version, &copy);
@@ -167,7 +169,10 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
             checked += 1;
         }
     }
-    println!("checked {checked} bundles");
+    println!(
+        "checked {checked} bundles ({originally_valid} valid before and after, {} invalid)",
+        checked - originally_valid
+    );
     println!(
         "skipped {} folders that are not bundles or have nothing to compare:",
         skipped.len()

@@ -17,9 +17,10 @@ pub enum ScaffoldError {
     /// A flat folder of manifests and no `--output-dir`: init never moves user files.
     #[error(
         "{} holds manifests but no manifests/ folder, and init never moves your files. Either \
-         pass --output-dir OUT (init copies the manifests to OUT/manifests/ and writes \
-         OUT/metadata/), or move them into {}/manifests/ yourself and run init again",
-        .dir.display(), .dir.display()
+         pass --output-dir OUT to write a bundle with copies of the manifests in OUT/manifests/ \
+         and its metadata in OUT/metadata/ (for example --output-dir {}), or move the \
+         manifests into {}/manifests/ yourself and run init again",
+        .dir.display(), .dir.join("bundle").display(), .dir.display()
     )]
     FlatWithoutOutputDir {
         /// The flat folder.

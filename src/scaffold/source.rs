@@ -138,7 +138,12 @@ pub fn package_from_csv_name(name: &str) -> Option<&str> {
     name.match_indices('.').find_map(|(i, _)| {
         let (head, rest) = (&name[..i], &name[i + 1..]);
         let version = rest.strip_prefix('v').unwrap_or(rest);
-        (!head.is_empty() && semver::Version::parse(version).is_ok()).then_some(head)
+        // `name.v1.0.77.0` must not become `name.v1`: a head ending in a number is part of a
+        // longer, non-semver version.
+        let last = head.rsplit('.').next().unwrap_or(head);
+        let numeric = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let head_ok = !head.is_empty() && !numeric(last.strip_prefix('v').unwrap_or(last));
+        (head_ok && semver::Version::parse(version).is_ok()).then_some(head)
     })
 }
 
@@ -160,6 +165,7 @@ mod tests {
         assert_eq!(package_from_csv_name("foo.v1.0"), None);
         assert_eq!(package_from_csv_name("foo"), None);
         assert_eq!(package_from_csv_name("dx.1.0.77.0"), None);
+        assert_eq!(package_from_csv_name("dxoperator.v1.0.77.0"), None);
         assert_eq!(package_from_csv_name(".v1.2.3"), None);
     }
 }
