@@ -608,3 +608,35 @@ fn validation_errors_after_writing_exit_1() {
         "NodeMetrics".into()
     )));
 }
+
+#[test]
+fn an_edited_copy_in_the_output_dir_is_a_conflict() {
+    let (tmp, flat) = fixture("flat");
+    let out = tmp.path().join("out");
+    init(&[p(&flat), "-u", p(&out), "--channels", "stable"]).code(0);
+    let copy = out.join("manifests/kvstore-operator-metrics_v1_service.yaml");
+    let edited = fs::read_to_string(&copy)
+        .expect("read")
+        .replace("8443", "9443");
+    fs::write(&copy, &edited).expect("write");
+    let before = tree(&out);
+    // Neither a real run nor a dry run goes past the conflict.
+    for extra in [None, Some("--dry-run")] {
+        let mut args = vec![p(&flat), "-u", p(&out)];
+        args.extend(extra);
+        let a = init(&args).code(1);
+        let err = stderr_of(&a);
+        assert!(
+            err.contains("manifests/kvstore-operator-metrics_v1_service.yaml"),
+            "{err}"
+        );
+        assert!(err.contains("-       port: 9443"), "{err}");
+        assert!(err.contains("+       port: 8443"), "{err}");
+        assert_eq!(tree(&out), before);
+    }
+    init(&[p(&flat), "-u", p(&out), "--force"]).code(0);
+    assert_eq!(
+        fs::read(&copy).expect("read"),
+        fs::read(flat.join("kvstore-operator-metrics_v1_service.yaml")).expect("read")
+    );
+}
