@@ -209,7 +209,7 @@ fn validate_result(plan: &Plan) -> Outcome {
     if report.has_errors() {
         let _ = writeln!(
             err,
-            "error: the bundle was written but does not validate; fix the errors above (exit 1)"
+            "error: init finished, but the bundle does not validate; fix the errors above (exit 1)"
         );
         Ok(EXIT_FINDINGS)
     } else {

@@ -60,11 +60,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Existing, ScaffoldError> {
         line,
         message,
     };
+    // An empty file (or one holding only comments) has nothing to keep: init fills it in.
     let Some(doc) = docs.first() else {
-        return Err(shape(
-            1,
-            "file is empty: add an `annotations:` mapping or delete the file".into(),
-        ));
+        return Ok(Existing {
+            entries: Vec::new(),
+            all_strings: true,
+        });
     };
     let Some(node) = doc.root.get("annotations") else {
         return Err(shape(

@@ -185,6 +185,22 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
                 &format!("manifests/{}", file.name),
             )?;
         }
+        let target_manifests = root.join("manifests");
+        if target_manifests.is_dir() && !same_dir(&target_manifests, &source_dir) {
+            let stale: Vec<String> = list_files(&target_manifests)?
+                .into_iter()
+                .map(|(name, _)| name)
+                .filter(|name| !manifests.files.iter().any(|f| f.name == *name))
+                .collect();
+            if !stale.is_empty() {
+                plan.notes.push(format!(
+                    "{} also holds files that are not in {} (init never deletes files; remove them if they are stale): {}",
+                    target_manifests.display(),
+                    source_dir.display(),
+                    stale.join(", ")
+                ));
+            }
+        }
         if !not_objects.is_empty() {
             plan.notes.push(format!(
                 "not copied (no Kubernetes `kind`, so not a manifest): {}",
@@ -671,4 +687,87 @@ fn is_root_of(skipped: &str, dir: &Path, root: &Path) -> bool {
     skipped
         .strip_suffix('/')
         .is_some_and(|name| same_dir(&dir.join(name), root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn testdata(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/init")
+            .join(name)
+    }
+
+    #[test]
+    fn a_plan_reads_values_from_existing_annotations_and_writes_nothing() {
+        let dir = testdata("bundle-custom");
+        let plan = plan(&Options {
+            dir: dir.clone(),
+            dockerfile: true,
+            ..Options::default()
+        })
+        .expect("plan");
+        assert_eq!(
+            plan.values,
+            Values {
+                package: "kvstore-operator".into(),
+                channels: "stable,fast".into(),
+                default_channel: Some("stable".into()),
+            }
+        );
+        assert!(plan.conflicts.is_empty());
+        assert!(!dir.join("bundle.Dockerfile").exists());
+        let actions: Vec<(&str, Action)> = plan
+            .files
+            .iter()
+            .map(|f| (f.display.as_str(), f.action()))
+            .collect();
+        assert_eq!(
+            actions,
+            vec![
+                ("metadata/annotations.yaml", Action::Update),
+                ("metadata/dependencies.yaml", Action::Unchanged),
+                ("bundle.Dockerfile", Action::Create),
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_that_contradict_the_annotations_are_conflicts() {
+        let plan = plan(&Options {
+            dir: testdata("bundle-custom"),
+            package: Some("other".into()),
+            channels: Some(vec!["stable".into(), "fast".into()]),
+            default_channel: Some("fast".into()),
+            ..Options::default()
+        })
+        .expect("plan");
+        let reasons: Vec<&str> = plan.conflicts.iter().map(|c| c.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].contains("--package"));
+        assert!(reasons[1].contains("--default-channel"));
+        assert_eq!(plan.values.package, "other");
+    }
+
+    #[test]
+    fn a_flat_folder_needs_an_output_dir() {
+        let err = plan(&Options {
+            dir: testdata("flat"),
+            channels: Some(vec!["stable".into()]),
+            ..Options::default()
+        })
+        .expect_err("refused");
+        assert!(matches!(err, ScaffoldError::FlatWithoutOutputDir { .. }));
+    }
+
+    #[test]
+    fn channels_are_checked() {
+        assert!(clean_channels(&["a".into(), "".into()]).is_err());
+        assert!(clean_channels(&["a b".into()]).is_err());
+        assert_eq!(
+            clean_channels(&["a".into(), "b,a".into()]).expect("ok"),
+            vec!["a".to_string(), "b".to_string()]
+        );
+    }
 }
