@@ -12,10 +12,11 @@ use super::error::ScaffoldError;
 /// The template, embedded so the binary needs no data files.
 const TEMPLATE: &str = include_str!("../../scaffolds/bundle.Dockerfile");
 
-/// The first line of every Dockerfile init writes; an existing Dockerfile without it is the
-/// user's, and init will not replace it without `--force`.
+/// How every Dockerfile init writes begins; an existing Dockerfile that does not begin this way
+/// is the user's, and init will not replace it without `--force`. Kept short and stable so
+/// Dockerfiles from older olmpack versions (whose comment may differ) are still recognised.
 pub fn marker() -> &'static str {
-    TEMPLATE.lines().next().unwrap_or_default()
+    "# Written by `olmpack bundle init"
 }
 
 /// Renders the Dockerfile. `extra_copies` are folders (relative to the bundle root, no trailing
