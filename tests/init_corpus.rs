@@ -46,6 +46,44 @@ fn copy_dir(src: &Path, dst: &Path) {
     }
 }
 
+/// Runs `olmpack bundle init ARGS`; returns the exit code and stderr.
+fn run_init(args: &[String]) -> (i32, String) {
+    let output = Command::cargo_bin("olmpack")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .args(["bundle", "init"])
+        .args(args)
+        .output()
+        .expect("run init");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Every file under a folder with its bytes and mtime.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).expect("list") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let meta = fs::metadata(&path).expect("stat");
+                out.push((
+                    path.clone(),
+                    fs::read(&path).expect("read"),
+                    meta.modified().expect("mtime"),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(dir)
         .expect("list")
@@ -76,6 +114,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
     let mut skipped = Vec::new();
     let mut with_package_flag = Vec::new();
     let mut failures = Vec::new();
+    let mut conflicted = Vec::new();
     let mut originally_valid = 0usize;
     for pkg in sorted_dirs(&corpus.join("bundles")) {
         for version in sorted_dirs(&pkg) {
@@ -106,12 +145,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
             copy_dir(&version, &copy);
             fs::remove_dir_all(copy.join("metadata")).expect("remove metadata");
             let joined = channels.join(",");
-            let mut args = vec![
-                "bundle".to_string(),
-                "init".into(),
-                copy.display().to_string(),
-                format!("--channels={joined}"),
-            ];
+            let mut args = vec![copy.display().to_string(), format!("--channels={joined}")];
             // init derives the package from the CSV name (minus .vX.Y.Z); bundles whose package
             // differs from that (or whose CSV name has no semver suffix) get --package, as their
             // authors would have to pass it.
@@ -123,14 +157,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
                 args.push(format!("--package={package}"));
                 with_package_flag.push(name.clone());
             }
-            let output = Command::cargo_bin("olmpack")
-                .expect("binary")
-                .env("NO_COLOR", "1")
-                .args(&args)
-                .output()
-                .expect("run init");
-            let code = output.status.code().unwrap_or(-1);
-            let stderr = String::from_utf8_lossy(&output.stderr);
+            let (code, stderr) = run_init(&args);
             if code != 0 && code != 1 {
                 failures.push(format!("{name}: init exited {code}: {stderr}"));
                 continue;
@@ -166,6 +193,66 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
                     if is_valid { "valid" } else { "invalid" }
                 ));
             }
+            // Idempotence on real bundles: a second run (no flags) changes no byte.
+            let before = snapshot(&copy);
+            let again = run_init(&[copy.display().to_string()]);
+            if again.0 != code || snapshot(&copy) != before {
+                failures.push(format!(
+                    "{name}: second run exited {} (first {code}) or changed files: {}",
+                    again.0, again.1
+                ));
+            }
+
+            // Existing metadata kept: init on the untouched bundle keeps every annotation with its
+            // value (it may only add the default channel when there is one channel).
+            let kept = tmp
+                .path()
+                .join(format!("{}--kept", name.replace('/', "__")));
+            copy_dir(&version, &kept);
+            let (kept_code, kept_err) = run_init(&[kept.display().to_string()]);
+            if kept_code == 2 {
+                failures.push(format!(
+                    "{name}: init on the original bundle exited 2: {kept_err}"
+                ));
+            } else if kept_code == 1 && kept_err.contains("conflict") {
+                conflicted.push(name.clone());
+            } else {
+                let after = Bundle::load(&kept).expect("load kept");
+                let labels = after.annotations_labels();
+                for (key, value) in ann.labels() {
+                    if key == keys::DEFAULT_CHANNEL && value.trim().is_empty() {
+                        continue; // an empty default channel is dropped, with a note
+                    }
+                    if labels.get(&key) != Some(&value) {
+                        failures.push(format!(
+                            "{name}: annotation {key} was {value:?}, now {:?}",
+                            labels.get(&key)
+                        ));
+                    }
+                }
+                // Every dependency the bundle declared is still declared.
+                let entries = |b: &Bundle| -> Vec<serde_json::Value> {
+                    b.dependencies
+                        .as_ref()
+                        .and_then(|d| d.root.get("dependencies"))
+                        .and_then(|l| l.as_seq())
+                        .map(|items| items.iter().map(|i| i.to_json()).collect())
+                        .unwrap_or_default()
+                };
+                let now = entries(&after);
+                for dep in entries(&original) {
+                    if !now.contains(&dep) {
+                        failures.push(format!("{name}: dependency {dep} was dropped"));
+                    }
+                }
+                let added: Vec<&String> = labels
+                    .keys()
+                    .filter(|k| !ann.labels().contains_key(*k))
+                    .collect();
+                if added.iter().any(|k| k.as_str() != keys::DEFAULT_CHANNEL) {
+                    failures.push(format!("{name}: init added annotations {added:?}"));
+                }
+            }
             checked += 1;
         }
     }
@@ -184,6 +271,11 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
         "--package passed for {} bundles whose package is not their CSV name minus the version: {}",
         with_package_flag.len(),
         with_package_flag.join(", ")
+    );
+    println!(
+        "{} bundles have core annotations init would change (so it stops without --force): {}",
+        conflicted.len(),
+        conflicted.join(", ")
     );
     assert!(checked > 0, "no corpus bundle was checked");
     assert!(
