@@ -640,3 +640,19 @@ fn an_edited_copy_in_the_output_dir_is_a_conflict() {
         fs::read(flat.join("kvstore-operator-metrics_v1_service.yaml")).expect("read")
     );
 }
+
+#[test]
+fn the_same_channels_in_another_order_are_not_a_conflict() {
+    let (_tmp, dir) = fixture("bundle-custom");
+    init(&[p(&dir)]).code(0);
+    let before = tree(&dir);
+    init(&[
+        p(&dir),
+        "--channels",
+        "fast,stable",
+        "--package",
+        "kvstore-operator",
+    ])
+    .code(0);
+    assert_eq!(tree(&dir), before);
+}

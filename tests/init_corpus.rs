@@ -214,7 +214,7 @@ fn init_regenerates_the_metadata_of_every_corpus_bundle() {
                 failures.push(format!(
                     "{name}: init on the original bundle exited 2: {kept_err}"
                 ));
-            } else if kept_code == 1 && kept_err.contains("conflict") {
+            } else if kept_code == 1 && kept_err.contains("pass --force") {
                 conflicted.push(name.clone());
             } else {
                 let after = Bundle::load(&kept).expect("load kept");

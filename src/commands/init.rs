@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> Outcome {
         return Err(Failure::with_code(
             EXIT_FINDINGS,
             format!(
-                "existing values conflict with the flags; nothing was written (pass --force to replace them):\n{}",
+                "existing content differs from what init would write; nothing was written (pass --force to replace it):\n{}",
                 conflicts_text(&plan)
             ),
         ));

@@ -540,7 +540,8 @@ impl Plan {
             (Some(flag), existing) => {
                 let list = clean_channels(flag)?;
                 match existing {
-                    Some(o) if split_channels(&o) == list => o,
+                    // Same channels in another order mean the same thing: keep the user's text.
+                    Some(o) if same_set(&split_channels(&o), &list) => o,
                     Some(o) => {
                         let new = list.join(",");
                         conflict(
@@ -627,6 +628,17 @@ fn entry(key: &str, value: &str) -> Entry {
 /// Splits a channels annotation the way opm does (commas, trimmed).
 fn split_channels(text: &str) -> Vec<String> {
     text.split(',').map(|c| c.trim().to_string()).collect()
+}
+
+/// Whether two channel lists hold the same names, in any order.
+fn same_set(a: &[String], b: &[String]) -> bool {
+    let mut a: Vec<&String> = a.iter().collect();
+    let mut b: Vec<&String> = b.iter().collect();
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
 }
 
 /// Checks `--channels`: no empty names, no spaces, no duplicates.
