@@ -109,10 +109,17 @@ fn failure(err: &ScaffoldError) -> Failure {
     Failure::usage(super::error_chain(err))
 }
 
+/// The conflicts as a diff grouped by file: a `--- file` header, then each reason as a comment
+/// followed by its `- old` / `+ new` lines.
 fn conflicts_text(plan: &Plan) -> String {
     let mut text = String::new();
+    let mut current: Option<&str> = None;
     for c in &plan.conflicts {
-        text.push_str(&format!("{} ({}):\n{}", c.file, c.reason, c.diff));
+        if current != Some(c.file.as_str()) {
+            text.push_str(&format!("--- {}\n", c.file));
+            current = Some(c.file.as_str());
+        }
+        text.push_str(&format!("# {}\n{}", c.reason, c.diff));
     }
     text
 }
