@@ -14,4 +14,5 @@ pub mod cli;
 pub mod commands;
 pub mod image;
 pub mod registry;
+pub mod scaffold;
 pub mod validate;
