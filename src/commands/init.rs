@@ -8,5 +8,7 @@ pub struct Args {}
 
 /// Runs `olmpack bundle init`.
 pub fn run(_args: &Args) -> Outcome {
-    Err(Failure::usage("olmpack bundle init is not available in this build yet"))
+    Err(Failure::usage(
+        "olmpack bundle init is not available in this build yet",
+    ))
 }

@@ -5,6 +5,7 @@
 //! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
 
 pub mod build;
+pub mod image_source;
 pub mod init;
 pub mod inspect;
 pub mod pull;
@@ -31,12 +32,18 @@ pub struct Failure {
 impl Failure {
     /// A usage or I/O failure (exit 2) with a message that says what to do.
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure { code: EXIT_USAGE, message: message.into() }
+        Failure {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
     }
 
     /// A failure with an explicit exit code, for commands whose checks failed (exit 1).
     pub fn with_code(code: u8, message: impl Into<String>) -> Self {
-        Failure { code, message: message.into() }
+        Failure {
+            code,
+            message: message.into(),
+        }
     }
 }
 

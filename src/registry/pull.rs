@@ -351,7 +351,7 @@ pub fn open_blob(
     repository: &str,
     desc: &Descriptor,
     limit: u64,
-) -> Result<VerifyingReader<reqwest::blocking::Response>, RegistryError> {
+) -> Result<VerifyingReader<Box<dyn Read>>, RegistryError> {
     if desc.size > limit {
         return Err(RegistryError::TooLarge {
             what: format!("blob {}", desc.digest),
@@ -370,7 +370,7 @@ pub fn open_blob(
         &[pull_scope(repository)],
     );
     let resp = client.expect(&req, &[200])?;
-    Ok(VerifyingReader::new(resp, desc.clone(), limit))
+    Ok(VerifyingReader::new(Box::new(resp), desc.clone(), limit))
 }
 
 /// Downloads a blob to `dest` (through `dest.partial`), verified; on any error no file is left.
