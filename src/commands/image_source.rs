@@ -45,7 +45,7 @@ pub struct RegistryArgs {
     /// Platform to pick when the reference is a multi-platform index.
     #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
     pub platform: String,
-    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
+    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
 }
@@ -79,22 +79,31 @@ impl RegistryArgs {
         Ok(opts)
     }
 
-    /// Transport options from the flags.
+    /// Transport options from the flags. `--ca-file` and `--insecure` imply HTTPS even for
+    /// loopback hosts (which otherwise get plain HTTP automatically).
     pub fn client_options(&self) -> ClientOptions {
         ClientOptions {
             plain_http: self.plain_http,
             insecure: self.insecure,
             ca_file: self.ca_file.clone(),
-            retry: RetryPolicy {
-                max_attempts: self.retries.max(1),
-                ..RetryPolicy::default()
+            retry: if self.retries == 0 {
+                RetryPolicy::default()
+            } else {
+                RetryPolicy {
+                    max_attempts: self.retries,
+                    ..RetryPolicy::default()
+                }
             },
             ..ClientOptions::default()
         }
     }
 
     /// The platform flag, parsed.
+    /// An empty value (as `Default` gives) means linux/amd64.
     pub fn platform(&self) -> Result<Platform, Failure> {
+        if self.platform.is_empty() {
+            return Ok(Platform::default());
+        }
         self.platform.parse::<Platform>().map_err(Failure::usage)
     }
 

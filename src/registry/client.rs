@@ -53,7 +53,7 @@ impl Default for ClientOptions {
     }
 }
 
-/// True for hosts crane talks plain HTTP to without being asked: `localhost`, `*.localhost`,
+/// True for hosts we (like crane) talk plain HTTP to without being asked: `localhost`, `*.localhost`,
 /// `127.0.0.0/8` and `::1`. Those never leave the machine, so TLS buys nothing there.
 pub fn is_local_host(registry: &str) -> bool {
     let host = if let Some(rest) = registry.strip_prefix('[') {
@@ -224,7 +224,10 @@ impl Client {
         } else {
             registry
         };
-        let scheme = if opts.plain_http || is_local_host(registry) {
+        // Loopback hosts get plain HTTP like crane, unless a TLS option says the user runs TLS
+        // there (a test CA or --insecure only make sense over HTTPS).
+        let tls_hint = opts.ca_file.is_some() || opts.insecure;
+        let scheme = if opts.plain_http || (is_local_host(registry) && !tls_hint) {
             "http"
         } else {
             "https"
