@@ -499,7 +499,7 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
     let work = tempfile::tempdir().expect("tmp");
     let image = support::bundle_image(work.path(), 0, "testop");
     let tag = reg.reference(REPO, "v1");
-    image_source::push_image_with(&image, &[tag.clone()], &RegistryArgs::default(), &silent())
+    image_source::push_image_with(&image, std::slice::from_ref(&tag), &RegistryArgs::default(), &silent())
         .expect("push");
     let out = std::process::Command::new("skopeo")
         .args(["inspect", "--tls-verify=false", &format!("docker://{tag}")])

@@ -351,6 +351,9 @@ pub struct EntryInfo {
     pub size: u64,
 }
 
+/// A layer's entries and the bytes of the captured files, by path.
+pub type LayerListing = (Vec<EntryInfo>, BTreeMap<String, Vec<u8>>);
+
 /// Lists a (decompressed) layer without writing anything, keeping the bytes of entries whose
 /// path `capture` selects (at most `capture_limit` bytes each).
 pub fn list_layer<R: Read>(
@@ -359,7 +362,7 @@ pub fn list_layer<R: Read>(
     limits: &Limits,
     capture: &dyn Fn(&str) -> bool,
     capture_limit: u64,
-) -> Result<(Vec<EntryInfo>, BTreeMap<String, Vec<u8>>), RegistryError> {
+) -> Result<LayerListing, RegistryError> {
     let err = |reason: String| RegistryError::Unpack {
         layer: layer.to_string(),
         reason,

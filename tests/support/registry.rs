@@ -276,10 +276,13 @@ fn parse_pairs(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Request line, lowercased headers, body.
+pub type RawRequest = (String, Vec<(String, String)>, Vec<u8>);
+
 /// Reads an HTTP request head and body (Content-Length only).
 pub fn read_request(
     stream: &mut BufReader<TcpStream>,
-) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+) -> Option<RawRequest> {
     let mut head = String::new();
     loop {
         let mut line = String::new();

@@ -118,10 +118,10 @@ fn lookup(
         .iter()
         .find(|(k, _)| normalise_key(k) == registry)
         .map(|(_, v)| v.clone());
-    if let Some(name) = helper_name {
-        if let Some(c) = helper::run_helper(&name, &helper_server(registry), registry, path)? {
-            return Ok(Some(c));
-        }
+    if let Some(name) = helper_name
+        && let Some(c) = helper::run_helper(&name, &helper_server(registry), registry, path)?
+    {
+        return Ok(Some(c));
     }
     // 2. The longest matching `auths` key.
     let full = format!("{registry}/{repository}");
