@@ -28,11 +28,21 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64, f64) {
 fn skopeo_copy(layout: &std::path::Path, tag: &str, dest: &str) -> Duration {
     let start = Instant::now();
     let out = Command::new("skopeo")
-        .args(["copy", "--quiet", "--dest-tls-verify=false", &format!("oci:{}:{tag}", layout.display()), &format!("docker://{dest}")])
+        .args([
+            "copy",
+            "--quiet",
+            "--dest-tls-verify=false",
+            &format!("oci:{}:{tag}", layout.display()),
+            &format!("docker://{dest}"),
+        ])
         .output()
         .expect("run skopeo");
     let d = start.elapsed();
-    assert!(out.status.success(), "skopeo: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "skopeo: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     d
 }
 
@@ -40,44 +50,70 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let iters: usize = std::env::var("BENCH_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
+    let iters: usize = std::env::var("BENCH_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
     let reg = support::Registry::start(support::Mode::Plain);
     let work = tempfile::tempdir().expect("tmp");
-    let opts = PushOptions { progress: Progress::Silent, ..PushOptions::default() };
+    let opts = PushOptions {
+        progress: Progress::Silent,
+        ..PushOptions::default()
+    };
     let args = RegistryArgs::default();
 
     // skopeo start-up cost, for reading the numbers below.
     let mut startup = Vec::new();
     for _ in 0..iters {
         let s = Instant::now();
-        let _ = Command::new("skopeo").arg("--version").output().expect("skopeo");
+        let _ = Command::new("skopeo")
+            .arg("--version")
+            .output()
+            .expect("skopeo");
         startup.push(s.elapsed());
     }
     let (m, _, _) = stats(startup);
     println!("skopeo process start-up (skopeo --version): median {m:.1} ms");
-    println!("{:<10} {:<8} {:<6} {:>10} {:>10} {:>10}  notes", "image", "tool", "mode", "median ms", "mean ms", "min ms");
+    println!(
+        "{:<10} {:<8} {:<6} {:>10} {:>10} {:>10}  notes",
+        "image", "tool", "mode", "median ms", "mean ms", "min ms"
+    );
 
-    for (name, extra) in [("typical", 16 * 1024), ("6MB", 6_000_000)] {
+    for (name, extra) in [("typical", 16 * 1024), ("large-6mb", 6_000_000)] {
         let dir = work.path().join(name);
         std::fs::create_dir_all(&dir).expect("mkdir");
         let image = support::bundle_image(&dir, extra, "benchop");
-        let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>() + image.config.descriptor.size;
+        let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>()
+            + image.config.descriptor.size;
         let layout = dir.join("layout");
         support::write_layout(&image, &layout, "v1");
 
-        let (mut ocold, mut owarm, mut scold, mut swarm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut ocold, mut owarm, mut scold, mut swarm) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut warm_requests = [0usize; 7];
         for i in 0..iters {
             // olmpack cold then warm
             let tag = format!("{}/bench/olm-{name}-{i}:v1", reg.host);
             let s = Instant::now();
-            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts).expect("push");
+            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
             ocold.push(s.elapsed());
-            assert!(r[0].0.blobs.iter().all(|b| b.action == BlobAction::Uploaded));
+            assert!(
+                r[0].0
+                    .blobs
+                    .iter()
+                    .all(|b| b.action == BlobAction::Uploaded)
+            );
             let s = Instant::now();
-            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts).expect("push");
+            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
             owarm.push(s.elapsed());
-            assert!(r[0].0.blobs.iter().all(|b| b.action == BlobAction::Existing));
+            assert!(
+                r[0].0
+                    .blobs
+                    .iter()
+                    .all(|b| b.action == BlobAction::Existing)
+            );
             warm_requests = r[0].1;
             // skopeo cold then warm
             let dest = format!("{}/bench/sk-{name}-{i}:v1", reg.host);
@@ -86,13 +122,25 @@ fn main() {
         }
         let [head, get, post, put, patch, _, _] = warm_requests;
         for (tool, mode, v, note) in [
-            ("olmpack", "cold", ocold, format!("{} blobs, {size} bytes", image.layers.len() + 1)),
-            ("olmpack", "warm", owarm, format!("requests: {head} HEAD, {get} GET, {post} POST, {put} PUT, {patch} PATCH")),
+            (
+                "olmpack",
+                "cold",
+                ocold,
+                format!("{} blobs, {size} bytes", image.layers.len() + 1),
+            ),
+            (
+                "olmpack",
+                "warm",
+                owarm,
+                format!("requests: {head} HEAD, {get} GET, {post} POST, {put} PUT, {patch} PATCH"),
+            ),
             ("skopeo", "cold", scold, String::new()),
             ("skopeo", "warm", swarm, String::new()),
         ] {
             let (median, mean, min) = stats(v);
-            println!("{name:<10} {tool:<8} {mode:<6} {median:>10.1} {mean:>10.1} {min:>10.1}  {note}");
+            println!(
+                "{name:<10} {tool:<8} {mode:<6} {median:>10.1} {mean:>10.1} {min:>10.1}  {note}"
+            );
         }
     }
 }

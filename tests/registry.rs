@@ -499,8 +499,13 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
     let work = tempfile::tempdir().expect("tmp");
     let image = support::bundle_image(work.path(), 0, "testop");
     let tag = reg.reference(REPO, "v1");
-    image_source::push_image_with(&image, std::slice::from_ref(&tag), &RegistryArgs::default(), &silent())
-        .expect("push");
+    image_source::push_image_with(
+        &image,
+        std::slice::from_ref(&tag),
+        &RegistryArgs::default(),
+        &silent(),
+    )
+    .expect("push");
     let out = std::process::Command::new("skopeo")
         .args(["inspect", "--tls-verify=false", &format!("docker://{tag}")])
         .output()
@@ -888,4 +893,86 @@ fn reference_errors_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("lowercase"));
     assert!(Reference::parse("127.0.0.1:5000/a:b").is_ok());
+}
+
+#[test]
+fn index_resolves_to_platform_with_a_warning_and_docker_v2s2_is_read() {
+    let reg = Registry::start(Mode::Plain);
+    let work = tempfile::tempdir().expect("tmp");
+    let image = support::bundle_image(work.path(), 0, "testop");
+    let client = fast_client(&reg.host, None, None);
+    // Push by digest only, then an index pointing at it for linux/amd64.
+    let report = push::push_image(&client, &image, REPO, &[], &silent()).expect("push");
+    let index = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.index.v1+json",
+        "manifests": [{"mediaType": image.manifest.descriptor.media_type, "digest": report.digest, "size": image.manifest.descriptor.size, "platform": {"os": "linux", "architecture": "amd64"}}],
+    });
+    let req = olmpack::registry::client::Request::new(
+        reqwest_method_put(),
+        format!("/v2/{REPO}/manifests/multi"),
+        &[],
+    )
+    .header("Content-Type", "application/vnd.oci.image.index.v1+json")
+    .body(olmpack::registry::client::Body::Bytes(
+        serde_json::to_vec(&index).expect("json"),
+    ));
+    client.expect(&req, &[201]).expect("put index");
+    let fetched =
+        image_source::fetch_bundle(&reg.reference(REPO, "multi"), &RegistryArgs::default())
+            .expect("fetch");
+    assert_eq!(fetched.digest, report.digest);
+    assert!(
+        fetched
+            .warnings
+            .iter()
+            .any(|w| w.contains("multi-platform image index") && w.contains("single manifest")),
+        "{:?}",
+        fetched.warnings
+    );
+    let arm = RegistryArgs {
+        platform: "linux/arm64".into(),
+        ..RegistryArgs::default()
+    };
+    let err =
+        image_source::fetch_bundle(&reg.reference(REPO, "multi"), &arm).expect_err("no arm64");
+    assert!(
+        err.message.contains("no manifest for platform linux/arm64"),
+        "{}",
+        err.message
+    );
+
+    // Docker v2-2: skopeo converts the layout while copying.
+    let layout = work.path().join("layout");
+    support::write_layout(&image, &layout, "v1");
+    let dest = reg.reference("olm/docker", "v1");
+    let out = std::process::Command::new("skopeo")
+        .args([
+            "copy",
+            "--format",
+            "v2s2",
+            "--dest-tls-verify=false",
+            &format!("oci:{}:v1", layout.display()),
+            &format!("docker://{dest}"),
+        ])
+        .output()
+        .expect("skopeo");
+    assert!(
+        out.status.success(),
+        "skopeo copy: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let home = work.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let v = inspect_json(&home, &dest, &[], &[]);
+    assert_eq!(
+        v["mediaType"],
+        "application/vnd.docker.distribution.manifest.v2+json"
+    );
+    let fetched = image_source::fetch_bundle(&dest, &RegistryArgs::default()).expect("fetch");
+    assert_same_files(fetched.dir.path(), 0);
+}
+
+fn reqwest_method_put() -> reqwest::Method {
+    reqwest::Method::PUT
 }

@@ -258,7 +258,7 @@ impl Client {
         let http = builder.build().map_err(|e| RegistryError::Transport {
             method: "BUILD".into(),
             url: registry.into(),
-            source: e,
+            source: e.without_url(),
         })?;
         Ok(Client {
             http,
@@ -409,7 +409,7 @@ impl Client {
                     let err = RegistryError::Transport {
                         method: req.method.to_string(),
                         url: redact_url(&url),
-                        source: e,
+                        source: e.without_url(),
                     };
                     if attempt < max && err.is_temporary() {
                         self.sleep_before_retry(attempt, None);

@@ -280,9 +280,7 @@ fn parse_pairs(q: &str) -> Vec<(String, String)> {
 pub type RawRequest = (String, Vec<(String, String)>, Vec<u8>);
 
 /// Reads an HTTP request head and body (Content-Length only).
-pub fn read_request(
-    stream: &mut BufReader<TcpStream>,
-) -> Option<RawRequest> {
+pub fn read_request(stream: &mut BufReader<TcpStream>) -> Option<RawRequest> {
     let mut head = String::new();
     loop {
         let mut line = String::new();
