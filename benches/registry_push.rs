@@ -7,7 +7,9 @@
 //! olmpack is measured in-process (library call, client built per push, as a CLI run would);
 //! skopeo is a process per copy, so its start-up cost is measured separately and reported.
 //!
-//! Run: `cargo bench --bench registry_push` (env `BENCH_ITERS`, default 7).
+//! Run: `cargo bench --bench registry_push` (env `BENCH_ITERS`, default 7). Under
+//! `cargo test --all-targets` it runs once as a smoke test. Under
+//! `cargo test --all-targets` it runs once as a smoke test.
 
 #[path = "../tests/support/registry.rs"]
 mod support;
@@ -50,10 +52,17 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let iters: usize = std::env::var("BENCH_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it, as a
+    // one-iteration smoke test.
+    let bench = std::env::args().any(|a| a == "--bench");
+    let iters: usize = if bench {
+        std::env::var("BENCH_ITERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(7)
+    } else {
+        1
+    };
     let reg = support::Registry::start(support::Mode::Plain);
     let work = tempfile::tempdir().expect("tmp");
     let opts = PushOptions {
