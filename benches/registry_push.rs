@@ -8,7 +8,6 @@
 //! skopeo is a process per copy, so its start-up cost is measured separately and reported.
 //!
 //! Run: `cargo bench --bench registry_push` (env `BENCH_ITERS`, default 7). Under
-//! `cargo test --all-targets` it runs once as a smoke test. Under
 //! `cargo test --all-targets` it runs once as a smoke test.
 
 #[path = "../tests/support/registry.rs"]
