@@ -730,6 +730,52 @@ fn altered_blob_on_pull_is_refused_and_leaves_nothing() {
 }
 
 #[test]
+fn download_cut_off_midway_is_retried() {
+    let reg = Registry::start(Mode::Plain);
+    let work = tempfile::tempdir().expect("tmp");
+    let image = support::bundle_image(work.path(), 50_000, "testop");
+    image_source::push_image_with(
+        &image,
+        &[reg.reference(REPO, "v1")],
+        &RegistryArgs::default(),
+        &silent(),
+    )
+    .expect("push");
+    let layer = image.layers[0].descriptor.digest.clone();
+    let l2 = layer.clone();
+    let cut = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c2 = cut.clone();
+    let proxy = Proxy::start(reg.port, move |s, _| {
+        if s.method == "GET"
+            && s.path.ends_with(&l2)
+            && c2.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0
+        {
+            Fault::Truncate
+        } else {
+            Fault::Pass
+        }
+    });
+    let dest = work.path().join("pulled");
+    let out = olmpack(work.path())
+        .args(["bundle", "pull", &format!("{}/{REPO}:v1", proxy.host())])
+        .arg(&dest)
+        .args(["--retries", "3"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        proxy.count("GET", &layer),
+        2,
+        "the cut download was fetched again"
+    );
+    assert_same_files(&dest, 50_000);
+}
+
+#[test]
 fn chunked_uploads_by_size_and_as_fallback() {
     let reg = Registry::start(Mode::Plain);
     let work = tempfile::tempdir().expect("tmp");

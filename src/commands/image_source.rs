@@ -277,15 +277,38 @@ impl OpenedImage {
         limits: &Limits,
     ) -> Result<unpack::Stats, RegistryError> {
         let mut stats = unpack::Stats::default();
+        // Registry layers are downloaded (verified, retried when cut off) to a temp file first
+        // so a dropped connection costs a re-download, not a failed pull.
+        let spool = match &self.access {
+            Access::Registry { .. } => Some(
+                tempfile::Builder::new()
+                    .prefix("olmpack-layers-")
+                    .tempdir()
+                    .map_err(|e| {
+                        RegistryError::io("cannot create temp dir in", std::env::temp_dir(), e)
+                    })?,
+            ),
+            Access::Local { .. } => None,
+        };
         for i in 0..self.layers.len() {
-            let mut vr = self.open_layer(i)?;
+            let desc = &self.layers[i];
+            let mut vr = match (&self.access, &spool) {
+                (Access::Registry { client, repository }, Some(dir)) => {
+                    let path = dir.path().join(format!("layer-{i}"));
+                    pull::fetch_blob_to_file(client, repository, desc, &path, MAX_LAYER_BYTES)?;
+                    let f = std::fs::File::open(&path)
+                        .map_err(|e| RegistryError::io("cannot open layer", &path, e))?;
+                    VerifyingReader::new(
+                        Box::new(f) as Box<dyn Read>,
+                        desc.clone(),
+                        MAX_LAYER_BYTES,
+                    )
+                }
+                _ => self.open_layer(i)?,
+            };
             {
-                let r = unpack::decompress(
-                    &mut vr,
-                    &self.layers[i].media_type,
-                    &self.layers[i].digest,
-                )?;
-                unpack::unpack_layer(r, root, &self.layers[i].digest, limits, &mut stats)?;
+                let r = unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
+                unpack::unpack_layer(r, root, &desc.digest, limits, &mut stats)?;
             }
             vr.finish()?;
         }

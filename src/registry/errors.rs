@@ -170,6 +170,14 @@ pub enum RegistryError {
     /// The registry broke the protocol (missing Location, unknown media type, bad JSON...).
     #[error("{0}")]
     Protocol(String),
+    /// A transfer was cut off mid-stream (connection reset, early EOF); worth retrying.
+    #[error("{what} was interrupted: {reason}")]
+    Interrupted {
+        /// What was being transferred.
+        what: String,
+        /// The I/O error.
+        reason: String,
+    },
     /// A local file could not be read or written.
     #[error("{context} {}: {source}", path.display())]
     Io {
@@ -212,6 +220,7 @@ impl RegistryError {
                     || source.is_decode()
             }
             RegistryError::Status { status, .. } => is_retryable_status(*status),
+            RegistryError::Interrupted { .. } => true,
             _ => false,
         }
     }

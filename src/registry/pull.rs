@@ -305,12 +305,7 @@ impl<R: Read> VerifyingReader<R> {
             match self.read(&mut sink) {
                 Ok(0) => break,
                 Ok(_) => {}
-                Err(e) => {
-                    return Err(RegistryError::Protocol(format!(
-                        "reading blob {}: {e}",
-                        self.expected.digest
-                    )));
-                }
+                Err(e) => return Err(read_error(&self.expected.digest, &e)),
             }
         }
         let actual = super::digest::finish(self.hasher.clone());
@@ -335,10 +330,13 @@ impl<R: Read> Read for VerifyingReader<R> {
         let n = self.inner.read(buf)?;
         self.count += n as u64;
         if self.count > self.limit || self.count > self.expected.size {
-            return Err(std::io::Error::other(format!(
-                "blob {} is larger than its descriptor size {} (or the limit {})",
-                self.expected.digest, self.expected.size, self.limit
-            )));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "blob {} is larger than its descriptor size {} (or the limit {})",
+                    self.expected.digest, self.expected.size, self.limit
+                ),
+            ));
         }
         self.hasher.update(&buf[..n]);
         Ok(n)
@@ -381,14 +379,51 @@ pub fn fetch_blob_to_file(
     dest: &Path,
     limit: u64,
 ) -> Result<(), RegistryError> {
+    // A stream cut mid-body is retried from the start with the client's policy (the partial
+    // file is discarded); a digest or size mismatch is not: the registry would serve the same.
+    let policy = client.retry_policy().clone();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match fetch_blob_once(client, repository, desc, dest, limit) {
+            Err(e) if e.is_temporary() && attempt < policy.max_attempts => {
+                client
+                    .stats
+                    .retries
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                std::thread::sleep(policy.delay(attempt, e.retry_after()));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Maps a read error of a blob stream: oversize is a protocol error, anything else (EOF,
+/// reset) an interruption worth retrying.
+pub fn read_error(digest: &str, e: &std::io::Error) -> RegistryError {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        RegistryError::Protocol(format!("downloading blob {digest}: {e}"))
+    } else {
+        RegistryError::Interrupted {
+            what: format!("download of blob {digest}"),
+            reason: e.to_string(),
+        }
+    }
+}
+
+fn fetch_blob_once(
+    client: &Client,
+    repository: &str,
+    desc: &Descriptor,
+    dest: &Path,
+    limit: u64,
+) -> Result<(), RegistryError> {
     let partial: PathBuf = dest.with_extension("partial");
     let result = (|| {
         let mut reader = open_blob(client, repository, desc, limit)?;
         let mut out = std::fs::File::create(&partial)
             .map_err(|e| RegistryError::io("cannot create", &partial, e))?;
-        std::io::copy(&mut reader, &mut out).map_err(|e| {
-            RegistryError::Protocol(format!("downloading blob {}: {e}", desc.digest))
-        })?;
+        std::io::copy(&mut reader, &mut out).map_err(|e| read_error(&desc.digest, &e))?;
         out.flush()
             .map_err(|e| RegistryError::io("cannot write", &partial, e))?;
         reader.finish()?;

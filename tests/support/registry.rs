@@ -427,6 +427,8 @@ pub enum Fault {
     Status(u16, Vec<(String, String)>),
     /// Forward, then flip the last byte of the response body.
     Corrupt,
+    /// Forward, but send only half the response body, then close.
+    Truncate,
 }
 
 /// A request as the proxy saw it.
@@ -609,6 +611,9 @@ fn handle(conn: TcpStream, upstream: u16, rule: &Rule, seen: &Mutex<Vec<Seen>>) 
         out.push_str("\r\n");
     }
     out.push_str("Connection: close\r\n\r\n");
+    if let Fault::Truncate = fault {
+        rbody.truncate(rbody.len() / 2);
+    }
     let _ = client.write_all(out.as_bytes());
     let _ = client.write_all(&rbody);
     let _ = client.flush();
