@@ -21,7 +21,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Registry flags shared by `inspect`, `pull`, `validate --image` and `build --push`.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Clone, Default, clap::Args)]
 pub struct RegistryArgs {
     /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
     #[arg(long, value_name = "USER[:PASSWORD]")]
@@ -48,6 +48,26 @@ pub struct RegistryArgs {
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+}
+
+impl std::fmt::Debug for RegistryArgs {
+    /// Written by hand so `--creds USER:PASSWORD` never reaches a debug print of the arguments.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let creds = self.creds.as_ref().map(|c| match c.split_once(':') {
+            Some((u, _)) => format!("{u}:<redacted>"),
+            None => c.clone(),
+        });
+        f.debug_struct("RegistryArgs")
+            .field("creds", &creds)
+            .field("password_stdin", &self.password_stdin)
+            .field("authfile", &self.authfile)
+            .field("ca_file", &self.ca_file)
+            .field("plain_http", &self.plain_http)
+            .field("insecure", &self.insecure)
+            .field("platform", &self.platform)
+            .field("retries", &self.retries)
+            .finish()
+    }
 }
 
 impl RegistryArgs {
@@ -632,6 +652,16 @@ pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_of_args_hides_the_password() {
+        let a = RegistryArgs {
+            creds: Some("me:s3cr3t:x".into()),
+            ..RegistryArgs::default()
+        };
+        let d = format!("{a:?}");
+        assert!(d.contains("me:<redacted>") && !d.contains("s3cr3t"), "{d}");
+    }
 
     #[test]
     fn annotations_are_read() {

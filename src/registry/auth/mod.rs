@@ -219,7 +219,7 @@ pub fn parse_creds(s: &str) -> Result<(String, Secret), RegistryError> {
     match s.split_once(':') {
         Some((u, p)) if !u.is_empty() => Ok((u.to_string(), Secret::new(p))),
         _ => Err(RegistryError::Credentials {
-            host: String::new(),
+            host: "the registry".into(),
             source_desc: "--creds".into(),
             reason: "expected USER:PASSWORD".into(),
         }),
