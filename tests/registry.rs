@@ -97,7 +97,7 @@ fn inspect_json(home: &Path, image: &str, flags: &[String], extra: &[&str]) -> s
 
 /// push (two tags), inspect (text, json, metadata-only), pull (byte-equal), fetch_bundle and
 /// label comparison, re-push (every blob skipped), as one scenario per registry mode.
-fn roundtrip(reg: &Registry) -> Image {
+fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
     let work = tempfile::tempdir().expect("tmp");
     let home = work.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
@@ -227,13 +227,37 @@ fn roundtrip(reg: &Registry) -> Image {
         (3 + challenge, 0, 2, 0, 0),
         "head, post, put, patch, retries"
     );
-    image
+    (image, work)
 }
 
 #[test]
 fn plain_http_roundtrip() {
     let reg = Registry::start(Mode::Plain);
-    roundtrip(&reg);
+    let (image, _work) = roundtrip(&reg);
+    // A mount from a repository that lacks the blobs: the registry answers 202 with an upload
+    // session, which we use (no second POST).
+    let proxy = Proxy::start(reg.port, |_, _| Fault::Pass);
+    let client = fast_client(&proxy.host(), None, None);
+    let opts = PushOptions {
+        mount_from: Some("olm/empty".into()),
+        ..silent()
+    };
+    let report =
+        push::push_image(&client, &image, "olm/fresh", &["v1".to_string()], &opts).expect("push");
+    assert!(
+        report
+            .blobs
+            .iter()
+            .all(|b| b.action == BlobAction::Uploaded),
+        "{:?}",
+        report.blobs
+    );
+    assert_eq!(proxy.count("POST", "?mount=sha256:"), 3);
+    assert_eq!(
+        proxy.count("POST", "/blobs/uploads/"),
+        3,
+        "the 202 session was used"
+    );
 }
 
 #[test]
@@ -354,6 +378,28 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
         "{stderr}"
     );
     assert!(!stderr.contains(wrong), "{stderr}");
+    // $REGISTRY_AUTH_FILE (containers auth.json format) comes before the docker config.
+    let reg_auth = work.path().join("auth.json");
+    std::fs::write(
+        &reg_auth,
+        format!(
+            r#"{{"auths":{{"{}":{{"auth":"{}"}}}}}}"#,
+            reg.host,
+            b64(&format!("{USER}:{PASSWORD}"))
+        ),
+    )
+    .expect("write");
+    let out = olmpack(home)
+        .env("REGISTRY_AUTH_FILE", &reg_auth)
+        .env("DOCKER_CONFIG", &cfg_dir)
+        .args(["bundle", "inspect", &tag, "--ca-file", &ca])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // No credentials at all.
     let out = olmpack(home)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
@@ -390,7 +436,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
 fn token_auth_roundtrip_reuses_tokens_and_mounts() {
     let reg = Registry::start(Mode::Token);
     let token = reg.token.as_ref().expect("token server");
-    let image = roundtrip(&reg);
+    let (image, _work) = roundtrip(&reg);
     let calls = token.calls();
     // The first push needed exactly one token (pull,push on the repo), reused for 3 HEADs,
     // 3 POSTs, 3 PUTs and 2 manifest PUTs.
