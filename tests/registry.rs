@@ -1068,3 +1068,47 @@ fn index_resolves_to_platform_with_a_warning_and_docker_v2s2_is_read() {
 fn reqwest_method_put() -> reqwest::Method {
     reqwest::Method::PUT
 }
+
+#[test]
+fn bundle_warnings_for_extra_files_and_a_runnable_config() {
+    let work = tempfile::tempdir().expect("tmp");
+    let ann = support::ANNOTATIONS.as_bytes();
+    let sets = vec![
+        vec![
+            ("manifests/x.yaml", &b"kind: ClusterServiceVersion\n"[..]),
+            ("auth.json", &b"{}"[..]),
+        ],
+        vec![("metadata/annotations.yaml", ann)],
+    ];
+    let image = support::image_from_layers(
+        work.path(),
+        &sets,
+        support::labels("other"),
+        serde_json::json!({"Cmd": ["/bin/sh"]}),
+    );
+    let layout = work.path().join("layout");
+    support::write_layout(&image, &layout, "v1");
+    let fetched = image_source::fetch_bundle(
+        &format!("oci:{}:v1", layout.display()),
+        &RegistryArgs::default(),
+    )
+    .expect("fetch");
+    let w = fetched.warnings.join("\n");
+    assert!(
+        w.contains("outside manifests/, metadata/ and tests/: auth.json"),
+        "{w}"
+    );
+    assert!(w.contains("Cmd [\"/bin/sh\"]"), "{w}");
+    let annotations = parse_annotations(
+        &std::fs::read_to_string(fetched.dir.path().join("metadata/annotations.yaml"))
+            .expect("read"),
+    )
+    .expect("parse");
+    let m = compare_labels(&fetched.labels, &annotations);
+    assert_eq!(m.len(), 1);
+    assert!(
+        m[0].to_string().contains("\"other\"") && m[0].to_string().contains("\"testop\""),
+        "{}",
+        m[0]
+    );
+}

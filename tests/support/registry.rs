@@ -704,10 +704,26 @@ pub fn bundle_image(dir: &Path, extra: usize, package_label: &str) -> Image {
         .filter(|(p, _)| p.starts_with("metadata/"))
         .map(|(p, d)| (p.as_str(), d.as_slice()))
         .collect();
+    image_from_layers(
+        dir,
+        &[manifests, metadata],
+        labels(package_label),
+        serde_json::json!({}),
+    )
+}
+
+/// Builds an OCI image from file sets (one gzip layer each), with `labels` and extra `config`
+/// fields (e.g. `Cmd`) merged into the config's `config` object.
+pub fn image_from_layers(
+    dir: &Path,
+    sets: &[Vec<(&str, &[u8])>],
+    labels: serde_json::Value,
+    extra_config: serde_json::Value,
+) -> Image {
     let mut layers = Vec::new();
     let mut diff_ids = Vec::new();
-    for (i, set) in [manifests, metadata].into_iter().enumerate() {
-        let gz = gzip_tar(&set);
+    for (i, set) in sets.iter().enumerate() {
+        let gz = gzip_tar(set);
         let mut dec = Vec::new();
         flate2::read::GzDecoder::new(&gz[..])
             .read_to_end(&mut dec)
@@ -724,10 +740,16 @@ pub fn bundle_image(dir: &Path, extra: usize, package_label: &str) -> Image {
             source: BlobSource::File(path),
         });
     }
+    let mut inner = serde_json::json!({"Labels": labels});
+    if let (Some(obj), Some(extra)) = (inner.as_object_mut(), extra_config.as_object()) {
+        for (k, v) in extra {
+            obj.insert(k.clone(), v.clone());
+        }
+    }
     let config = serde_json::json!({
         "architecture": "amd64",
         "os": "linux",
-        "config": {"Labels": labels(package_label)},
+        "config": inner,
         "rootfs": {"type": "layers", "diff_ids": diff_ids},
     });
     let config = serde_json::to_vec(&config).expect("config json");
