@@ -674,11 +674,14 @@ fn server_errors_and_429_are_retried() {
     let reg = Registry::start(Mode::Plain);
     let work = tempfile::tempdir().expect("tmp");
     let image = support::bundle_image(work.path(), 0, "testop");
-    // Two 500s on the first HEADs, then a 503.
-    let proxy = Proxy::start(reg.port, |s, i| {
-        if s.method == "HEAD" && i < 2 {
+    // 500s on the first two HEADs, a 503 on the first POST.
+    let heads = std::sync::atomic::AtomicUsize::new(0);
+    let posts = std::sync::atomic::AtomicUsize::new(0);
+    let proxy = Proxy::start(reg.port, move |s, _| {
+        use std::sync::atomic::Ordering::SeqCst;
+        if s.method == "HEAD" && heads.fetch_add(1, SeqCst) < 2 {
             Fault::Status(500, vec![])
-        } else if s.method == "POST" && i < 4 {
+        } else if s.method == "POST" && posts.fetch_add(1, SeqCst) < 1 {
             Fault::Status(503, vec![])
         } else {
             Fault::Pass
