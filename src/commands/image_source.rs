@@ -185,7 +185,10 @@ impl OpenedImage {
                 pull::open_blob(client, repository, &desc, MAX_LAYER_BYTES)
             }
             Access::Local { image, .. } => {
-                let blob = &image.layers[i];
+                let blob = image
+                    .layers
+                    .get(i)
+                    .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?;
                 let reader: Box<dyn Read> = match &blob.source {
                     crate::image::BlobSource::Memory(b) => {
                         Box::new(std::io::Cursor::new(b.clone()))

@@ -64,7 +64,7 @@ impl RetryPolicy {
         let exp = 2u32.saturating_pow(retry.saturating_sub(1));
         let base = self.base_delay.saturating_mul(exp).min(self.max_delay);
         let spread = base.as_secs_f64() * self.jitter * random_unit();
-        base + Duration::from_secs_f64(spread)
+        base + Duration::try_from_secs_f64(spread).unwrap_or_default()
     }
 }
 
