@@ -442,22 +442,9 @@ fn wrong_types_everywhere_never_panic() {
     // Wrong types olmpack does not report yet (operator-sdk's typed decoding rejects them; the
     // API server rejects the Service labels): only "no panic, a verdict" is checked for these
     // until src reports them. Remove an entry once it is reported.
-    const NOT_REPORTED_YET: &[&str] = &[
-        "  replaces: [x]\n",
-        "  minKubeVersion: [1, 25]\n",
-        "  keywords: {a: b}\n",
-        "  maintainers: 3\n  xmaintainers:\n",
-        "  links: true\n  xlinks:\n",
-        "  icon: abc\n  xicon:\n",
-        "    categories: {a: b}\n",
-        "    - type: [OwnNamespace]\n",
-        "      deployments: {a: b}\n      xdeployments:\n",
-        "        - name: 5\n",
-        "                containers: 5\n                xcontainers:\n",
-        "            - apiGroups: kvstore.example.com\n",
-        "  relatedImages: \"x\"\n  xrelatedImages:\n",
-        "  labels: [a]\n  xlabels:\n",
-    ];
+    // An integer where a string belongs is read as its text, as YAML-to-JSON decoding
+    // in the reference tools does for most string fields.
+    const NOT_REPORTED_YET: &[&str] = &["        - name: 5\n"];
     let mut failures = Vec::new();
     for (rel, old, new) in replacements {
         let (_t, dir) = bundle();

@@ -106,10 +106,15 @@ impl Loader {
     }
 
     fn rel(&self, path: &Path) -> String {
-        path.strip_prefix(&self.bundle.root)
+        let rel = path
+            .strip_prefix(&self.bundle.root)
             .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/")
+            .to_string_lossy();
+        if cfg!(windows) {
+            rel.replace('\\', "/")
+        } else {
+            rel.into_owned()
+        }
     }
 
     /// Classifies a directory entry; symlinks must stay inside the bundle.
@@ -407,7 +412,23 @@ impl Loader {
                     self.bundle.annotations = self.parse_annotations(&rel, &root);
                     if self.bundle.annotations.is_none() {
                         self.bundle.annotations_unparsable = true;
+                    } else if name != "annotations.yaml" {
+                        self.finding(
+                            Diagnostic::new(
+                                Rule::AnnotationsFallback,
+                                "annotations read from annotations.yml: opm accepts it, but OLM v1 reads only metadata/annotations.yaml: rename it",
+                            )
+                            .in_file(rel),
+                        );
                     }
+                } else {
+                    self.finding(
+                        Diagnostic::new(
+                            Rule::AnnotationsFallback,
+                            "ignored: metadata/annotations.yaml is the annotations file; delete this one so the two cannot disagree",
+                        )
+                        .in_file(rel),
+                    );
                 }
             } else if name.starts_with("dependencies") {
                 self.bundle
@@ -601,6 +622,19 @@ impl Loader {
             };
             if name.starts_with('.') {
                 self.hidden_file(&name, rel);
+                continue;
+            }
+            if matches!(
+                name.as_str(),
+                "auth.json" | "config.json" | ".dockerconfigjson" | ".dockercfg"
+            ) {
+                self.finding(
+                    Diagnostic::new(
+                        Rule::FileSecret,
+                        "this looks like a registry credential file; it would be published inside the bundle image: remove it and rotate the credential",
+                    )
+                    .in_file(rel),
+                );
                 continue;
             }
             let lower = name.to_ascii_lowercase();

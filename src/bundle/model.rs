@@ -53,7 +53,7 @@ pub struct Annotation {
 pub struct Annotations {
     /// File relative to the bundle root.
     pub file: String,
-    /// 1-based line of the `annotations:` key.
+    /// 1-based line where the `annotations:` mapping starts (its first entry).
     pub line: usize,
     /// Entries in file order.
     pub entries: Vec<Annotation>,

@@ -452,7 +452,7 @@ impl Builder {
                     {
                         self.duplicates.push(YamlError {
                             message: format!(
-                                "duplicate key \"{text}\" (first defined on line {first})"
+                                "duplicate key \"{text}\" at column {} (first defined on line {first})", node.col
                             ),
                             line: node.line,
                             col: node.col,

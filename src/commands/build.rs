@@ -1,8 +1,9 @@
 //! `olmpack bundle build`: validate a bundle folder, build its reproducible image, write it to an
 //! OCI layout or an archive, and print the manifest digest.
 //!
-//! Output contract: stdout holds exactly one line, `sha256:<hex> <size>` (the manifest digest and
-//! its size in bytes, like `sha256sum` puts the hash first), so
+//! Output contract: stdout holds one line, `sha256:<hex> <size>` (the manifest digest and its
+//! size in bytes, like `sha256sum` puts the hash first), then with `--push` one `REF@sha256:<hex>`
+//! line per pushed tag, so
 //! `read -r digest size < <(olmpack bundle build)` works; everything meant for humans (warnings,
 //! validation findings, where the image went) goes to stderr. `--digest-file` gets the bare
 //! digest (no newline, as buildah's and podman's `--digestfile`), written atomically.
@@ -11,6 +12,7 @@
 //! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
+use super::image_source::{RegistryArgs, push_image};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
@@ -49,9 +51,16 @@ pub struct Args {
     /// Extra image label KEY=VALUE (repeatable); may not contradict an annotation.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     pub labels: Vec<(String, String)>,
-    /// Platform recorded in the image config: OS/ARCH[/VARIANT].
-    #[arg(long, value_name = "OS/ARCH", default_value = "linux/amd64", value_parser = check::<Platform>)]
-    pub platform: String,
+    /// Push the image to every `-t REF` (a registry reference each). Without `--output`, nothing
+    /// is written locally.
+    #[arg(long)]
+    pub push: bool,
+    /// Repository to mount existing blobs from when pushing (cross-repository blob mount).
+    #[arg(long, value_name = "REPO", requires = "push")]
+    pub mount_from: Option<String>,
+    /// Registry connection flags for --push; `--platform` is the platform recorded in the image.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
     /// Also write the manifest digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
@@ -97,13 +106,27 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
 /// is anything written where the user asked. (`--push` goes after [`build_from_args`] as one more
 /// sink of `built.image`; without `--output` it should then write no local layout.)
 pub fn run(args: &Args) -> Outcome {
-    let dest: Destination = args.output.as_deref().unwrap_or(DEFAULT_OUTPUT).parse()?;
-    let names = output_names(&dest, &args.tags)?;
+    if args.push && args.tags.is_empty() {
+        return Err(Failure::usage(
+            "--push needs at least one -t REF to push to",
+        ));
+    }
+    // With --push, a local copy is written only when --output asks for one.
+    let dest: Option<Destination> = match (&args.output, args.push) {
+        (Some(out), _) => Some(out.parse()?),
+        (None, false) => Some(DEFAULT_OUTPUT.parse()?),
+        (None, true) => None,
+    };
+    let names = match &dest {
+        Some(dest) => output_names(dest, &args.tags)?,
+        None => Vec::new(),
+    };
     let built = match build_from_args(args)? {
         Ok(built) => built,
         Err(code) => return Ok(code),
     };
-    let mut stderr = std::io::stderr().lock();
+    // Not locked: the pusher reports progress on stderr from its own threads.
+    let mut stderr = std::io::stderr();
     for warning in &built.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
     }
@@ -117,31 +140,46 @@ pub fn run(args: &Args) -> Outcome {
         ),
         None => None,
     };
-    write_image(&built.image, &dest, &names)
-        .map_err(|e| Failure::usage(format!("cannot write {dest}: {}", error_chain(&e))))?;
+    let pushed = if args.push {
+        push_image(
+            &built.image,
+            &args.tags,
+            &args.registry,
+            args.mount_from.as_deref(),
+        )?
+    } else {
+        Vec::new()
+    };
+    if let Some(dest) = &dest {
+        write_image(&built.image, dest, &names)
+            .map_err(|e| Failure::usage(format!("cannot write {dest}: {}", error_chain(&e))))?;
+        let _ = writeln!(
+            stderr,
+            "wrote {} ({} layer{}, {}) as {}",
+            dest,
+            built.image.layers.len(),
+            if built.image.layers.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            manifest.media_type,
+            if names.is_empty() {
+                "(untagged)".to_string()
+            } else {
+                names.join(", ")
+            },
+        );
+    }
     if let Some(staged) = digest_file {
         staged
             .commit()
             .map_err(|e| Failure::usage(error_chain(&e)))?;
     }
-    let _ = writeln!(
-        stderr,
-        "wrote {} ({} layer{}, {}) as {}",
-        dest,
-        built.image.layers.len(),
-        if built.image.layers.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-        manifest.media_type,
-        if names.is_empty() {
-            "(untagged)".to_string()
-        } else {
-            names.join(", ")
-        },
-    );
     println!("{} {}", manifest.digest, manifest.size);
+    for reference in pushed {
+        println!("{reference}");
+    }
     Ok(EXIT_OK)
 }
 
@@ -160,7 +198,11 @@ pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
             )));
         }
     }
-    let platform: Platform = args.platform.parse()?;
+    let platform: Platform = if args.registry.platform.is_empty() {
+        Platform::default()
+    } else {
+        args.registry.platform.parse()?
+    };
     let source_date_epoch = source_date_epoch_from_env()?;
     let input = match load_and_validate(&args.dir, args.no_validate)? {
         Ok(input) => input,

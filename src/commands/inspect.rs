@@ -1,14 +1,170 @@
-//! `olmpack bundle inspect`.
+//! `olmpack bundle inspect`: digest, media type, platform, labels, layers and the files of each
+//! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
+//! `metadata/annotations.yaml` when present.
 
-use super::{Failure, Outcome};
+use super::image_source::{OpenedImage, RegistryArgs, open_image, parse_annotations};
+use super::{EXIT_OK, Failure, Outcome};
+use crate::registry::unpack::EntryInfo;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable text.
+    Text,
+    /// One JSON object.
+    Json,
+}
 
 /// Arguments of `olmpack bundle inspect`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Image: REF, oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE.
+    pub image: String,
+    /// Output format.
+    #[arg(long, short = 'o', value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Skip per-layer file lists: only the layer holding metadata/ is fetched (see docs of
+    /// `find_annotations` for how it is found).
+    #[arg(long)]
+    pub no_files: bool,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// What inspect found, shared by both renderers.
+struct Report {
+    layers: Vec<(crate::image::Descriptor, Option<Vec<EntryInfo>>)>,
+    annotations: Option<(usize, BTreeMap<String, String>)>,
+    layers_read: usize,
+}
+
+fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
+    let mut layers = Vec::new();
+    let mut annotations = None;
+    let mut layers_read = 0;
+    if no_files {
+        if let Some((i, bytes, read)) = opened.find_annotations()? {
+            annotations = Some((
+                i,
+                parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                    Failure::usage(format!("{}: metadata/annotations.yaml: {e}", opened.name))
+                })?,
+            ));
+            layers_read = read;
+        } else {
+            layers_read = opened.layers.len();
+        }
+        layers = opened.layers.iter().map(|d| (d.clone(), None)).collect();
+    } else {
+        for (i, d) in opened.layers.iter().enumerate() {
+            let (entries, captured) = opened.list_layer(i)?;
+            layers_read += 1;
+            if let Some(bytes) = captured {
+                let parsed = parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                    Failure::usage(format!("{}: metadata/annotations.yaml: {e}", opened.name))
+                })?;
+                annotations = Some((i, parsed));
+            }
+            layers.push((d.clone(), Some(entries)));
+        }
+    }
+    Ok(Report {
+        layers,
+        annotations,
+        layers_read,
+    })
+}
 
 /// Runs `olmpack bundle inspect`.
-pub fn run(_args: &Args) -> Outcome {
-    Err(Failure::usage(
-        "olmpack bundle inspect is not available in this build yet",
-    ))
+pub fn run(args: &Args) -> Outcome {
+    let opened = open_image(&args.image, &args.registry)?;
+    let report = collect(&opened, args.no_files)?;
+    let mut out = std::io::stdout().lock();
+    let res = match args.output {
+        OutputFormat::Json => render_json(&mut out, &opened, &report),
+        OutputFormat::Text => render_text(&mut out, &opened, &report),
+    };
+    match res {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(EXIT_OK),
+        Err(e) => return Err(Failure::usage(format!("cannot write output: {e}"))),
+    }
+    for w in &opened.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(EXIT_OK)
+}
+
+fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Result<()> {
+    let layers: Vec<serde_json::Value> = r
+        .layers
+        .iter()
+        .map(|(d, files)| {
+            let mut v =
+                serde_json::json!({"digest": d.digest, "size": d.size, "mediaType": d.media_type});
+            if let Some(f) = files {
+                v["files"] = serde_json::to_value(f).unwrap_or_default();
+            }
+            v
+        })
+        .collect();
+    let v = serde_json::json!({
+        "image": o.name,
+        "digest": o.digest,
+        "mediaType": o.media_type,
+        "platform": o.platform(),
+        "config": {"digest": o.config_descriptor.digest, "size": o.config_descriptor.size, "mediaType": o.config_descriptor.media_type},
+        "labels": o.labels(),
+        "layers": layers,
+        "annotations": r.annotations.as_ref().map(|(_, a)| a),
+        "annotationsLayer": r.annotations.as_ref().map(|(i, _)| i),
+        "layersRead": r.layers_read,
+        "warnings": o.warnings,
+    });
+    serde_json::to_writer_pretty(&mut *out, &v).map_err(std::io::Error::other)?;
+    writeln!(out)
+}
+
+fn render_text(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Result<()> {
+    writeln!(out, "Image:      {}", o.name)?;
+    writeln!(out, "Digest:     {}", o.digest)?;
+    writeln!(out, "Media type: {}", o.media_type)?;
+    writeln!(out, "Platform:   {}", o.platform())?;
+    let labels = o.labels();
+    writeln!(
+        out,
+        "Labels:{}",
+        if labels.is_empty() { " (none)" } else { "" }
+    )?;
+    for (k, v) in &labels {
+        writeln!(out, "  {k}={v}")?;
+    }
+    writeln!(out, "Layers:")?;
+    for (i, (d, files)) in r.layers.iter().enumerate() {
+        writeln!(
+            out,
+            "  [{i}] {} {} bytes {}",
+            d.digest, d.size, d.media_type
+        )?;
+        for f in files.iter().flatten() {
+            match f.kind {
+                "file" => writeln!(out, "      {} ({} bytes)", f.path, f.size)?,
+                "dir" => writeln!(out, "      {}", f.path)?,
+                k => writeln!(out, "      {} ({k})", f.path)?,
+            }
+        }
+    }
+    match &r.annotations {
+        Some((i, a)) => {
+            writeln!(out, "Annotations (metadata/annotations.yaml in layer {i}):")?;
+            for (k, v) in a {
+                writeln!(out, "  {k}: {v}")?;
+            }
+        }
+        None => writeln!(out, "Annotations: metadata/annotations.yaml not found")?,
+    }
+    Ok(())
 }

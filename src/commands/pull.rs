@@ -1,14 +1,81 @@
-//! `olmpack bundle pull`.
+//! `olmpack bundle pull REF DIR`: unpack a bundle image into a folder that `bundle validate` and
+//! `bundle build` accept. The folder appears atomically: layers are unpacked into a temp sibling
+//! that is renamed into place only when every digest verified and every entry was safe, so a
+//! failed pull leaves nothing behind.
 
-use super::{Failure, Outcome};
+use super::image_source::{RegistryArgs, bundle_warnings, open_image};
+use super::{EXIT_OK, Failure, Outcome};
+use crate::registry::unpack::Limits;
+use std::path::PathBuf;
 
 /// Arguments of `olmpack bundle pull`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Image: REF, oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE.
+    pub image: String,
+    /// Folder to create (must not exist, or be empty).
+    pub dir: PathBuf,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
 
 /// Runs `olmpack bundle pull`.
-pub fn run(_args: &Args) -> Outcome {
-    Err(Failure::usage(
-        "olmpack bundle pull is not available in this build yet",
-    ))
+pub fn run(args: &Args) -> Outcome {
+    let dest = &args.dir;
+    if let Ok(mut rd) = std::fs::read_dir(dest)
+        && rd.next().is_some()
+    {
+        return Err(Failure::usage(format!(
+            "{} is not empty; pull into a new or empty folder",
+            dest.display()
+        )));
+    }
+    if dest.exists() && !dest.is_dir() {
+        return Err(Failure::usage(format!(
+            "{} exists and is not a folder",
+            dest.display()
+        )));
+    }
+    let parent = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| Failure::usage(format!("cannot create {}: {e}", parent.display())))?;
+    let opened = open_image(&args.image, &args.registry)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".olmpack-pull-")
+        .tempdir_in(&parent)
+        .map_err(|e| {
+            Failure::usage(format!(
+                "cannot create a temp folder in {}: {e}",
+                parent.display()
+            ))
+        })?;
+    opened.unpack_into(tmp.path(), &Limits::default())?;
+    let warnings = bundle_warnings(&opened, tmp.path());
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755));
+    if dest.exists() {
+        std::fs::remove_dir(dest).map_err(|e| {
+            Failure::usage(format!(
+                "cannot replace empty folder {}: {e}",
+                dest.display()
+            ))
+        })?;
+    }
+    let kept = tmp.keep();
+    if let Err(e) = std::fs::rename(&kept, dest) {
+        let _ = std::fs::remove_dir_all(&kept);
+        return Err(Failure::usage(format!(
+            "cannot move the bundle into {}: {e}",
+            dest.display()
+        )));
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    println!("{}@{} -> {}", args.image, opened.digest, dest.display());
+    Ok(EXIT_OK)
 }

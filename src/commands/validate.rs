@@ -1,6 +1,7 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
+use super::image_source::{RegistryArgs, fetch_bundle};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::bundle::Bundle;
 use crate::validate::{self, Group, Options, Report, Rule, render};
@@ -34,8 +35,15 @@ pub enum ColorChoice {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Bundle folders (each holding manifests/ and metadata/). Several are checked in parallel.
-    #[arg(value_name = "DIR", required_unless_present = "list_rules")]
+    #[arg(value_name = "DIR", required_unless_present_any = ["list_rules", "image"])]
     pub dirs: Vec<PathBuf>,
+    /// Validate a bundle image instead of folders: a registry reference, or oci:PATH[:TAG],
+    /// oci-archive:FILE[:TAG], docker-archive:FILE. Adds the label-versus-annotations check.
+    #[arg(long, value_name = "REF", conflicts_with = "dirs")]
+    pub image: Option<String>,
+    /// Registry connection flags for --image.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: OutputFormat,
@@ -73,7 +81,16 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let opts = options(args)?;
-    let results = validate_dirs(&args.dirs, &opts, args.jobs);
+    let (labels, results) = match &args.image {
+        Some(reference) => {
+            let report = validate_image(reference, &args.registry, &opts)?;
+            (vec![PathBuf::from(reference)], vec![Ok(report)])
+        }
+        None => (
+            args.dirs.clone(),
+            validate_dirs(&args.dirs, &opts, args.jobs),
+        ),
+    };
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -85,7 +102,7 @@ pub fn run(args: &Args) -> Outcome {
     let mut out = stdout.lock();
     let mut reports = Vec::new();
     let mut io_failure = false;
-    for (dir, result) in args.dirs.iter().zip(results) {
+    for (dir, result) in labels.iter().zip(results) {
         match result {
             Ok(report) => {
                 io_failure |= report.has_rule(Rule::FileUnreadable);
@@ -126,17 +143,38 @@ fn write_text(
     }
     if reports.len() > 1 {
         let failed = reports.iter().filter(|r| !r.passed(strict)).count();
+        let errors: usize = reports.iter().map(Report::error_count).sum();
+        let warnings: usize = reports.iter().map(Report::warning_count).sum();
+        let s = |n: usize| if n == 1 { "" } else { "s" };
         writeln!(
             out,
-            "total: {} bundles, {} valid, {} invalid, {} errors, {} warnings",
+            "total: {} bundle{}, {} valid, {} invalid, {errors} error{}, {warnings} warning{}",
             reports.len(),
+            s(reports.len()),
             reports.len() - failed,
             failed,
-            reports.iter().map(Report::error_count).sum::<usize>(),
-            reports.iter().map(Report::warning_count).sum::<usize>()
+            s(errors),
+            s(warnings)
         )?;
     }
     Ok(())
+}
+
+/// Pulls (or opens) a bundle image, unpacks it to a temp folder, runs every folder rule, then
+/// compares its labels with its annotations and checks it looks like a bundle image.
+pub fn validate_image(
+    reference: &str,
+    registry: &RegistryArgs,
+    opts: &Options,
+) -> Result<Report, Failure> {
+    let fetched = fetch_bundle(reference, registry)?;
+    let bundle =
+        Bundle::load(fetched.dir.path()).map_err(|e| Failure::usage(super::error_chain(&e)))?;
+    let mut report = validate::validate(&bundle, opts);
+    validate::image::check_labels(&mut report, &bundle, &fetched.labels);
+    validate::image::check_shape(&mut report, &fetched.warnings);
+    report.bundle = format!("{reference} ({})", fetched.digest);
+    Ok(report)
 }
 
 /// Builds validation options from the flags.
@@ -203,7 +241,14 @@ pub fn validate_dirs(
                     let Some(dir) = dirs.get(i) else { break };
                     let result = match Bundle::load(dir) {
                         Ok(bundle) => Ok(validate::validate(&bundle, opts)),
-                        Err(e) => Err(super::error_chain(&e)),
+                        // Reported like any finding (so JSON consumers see it), mapped to exit 2.
+                        Err(e) => Ok(Report {
+                            bundle: dir.display().to_string(),
+                            diagnostics: vec![validate::Diagnostic::new(
+                                Rule::FileUnreadable,
+                                super::error_chain(&e),
+                            )],
+                        }),
                     };
                     if let Ok(mut guard) = slots.lock() {
                         guard[i] = Some(result);

@@ -316,6 +316,7 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
             crd.line_of(&["spec", "scope"]),
             format!("spec.scope \"{other}\" must be Cluster or Namespaced"),
         ),
+        None if is_v1beta1 => {} // defaulted to Namespaced
         None => invalid(ctx, spec.line, "spec.scope: Required value".into()),
     }
     let versions = crd_versions(crd);

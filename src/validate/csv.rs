@@ -128,20 +128,36 @@ fn check_csv(ctx: &mut Ctx<'_>, csv: &Object) {
         Some(v) => match v.scalar_text() {
             Some(text) => {
                 if let Err(why) = names::semver(text) {
-                    ctx.push(
-                        Diagnostic::new(Rule::CsvVersion, format!("spec.version \"{text}\" is not a semantic version: {why}"))
-                            .at(file, v.line),
-                    );
+                    // OLM parses spec.version tolerantly (a `v` prefix, missing minor/patch).
+                    let d = match parse_tolerant(text) {
+                        Some(fixed) => Diagnostic::new(
+                            Rule::CsvVersion,
+                            format!("spec.version \"{text}\" is not a strict semantic version ({why}); OLM reads it as {fixed}: write \"{fixed}\""),
+                        )
+                        .with_severity(Severity::Warning),
+                        None => Diagnostic::new(
+                            Rule::CsvVersion,
+                            format!("spec.version \"{text}\" is not a semantic version: {why}"),
+                        ),
+                    };
+                    ctx.push(d.at(file, v.line));
                 }
             }
-            None => ctx.push(Diagnostic::new(Rule::CsvVersion, "spec.version must be a string such as \"1.2.3\"").at(file, v.line)),
+            None => ctx.push(
+                Diagnostic::new(Rule::CsvVersion, "spec.version must be a string such as \"1.2.3\"")
+                    .at(file, v.line),
+            ),
         },
         None => ctx.push(
-            Diagnostic::new(Rule::CsvVersion, "spec.version is not set: OLM orders upgrades by it; set it to the bundle's semantic version")
-                .with_severity(Severity::Warning)
-                .at(file, spec.line),
+            Diagnostic::new(
+                Rule::CsvVersion,
+                "spec.version is not set: OLM orders upgrades by it; set it to the bundle's semantic version",
+            )
+            .with_severity(Severity::Warning)
+            .at(file, spec.line),
         ),
     }
+    field_types(ctx, csv);
     required_fields(ctx, csv, spec);
     install_modes(ctx, csv, spec);
     let deployments = deployments(ctx, csv, spec);
@@ -150,6 +166,157 @@ fn check_csv(ctx: &mut Ctx<'_>, csv: &Object) {
     min_kube_version(ctx, csv, spec);
     annotations(ctx, csv);
     related_images(ctx, csv, spec);
+}
+
+/// The shape a CSV field must have for OLM's typed decoding to accept it.
+#[derive(Clone, Copy)]
+enum Shape {
+    Scalar,
+    List,
+    Map,
+}
+
+/// CSV fields and their shapes; `*` walks every element of a list.
+const FIELD_SHAPES: &[(&str, Shape)] = &[
+    ("metadata.annotations", Shape::Map),
+    ("metadata.labels", Shape::Map),
+    ("spec.displayName", Shape::Scalar),
+    ("spec.description", Shape::Scalar),
+    ("spec.version", Shape::Scalar),
+    ("spec.replaces", Shape::Scalar),
+    ("spec.minKubeVersion", Shape::Scalar),
+    ("spec.maturity", Shape::Scalar),
+    ("spec.skips", Shape::List),
+    ("spec.keywords", Shape::List),
+    ("spec.keywords.*", Shape::Scalar),
+    ("spec.maintainers", Shape::List),
+    ("spec.maintainers.*", Shape::Map),
+    ("spec.links", Shape::List),
+    ("spec.links.*", Shape::Map),
+    ("spec.icon", Shape::List),
+    ("spec.icon.*", Shape::Map),
+    ("spec.provider", Shape::Map),
+    ("spec.installModes", Shape::List),
+    ("spec.installModes.*", Shape::Map),
+    ("spec.installModes.*.type", Shape::Scalar),
+    ("spec.install", Shape::Map),
+    ("spec.install.spec", Shape::Map),
+    ("spec.install.spec.deployments", Shape::List),
+    ("spec.install.spec.deployments.*", Shape::Map),
+    ("spec.install.spec.deployments.*.name", Shape::Scalar),
+    (
+        "spec.install.spec.deployments.*.spec.template.spec.containers",
+        Shape::List,
+    ),
+    ("spec.install.spec.permissions", Shape::List),
+    ("spec.install.spec.clusterPermissions", Shape::List),
+    ("spec.install.spec.permissions.*.rules", Shape::List),
+    ("spec.install.spec.clusterPermissions.*.rules", Shape::List),
+    (
+        "spec.install.spec.permissions.*.rules.*.apiGroups",
+        Shape::List,
+    ),
+    (
+        "spec.install.spec.clusterPermissions.*.rules.*.apiGroups",
+        Shape::List,
+    ),
+    (
+        "spec.install.spec.permissions.*.rules.*.resources",
+        Shape::List,
+    ),
+    (
+        "spec.install.spec.clusterPermissions.*.rules.*.resources",
+        Shape::List,
+    ),
+    ("spec.install.spec.permissions.*.rules.*.verbs", Shape::List),
+    (
+        "spec.install.spec.clusterPermissions.*.rules.*.verbs",
+        Shape::List,
+    ),
+    ("spec.customresourcedefinitions", Shape::Map),
+    ("spec.customresourcedefinitions.owned", Shape::List),
+    ("spec.customresourcedefinitions.required", Shape::List),
+    ("spec.apiservicedefinitions", Shape::Map),
+    ("spec.apiservicedefinitions.owned", Shape::List),
+    ("spec.apiservicedefinitions.required", Shape::List),
+    ("spec.webhookdefinitions", Shape::List),
+    ("spec.relatedImages", Shape::List),
+    ("spec.relatedImages.*", Shape::Map),
+    ("spec.relatedImages.*.image", Shape::Scalar),
+];
+
+/// Wrong shapes (a list where a string belongs, …) that OLM's typed decoding rejects outright.
+fn field_types(ctx: &mut Ctx<'_>, csv: &Object) {
+    for (path, shape) in FIELD_SHAPES {
+        let parts: Vec<&str> = path.split('.').collect();
+        let mut found = Vec::new();
+        collect_at(&csv.root, &parts, String::new(), &mut found);
+        for (at, node) in found {
+            if node.is_null() {
+                continue;
+            }
+            let ok = match shape {
+                Shape::Scalar => node.scalar_text().is_some(),
+                Shape::List => node.as_seq().is_some(),
+                Shape::Map => node.as_map().is_some(),
+            };
+            if !ok {
+                let want = match shape {
+                    Shape::Scalar => "a string",
+                    Shape::List => "a list",
+                    Shape::Map => "a mapping",
+                };
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvFieldType,
+                        format!("{at} must be {want}, found a {}", node.kind_name()),
+                    )
+                    .at(&csv.file, node.line),
+                );
+            }
+        }
+    }
+    // Annotation values are strings; `categories: [a, b]` is a common slip.
+    if let Some(entries) = csv
+        .root
+        .path(&["metadata", "annotations"])
+        .and_then(Node::as_map)
+    {
+        for (key, value) in entries {
+            if value.as_seq().is_some() || value.as_map().is_some() {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CsvFieldType,
+                        format!(
+                            "metadata.annotations.{} must be a string, found a {}",
+                            key.text,
+                            value.kind_name()
+                        ),
+                    )
+                    .at(&csv.file, value.line),
+                );
+            }
+        }
+    }
+}
+
+fn collect_at<'a>(node: &'a Node, parts: &[&str], at: String, out: &mut Vec<(String, &'a Node)>) {
+    let Some((first, rest)) = parts.split_first() else {
+        out.push((at, node));
+        return;
+    };
+    if *first == "*" {
+        for (i, item) in node.as_seq().unwrap_or(&[]).iter().enumerate() {
+            collect_at(item, rest, format!("{at}[{i}]"), out);
+        }
+    } else if let Some(child) = node.get(first) {
+        let at = if at.is_empty() {
+            (*first).to_string()
+        } else {
+            format!("{at}.{first}")
+        };
+        collect_at(child, rest, at, out);
+    }
 }
 
 fn required_fields(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
@@ -518,6 +685,12 @@ fn examples(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
     };
     let text = node.scalar_text().unwrap_or("").trim();
     if text.is_empty() {
+        for (group, version, kind) in &provided {
+            ctx.push(
+                Diagnostic::new(Rule::CsvExampleMissing, format!("owned API {group}/{version}, Kind={kind} has no example: alm-examples is empty"))
+                    .at(file, node.line),
+            );
+        }
         return;
     }
     let parsed: serde_json::Value = match serde_json::from_str(text) {

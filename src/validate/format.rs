@@ -15,7 +15,11 @@ const REQUIRED: [&str; 5] = [
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let bundle = ctx.bundle;
+    let already = |rule: Rule| bundle.load_findings.iter().any(|d| d.rule == rule);
     if bundle.metadata_dir.is_none() {
+        if already(Rule::MetadataMissing) {
+            return;
+        }
         ctx.push(Diagnostic::new(
             Rule::MetadataMissing,
             format!("no metadata/ folder in {}: create metadata/annotations.yaml (olmpack bundle init writes it)", bundle.root.display()),
@@ -23,7 +27,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         return;
     }
     let Some(ann) = &bundle.annotations else {
-        if !bundle.annotations_unparsable {
+        if !bundle.annotations_unparsable
+            && !bundle.metadata_path().join("annotations.yaml").is_dir()
+        {
             ctx.push(
                 Diagnostic::new(
                     Rule::AnnotationsMissing,

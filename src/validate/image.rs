@@ -4,47 +4,97 @@
 
 use super::{Diagnostic, Report, Rule};
 use crate::bundle::{Bundle, keys};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
-/// Adds `image/labels` findings: every `operators.operatorframework.io.bundle.*` key must have
-/// the same value as a label and as an annotation. Other annotations are compared too when the
-/// image carries a label of that name.
+/// The label/annotation prefix that must agree.
+pub const BUNDLE_KEY_PREFIX: &str = keys::BUNDLE_PREFIX;
+
+/// A label and annotation that disagree (or one of them is missing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelMismatch {
+    /// The key.
+    pub key: String,
+    /// The image label's value, if the label exists.
+    pub label: Option<String>,
+    /// The annotation's value, if the annotation exists.
+    pub annotation: Option<String>,
+}
+
+impl fmt::Display for LabelMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.label, &self.annotation) {
+            (Some(l), Some(a)) => write!(
+                f,
+                "{}: image label is {l:?} but metadata/annotations.yaml says {a:?} (annotations.yaml is what OLM uses: rebuild the image)",
+                self.key
+            ),
+            (None, Some(a)) => write!(
+                f,
+                "{}: metadata/annotations.yaml sets {a:?} but the image has no such label (tools that read labels, such as opm render, cannot see it)",
+                self.key
+            ),
+            (Some(l), None) => write!(
+                f,
+                "{}: the image label is {l:?} but metadata/annotations.yaml has no such key",
+                self.key
+            ),
+            (None, None) => write!(f, "{}: missing on both sides", self.key),
+        }
+    }
+}
+
+/// Compares every `operators.operatorframework.io.bundle.*` key of the image labels and the
+/// annotations (missing on either side or a different value), plus any other annotation the
+/// image also carries as a label with a different value. Sorted by key.
+pub fn compare_labels(
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+) -> Vec<LabelMismatch> {
+    let keys: BTreeSet<&String> = labels
+        .keys()
+        .chain(annotations.keys())
+        .filter(|k| {
+            k.starts_with(BUNDLE_KEY_PREFIX)
+                || (labels.contains_key(*k) && annotations.contains_key(*k))
+        })
+        .collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (l, a) = (labels.get(k), annotations.get(k));
+            let same = matches!((l, a), (Some(l), Some(a)) if l.trim() == a.trim());
+            (!same).then(|| LabelMismatch {
+                key: k.clone(),
+                label: l.cloned(),
+                annotation: a.cloned(),
+            })
+        })
+        .collect()
+}
+
+/// Adds an `image/labels` error for every mismatch between the image labels and the bundle's
+/// annotations, pointing at the annotation's line when there is one.
 pub fn check_labels(report: &mut Report, bundle: &Bundle, labels: &BTreeMap<String, String>) {
     let Some(ann) = &bundle.annotations else {
         return;
     };
-    let file = ann.file.clone();
-    for a in &ann.entries {
-        let value = a.value.trim();
-        match labels.get(&a.key) {
-            Some(label) if label.trim() == value => {}
-            Some(label) => report.diagnostics.push(
-                Diagnostic::new(
-                    Rule::ImageLabels,
-                    format!("image label {}=\"{label}\" differs from annotations.yaml \"{value}\" (annotations.yaml is what OLM uses): rebuild the image", a.key),
-                )
-                .at(&file, a.line),
-            ),
-            None if a.key.starts_with(keys::BUNDLE_PREFIX) => report.diagnostics.push(
-                Diagnostic::new(
-                    Rule::ImageLabels,
-                    format!("image has no label {} (annotations.yaml has \"{value}\"): tools that read labels (opm render, catalogs) cannot see it", a.key),
-                )
-                .at(&file, a.line),
-            ),
-            None => {}
-        }
+    for m in compare_labels(labels, &ann.labels()) {
+        let d = Diagnostic::new(Rule::ImageLabels, m.to_string());
+        let d = match ann.get(&m.key) {
+            Some(a) => d.at(&ann.file, a.line),
+            None => d.in_file(ann.file.clone()),
+        };
+        report.diagnostics.push(d);
     }
-    for (key, label) in labels {
-        if key.starts_with(keys::BUNDLE_PREFIX) && ann.get(key).is_none() {
-            report.diagnostics.push(
-                Diagnostic::new(
-                    Rule::ImageLabels,
-                    format!("image label {key}=\"{label}\" has no counterpart in annotations.yaml"),
-                )
-                .in_file(file.clone()),
-            );
-        }
+    report.sort();
+}
+
+/// Adds `image/shape` warnings (an index instead of a manifest, extra files, a runnable config).
+pub fn check_shape(report: &mut Report, warnings: &[String]) {
+    for w in warnings {
+        report
+            .diagnostics
+            .push(Diagnostic::new(Rule::ImageShape, w.clone()));
     }
     report.sort();
 }

@@ -55,6 +55,15 @@ fn dependencies(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
             );
         };
         let ty = item.get("type").and_then(Node::scalar_text).unwrap_or("");
+        if ty.is_empty() {
+            err(
+                ctx,
+                item.line,
+                "dependency has no `type` (olm.package, olm.gvk, olm.label or olm.constraint)"
+                    .into(),
+            );
+            continue;
+        }
         let Some(value) = item.get("value").filter(|v| v.as_map().is_some()) else {
             err(
                 ctx,
@@ -100,7 +109,6 @@ fn dependencies(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
                 }
             }
             "olm.constraint" => constraint(ctx, file, &format!("dependencies[{i}]"), value, 0),
-            "" => err(ctx, item.line, "dependency has no `type`".into()),
             other => err(
                 ctx,
                 item.line,

@@ -127,7 +127,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                     );
                 }
                 let key = (obj.kind.clone(), name.to_string());
-                if let Some(first) = seen.get(&key) {
+                if let Some(first) = seen.get(&key).filter(|_| !obj.is_crd()) {
                     ctx.push(
                         Diagnostic::new(
                             Rule::ObjectDuplicate,
@@ -161,6 +161,37 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
     }
     service_accounts(ctx);
+    hidden_documents(ctx);
+}
+
+/// A CSV or CRD that is not the first document of its file: OLM v0 and opm read only the first
+/// document of each file, so for them the object does not exist.
+fn hidden_documents(ctx: &mut Ctx<'_>) {
+    let objects = &ctx.bundle.objects;
+    for (i, obj) in objects.iter().enumerate() {
+        if !(obj.is_csv() || obj.is_crd()) {
+            continue;
+        }
+        let Some(first) = objects[..i].iter().find(|o| o.file == obj.file) else {
+            continue;
+        };
+        let consequence = if obj.is_csv() {
+            "for them this bundle has no CSV"
+        } else {
+            "they never install this CRD"
+        };
+        ctx.push(
+            Diagnostic::new(
+                Rule::YamlMultiDocument,
+                format!(
+                    "this {} follows a {} in the same file: OLM v0 and opm read only the first document of each file, so {consequence}; move it to a file of its own",
+                    obj.kind, first.kind
+                ),
+            )
+            .with_severity(Severity::Error)
+            .at(&obj.file, obj.line()),
+        );
+    }
 }
 
 fn name_problem(kind: &str, name: &str) -> Option<String> {
@@ -183,6 +214,25 @@ fn name_problem(kind: &str, name: &str) -> Option<String> {
 
 /// Labels and annotations as `ValidateObjectMeta` checks them.
 fn object_metadata(ctx: &mut Ctx<'_>, obj: &Object) {
+    for field in ["labels", "annotations"] {
+        if let Some(node) = obj
+            .root
+            .path(&["metadata", field])
+            .filter(|n| n.as_map().is_none() && !n.is_null())
+        {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::ObjectMetadata,
+                    format!(
+                        "{} metadata.{field} must be a mapping of strings, found a {}",
+                        obj.kind,
+                        node.kind_name()
+                    ),
+                )
+                .at(&obj.file, node.line),
+            );
+        }
+    }
     if let Some(labels) = obj
         .root
         .path(&["metadata", "labels"])

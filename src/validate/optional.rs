@@ -65,7 +65,7 @@ fn text(node: Option<&Node>) -> &str {
 
 fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
     let file = csv.file.as_str();
-    let Some(spec) = csv.root.get("spec") else {
+    let Some(spec) = csv.root.get("spec").filter(|s| s.as_map().is_some()) else {
         return;
     };
     if text(spec.path(&["provider", "name"])).is_empty() {

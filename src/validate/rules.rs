@@ -144,6 +144,7 @@ rules! {
     CsvMissing => "csv/missing", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has none.";
     CsvMultiple => "csv/multiple", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has several.";
     CsvApiVersion => "csv/api-version", Warning, Default, "A ClusterServiceVersion should use apiVersion operators.coreos.com/v1alpha1.";
+    CsvFieldType => "csv/field-type", Error, Default, "CSV fields must have the type OLM decodes them into (a list, a mapping, a string, a boolean).";
     CsvRequiredField => "csv/required-field", Error, Default, "A field the CSV schema requires is missing or has the wrong type.";
     CsvName => "csv/name", Error, Default, "metadata.name and spec.replaces must be DNS-1123 subdomains.";
     CsvVersion => "csv/version", Error, Default, "spec.version must be a semantic version.";

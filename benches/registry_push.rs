@@ -1,0 +1,154 @@
+//! Push benchmark: olmpack's registry client against `skopeo copy oci:… docker://…` of the same
+//! image, to the same local `docker-registry`, in the same run. Two images: a typical bundle
+//! (two small gzip layers) and a ~6 MB one (incompressible bytes, like the largest corpus
+//! bundle). Cold = a new repository (every blob uploaded); warm = the same repository again
+//! (every blob present: HEADs and one manifest PUT per tag).
+//!
+//! olmpack is measured in-process (library call, client built per push, as a CLI run would);
+//! skopeo is a process per copy, so its start-up cost is measured separately and reported.
+//!
+//! Run: `cargo bench --bench registry_push` (env `BENCH_ITERS`, default 7). Under
+//! `cargo test --all-targets` it runs once as a smoke test.
+
+#[path = "../tests/support/registry.rs"]
+mod support;
+
+use olmpack::commands::image_source::{self, RegistryArgs};
+use olmpack::registry::push::{BlobAction, Progress, PushOptions};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn stats(mut v: Vec<Duration>) -> (f64, f64, f64) {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let median = ms(v[v.len() / 2]);
+    let mean = v.iter().map(|d| ms(*d)).sum::<f64>() / v.len() as f64;
+    (median, mean, ms(v[0]))
+}
+
+fn skopeo_copy(layout: &std::path::Path, tag: &str, dest: &str) -> Duration {
+    let start = Instant::now();
+    let out = Command::new("skopeo")
+        .args([
+            "copy",
+            "--quiet",
+            "--dest-tls-verify=false",
+            &format!("oci:{}:{tag}", layout.display()),
+            &format!("docker://{dest}"),
+        ])
+        .output()
+        .expect("run skopeo");
+    let d = start.elapsed();
+    assert!(
+        out.status.success(),
+        "skopeo: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    d
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it, as a
+    // one-iteration smoke test.
+    let bench = std::env::args().any(|a| a == "--bench");
+    let iters: usize = if bench {
+        std::env::var("BENCH_ITERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(7)
+    } else {
+        1
+    };
+    let reg = support::Registry::start(support::Mode::Plain);
+    let work = tempfile::tempdir().expect("tmp");
+    let opts = PushOptions {
+        progress: Progress::Silent,
+        ..PushOptions::default()
+    };
+    let args = RegistryArgs::default();
+
+    // skopeo start-up cost, for reading the numbers below.
+    let mut startup = Vec::new();
+    for _ in 0..iters {
+        let s = Instant::now();
+        let _ = Command::new("skopeo")
+            .arg("--version")
+            .output()
+            .expect("skopeo");
+        startup.push(s.elapsed());
+    }
+    let (m, _, _) = stats(startup);
+    println!("skopeo process start-up (skopeo --version): median {m:.1} ms");
+    println!(
+        "{:<10} {:<8} {:<6} {:>10} {:>10} {:>10}  notes",
+        "image", "tool", "mode", "median ms", "mean ms", "min ms"
+    );
+
+    for (name, extra) in [("typical", 16 * 1024), ("large-6mb", 6_000_000)] {
+        let dir = work.path().join(name);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let image = support::bundle_image(&dir, extra, "benchop");
+        let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>()
+            + image.config.descriptor.size;
+        let layout = dir.join("layout");
+        support::write_layout(&image, &layout, "v1");
+
+        let (mut ocold, mut owarm, mut scold, mut swarm) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut warm_requests = [0usize; 7];
+        for i in 0..iters {
+            // olmpack cold then warm
+            let tag = format!("{}/bench/olm-{name}-{i}:v1", reg.host);
+            let s = Instant::now();
+            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
+            ocold.push(s.elapsed());
+            assert!(
+                r[0].0
+                    .blobs
+                    .iter()
+                    .all(|b| b.action == BlobAction::Uploaded)
+            );
+            let s = Instant::now();
+            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
+            owarm.push(s.elapsed());
+            assert!(
+                r[0].0
+                    .blobs
+                    .iter()
+                    .all(|b| b.action == BlobAction::Existing)
+            );
+            warm_requests = r[0].1;
+            // skopeo cold then warm
+            let dest = format!("{}/bench/sk-{name}-{i}:v1", reg.host);
+            scold.push(skopeo_copy(&layout, "v1", &dest));
+            swarm.push(skopeo_copy(&layout, "v1", &dest));
+        }
+        let [head, get, post, put, patch, _, _] = warm_requests;
+        for (tool, mode, v, note) in [
+            (
+                "olmpack",
+                "cold",
+                ocold,
+                format!("{} blobs, {size} bytes", image.layers.len() + 1),
+            ),
+            (
+                "olmpack",
+                "warm",
+                owarm,
+                format!("requests: {head} HEAD, {get} GET, {post} POST, {put} PUT, {patch} PATCH"),
+            ),
+            ("skopeo", "cold", scold, String::new()),
+            ("skopeo", "warm", swarm, String::new()),
+        ] {
+            let (median, mean, min) = stats(v);
+            println!(
+                "{name:<10} {tool:<8} {mode:<6} {median:>10.1} {mean:>10.1} {min:>10.1}  {note}"
+            );
+        }
+    }
+}

@@ -1,0 +1,573 @@
+//! A blocking distribution-API client for one registry host: TLS policy, authentication
+//! (anonymous, Basic, Bearer with a token cache), retries, and request counters.
+//!
+//! Authentication is lazy, as in the spec: a request goes out with whatever we know; a `401`
+//! carries the challenge, we answer it once and resend. A second `401` means the credentials
+//! are wrong and becomes [`RegistryError::AuthFailed`], which names the credential source and
+//! never the secret.
+
+use super::auth::{Credential, ResolvedCredential};
+use super::challenge;
+use super::errors::{RegistryError, is_retryable_status, parse_envelope, redact_url};
+use super::retry::{RetryPolicy, parse_retry_after};
+use super::token::{self, BearerRealm, TokenCache};
+use reqwest::Method;
+use reqwest::blocking::{RequestBuilder, Response};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// Transport settings. Defaults: TLS verified, 30 s connect timeout, 10 min per request (a large
+/// layer over a slow link must not time out; a stalled one eventually does).
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Use `http://` for every host (`--plain-http`).
+    pub plain_http: bool,
+    /// Skip TLS certificate verification (`--insecure`); HTTPS is still used.
+    pub insecure: bool,
+    /// Extra PEM root certificates (`--ca-file`), added to the system roots.
+    pub ca_file: Option<PathBuf>,
+    /// `User-Agent` header.
+    pub user_agent: String,
+    /// Time allowed for a whole request.
+    pub timeout: Duration,
+    /// Time allowed to connect.
+    pub connect_timeout: Duration,
+    /// Retry policy for temporary failures.
+    pub retry: RetryPolicy,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            plain_http: false,
+            insecure: false,
+            ca_file: None,
+            user_agent: format!("olmpack/{}", env!("CARGO_PKG_VERSION")),
+            timeout: Duration::from_secs(600),
+            connect_timeout: Duration::from_secs(30),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// True for hosts we (like crane) talk plain HTTP to without being asked: `localhost`, `*.localhost`,
+/// `127.0.0.0/8` and `::1`. Those never leave the machine, so TLS buys nothing there.
+pub fn is_local_host(registry: &str) -> bool {
+    let host = if let Some(rest) = registry.strip_prefix('[') {
+        rest.split(']').next().unwrap_or(rest)
+    } else {
+        registry.rsplit_once(':').map_or(registry, |(h, _)| h)
+    };
+    if host == "localhost" || host.ends_with(".localhost") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(v4)) => v4.is_loopback(),
+        Ok(std::net::IpAddr::V6(v6)) => v6.is_loopback(),
+        Err(_) => false,
+    }
+}
+
+/// Request counters, so tests and benchmarks can prove what a push did (a warm re-push should
+/// be a few HEADs and one manifest PUT per tag).
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// HEAD requests sent (including retries).
+    pub head: AtomicUsize,
+    /// GET requests sent.
+    pub get: AtomicUsize,
+    /// POST requests sent.
+    pub post: AtomicUsize,
+    /// PUT requests sent.
+    pub put: AtomicUsize,
+    /// PATCH requests sent.
+    pub patch: AtomicUsize,
+    /// Token requests sent.
+    pub token: AtomicUsize,
+    /// Retries performed.
+    pub retries: AtomicUsize,
+}
+
+impl Stats {
+    /// A snapshot `(head, get, post, put, patch, token, retries)`.
+    pub fn snapshot(&self) -> [usize; 7] {
+        [
+            &self.head,
+            &self.get,
+            &self.post,
+            &self.put,
+            &self.patch,
+            &self.token,
+            &self.retries,
+        ]
+        .map(|a| a.load(Ordering::Relaxed))
+    }
+}
+
+/// What the registry asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AuthState {
+    /// Nothing learnt yet: send no credentials.
+    Unknown,
+    /// Basic credentials on every request.
+    Basic,
+    /// Bearer tokens from this realm.
+    Bearer(BearerRealm),
+}
+
+/// A request body that can be replayed for a retry.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// No body.
+    Empty,
+    /// Bytes in memory (manifests, configs, small blobs).
+    Bytes(Vec<u8>),
+    /// A byte range of a file, streamed (never read whole into memory).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// First byte.
+        offset: u64,
+        /// Number of bytes.
+        len: u64,
+        /// Progress bar to advance while sending.
+        progress: Option<indicatif::ProgressBar>,
+    },
+}
+
+/// One request: method, URL (absolute, or a path starting with `/v2/`), headers, body, the
+/// token scopes it needs, and whether the client may resend it on temporary failures.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// HTTP method.
+    pub method: Method,
+    /// URL or `/v2/...` path.
+    pub url: String,
+    /// Extra headers.
+    pub headers: Vec<(&'static str, String)>,
+    /// Body.
+    pub body: Body,
+    /// Token scopes (only used under Bearer auth).
+    pub scopes: Vec<String>,
+    /// Resend on connection errors, 408, 429 and 5xx. Off for upload bodies, whose session
+    /// state is unknown after a failure: push retries those from a fresh session instead.
+    pub retry: bool,
+}
+
+impl Request {
+    /// A request with no body that may be retried.
+    pub fn new(method: Method, url: impl Into<String>, scopes: &[String]) -> Self {
+        Request {
+            method,
+            url: url.into(),
+            headers: Vec::new(),
+            body: Body::Empty,
+            scopes: scopes.to_vec(),
+            retry: true,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: Body) -> Self {
+        self.body = body;
+        self
+    }
+
+    /// Disables client-level retries.
+    pub fn no_retry(mut self) -> Self {
+        self.retry = false;
+        self
+    }
+}
+
+/// A client for one registry host.
+pub struct Client {
+    http: reqwest::blocking::Client,
+    base: String,
+    registry: String,
+    credential: ResolvedCredential,
+    retry: RetryPolicy,
+    state: Mutex<AuthState>,
+    tokens: TokenCache,
+    /// Request counters.
+    pub stats: Stats,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base)
+            .field("credential_source", &self.credential.source)
+            .finish()
+    }
+}
+
+impl Client {
+    /// Builds a client for `registry` (a reference's host, e.g. `quay.io`, `127.0.0.1:5000`;
+    /// Docker Hub is dialled at its API host) with a resolved credential.
+    pub fn new(
+        registry: &str,
+        credential: ResolvedCredential,
+        opts: &ClientOptions,
+    ) -> Result<Client, RegistryError> {
+        let api_host = if registry == super::reference::DOCKER_HUB {
+            super::reference::DOCKER_HUB_API
+        } else {
+            registry
+        };
+        // Loopback hosts get plain HTTP like crane, unless a TLS option says the user runs TLS
+        // there (a test CA or --insecure only make sense over HTTPS).
+        let tls_hint = opts.ca_file.is_some() || opts.insecure;
+        let scheme = if opts.plain_http || (is_local_host(registry) && !tls_hint) {
+            "http"
+        } else {
+            "https"
+        };
+        let mut builder = reqwest::blocking::Client::builder()
+            .user_agent(opts.user_agent.clone())
+            .timeout(opts.timeout)
+            .connect_timeout(opts.connect_timeout)
+            .danger_accept_invalid_certs(opts.insecure);
+        if let Some(ca) = &opts.ca_file {
+            let pem =
+                std::fs::read(ca).map_err(|e| RegistryError::io("cannot read --ca-file", ca, e))?;
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| RegistryError::Source {
+                    source_name: ca.display().to_string(),
+                    reason: format!("not a PEM certificate bundle: {e}"),
+                })?;
+            if certs.is_empty() {
+                return Err(RegistryError::Source {
+                    source_name: ca.display().to_string(),
+                    reason: "no certificate in the file".into(),
+                });
+            }
+            for c in certs {
+                builder = builder.add_root_certificate(c);
+            }
+        }
+        let http = builder.build().map_err(|e| RegistryError::Transport {
+            method: "BUILD".into(),
+            url: registry.into(),
+            source: e.without_url(),
+        })?;
+        Ok(Client {
+            http,
+            base: format!("{scheme}://{api_host}"),
+            registry: registry.to_string(),
+            credential,
+            retry: opts.retry.clone(),
+            state: Mutex::new(AuthState::Unknown),
+            tokens: TokenCache::default(),
+            stats: Stats::default(),
+        })
+    }
+
+    /// The registry name this client talks to.
+    pub fn registry(&self) -> &str {
+        &self.registry
+    }
+
+    /// The retry policy, shared with blob-level retries in push.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
+    }
+
+    /// Where the credential came from.
+    pub fn credential_source(&self) -> String {
+        self.credential.source.to_string()
+    }
+
+    /// Resolves a `Location` header (absolute or relative) to a full URL.
+    pub fn resolve_location(&self, location: &str) -> String {
+        if location.starts_with("http://") || location.starts_with("https://") {
+            location.to_string()
+        } else if location.starts_with('/') {
+            format!("{}{location}", self.base)
+        } else {
+            format!("{}/{location}", self.base)
+        }
+    }
+
+    fn auth_state(&self) -> AuthState {
+        self.state
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or(AuthState::Unknown)
+    }
+
+    fn set_auth_state(&self, s: AuthState) {
+        if let Ok(mut g) = self.state.lock() {
+            *g = s;
+        }
+    }
+
+    fn build(&self, req: &Request, url: &str) -> Result<RequestBuilder, RegistryError> {
+        let mut rb = self.http.request(req.method.clone(), url);
+        for (k, v) in &req.headers {
+            rb = rb.header(*k, v.as_str());
+        }
+        match self.auth_state() {
+            AuthState::Unknown => {}
+            AuthState::Basic => {
+                if let Credential::Basic { username, password } = &self.credential.credential {
+                    rb = rb.basic_auth(username, Some(password.expose()));
+                }
+            }
+            AuthState::Bearer(realm) => {
+                let tok = match self.tokens.get(&req.scopes) {
+                    Some(t) => t,
+                    None => {
+                        self.stats.token.fetch_add(1, Ordering::Relaxed);
+                        let (t, life) = token::fetch(
+                            &self.http,
+                            &realm,
+                            &req.scopes,
+                            &self.credential.credential,
+                            &self.registry,
+                            &self.credential.source.to_string(),
+                        )?;
+                        self.tokens.put(&req.scopes, t.clone(), life);
+                        t
+                    }
+                };
+                rb = rb.bearer_auth(tok.expose());
+            }
+        }
+        rb = match &req.body {
+            Body::Empty => rb,
+            Body::Bytes(b) => rb
+                .header(reqwest::header::CONTENT_LENGTH, b.len())
+                .body(b.clone()),
+            Body::File {
+                path,
+                offset,
+                len,
+                progress,
+            } => {
+                let mut f = std::fs::File::open(path)
+                    .map_err(|e| RegistryError::io("cannot open blob", path, e))?;
+                f.seek(SeekFrom::Start(*offset))
+                    .map_err(|e| RegistryError::io("cannot seek blob", path, e))?;
+                let reader = f.take(*len);
+                let body = match progress {
+                    Some(pb) => reqwest::blocking::Body::sized(pb.wrap_read(reader), *len),
+                    None => reqwest::blocking::Body::sized(reader, *len),
+                };
+                rb.header(reqwest::header::CONTENT_LENGTH, *len).body(body)
+            }
+        };
+        Ok(rb)
+    }
+
+    fn count(&self, m: &Method) {
+        let c = match *m {
+            Method::HEAD => &self.stats.head,
+            Method::GET => &self.stats.get,
+            Method::POST => &self.stats.post,
+            Method::PUT => &self.stats.put,
+            Method::PATCH => &self.stats.patch,
+            _ => return,
+        };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Sends a request, answering one auth challenge and retrying temporary failures per the
+    /// policy. Returns the response for any status except 401 (→ `AuthFailed`) and retryable
+    /// statuses once attempts are exhausted (→ `Status`); callers check the status they expect
+    /// with [`Client::expect`].
+    pub fn send(&self, req: &Request) -> Result<Response, RegistryError> {
+        let url = if req.url.starts_with("http://") || req.url.starts_with("https://") {
+            req.url.clone()
+        } else {
+            format!("{}{}", self.base, req.url)
+        };
+        let max = if req.retry {
+            self.retry.max_attempts.max(1)
+        } else {
+            1
+        };
+        let mut attempt = 0;
+        let mut challenged = false;
+        loop {
+            attempt += 1;
+            self.count(&req.method);
+            let rb = self.build(req, &url)?;
+            let result = rb.send();
+            let response = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    let err = RegistryError::Transport {
+                        method: req.method.to_string(),
+                        url: redact_url(&url),
+                        source: e.without_url(),
+                    };
+                    if attempt < max && err.is_temporary() {
+                        self.sleep_before_retry(attempt, None);
+                        continue;
+                    }
+                    return Err(err);
+                }
+            };
+            let status = response.status().as_u16();
+            if status == 401 {
+                let header = response
+                    .headers()
+                    .get(reqwest::header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                let before = self.auth_state();
+                if !challenged {
+                    challenged = true;
+                    let next = header.as_deref().and_then(challenge::pick).and_then(|c| {
+                        match c.scheme.as_str() {
+                            "bearer" => c.param("realm").map(|realm| {
+                                AuthState::Bearer(BearerRealm {
+                                    realm: realm.to_string(),
+                                    service: c.param("service").map(str::to_string),
+                                })
+                            }),
+                            "basic" => Some(AuthState::Basic),
+                            _ => None,
+                        }
+                    });
+                    if let Some(next) = next {
+                        let usable = match (&next, &self.credential.credential) {
+                            (AuthState::Basic, Credential::Basic { .. }) => true,
+                            (AuthState::Basic, _) => false,
+                            (AuthState::Bearer(_), _) => true,
+                            _ => false,
+                        };
+                        if usable && (next != before || matches!(next, AuthState::Bearer(_))) {
+                            self.tokens.forget(&req.scopes);
+                            self.set_auth_state(next);
+                            attempt -= 1; // answering a challenge is not a retry
+                            continue;
+                        }
+                    }
+                }
+                let errors = parse_envelope(&read_capped(response, 64 * 1024));
+                let detail = match errors.first() {
+                    Some(e) => format!("HTTP 401 {}: {}", e.code, e.message),
+                    None => "HTTP 401".to_string(),
+                };
+                return Err(RegistryError::AuthFailed {
+                    host: self.registry.clone(),
+                    source_desc: self.credential.source.to_string(),
+                    detail,
+                });
+            }
+            if is_retryable_status(status) {
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| parse_retry_after(v, SystemTime::now()));
+                if attempt < max {
+                    drop(response);
+                    self.sleep_before_retry(attempt, retry_after);
+                    continue;
+                }
+                return Err(self.status_error(&req.method, &url, response));
+            }
+            return Ok(response);
+        }
+    }
+
+    fn sleep_before_retry(&self, attempt: u32, retry_after: Option<Duration>) {
+        self.stats.retries.fetch_add(1, Ordering::Relaxed);
+        std::thread::sleep(self.retry.delay(attempt, retry_after));
+    }
+
+    /// Turns an unexpected response into a [`RegistryError::Status`] with the parsed envelope.
+    pub fn status_error(&self, method: &Method, url: &str, response: Response) -> RegistryError {
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let body = read_capped(response, 64 * 1024);
+        RegistryError::Status {
+            method: method.to_string(),
+            url: redact_url(url),
+            status,
+            errors: parse_envelope(&body),
+            retry_after,
+        }
+    }
+
+    /// Sends and checks the status is one of `ok`; anything else becomes an error.
+    pub fn expect(&self, req: &Request, ok: &[u16]) -> Result<Response, RegistryError> {
+        let resp = self.send(req)?;
+        if ok.contains(&resp.status().as_u16()) {
+            Ok(resp)
+        } else {
+            let url = if req.url.starts_with("http") {
+                req.url.clone()
+            } else {
+                format!("{}{}", self.base, req.url)
+            };
+            Err(self.status_error(&req.method, &url, resp))
+        }
+    }
+}
+
+/// Reads at most `cap` bytes of a response body (error bodies only; never trusted to be small).
+pub fn read_capped(response: Response, cap: u64) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = response.take(cap).read_to_end(&mut buf);
+    buf
+}
+
+/// A response header as a string.
+pub fn header(response: &Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// Checks a path exists (helper shared by sources that take file paths).
+pub fn require_file(path: &Path) -> Result<(), RegistryError> {
+    std::fs::metadata(path)
+        .map(|_| ())
+        .map_err(|e| RegistryError::io("cannot read", path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts_use_plain_http() {
+        for h in [
+            "localhost",
+            "localhost:5000",
+            "reg.localhost:1",
+            "127.0.0.1:5000",
+            "127.1.2.3",
+            "[::1]:5000",
+        ] {
+            assert!(is_local_host(h), "{h}");
+        }
+        for h in [
+            "quay.io",
+            "10.0.0.1:5000",
+            "localhost.example.com",
+            "[2001:db8::1]:5000",
+        ] {
+            assert!(!is_local_host(h), "{h}");
+        }
+    }
+}

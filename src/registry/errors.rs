@@ -1,0 +1,305 @@
+//! Registry errors as data: the method, a redacted URL, the status and the spec's error envelope
+//! are kept as fields (not pre-formatted strings) so callers can decide what to retry and what to
+//! print. The retry loop only asks [`RegistryError::is_temporary`].
+
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One entry of the distribution spec's error envelope `{"errors":[{code,message,detail}]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct EnvelopeError {
+    /// Spec code such as `BLOB_UNKNOWN`, `DIGEST_INVALID`, `UNAUTHORIZED`, `TOOMANYREQUESTS`.
+    #[serde(default)]
+    pub code: String,
+    /// Human text from the registry.
+    #[serde(default)]
+    pub message: String,
+    /// Free-form detail, kept as compact JSON text (registries put objects and strings here).
+    #[serde(default, deserialize_with = "detail_as_text")]
+    pub detail: Option<String>,
+}
+
+fn detail_as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(match value {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    })
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    errors: Vec<EnvelopeError>,
+}
+
+/// Parses a response body as the spec's error envelope; bodies that are not one give an empty
+/// list (proxies and load balancers answer with HTML).
+pub fn parse_envelope(body: &[u8]) -> Vec<EnvelopeError> {
+    serde_json::from_slice::<Envelope>(body)
+        .map(|e| e.errors)
+        .unwrap_or_default()
+}
+
+/// Renders parsed envelope errors as `CODE: message (detail)`, joined by `; `.
+fn render_errors(errors: &[EnvelopeError]) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            let mut s = if e.code.is_empty() {
+                e.message.clone()
+            } else {
+                format!("{}: {}", e.code, e.message)
+            };
+            if let Some(d) = &e.detail {
+                s.push_str(&format!(" ({d})"));
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Removes the query string and any user-info from a URL before it is stored in an error: upload
+/// session URLs carry state tokens and some registries sign their redirects.
+pub fn redact_url(url: &str) -> String {
+    let (base, had_query) = match url.split_once('?') {
+        Some((b, _)) => (b, true),
+        None => (url, false),
+    };
+    let base = match base.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => base.to_string(),
+    };
+    if had_query {
+        format!("{base}?<redacted>")
+    } else {
+        base
+    }
+}
+
+/// Everything that can go wrong talking to a registry or reading an image.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The image reference does not follow the distribution grammar.
+    #[error("invalid image reference {input:?}: {reason}")]
+    InvalidReference {
+        /// What the user typed.
+        input: String,
+        /// Which rule it broke.
+        reason: String,
+    },
+    /// The HTTP request could not be sent or its response not read (DNS, TCP, TLS, timeout).
+    #[error("{method} {url}: {source}")]
+    Transport {
+        /// HTTP method.
+        method: String,
+        /// Redacted URL.
+        url: String,
+        /// The underlying error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The registry answered with a status the operation did not expect.
+    #[error("{method} {url}: HTTP {status}{}", if errors.is_empty() { String::new() } else { format!(": {}", render_errors(errors)) })]
+    Status {
+        /// HTTP method.
+        method: String,
+        /// Redacted URL.
+        url: String,
+        /// HTTP status code.
+        status: u16,
+        /// Parsed error envelope (empty when the body was not one).
+        errors: Vec<EnvelopeError>,
+        /// `Retry-After` as a delay, when the registry sent one.
+        retry_after: Option<Duration>,
+    },
+    /// The registry (or its token service) refused the credentials.
+    #[error("authentication failed for {host}: check credentials (source: {source_desc}){}", if detail.is_empty() { String::new() } else { format!(": {detail}") })]
+    AuthFailed {
+        /// Registry host.
+        host: String,
+        /// Where the credentials came from, for the user to know what to fix.
+        source_desc: String,
+        /// HTTP status and registry message, never the secret.
+        detail: String,
+    },
+    /// Credentials could not be read (unreadable auth file, failing credential helper).
+    #[error("cannot read credentials for {host} from {source_desc}: {reason}")]
+    Credentials {
+        /// Registry host.
+        host: String,
+        /// Which file or helper.
+        source_desc: String,
+        /// What went wrong (never contains the secret).
+        reason: String,
+    },
+    /// The token service answered but its response cannot be used.
+    #[error("token service {realm} for {host}: {reason}")]
+    Token {
+        /// Registry host.
+        host: String,
+        /// Redacted realm URL.
+        realm: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Content bytes do not hash to the digest that names them.
+    #[error("digest mismatch for {expected}: the content received hashes to {actual}; refusing it")]
+    DigestMismatch {
+        /// The digest the manifest (or reference) promised.
+        expected: String,
+        /// The digest of the bytes actually received.
+        actual: String,
+    },
+    /// Content is bigger than its descriptor says or than a safety limit allows.
+    #[error("{what} is too large: more than {limit} bytes")]
+    TooLarge {
+        /// What was being read.
+        what: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The registry broke the protocol (missing Location, unknown media type, bad JSON...).
+    #[error("{0}")]
+    Protocol(String),
+    /// A transfer was cut off mid-stream (connection reset, early EOF); worth retrying.
+    #[error("{what} was interrupted: {reason}")]
+    Interrupted {
+        /// What was being transferred.
+        what: String,
+        /// The I/O error.
+        reason: String,
+    },
+    /// A local file could not be read or written.
+    #[error("{context} {}: {source}", path.display())]
+    Io {
+        /// What we were doing.
+        context: &'static str,
+        /// Which file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A layer tar cannot be unpacked safely.
+    #[error("unsafe or invalid layer {layer}: {reason}")]
+    Unpack {
+        /// The layer digest.
+        layer: String,
+        /// What was refused.
+        reason: String,
+    },
+    /// An image source string or local image could not be used.
+    #[error("image source {source_name}: {reason}")]
+    Source {
+        /// The source as typed.
+        source_name: String,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl RegistryError {
+    /// True for errors worth retrying: connection problems, timeouts, 408, 429 and 500/502/503/504.
+    /// Everything else (auth, 4xx, digest mismatch) fails at once: retrying cannot fix it.
+    pub fn is_temporary(&self) -> bool {
+        match self {
+            RegistryError::Transport { source, .. } => {
+                source.is_connect()
+                    || source.is_timeout()
+                    || source.is_request()
+                    || source.is_body()
+                    || source.is_decode()
+            }
+            RegistryError::Status { status, .. } => is_retryable_status(*status),
+            RegistryError::Interrupted { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// The `Retry-After` delay the registry asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            RegistryError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The HTTP status code when the error came from a response.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            RegistryError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn io(
+        context: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        RegistryError::Io {
+            context,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Statuses retried by every mainstream client (crane, oras): request timeout, too many
+/// requests and the gateway-style server errors. 501 and 505 are permanent.
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_with_missing_fields_and_object_detail() {
+        let body = br#"{"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry","detail":{"digest":"sha256:ab"}},{"code":"TOOMANYREQUESTS"}]}"#;
+        let errs = parse_envelope(body);
+        assert_eq!(errs.len(), 2);
+        assert_eq!(errs[0].code, "BLOB_UNKNOWN");
+        assert_eq!(errs[0].detail.as_deref(), Some(r#"{"digest":"sha256:ab"}"#));
+        assert_eq!(errs[1].message, "");
+        assert!(parse_envelope(b"<html>bad gateway</html>").is_empty());
+    }
+
+    #[test]
+    fn urls_are_redacted() {
+        assert_eq!(
+            redact_url("http://127.0.0.1:5000/v2/a/blobs/uploads/uuid?_state=SECRET&digest=x"),
+            "http://127.0.0.1:5000/v2/a/blobs/uploads/uuid?<redacted>"
+        );
+        assert_eq!(redact_url("https://user:pw@host/v2/"), "https://host/v2/");
+        assert_eq!(redact_url("https://host/v2/"), "https://host/v2/");
+    }
+
+    #[test]
+    fn status_error_renders_envelope() {
+        let e = RegistryError::Status {
+            method: "PUT".into(),
+            url: "http://h/v2/x".into(),
+            status: 400,
+            errors: parse_envelope(
+                br#"{"errors":[{"code":"DIGEST_INVALID","message":"digest did not match"}]}"#,
+            ),
+            retry_after: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "PUT http://h/v2/x: HTTP 400: DIGEST_INVALID: digest did not match"
+        );
+        assert!(!e.is_temporary());
+    }
+}
