@@ -124,7 +124,9 @@ impl RegistryArgs {
         if self.platform.is_empty() {
             return Ok(Platform::default());
         }
-        self.platform.parse::<Platform>().map_err(Failure::usage)
+        self.platform
+            .parse::<Platform>()
+            .map_err(|e| Failure::usage(e.to_string()))
     }
 
     /// A client for `reference`'s registry with its resolved credential.

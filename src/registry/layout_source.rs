@@ -40,28 +40,19 @@ impl Source {
     /// Parses `oci:…`, `oci-archive:…` or `docker-archive:…`; `None` for anything else (a
     /// registry reference).
     pub fn parse(s: &str) -> Option<Source> {
-        let split = |rest: &str| -> (PathBuf, Option<String>) {
-            // PATH may itself contain ':' only if a TAG follows; take the last ':' as the tag
-            // separator when what follows looks like a tag (no '/').
-            match rest.rsplit_once(':') {
-                Some((p, t)) if !t.is_empty() && !t.contains('/') && !p.is_empty() => {
-                    (PathBuf::from(p), Some(t.to_string()))
-                }
-                _ => (PathBuf::from(rest), None),
-            }
-        };
-        if let Some(rest) = s.strip_prefix("oci:") {
-            let (path, tag) = split(rest);
-            Some(Source::OciLayout { path, tag })
-        } else if let Some(rest) = s.strip_prefix("oci-archive:") {
-            let (path, tag) = split(rest);
-            Some(Source::OciArchive { path, tag })
-        } else {
-            s.strip_prefix("docker-archive:")
-                .map(|rest| Source::DockerArchive {
-                    path: PathBuf::from(rest),
-                })
+        // One grammar for reading and writing (`bundle build --output`), so a destination that
+        // was written can always be read back with the same string.
+        if !["oci:", "oci-archive:", "docker-archive:"]
+            .iter()
+            .any(|p| s.starts_with(p))
+        {
+            return None;
         }
+        Some(match s.parse::<crate::image::Destination>().ok()? {
+            crate::image::Destination::OciLayout { path, tag } => Source::OciLayout { path, tag },
+            crate::image::Destination::OciArchive { path, tag } => Source::OciArchive { path, tag },
+            crate::image::Destination::DockerArchive { path, .. } => Source::DockerArchive { path },
+        })
     }
 }
 

@@ -25,59 +25,9 @@ pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list
 /// Manifests are small; anything bigger is refused before it is read (the spec suggests 4 MiB).
 pub const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 
-/// `os/architecture[/variant]`, used to pick a manifest out of an index.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Platform {
-    /// e.g. `linux`.
-    pub os: String,
-    /// e.g. `amd64`.
-    pub architecture: String,
-    /// e.g. `v8`.
-    pub variant: Option<String>,
-}
-
-impl Default for Platform {
-    /// `linux/amd64`: what OLM clusters run and what bundle images are labelled as.
-    fn default() -> Self {
-        Platform {
-            os: "linux".into(),
-            architecture: "amd64".into(),
-            variant: None,
-        }
-    }
-}
-
-impl std::str::FromStr for Platform {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let parts: Vec<&str> = s.split('/').collect();
-        match parts.as_slice() {
-            [os, arch] if !os.is_empty() && !arch.is_empty() => Ok(Platform {
-                os: (*os).into(),
-                architecture: (*arch).into(),
-                variant: None,
-            }),
-            [os, arch, v] if !os.is_empty() && !arch.is_empty() && !v.is_empty() => Ok(Platform {
-                os: (*os).into(),
-                architecture: (*arch).into(),
-                variant: Some((*v).into()),
-            }),
-            _ => Err(format!(
-                "invalid platform {s:?}: expected OS/ARCH[/VARIANT], e.g. linux/amd64"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Platform {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.os, self.architecture)?;
-        if let Some(v) = &self.variant {
-            write!(f, "/{v}")?;
-        }
-        Ok(())
-    }
-}
+/// `os/architecture[/variant]`, used to pick a manifest out of an index: the same type the
+/// builder records in the config, so `--platform` means one thing everywhere.
+pub use crate::image::Platform;
 
 #[derive(Deserialize)]
 struct RawDescriptor {

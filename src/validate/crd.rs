@@ -182,11 +182,7 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
     let is_v1beta1 = crd.api_version == "apiextensions.k8s.io/v1beta1";
     if is_v1beta1 {
         let removed = semver::Version::new(1, 22, 0);
-        let target = ctx
-            .opts
-            .k8s_version
-            .clone()
-            .or_else(|| min_kube_version(ctx));
+        let target = ctx.target_kube_version();
         let severity = match target {
             Some(t) if t >= removed => Severity::Error,
             _ => Severity::Warning,
@@ -495,15 +491,6 @@ fn csv_has_conversion_webhook(csv: &Object, crd_name: &str) -> bool {
 
 fn is_kind_name(kind: &str) -> bool {
     names::dns1035_label(&kind.to_ascii_lowercase()).is_ok()
-}
-
-fn min_kube_version(ctx: &Ctx<'_>) -> Option<semver::Version> {
-    let csv = ctx.bundle.csv()?;
-    let text = csv
-        .root
-        .path(&["spec", "minKubeVersion"])
-        .and_then(Node::scalar_text)?;
-    super::csv::parse_tolerant(text)
 }
 
 /// v1beta1 only: identical per-version schemas, subresources or printer columns must be written

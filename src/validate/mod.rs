@@ -47,6 +47,19 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The Kubernetes version removed APIs are judged against: `--k8s-version`, else the CSV's
+    /// `spec.minKubeVersion` (read tolerantly, as operator-framework/api does here).
+    pub fn target_kube_version(&self) -> Option<semver::Version> {
+        self.opts.k8s_version.clone().or_else(|| {
+            let csv = self.bundle.csv()?;
+            let text = csv
+                .root
+                .path(&["spec", "minKubeVersion"])
+                .and_then(crate::bundle::yaml::Node::scalar_text)?;
+            csv::parse_tolerant(text)
+        })
+    }
+
     /// Records a finding, unless its rule's group was not selected.
     pub fn push(&mut self, d: Diagnostic) {
         if self.opts.selected(d.rule.group()) {

@@ -110,130 +110,16 @@ pub fn qualified_name(key: &str) -> Result<(), String> {
     })
 }
 
-/// Checks an image pullspec the way docker/distribution's `ParseNormalizedNamed` does:
-/// `[host[:port]/]path[:tag][@algo:hex]`, lowercase path components, tag up to 128 characters.
+/// Checks an image pullspec the way docker/distribution's `ParseNormalizedNamed` does
+/// (`[host[:port]/]path[:tag][@algo:hex]`, lowercase path), with the same parser the registry
+/// client uses for `-t` and `--image`.
 pub fn image_pullspec(image: &str) -> Result<(), String> {
-    if image.is_empty() {
-        return Err("empty image reference".into());
-    }
     if image.trim() != image {
         return Err("image reference has surrounding white space".into());
     }
-    let (rest, digest) = match image.split_once('@') {
-        Some((r, d)) => (r, Some(d)),
-        None => (image, None),
-    };
-    if let Some(d) = digest {
-        let (algo, hex) = d.split_once(':').ok_or("digest must be algorithm:hex")?;
-        if algo.is_empty()
-            || !algo.bytes().all(|c| {
-                c.is_ascii_lowercase()
-                    || c.is_ascii_digit()
-                    || matches!(c, b'+' | b'.' | b'_' | b'-')
-            })
-        {
-            return Err(format!("invalid digest algorithm \"{algo}\""));
-        }
-        let hex_ok = hex.len() >= 32
-            && hex
-                .bytes()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
-        if !hex_ok || (algo == "sha256" && hex.len() != 64) {
-            return Err(format!("invalid {algo} digest \"{hex}\""));
-        }
-    }
-    // A tag is after the last ':' that follows the last '/'.
-    let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
-    let (name, tag) = match rest[last_slash..].rfind(':') {
-        Some(i) => (&rest[..last_slash + i], Some(&rest[last_slash + i + 1..])),
-        None => (rest, None),
-    };
-    if let Some(tag) = tag {
-        let b = tag.as_bytes();
-        let ok = !b.is_empty()
-            && b.len() <= 128
-            && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
-            && b.iter()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
-        if !ok {
-            return Err(format!("invalid tag \"{tag}\""));
-        }
-    }
-    let mut parts: Vec<&str> = name.split('/').collect();
-    if parts.len() > 1 {
-        let first = parts[0];
-        if first.contains('.')
-            || first.contains(':')
-            || first == "localhost"
-            || first.chars().any(|c| c.is_ascii_uppercase())
-        {
-            let (host, port) = match first.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (first, None),
-            };
-            let host_ok = !host.is_empty()
-                && host.split('.').all(|l| {
-                    !l.is_empty()
-                        && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
-                        && !l.starts_with('-')
-                        && !l.ends_with('-')
-                });
-            let host_ok = host_ok || (host.starts_with('[') && host.ends_with(']'));
-            if !host_ok {
-                return Err(format!("invalid registry host \"{first}\""));
-            }
-            if let Some(port) = port
-                && (port.is_empty() || !port.bytes().all(|c| c.is_ascii_digit()))
-            {
-                return Err(format!("invalid registry port in \"{first}\""));
-            }
-            parts.remove(0);
-        }
-    }
-    if parts.is_empty() {
-        return Err("image reference has no repository".into());
-    }
-    for part in parts {
-        if !is_path_component(part) {
-            if part.chars().any(|c| c.is_ascii_uppercase()) {
-                return Err(format!("repository name must be lowercase (\"{part}\")"));
-            }
-            return Err(format!("invalid repository path component \"{part}\""));
-        }
-    }
-    if name.len() > 255 {
-        return Err("repository name must not be more than 255 characters".into());
-    }
-    Ok(())
-}
-
-/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`
-fn is_path_component(part: &str) -> bool {
-    let b = part.as_bytes();
-    if b.is_empty() || !is_alnum_lower(b[0]) || !is_alnum_lower(b[b.len() - 1]) {
-        return false;
-    }
-    let mut i = 0;
-    while i < b.len() {
-        if is_alnum_lower(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && !is_alnum_lower(b[i]) {
-            i += 1;
-        }
-        let sep = &part[start..i];
-        let ok = sep == "." || sep == "_" || sep == "__" || sep.bytes().all(|c| c == b'-');
-        if !ok {
-            return false;
-        }
-    }
-    true
-}
-
-fn is_alnum_lower(c: u8) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
+    crate::registry::Reference::parse(image)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Parses a strict semantic version (no `v` prefix, no leading zeros), as blang's `Parse` does.

@@ -346,14 +346,7 @@ fn deprecated_api(ctx: &mut Ctx<'_>, obj: &Object) {
         return;
     };
     let removed = semver::Version::new(1, minor, 0);
-    let target = ctx.opts.k8s_version.clone().or_else(|| {
-        let csv = ctx.bundle.csv()?;
-        let text = csv
-            .root
-            .path(&["spec", "minKubeVersion"])
-            .and_then(Node::scalar_text)?;
-        super::csv::parse_tolerant(text)
-    });
+    let target = ctx.target_kube_version();
     let severity = match target {
         Some(t) if t >= removed => Severity::Error,
         _ => Severity::Warning,
