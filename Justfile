@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build
+bench: bench-validate bench-build bench-push
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -19,6 +19,10 @@ bench-validate:
 # Bundle build speed vs tar|gzip -6 and peak memory (largest corpus bundle, synthetic 50 MB).
 bench-build:
     cargo bench --bench build
+
+# Push to a local registry, cold and warm, against `skopeo copy` of the same image.
+bench-push:
+    cargo bench --bench registry_push
 
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
