@@ -1,8 +1,9 @@
 //! Push benchmark: olmpack's registry client against `skopeo copy oci:… docker://…` of the same
-//! image, to the same local `docker-registry`, in the same run. Two images: a typical bundle
-//! (two small gzip layers) and a ~6 MB one (incompressible bytes, like the largest corpus
-//! bundle). Cold = a new repository (every blob uploaded); warm = the same repository again
-//! (every blob present: HEADs and one manifest PUT per tag).
+//! image, to the same local `docker-registry`, in the same run. Two bundles, built by olmpack:
+//! the testdata bundle (typical) and the largest corpus bundle. Rows: olmpack push only (the same
+//! work as skopeo copy), olmpack build + push (`b+`), and skopeo. Cold = a new repository (every
+//! blob uploaded); warm = the same repository again (every blob present: HEADs and one manifest
+//! PUT per tag).
 //!
 //! olmpack is measured in-process (library call, client built per push, as a CLI run would);
 //! skopeo is a process per copy, so its start-up cost is measured separately and reported.
@@ -87,24 +88,76 @@ fn main() {
         "image", "tool", "mode", "median ms", "mean ms", "min ms"
     );
 
-    for (name, extra) in [("typical", 16 * 1024), ("large-6mb", 6_000_000)] {
+    // The bundles the issue names: a typical one (the testdata bundle) and the largest corpus
+    // bundle, built by olmpack; olmpack's timings are build + push, skopeo copies the same image
+    // from an OCI layout.
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let corpus = std::env::var_os("OLMPACK_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"));
+    let mut bundles = vec![("typical", root.join("testdata/bundles/valid-basic"))];
+    let largest = corpus.join("bundles/sn-operator/0.19.7");
+    if largest.is_dir() {
+        bundles.push(("largest", largest));
+    } else {
+        println!(
+            "(largest corpus bundle not found at {}: skipped)",
+            largest.display()
+        );
+    }
+    for (name, bundle_dir) in bundles {
         let dir = work.path().join(name);
         std::fs::create_dir_all(&dir).expect("mkdir");
-        let image = support::bundle_image(&dir, extra, "benchop");
+        let build = || {
+            let bundle = olmpack::bundle::Bundle::load_layout(&bundle_dir).expect("bundle");
+            let input = olmpack::image::BundleInput::from_annotations(
+                &bundle_dir,
+                bundle.annotations_labels(),
+            )
+            .expect("input");
+            olmpack::image::build(&input, &olmpack::image::BuildOptions::default()).expect("build")
+        };
+        let built = build();
+        let image = built.image.clone();
         let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>()
             + image.config.descriptor.size;
         let layout = dir.join("layout");
-        support::write_layout(&image, &layout, "v1");
+        olmpack::image::write_image(
+            &image,
+            &olmpack::image::Destination::OciLayout {
+                path: layout.clone(),
+                tag: Some("v1".into()),
+            },
+            &["v1".to_string()],
+        )
+        .expect("layout");
 
         let (mut ocold, mut owarm, mut scold, mut swarm) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut pcold, mut pwarm) = (Vec::new(), Vec::new());
         let mut warm_requests = [0usize; 7];
         for i in 0..iters {
+            // Push only, of the image already built (what skopeo copy does).
+            let tag = format!("{}/bench/olmp-{name}-{i}:v1", reg.host);
+            let s = Instant::now();
+            image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
+            pcold.push(s.elapsed());
+            let s = Instant::now();
+            image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
+                .expect("push");
+            pwarm.push(s.elapsed());
             // olmpack cold then warm
             let tag = format!("{}/bench/olm-{name}-{i}:v1", reg.host);
             let s = Instant::now();
-            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
-                .expect("push");
+            let fresh = build();
+            let r = image_source::push_image_with(
+                &fresh.image,
+                std::slice::from_ref(&tag),
+                &args,
+                &opts,
+            )
+            .expect("push");
             ocold.push(s.elapsed());
             assert!(
                 r[0].0
@@ -113,8 +166,14 @@ fn main() {
                     .all(|b| b.action == BlobAction::Uploaded)
             );
             let s = Instant::now();
-            let r = image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
-                .expect("push");
+            let fresh = build();
+            let r = image_source::push_image_with(
+                &fresh.image,
+                std::slice::from_ref(&tag),
+                &args,
+                &opts,
+            )
+            .expect("push");
             owarm.push(s.elapsed());
             assert!(
                 r[0].0
@@ -130,15 +189,17 @@ fn main() {
         }
         let [head, get, post, put, patch, _, _] = warm_requests;
         for (tool, mode, v, note) in [
+            ("olmpack", "cold", pcold, "push only".to_string()),
+            ("olmpack", "warm", pwarm, "push only".to_string()),
             (
                 "olmpack",
-                "cold",
+                "b+cold",
                 ocold,
                 format!("{} blobs, {size} bytes", image.layers.len() + 1),
             ),
             (
                 "olmpack",
-                "warm",
+                "b+warm",
                 owarm,
                 format!("requests: {head} HEAD, {get} GET, {post} POST, {put} PUT, {patch} PATCH"),
             ),

@@ -38,7 +38,12 @@ fn main() {
         .collect();
     dirs.sort();
     let opts = Options::default();
-    let rounds = 10;
+    // `cargo bench` passes --bench; under `cargo test --all-targets` one quick round is a smoke test.
+    let rounds = if std::env::args().any(|a| a == "--bench") {
+        10
+    } else {
+        1
+    };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // "Typical" bundles: the half of the corpus at or below the median size (the field notes put
     // the median real bundle at 8 files / 105 KB; the corpus over-samples large ones).
