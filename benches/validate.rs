@@ -76,7 +76,7 @@ fn main() {
             for _ in 0..rounds {
                 failed = validate_dirs(dirs, &opts, Some(jobs))
                     .iter()
-                    .filter(|r| r.as_ref().map_or(true, |r| r.has_errors()))
+                    .filter(|r| r.has_errors())
                     .count();
             }
             let secs = start.elapsed().as_secs_f64();

@@ -81,15 +81,9 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let opts = options(args)?;
-    let (labels, results) = match &args.image {
-        Some(reference) => {
-            let report = validate_image(reference, &args.registry, &opts)?;
-            (vec![PathBuf::from(reference)], vec![Ok(report)])
-        }
-        None => (
-            args.dirs.clone(),
-            validate_dirs(&args.dirs, &opts, args.jobs),
-        ),
+    let reports = match &args.image {
+        Some(reference) => vec![validate_image(reference, &args.registry, &opts)?],
+        None => validate_dirs(&args.dirs, &opts, args.jobs),
     };
     let color = match args.color {
         ColorChoice::Always => true,
@@ -100,20 +94,8 @@ pub fn run(args: &Args) -> Outcome {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut reports = Vec::new();
-    let mut io_failure = false;
-    for (dir, result) in labels.iter().zip(results) {
-        match result {
-            Ok(report) => {
-                io_failure |= report.has_rule(Rule::FileUnreadable);
-                reports.push(report);
-            }
-            Err(message) => {
-                io_failure = true;
-                eprintln!("error: {}: {message}", dir.display());
-            }
-        }
-    }
+    // A bundle that could not be read at all is reported like a finding, then exits 2.
+    let io_failure = reports.iter().any(|r| r.has_rule(Rule::FileUnreadable));
     let written = match args.output {
         OutputFormat::Json => render::json(&reports, args.strict, &mut out),
         OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
@@ -222,36 +204,26 @@ fn parse_k8s_version(text: &str) -> Option<semver::Version> {
     Some(semver::Version::new(major, minor, patch))
 }
 
-/// Validates folders on up to `jobs` threads; results keep the input order.
-pub fn validate_dirs(
-    dirs: &[PathBuf],
-    opts: &Options,
-    jobs: Option<usize>,
-) -> Vec<Result<Report, String>> {
+/// Validates folders on up to `jobs` threads; reports keep the input order. A folder that cannot
+/// be loaded gets a report with one `file/unreadable` finding.
+pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> Vec<Report> {
     let workers = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .clamp(1, dirs.len().max(1));
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Result<Report, String>>>> = Mutex::new(vec![None; dirs.len()]);
+    let slots: Mutex<Vec<Option<Report>>> = Mutex::new(vec![None; dirs.len()]);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(dir) = dirs.get(i) else { break };
-                    let result = match Bundle::load(dir) {
-                        Ok(bundle) => Ok(validate::validate(&bundle, opts)),
-                        // Reported like any finding (so JSON consumers see it), mapped to exit 2.
-                        Err(e) => Ok(Report {
-                            bundle: dir.display().to_string(),
-                            diagnostics: vec![validate::Diagnostic::new(
-                                Rule::FileUnreadable,
-                                super::error_chain(&e),
-                            )],
-                        }),
+                    let report = match Bundle::load(dir) {
+                        Ok(bundle) => validate::validate(&bundle, opts),
+                        Err(e) => unreadable(dir, super::error_chain(&e)),
                     };
                     if let Ok(mut guard) = slots.lock() {
-                        guard[i] = Some(result);
+                        guard[i] = Some(report);
                     }
                 }
             });
@@ -261,8 +233,16 @@ pub fn validate_dirs(
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("validation did not run".into())))
+        .zip(dirs)
+        .map(|(r, dir)| r.unwrap_or_else(|| unreadable(dir, "validation did not run".into())))
         .collect()
+}
+
+fn unreadable(dir: &std::path::Path, message: String) -> Report {
+    Report {
+        bundle: dir.display().to_string(),
+        diagnostics: vec![validate::Diagnostic::new(Rule::FileUnreadable, message)],
+    }
 }
 
 fn list_rules() -> Outcome {
