@@ -13,6 +13,14 @@ use std::path::{Path, PathBuf};
 /// fit a 1 MiB compressed ConfigMap anyway.
 pub const MAX_FILE_SIZE: u64 = 64 * 1024 * 1024;
 
+/// File names that hold registry credentials (docker and containers auth files).
+const CREDENTIAL_FILES: [&str; 4] = [
+    "auth.json",
+    "config.json",
+    ".dockerconfigjson",
+    ".dockercfg",
+];
+
 /// Why a bundle folder could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -299,42 +307,13 @@ impl Loader {
         let mut annotation_candidates = Vec::new();
         for (name, path) in self.list(&dir) {
             let rel = self.rel(&path);
-            let kind = match self.classify(&path) {
-                Some(k) => k,
-                None => continue,
-            };
-            let size = match kind {
-                EntryKind::File(size) => size,
-                EntryKind::Dir => {
-                    let d = if name.ends_with(".yaml") || name.ends_with(".yml") {
-                        Diagnostic::new(
-                            Rule::FileNotText,
-                            "is a folder, but a YAML file is expected here",
-                        )
-                    } else {
-                        Diagnostic::new(
-                            Rule::FileSubdirectory,
-                            "metadata/ holds a folder; OLM reads only files here",
-                        )
-                    };
-                    self.finding(d.in_file(rel));
-                    continue;
-                }
-                EntryKind::Other => {
-                    self.finding(
-                        Diagnostic::new(
-                            Rule::FileNotText,
-                            "not a regular file (device, socket or pipe)",
-                        )
-                        .in_file(rel),
-                    );
-                    continue;
-                }
-            };
-            if name.starts_with('.') {
-                self.hidden_file(&name, rel);
+            let Some(size) = self.visible_file(
+                &name,
+                &path,
+                "metadata/ holds a folder; OLM reads only files here",
+            ) else {
                 continue;
-            }
+            };
             self.bundle.files.push(FileEntry {
                 file: rel.clone(),
                 size,
@@ -343,16 +322,6 @@ impl Loader {
             match name.as_str() {
                 "annotations.yaml" | "annotations.yml" | "dependencies.yaml"
                 | "dependencies.yml" | "properties.yaml" | "properties.yml" => {}
-                "auth.json" | "config.json" | ".dockerconfigjson" => {
-                    self.finding(
-                        Diagnostic::new(
-                            Rule::FileSecret,
-                            "this looks like a registry credential file; it would be published inside the bundle image: remove it and rotate the credential",
-                        )
-                        .in_file(rel),
-                    );
-                    continue;
-                }
                 _ => {
                     let hint = if name.starts_with("dependenc") {
                         " (did you mean dependencies.yaml?)"
@@ -531,6 +500,35 @@ impl Loader {
         })
     }
 
+    /// Classifies an entry of manifests/ or metadata/: the size of a regular, visible file that
+    /// should be read, or `None` after reporting what it is instead (a folder, a special file, a
+    /// hidden file, a credential file).
+    fn visible_file(&mut self, name: &str, path: &Path, folder_message: &str) -> Option<u64> {
+        let rel = self.rel(path);
+        let d = match self.classify(path)? {
+            EntryKind::File(_) if CREDENTIAL_FILES.contains(&name) => Diagnostic::new(
+                Rule::FileSecret,
+                "this looks like a registry credential file; it would be published inside the bundle image: remove it and rotate the credential",
+            ),
+            EntryKind::File(_) if name.starts_with('.') => {
+                self.hidden_file(name, rel);
+                return None;
+            }
+            EntryKind::File(size) => return Some(size),
+            EntryKind::Dir if name.ends_with(".yaml") || name.ends_with(".yml") => Diagnostic::new(
+                Rule::FileNotText,
+                "is a folder, but a YAML file is expected here",
+            ),
+            EntryKind::Dir => Diagnostic::new(Rule::FileSubdirectory, folder_message.to_string()),
+            EntryKind::Other => Diagnostic::new(
+                Rule::FileNotText,
+                "not a regular file (device, socket or pipe)",
+            ),
+        };
+        self.finding(d.in_file(rel));
+        None
+    }
+
     fn hidden_file(&mut self, name: &str, rel: String) {
         let message = if name.starts_with(".wh.") {
             "OCI whiteout file (left over from unpacking an image layer); delete it".to_string()
@@ -593,50 +591,13 @@ impl Loader {
         let mut yaml_files = 0usize;
         for (name, path) in self.list(&dir) {
             let rel = self.rel(&path);
-            let kind = match self.classify(&path) {
-                Some(k) => k,
-                None => continue,
-            };
-            let size = match kind {
-                EntryKind::File(size) => size,
-                EntryKind::Dir => {
-                    self.finding(
-                        Diagnostic::new(
-                            Rule::FileSubdirectory,
-                            "subfolder in manifests/: opm ignores it and OLM v1 refuses the bundle; move its files up or out",
-                        )
-                        .in_file(rel),
-                    );
-                    continue;
-                }
-                EntryKind::Other => {
-                    self.finding(
-                        Diagnostic::new(
-                            Rule::FileNotText,
-                            "not a regular file (device, socket or pipe)",
-                        )
-                        .in_file(rel),
-                    );
-                    continue;
-                }
-            };
-            if name.starts_with('.') {
-                self.hidden_file(&name, rel);
+            let Some(size) = self.visible_file(
+                &name,
+                &path,
+                "subfolder in manifests/: opm ignores it and OLM v1 refuses the bundle; move its files up or out",
+            ) else {
                 continue;
-            }
-            if matches!(
-                name.as_str(),
-                "auth.json" | "config.json" | ".dockerconfigjson" | ".dockercfg"
-            ) {
-                self.finding(
-                    Diagnostic::new(
-                        Rule::FileSecret,
-                        "this looks like a registry credential file; it would be published inside the bundle image: remove it and rotate the credential",
-                    )
-                    .in_file(rel),
-                );
-                continue;
-            }
+            };
             let lower = name.to_ascii_lowercase();
             let known_ext = [".yaml", ".yml", ".json"]
                 .iter()

@@ -15,8 +15,9 @@ use std::fmt;
 
 /// Deepest nesting accepted; real manifests stay far below (large CRD schemas reach ~40).
 pub const MAX_DEPTH: usize = 512;
-/// Upper bound on nodes created by one file, aliases included (guards against alias bombs).
-pub const MAX_NODES: usize = 20_000_000;
+/// Upper bound on nodes created by one file, aliases included (guards against alias bombs). The
+/// largest real CRD (2.6 MiB) has a few hundred thousand.
+pub const MAX_NODES: usize = 3_000_000;
 
 /// A parse failure with the position it was found at (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -325,7 +326,9 @@ enum Frame {
 struct Builder {
     stack: Vec<Frame>,
     root: Option<Node>,
-    anchors: HashMap<String, Node>,
+    /// Anchored nodes with their node count and nesting depth, so an alias is checked against
+    /// the limits before it is copied.
+    anchors: HashMap<String, (Node, usize, usize)>,
     nodes: usize,
     duplicates: Vec<YamlError>,
 }
@@ -346,7 +349,7 @@ impl Builder {
         };
         self.count(1, line, col)?;
         if let Some(anchor) = anchor {
-            self.anchors.insert(anchor, node.clone());
+            self.anchors.insert(anchor, (node.clone(), 1, 0));
         }
         self.add(node)
     }
@@ -378,21 +381,44 @@ impl Builder {
             None => return Err(err_at("unbalanced end of collection", line, col)),
         };
         if let Some(anchor) = anchor {
-            self.anchors.insert(anchor, node.clone());
+            let (size, depth) = (count_nodes(&node), node_depth(&node));
+            self.anchors.insert(anchor, (node.clone(), size, depth));
         }
         self.add(node)
     }
 
     fn alias(&mut self, anchor: &str, line: usize, col: usize) -> Result<(), YamlError> {
-        let node = self.anchors.get(anchor).cloned().ok_or_else(|| {
-            err_at(
+        let Some((_, size, depth)) = self.anchors.get(anchor) else {
+            return Err(err_at(
                 &format!("alias *{anchor} refers to an unknown anchor"),
                 line,
                 col,
-            )
-        })?;
-        self.count(count_nodes(&node), line, col)?;
-        self.add(Node { line, col, ..node })
+            ));
+        };
+        let (size, depth) = (*size, *depth);
+        // Both limits are checked before the copy is made, so an alias can neither nest deeper
+        // than MAX_DEPTH (a stack overflow later) nor allocate past MAX_NODES.
+        if self.stack.len() + depth >= MAX_DEPTH {
+            return Err(err_at(
+                &format!("alias *{anchor} nests deeper than {MAX_DEPTH} levels"),
+                line,
+                col,
+            ));
+        }
+        self.count(size, line, col)?;
+        let Some((node, _, _)) = self.anchors.get(anchor) else {
+            return Err(err_at(
+                &format!("alias *{anchor} refers to an unknown anchor"),
+                line,
+                col,
+            ));
+        };
+        let node = Node {
+            line,
+            col,
+            ..node.clone()
+        };
+        self.add(node)
     }
 
     fn push_frame(&mut self, line: usize, col: usize) -> Result<(), YamlError> {
@@ -501,6 +527,21 @@ fn merge_into(entries: &mut Vec<(Key, Node)>, merged: Node) {
                     entries.push((k, v));
                 }
             }
+        }
+    }
+}
+
+/// Nesting depth below a node (0 for a scalar); bounded by MAX_DEPTH, so the recursion is too.
+fn node_depth(node: &Node) -> usize {
+    match &node.value {
+        Value::Scalar(..) => 0,
+        Value::Seq(items) => 1 + items.iter().map(node_depth).max().unwrap_or(0),
+        Value::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(_, v)| node_depth(v))
+                .max()
+                .unwrap_or(0)
         }
     }
 }
@@ -669,6 +710,21 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn deep_alias_chains_are_refused_not_a_stack_overflow() {
+        let mut text = String::from("a0: &a0 x\n");
+        for i in 1..40 {
+            text.push_str(&format!(
+                "a{i}: &a{i} {}*a{}{}\n",
+                "[".repeat(500),
+                i - 1,
+                "]".repeat(500)
+            ));
+        }
+        let err = parse_stream(&text).expect_err("too deep");
+        assert!(err.message.contains("deeper"), "{}", err.message);
     }
 
     #[test]

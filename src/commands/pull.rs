@@ -57,14 +57,8 @@ pub fn run(args: &Args) -> Outcome {
     let warnings = bundle_warnings(&opened, tmp.path());
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755));
-    if dest.exists() {
-        std::fs::remove_dir(dest).map_err(|e| {
-            Failure::usage(format!(
-                "cannot replace empty folder {}: {e}",
-                dest.display()
-            ))
-        })?;
-    }
+    // rename(2) replaces an empty folder atomically, so the user's folder is never removed
+    // before the bundle is in place.
     let kept = tmp.keep();
     if let Err(e) = std::fs::rename(&kept, dest) {
         let _ = std::fs::remove_dir_all(&kept);

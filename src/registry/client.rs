@@ -316,7 +316,17 @@ impl Client {
         for (k, v) in &req.headers {
             rb = rb.header(*k, v.as_str());
         }
-        match self.auth_state() {
+        // Credentials go only to the registry itself: an absolute upload `Location` pointing at
+        // another scheme, host or port (storage back-ends, or a hostile registry) gets none.
+        let same_origin = url
+            .strip_prefix(self.base.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || rest.starts_with('?'));
+        let state = if same_origin {
+            self.auth_state()
+        } else {
+            AuthState::Unknown
+        };
+        match state {
             AuthState::Unknown => {}
             AuthState::Basic => {
                 if let Credential::Basic { username, password } = &self.credential.credential {

@@ -160,7 +160,13 @@ fn get_manifest(
         });
     }
     let digest = sha256_digest(&bytes);
-    if what.contains(':') && what.starts_with("sha256:") && digest != what {
+    if what.contains(':') && !what.starts_with("sha256:") {
+        // A pinned digest olmpack cannot verify is refused rather than trusted.
+        return Err(RegistryError::Protocol(format!(
+            "cannot verify {what}: only sha256 digests are supported; pull by tag or sha256 digest"
+        )));
+    }
+    if what.contains(':') && digest != what {
         return Err(RegistryError::DigestMismatch {
             expected: what.to_string(),
             actual: digest,

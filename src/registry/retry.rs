@@ -112,7 +112,13 @@ fn parse_http_date(s: &str) -> Option<SystemTime> {
         .split(':')
         .map(|x| x.parse().ok())
         .collect::<Option<_>>()?;
-    if hms.len() != 3 || hms[0] > 23 || hms[1] > 59 || hms[2] > 60 || !(1..=31).contains(&day) {
+    if hms.len() != 3
+        || hms[0] > 23
+        || hms[1] > 59
+        || hms[2] > 60
+        || !(1..=31).contains(&day)
+        || !(1970..=9999).contains(&year)
+    {
         return None;
     }
     let days = days_from_civil(year, month, day);

@@ -121,6 +121,33 @@ fn link_target_inside(link_rel: &Path, target: &Path) -> Result<PathBuf, String>
     Ok(stack.iter().collect())
 }
 
+/// Refuses a link whose target passes through a link already extracted: the lexical check above
+/// cannot see that `b -> a/..` leaves the root when `a -> .` exists, so chains are not allowed.
+fn link_target_avoids_links(root: &Path, link_rel: &Path, target: &Path) -> Result<(), String> {
+    let mut cur: PathBuf = link_rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    for c in target.components() {
+        match c {
+            Component::Normal(n) => {
+                cur.push(n);
+                if std::fs::symlink_metadata(root.join(&cur))
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return Err(format!(
+                        "link {} points through another link ({}); links to links are refused",
+                        link_rel.display(),
+                        cur.display()
+                    ));
+                }
+            }
+            Component::ParentDir => {
+                cur.pop();
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Refuses to write through an existing symlink in any parent of `rel` under `root`.
 fn check_no_symlink_parents(root: &Path, rel: &Path) -> Result<(), String> {
     let mut cur = root.to_path_buf();
@@ -278,6 +305,7 @@ pub fn unpack_layer<R: Read>(
                 .map_err(|e| err(format!("invalid link: {e}")))?
                 .ok_or_else(|| err(format!("symlink {} has no target", rel.display())))?;
             link_target_inside(&rel, &target).map_err(err)?;
+            link_target_avoids_links(root, &rel, &target).map_err(err)?;
             create_dirs(root, &parent_rel)
                 .map_err(|e| err(format!("cannot create {}: {e}", parent_rel.display())))?;
             remove_any(&dest);
@@ -370,6 +398,7 @@ pub fn list_layer<R: Read>(
     let mut archive = tar::Archive::new(reader);
     let mut out = Vec::new();
     let mut captured = BTreeMap::new();
+    let mut listed = 0u64;
     for entry in archive
         .entries()
         .map_err(|e| err(format!("not a tar archive: {e}")))?
@@ -402,6 +431,14 @@ pub fn list_layer<R: Read>(
             "other"
         };
         let size = entry.header().size().unwrap_or(0);
+        // The same decompression-bomb bound as unpacking: listing reads every byte too.
+        listed = listed.saturating_add(size);
+        if listed > limits.max_total_bytes {
+            return Err(err(format!(
+                "more than {} bytes of content",
+                limits.max_total_bytes
+            )));
+        }
         if kind == "file" && capture(&path) {
             let mut buf = Vec::new();
             (&mut entry)
@@ -500,6 +537,18 @@ mod tests {
             assert!(e.contains("..") || e.contains("absolute"), "{bad}: {e}");
             assert!(!d.path().parent().unwrap().join("evil").exists());
         }
+    }
+
+    #[test]
+    fn refuses_links_through_links() {
+        let t = tar_with(|b| {
+            link(b, tar::EntryType::Symlink, "a", ".");
+            link(b, tar::EntryType::Symlink, "b", "a/..");
+        });
+        let err = unpack(&[t], Limits::default())
+            .1
+            .expect_err("b -> a/.. must be refused");
+        assert!(err.to_string().contains("through another link"), "{err}");
     }
 
     #[test]

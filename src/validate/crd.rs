@@ -259,9 +259,11 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
             ),
         );
     }
+    // Empty singular / listKind are defaulted from the kind by Kubernetes.
     if let Some(singular) = spec
         .path(&["names", "singular"])
         .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty())
         && let Err(why) = names::dns1035_label(singular)
     {
         invalid(
@@ -290,6 +292,7 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
     if let Some(list_kind) = spec
         .path(&["names", "listKind"])
         .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty())
     {
         if !is_kind_name(list_kind) {
             invalid(
@@ -351,10 +354,14 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
             }
         }
         if !versions.iter().any(|v| v.served) {
-            invalid(
-                ctx,
-                spec.line,
-                "spec.versions: at least one version must be served".into(),
+            // Kubernetes accepts it; nothing can use such a CRD, though.
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CrdInvalid,
+                    format!("CRD \"{name}\": no version is served, so no client can use it"),
+                )
+                .with_severity(Severity::Warning)
+                .at(file, spec.line),
             );
         }
         if let (Some(top), true) = (
@@ -395,6 +402,19 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
                 .at(file, pruf.map_or(spec.line, |n| n.line)),
         );
     }
+    for v in spec.get("versions").and_then(Node::as_seq).unwrap_or(&[]) {
+        for field in ["served", "storage"] {
+            if let Some(n) = v.get(field).filter(|n| n.as_bool().is_none()) {
+                ctx.push(
+                    Diagnostic::new(
+                        Rule::CrdInvalid,
+                        format!("CRD \"{name}\": spec.versions[].{field} must be true or false, found a {}", n.kind_name()),
+                    )
+                    .at(file, n.line),
+                );
+            }
+        }
+    }
     if is_v1beta1 {
         per_version_duplication(ctx, crd, spec);
     }
@@ -413,10 +433,7 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
                     "group {group} is protected: metadata.annotations[api-approved.kubernetes.io] is required (a KEP URL, or \"unapproved, <reason>\")"
                 ),
             ),
-            Some(v)
-                if v.starts_with("unapproved")
-                    || v.starts_with("https://")
-                    || v.starts_with("http://") => {}
+            Some(v) if v.starts_with("unapproved") || is_url_with_host(v) => {}
             Some(v) => invalid(
                 ctx,
                 crd.line_of(&["metadata", "annotations", "api-approved.kubernetes.io"]),
@@ -617,4 +634,20 @@ fn printer_columns(ctx: &mut Ctx<'_>, crd: &Object, spec: &Node) {
             bad("jsonPath is required".into());
         }
     }
+}
+
+/// A URL with a scheme and a host, as Go's `url.ParseRequestURI` plus the host check accept it.
+fn is_url_with_host(v: &str) -> bool {
+    let Some((scheme, rest)) = v.split_once("://") else {
+        return false;
+    };
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    scheme_ok && !host.is_empty() && !v.contains(char::is_whitespace)
 }

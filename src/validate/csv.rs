@@ -359,49 +359,43 @@ fn required_fields(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
             );
         }
     }
-    // Nested descriptors whose Go fields are not omitempty.
-    for section in ["owned", "required"] {
-        let Some(items) = spec
-            .path(&["customresourcedefinitions", section])
-            .and_then(Node::as_seq)
-        else {
-            continue;
-        };
-        for (i, item) in items.iter().enumerate() {
-            for field in ["name", "version", "kind"] {
-                if item
-                    .get(field)
-                    .and_then(Node::scalar_text)
-                    .is_none_or(str::is_empty)
-                {
-                    missing(
-                        ctx,
-                        &format!("spec.customresourcedefinitions.{section}[{i}].{field}"),
-                        item.line,
-                    );
-                }
-            }
-        }
-    }
-    for section in ["owned", "required"] {
-        let Some(items) = spec
-            .path(&["apiservicedefinitions", section])
-            .and_then(Node::as_seq)
-        else {
-            continue;
-        };
-        for (i, item) in items.iter().enumerate() {
-            for field in ["group", "version", "kind", "name"] {
-                if item
-                    .get(field)
-                    .and_then(Node::scalar_text)
-                    .is_none_or(str::is_empty)
-                {
-                    missing(
-                        ctx,
-                        &format!("spec.apiservicedefinitions.{section}[{i}].{field}"),
-                        item.line,
-                    );
+    // Descriptors inside lists: upstream's reflection never looks there, but OLM needs these
+    // fields to match APIs, so an owned entry without them is an error and a required one a
+    // warning.
+    for (group, fields) in [
+        (
+            "customresourcedefinitions",
+            &["name", "version", "kind"][..],
+        ),
+        (
+            "apiservicedefinitions",
+            &["group", "version", "kind", "name"][..],
+        ),
+    ] {
+        for section in ["owned", "required"] {
+            let items = spec
+                .path(&[group, section])
+                .and_then(Node::as_seq)
+                .unwrap_or(&[]);
+            for (i, item) in items.iter().enumerate() {
+                for field in fields {
+                    if item
+                        .get(field)
+                        .and_then(Node::scalar_text)
+                        .is_none_or(str::is_empty)
+                    {
+                        let d = Diagnostic::new(
+                            Rule::CsvRequiredField,
+                            format!("spec.{group}.{section}[{i}].{field}: required field missing"),
+                        )
+                        .at(file, item.line);
+                        let d = if section == "required" {
+                            d.with_severity(Severity::Warning)
+                        } else {
+                            d
+                        };
+                        ctx.push(d);
+                    }
                 }
             }
         }
@@ -557,7 +551,13 @@ fn webhooks(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node, deployments: &BTreeSet
                 .at(file, hook.line),
             );
         }
-        if ty == "ConversionWebhook" {
+        // Only a conversion webhook that names its CRDs constrains the install modes (API).
+        if ty == "ConversionWebhook"
+            && hook
+                .get("conversionCRDs")
+                .and_then(Node::as_seq)
+                .is_some_and(|c| !c.is_empty())
+        {
             has_conversion = true;
         }
         if let Err(why) = names::dns1123_subdomain(name) {

@@ -144,7 +144,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         if let Some(ns) = obj
             .root
             .path(&["metadata", "namespace"])
-            .filter(|n| !n.is_null())
+            .filter(|n| !n.is_null() && n.scalar_text() != Some(""))
         {
             ctx.push(
                 Diagnostic::new(

@@ -100,8 +100,14 @@ pub fn lookup_file(
     let file: AuthFile = serde_json::from_slice(&text).map_err(|e| RegistryError::Credentials {
         host: registry.into(),
         source_desc: path.display().to_string(),
-        // serde_json errors name positions and expected types, never values.
-        reason: format!("not a valid auth file: {e}"),
+        // Only the position and the kind of error: serde_json's message can quote the offending
+        // value, which in an auth file is a credential.
+        reason: format!(
+            "not a valid auth file: {:?} error at line {} column {}",
+            e.classify(),
+            e.line(),
+            e.column()
+        ),
     })?;
     lookup(&file, path, registry, repository)
 }

@@ -53,7 +53,9 @@ pub fn run_helper(
         if text.to_ascii_lowercase().contains("credentials not found") {
             return Ok(None);
         }
-        let first = text
+        // Quote stderr only: a helper's stdout is where secrets go.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first = stderr
             .lines()
             .next()
             .unwrap_or("")
