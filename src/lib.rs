@@ -9,6 +9,8 @@
 //! - [`registry`]: image references, credentials and the distribution-API client;
 //! - [`cli`] and [`commands`]: the command line, one thin module per subcommand.
 
+#![deny(missing_docs)]
+
 pub mod bundle;
 pub mod cli;
 pub mod commands;

@@ -295,7 +295,7 @@ fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput
     if !no_validate {
         let report = validate::validate(&bundle, &validate::Options::default());
         if !report.diagnostics.is_empty() {
-            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let color = super::color_on(std::io::stderr().is_terminal());
             let mut stderr = std::io::stderr().lock();
             let _ = validate::render::human(&report, &mut stderr, color);
             if report.has_errors() {

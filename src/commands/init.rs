@@ -211,7 +211,7 @@ fn validate_result(plan: &Plan) -> Outcome {
     let report = validate::validate(&bundle, &validate::Options::default());
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = super::color_on(std::io::stderr().is_terminal());
     let _ = render::human(&report, &mut err, color);
     if report.has_errors() {
         let _ = writeln!(

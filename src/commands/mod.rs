@@ -74,5 +74,10 @@ pub fn error_chain(err: &dyn std::error::Error) -> String {
     out
 }
 
+/// Whether output on a stream gets colour: only on a terminal, never when `NO_COLOR` is set.
+pub fn color_on(stream_is_terminal: bool) -> bool {
+    stream_is_terminal && std::env::var_os("NO_COLOR").is_none()
+}
+
 /// What every command returns: an exit code when it ran to the end, or a failure to report.
 pub type Outcome = Result<u8, Failure>;

@@ -88,9 +88,7 @@ pub fn run(args: &Args) -> Outcome {
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-        }
+        ColorChoice::Auto => super::color_on(std::io::stdout().is_terminal()),
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

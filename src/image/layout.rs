@@ -255,7 +255,8 @@ fn blob_path(dir: &Path, d: &Descriptor) -> Result<PathBuf, OutputError> {
 }
 
 /// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
-/// the right size, each through a temporary file renamed once its digest is checked.
+/// the right content (size and digest re-checked, so a corrupt blob is replaced, not trusted),
+/// each through a temporary file renamed once its digest is checked.
 fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
     let blobs_dir = dir.join("blobs").join("sha256");
     fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
@@ -264,6 +265,7 @@ fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
         if let Ok(meta) = fs::metadata(&target)
             && meta.is_file()
             && meta.len() == blob.descriptor.size
+            && file_digest(&target).as_deref() == Some(blob.descriptor.digest.as_str())
         {
             continue;
         }
@@ -277,6 +279,14 @@ fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
             .map_err(|e| OutputError::io("write", &target, e.error))?;
     }
     Ok(())
+}
+
+/// The `sha256:` digest of a file's content, `None` when it cannot be read.
+fn file_digest(path: &Path) -> Option<String> {
+    let mut file = fs::File::open(path).ok()?;
+    let mut hashing = super::digest::HashingWriter::new(std::io::sink());
+    std::io::copy(&mut file, &mut hashing).ok()?;
+    Some(hashing.finish().1)
 }
 
 fn set_file_mode(path: &Path, mode: u32) -> Result<(), OutputError> {
