@@ -29,7 +29,8 @@ pub const DEFAULT_OUTPUT: &str = "oci:bundle-image";
 /// Arguments of `olmpack bundle build`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Output: stdout gets one line, `sha256:<manifest digest> <manifest size>`; messages go to stderr.
+Output: stdout gets `sha256:<manifest digest> <manifest size>`, then `REF@sha256:<digest>` per tag
+pushed with --push; messages go to stderr.
 Reproducible: mtimes are SOURCE_DATE_EPOCH (or 0), owners 0, modes 0644/0755, so the same bundle
 gives the same digest on any machine.
 Exit codes: 0 built, 1 validation errors (nothing written), 2 usage or I/O error (nothing written).")]
@@ -58,9 +59,6 @@ pub struct Args {
     /// Repository to mount existing blobs from when pushing (cross-repository blob mount).
     #[arg(long, value_name = "REPO", requires = "push")]
     pub mount_from: Option<String>,
-    /// Registry connection flags for --push; `--platform` is the platform recorded in the image.
-    #[command(flatten)]
-    pub registry: RegistryArgs,
     /// Also write the manifest digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
@@ -70,6 +68,9 @@ pub struct Args {
     /// Put all folders in one layer instead of one layer per folder.
     #[arg(long)]
     pub single_layer: bool,
+    /// Registry connection flags for --push; `--platform` is the platform recorded in the image.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
 }
 
 /// `--format` values.

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// Registry flags shared by `inspect`, `pull`, `validate --image` and `build --push`.
 #[derive(Clone, Default, clap::Args)]
+#[command(next_help_heading = "Registry and platform options")]
 pub struct RegistryArgs {
     /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
     #[arg(long, value_name = "USER[:PASSWORD]")]
@@ -42,7 +43,8 @@ pub struct RegistryArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
-    /// Platform to pick when the reference is a multi-platform index.
+    /// Platform: recorded in the image by `build`; picked from a multi-platform index by
+    /// `validate --image`, `inspect` and `pull`.
     #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
     pub platform: String,
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).

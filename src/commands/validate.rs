@@ -41,9 +41,6 @@ pub struct Args {
     /// oci-archive:FILE[:TAG], docker-archive:FILE. Adds the label-versus-annotations check.
     #[arg(long, value_name = "REF", conflicts_with = "dirs")]
     pub image: Option<String>,
-    /// Registry connection flags for --image.
-    #[command(flatten)]
-    pub registry: RegistryArgs,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: OutputFormat,
@@ -73,6 +70,9 @@ pub struct Args {
     /// Number of bundles validated at once (default: the number of CPUs).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
+    /// Registry connection flags for --image.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
 }
 
 /// Runs `olmpack bundle validate`.
