@@ -588,17 +588,19 @@ fn a_default_channel_outside_the_channels_is_allowed_with_a_note() {
 #[test]
 fn validation_errors_after_writing_exit_1() {
     let (_tmp, dir) = fixture("bundle-custom");
-    // A CSV that init can read but the validator rejects (a required API without its name).
+    // A CSV that init can read but the validator rejects: a required API service (which init
+    // turns into a dependency) and no install modes (an error).
     let csv = dir.join("manifests/kvstore-operator.clusterserviceversion.yaml");
     let text = fs::read_to_string(&csv).expect("read");
     let text = text.replace(
         "  install:\n",
-        "  apiservicedefinitions:\n    required:\n      - group: metrics.example.com\n        version: v1beta1\n        kind: NodeMetrics\n  install:\n",
+        "  apiservicedefinitions:\n    required:\n      - group: metrics.example.com\n        version: v1beta1\n        kind: NodeMetrics\n        name: nodemetrics\n  install:\n",
     );
+    let text = text.replace("  installModes:", "  xinstallModes:");
     fs::write(&csv, text).expect("write");
     let a = init(&[p(&dir)]).code(1);
     let err = stderr_of(&a);
-    assert!(err.contains("csv/required-field"), "{err}");
+    assert!(err.contains("csv/install-modes"), "{err}");
     assert!(err.contains("does not validate"), "{err}");
     // The files were still written, and the dependency derived.
     let (list, _) = gvks(&dir.join(DEPS));
