@@ -18,4 +18,4 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-cargo test --release --all-targets "$@"
+cargo test --release --all-targets --no-fail-fast "$@"
