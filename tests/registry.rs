@@ -1115,3 +1115,29 @@ fn bundle_warnings_for_extra_files_and_a_runnable_config() {
         m[0]
     );
 }
+
+#[test]
+fn credentials_are_not_sent_to_a_plain_http_token_service_of_a_tls_registry() {
+    let reg = Registry::start(Mode::TlsTokenOverHttp);
+    let work = tempfile::tempdir().expect("tmp");
+    let image = support::bundle_image(work.path(), 0, "testop");
+    let args = RegistryArgs {
+        creds: Some(format!("{USER}:{PASSWORD}")),
+        ca_file: reg.ca.clone(),
+        ..RegistryArgs::default()
+    };
+    let err = image_source::push_image(&image, &[reg.reference("olm/guarded", "v1")], &args, None)
+        .expect_err("must refuse");
+    assert!(
+        err.message
+            .contains("plain HTTP while the registry uses HTTPS"),
+        "{}",
+        err.message
+    );
+    assert!(!err.message.contains(PASSWORD), "{}", err.message);
+    let calls = reg.token.as_ref().map(|t| t.calls()).unwrap_or_default();
+    assert!(
+        calls.is_empty(),
+        "the token service must not be called: {calls:?}"
+    );
+}

@@ -337,6 +337,21 @@ impl Client {
                 let tok = match self.tokens.get(&req.scopes) {
                     Some(t) => t,
                     None => {
+                        // A registry reached over TLS must not have its credentials sent to a
+                        // plain-HTTP token service.
+                        if self.base.starts_with("https://")
+                            && realm.realm.starts_with("http://")
+                            && !matches!(self.credential.credential, Credential::Anonymous)
+                        {
+                            return Err(RegistryError::AuthFailed {
+                                host: self.registry.clone(),
+                                source_desc: self.credential.source.to_string(),
+                                detail: format!(
+                                    "the token service {} is plain HTTP while the registry uses HTTPS: refusing to send credentials in clear text",
+                                    crate::registry::errors::redact_url(&realm.realm)
+                                ),
+                            });
+                        }
                         self.stats.token.fetch_add(1, Ordering::Relaxed);
                         let (t, life) = token::fetch(
                             &self.http,

@@ -29,6 +29,8 @@ pub enum Mode {
     TlsBasic,
     /// `silly` bearer auth with our token endpoint.
     Token,
+    /// TLS (test CA) plus `silly` bearer auth whose token endpoint is plain HTTP.
+    TlsTokenOverHttp,
 }
 
 pub fn free_port() -> u16 {
@@ -164,6 +166,17 @@ impl Registry {
                     d.join("server.key").display(),
                     d.join("htpasswd").display()
                 ));
+            }
+            Mode::TlsTokenOverHttp => {
+                ca = Some(make_certs(d));
+                let t = TokenServer::start(USER, PASSWORD);
+                cfg.push_str(&format!(
+                    "  tls:\n    certificate: {}\n    key: {}\nauth:\n  silly:\n    realm: http://127.0.0.1:{}/token\n    service: test\n",
+                    d.join("server.crt").display(),
+                    d.join("server.key").display(),
+                    t.port
+                ));
+                token = Some(t);
             }
             Mode::Token => {
                 let t = TokenServer::start(USER, PASSWORD);
