@@ -27,6 +27,13 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64, f64) {
     (median, mean, ms(v[0]))
 }
 
+/// Runs `f` once and returns how long it took, with its result.
+fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let start = Instant::now();
+    let out = f();
+    (start.elapsed(), out)
+}
+
 fn skopeo_copy(layout: &std::path::Path, tag: &str, dest: &str) -> Duration {
     let start = Instant::now();
     let out = Command::new("skopeo")
@@ -117,6 +124,11 @@ fn main() {
             .expect("input");
             olmpack::image::build(&input, &olmpack::image::BuildOptions::default()).expect("build")
         };
+        let push = |image: &olmpack::image::Image, tag: &str| {
+            image_source::push_image_with(image, &[tag.to_string()], &args, &opts)
+                .expect("push")
+                .remove(0)
+        };
         let built = build();
         let image = built.image.clone();
         let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>()
@@ -137,51 +149,18 @@ fn main() {
         let (mut pcold, mut pwarm) = (Vec::new(), Vec::new());
         let mut warm_requests = [0usize; 7];
         for i in 0..iters {
-            // Push only, of the image already built (what skopeo copy does).
+            // Push only, of the image already built (what skopeo copy does), then build + push.
             let tag = format!("{}/bench/olmp-{name}-{i}:v1", reg.host);
-            let s = Instant::now();
-            image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
-                .expect("push");
-            pcold.push(s.elapsed());
-            let s = Instant::now();
-            image_source::push_image_with(&image, std::slice::from_ref(&tag), &args, &opts)
-                .expect("push");
-            pwarm.push(s.elapsed());
-            // olmpack cold then warm
+            pcold.push(timed(|| push(&image, &tag)).0);
+            pwarm.push(timed(|| push(&image, &tag)).0);
             let tag = format!("{}/bench/olm-{name}-{i}:v1", reg.host);
-            let s = Instant::now();
-            let fresh = build();
-            let r = image_source::push_image_with(
-                &fresh.image,
-                std::slice::from_ref(&tag),
-                &args,
-                &opts,
-            )
-            .expect("push");
-            ocold.push(s.elapsed());
-            assert!(
-                r[0].0
-                    .blobs
-                    .iter()
-                    .all(|b| b.action == BlobAction::Uploaded)
-            );
-            let s = Instant::now();
-            let fresh = build();
-            let r = image_source::push_image_with(
-                &fresh.image,
-                std::slice::from_ref(&tag),
-                &args,
-                &opts,
-            )
-            .expect("push");
-            owarm.push(s.elapsed());
-            assert!(
-                r[0].0
-                    .blobs
-                    .iter()
-                    .all(|b| b.action == BlobAction::Existing)
-            );
-            warm_requests = r[0].1;
+            let (t, r) = timed(|| push(&build().image, &tag));
+            ocold.push(t);
+            assert!(r.0.blobs.iter().all(|b| b.action == BlobAction::Uploaded));
+            let (t, r) = timed(|| push(&build().image, &tag));
+            owarm.push(t);
+            assert!(r.0.blobs.iter().all(|b| b.action == BlobAction::Existing));
+            warm_requests = r.1;
             // skopeo cold then warm
             let dest = format!("{}/bench/sk-{name}-{i}:v1", reg.host);
             scold.push(skopeo_copy(&layout, "v1", &dest));

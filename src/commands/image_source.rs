@@ -11,7 +11,7 @@ use super::Failure;
 use crate::image::Image;
 use crate::registry::auth::{self, AuthOptions, Secret};
 use crate::registry::client::{Client, ClientOptions};
-use crate::registry::layout_source::{self, Source};
+use crate::registry::layout_source;
 use crate::registry::pull::{self, Platform, VerifyingReader};
 use crate::registry::push::{self, Progress, PushOptions, PushReport};
 use crate::registry::unpack::{self, EntryInfo, Limits};
@@ -350,7 +350,7 @@ pub const ANNOTATIONS_PATH: &str = "metadata/annotations.yaml";
 /// registry reference. Registry manifests and configs are verified against their digests.
 pub fn open_image(source: &str, args: &RegistryArgs) -> Result<OpenedImage, Failure> {
     let platform = args.platform()?;
-    if let Some(local) = Source::parse(source) {
+    if let Some(local) = layout_source::parse_source(source) {
         let loaded = layout_source::load(&local, &platform, source)?;
         let parsed = pull::parse_manifest(&push::read_small(
             &loaded.image.manifest,

@@ -12,48 +12,21 @@ use sha2::{Digest as _, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// A parsed image source string.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// `oci:PATH[:TAG]`.
-    OciLayout {
-        /// Layout folder.
-        path: PathBuf,
-        /// `org.opencontainers.image.ref.name` to select.
-        tag: Option<String>,
-    },
-    /// `oci-archive:FILE[:TAG]`.
-    OciArchive {
-        /// Tar file.
-        path: PathBuf,
-        /// Tag to select.
-        tag: Option<String>,
-    },
-    /// `docker-archive:FILE`.
-    DockerArchive {
-        /// Tar file.
-        path: PathBuf,
-    },
-}
+/// A local image source: the same type (and grammar) as `bundle build --output`, so a
+/// destination that was written can always be read back with the same string. A
+/// `docker-archive:FILE:REF` reference is ignored when reading (the archive's first image is used).
+pub type Source = crate::image::Destination;
 
-impl Source {
-    /// Parses `oci:…`, `oci-archive:…` or `docker-archive:…`; `None` for anything else (a
-    /// registry reference).
-    pub fn parse(s: &str) -> Option<Source> {
-        // One grammar for reading and writing (`bundle build --output`), so a destination that
-        // was written can always be read back with the same string.
-        if !["oci:", "oci-archive:", "docker-archive:"]
-            .iter()
-            .any(|p| s.starts_with(p))
-        {
-            return None;
-        }
-        Some(match s.parse::<crate::image::Destination>().ok()? {
-            crate::image::Destination::OciLayout { path, tag } => Source::OciLayout { path, tag },
-            crate::image::Destination::OciArchive { path, tag } => Source::OciArchive { path, tag },
-            crate::image::Destination::DockerArchive { path, .. } => Source::DockerArchive { path },
-        })
+/// Parses `oci:…`, `oci-archive:…` or `docker-archive:…`; `None` for anything else (a registry
+/// reference).
+pub fn parse_source(s: &str) -> Option<Source> {
+    if !["oci:", "oci-archive:", "docker-archive:"]
+        .iter()
+        .any(|p| s.starts_with(p))
+    {
+        return None;
     }
+    s.parse::<Source>().ok()
 }
 
 /// An image read from a local source; `dir` keeps extracted archive files alive.
@@ -366,7 +339,7 @@ pub fn load(
             loaded.dir = Some(dir);
             Ok(loaded)
         }
-        Source::DockerArchive { path } => load_docker_archive(path, name),
+        Source::DockerArchive { path, .. } => load_docker_archive(path, name),
     }
 }
 
@@ -377,32 +350,33 @@ mod tests {
     #[test]
     fn source_strings() {
         assert_eq!(
-            Source::parse("oci:/tmp/x:v1"),
+            parse_source("oci:/tmp/x:v1"),
             Some(Source::OciLayout {
                 path: "/tmp/x".into(),
                 tag: Some("v1".into())
             })
         );
         assert_eq!(
-            Source::parse("oci:dir"),
+            parse_source("oci:dir"),
             Some(Source::OciLayout {
                 path: "dir".into(),
                 tag: None
             })
         );
         assert_eq!(
-            Source::parse("oci-archive:a.tar:t"),
+            parse_source("oci-archive:a.tar:t"),
             Some(Source::OciArchive {
                 path: "a.tar".into(),
                 tag: Some("t".into())
             })
         );
         assert_eq!(
-            Source::parse("docker-archive:a.tar"),
+            parse_source("docker-archive:a.tar"),
             Some(Source::DockerArchive {
-                path: "a.tar".into()
+                path: "a.tar".into(),
+                reference: None
             })
         );
-        assert_eq!(Source::parse("quay.io/a/b:1"), None);
+        assert_eq!(parse_source("quay.io/a/b:1"), None);
     }
 }
