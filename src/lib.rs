@@ -12,9 +12,12 @@
 #![deny(missing_docs)]
 
 pub mod bundle;
+pub mod catalog;
 pub mod cli;
 pub mod commands;
+pub mod findings;
 pub mod image;
+pub mod reference;
 pub mod registry;
 pub mod scaffold;
 pub mod validate;

@@ -4,7 +4,7 @@
 
 use super::model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};
 use super::yaml::{self, Node, Value, YamlError};
-use crate::validate::{Diagnostic, Rule};
+use crate::findings::{Diagnostic, Rule};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -247,7 +247,7 @@ impl Loader {
         if let Some(text) = decode_utf16(&bytes) {
             self.finding(
                 Diagnostic::new(Rule::FileNotText, "file is UTF-16; Kubernetes tools accept it, but save it as UTF-8 for everything else")
-                    .with_severity(crate::validate::Severity::Warning)
+                    .with_severity(crate::findings::Severity::Warning)
                     .in_file(rel),
             );
             return Some(text);
@@ -480,7 +480,7 @@ impl Loader {
                                 value.kind_name()
                             ),
                         )
-                        .with_severity(crate::validate::Severity::Error)
+                        .with_severity(crate::findings::Severity::Error)
                         .at(rel, value.line),
                     );
                     continue;
@@ -707,7 +707,7 @@ impl Loader {
                             Rule::ObjectShape,
                             format!("key \"{}\" should be \"{right}\": Go's JSON decoding in opm and operator-sdk ignores the case, the Kubernetes API server does not", key.text),
                         )
-                        .with_severity(crate::validate::Severity::Warning)
+                        .with_severity(crate::findings::Severity::Warning)
                         .at(rel, key.line),
                     );
                 }
@@ -728,10 +728,10 @@ impl Loader {
                     // OLM v1, kubectl and the API server do not. CSVs and CRDs are decoded by type.
                     let (severity, why) =
                         if kind == "ClusterServiceVersion" || kind == "CustomResourceDefinition" {
-                            (crate::validate::Severity::Error, "it is required")
+                            (crate::findings::Severity::Error, "it is required")
                         } else {
                             (
-                                crate::validate::Severity::Warning,
+                                crate::findings::Severity::Warning,
                                 "OLM v0 installs this kind by name, but OLM v1 and kubectl need it",
                             )
                         };

@@ -2,7 +2,7 @@
 //! remembering its file and line.
 
 use super::yaml::Node;
-use crate::validate::Diagnostic;
+use crate::findings::Diagnostic;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

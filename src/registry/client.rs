@@ -219,8 +219,8 @@ impl Client {
         credential: ResolvedCredential,
         opts: &ClientOptions,
     ) -> Result<Client, RegistryError> {
-        let api_host = if registry == super::reference::DOCKER_HUB {
-            super::reference::DOCKER_HUB_API
+        let api_host = if registry == crate::reference::DOCKER_HUB {
+            crate::reference::DOCKER_HUB_API
         } else {
             registry
         };

@@ -260,6 +260,15 @@ pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
 }
 
+impl From<crate::reference::InvalidReference> for RegistryError {
+    fn from(err: crate::reference::InvalidReference) -> Self {
+        RegistryError::InvalidReference {
+            input: err.input,
+            reason: err.reason,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

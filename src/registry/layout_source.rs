@@ -5,8 +5,8 @@
 
 use super::errors::RegistryError;
 use super::pull::{DOCKER_LIST, OCI_INDEX, Platform, parse_manifest};
-use super::reference::valid_digest;
 use crate::image::{Blob, BlobSource, Descriptor, Image};
+use crate::reference::valid_digest;
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 use std::io::Read;

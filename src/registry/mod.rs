@@ -17,12 +17,11 @@ pub mod errors;
 pub mod layout_source;
 pub mod pull;
 pub mod push;
-pub mod reference;
 pub mod retry;
 pub mod token;
 pub mod unpack;
 
+pub use crate::reference::{self, Reference};
 pub use client::{Client, ClientOptions};
 pub use errors::RegistryError;
-pub use reference::Reference;
 pub use retry::RetryPolicy;

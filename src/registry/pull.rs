@@ -4,9 +4,9 @@
 
 use super::client::{Client, Request, header};
 use super::errors::RegistryError;
-use super::reference::Reference;
 use super::token::pull_scope;
 use crate::image::{Blob, BlobSource, Descriptor, Image};
+use crate::reference::Reference;
 use reqwest::Method;
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
@@ -73,7 +73,7 @@ pub struct ParsedManifest {
 }
 
 fn to_desc(d: RawDescriptor) -> Result<Descriptor, RegistryError> {
-    if !super::reference::valid_digest(&d.digest) {
+    if !crate::reference::valid_digest(&d.digest) {
         return Err(RegistryError::Protocol(format!(
             "manifest names an invalid digest {:?}",
             d.digest

@@ -6,7 +6,6 @@
 
 mod crd;
 mod csv;
-pub mod diagnostic;
 mod dockerfile;
 mod format;
 pub mod image;
@@ -15,11 +14,9 @@ pub mod names;
 mod objects;
 mod optional;
 pub mod render;
-pub mod rules;
 mod size;
 
-pub use diagnostic::{Diagnostic, Report, Severity};
-pub use rules::{Group, Rule};
+pub use crate::findings::{Diagnostic, Group, Report, Rule, Severity, diagnostic, rules};
 
 use crate::bundle::Bundle;
 

@@ -117,7 +117,7 @@ pub fn image_pullspec(image: &str) -> Result<(), String> {
     if image.trim() != image {
         return Err("image reference has surrounding white space".into());
     }
-    crate::registry::Reference::parse(image)
+    crate::reference::Reference::parse(image)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

@@ -3,7 +3,6 @@
 //! no host means `docker.io`, a single-component repository gets `library/`, and the API lives
 //! on `registry-1.docker.io`.
 
-use super::errors::RegistryError;
 use std::fmt;
 
 /// The registry the user means when a reference has no host.
@@ -25,8 +24,19 @@ pub struct Reference {
     pub digest: Option<String>,
 }
 
-fn invalid(input: &str, reason: impl Into<String>) -> RegistryError {
-    RegistryError::InvalidReference {
+/// Why a string is not an image reference: shared by every layer that names images (rules,
+/// catalogs, the registry client), so none of them needs the network client to say so.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid image reference {input:?}: {reason}")]
+pub struct InvalidReference {
+    /// What the user typed.
+    pub input: String,
+    /// Which rule it broke.
+    pub reason: String,
+}
+
+fn invalid(input: &str, reason: impl Into<String>) -> InvalidReference {
+    InvalidReference {
         input: input.to_string(),
         reason: reason.into(),
     }
@@ -133,7 +143,7 @@ fn valid_host(h: &str) -> bool {
 impl Reference {
     /// Parses and validates a reference, applying Docker Hub defaults. Uppercase repositories
     /// are refused (the registry would refuse them later with a less clear message).
-    pub fn parse(input: &str) -> Result<Reference, RegistryError> {
+    pub fn parse(input: &str) -> Result<Reference, InvalidReference> {
         if input.is_empty() {
             return Err(invalid(input, "empty reference"));
         }

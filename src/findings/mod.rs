@@ -1,0 +1,11 @@
+//! Findings as shared vocabulary: the rule registry, severities, diagnostics and reports.
+//!
+//! Models (`bundle`, `catalog`) report what they could not load as findings, and the rule layer
+//! (`validate`) adds its own; both sit above this module, so a model never depends on the rules
+//! that judge it and the renderers read one shape for every kind of input.
+
+pub mod diagnostic;
+pub mod rules;
+
+pub use diagnostic::{Diagnostic, Report, Severity};
+pub use rules::{Group, Rule};
