@@ -7,4 +7,6 @@ pub use model::{
     Origin, Package, PackageScopedReference, Property, RelatedImage,
 };
 
+pub mod graph;
+pub mod mermaid;
 pub mod template;

@@ -281,6 +281,9 @@ pub(crate) fn json_kind(node: &Node) -> &'static str {
     }
 }
 
+/// One reference's rendering outcome.
+pub type RenderResult = Result<Vec<Bundle>, BundleRenderError>;
+
 /// Renders every reference once, `jobs` at a time, and returns the results in input order.
 ///
 /// Why not opm's loop: opm renders references one after another; pulling is I/O bound, so a
@@ -289,14 +292,13 @@ pub fn render_all(
     refs: &[String],
     renderer: &dyn BundleRenderer,
     jobs: usize,
-) -> Vec<Result<Vec<Bundle>, BundleRenderError>> {
+) -> Vec<RenderResult> {
     let workers = jobs.max(1).min(refs.len());
     if workers <= 1 {
         return refs.iter().map(|r| renderer.render(r)).collect();
     }
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Result<Vec<Bundle>, BundleRenderError>>>> =
-        Mutex::new(refs.iter().map(|_| None).collect());
+    let slots: Mutex<Vec<Option<RenderResult>>> = Mutex::new(refs.iter().map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
