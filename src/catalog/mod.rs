@@ -7,6 +7,7 @@ pub use model::{
     Origin, Package, PackageScopedReference, Property, RelatedImage,
 };
 
+pub mod add;
 pub mod graph;
 pub mod mermaid;
 pub mod template;
