@@ -6,3 +6,4 @@ pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,
     Origin, Package, PackageScopedReference, Property, RelatedImage,
 };
+pub mod write;
