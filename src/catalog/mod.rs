@@ -11,3 +11,4 @@ pub mod add;
 pub mod graph;
 pub mod mermaid;
 pub mod template;
+pub mod write;
