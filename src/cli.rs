@@ -17,6 +17,15 @@ enum TopCommand {
     /// Work with OLM registry+v1 bundles.
     #[command(subcommand)]
     Bundle(BundleCommand),
+    /// Work with file-based catalogs (FBC).
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum CatalogCommand {
+    /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
+    Template(commands::catalog_template::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +60,9 @@ pub fn main() -> ExitCode {
             BundleCommand::Build(a) => commands::build::run(a),
             BundleCommand::Inspect(a) => commands::inspect::run(a),
             BundleCommand::Pull(a) => commands::pull::run(a),
+        },
+        TopCommand::Catalog(cmd) => match cmd {
+            CatalogCommand::Template(a) => commands::catalog_template::run(a),
         },
     };
     match outcome {
