@@ -37,7 +37,7 @@ fn olmpack() -> Command {
     Command::cargo_bin("olmpack").expect("binary builds")
 }
 
-fn str_of<'a>(node: Option<&'a Node>) -> &'a str {
+fn str_of(node: Option<&Node>) -> &str {
     node.and_then(Node::as_str).unwrap_or_default()
 }
 

@@ -256,8 +256,7 @@ fn semver_entry(
     same_x.sort_by(|a, b| a.1.cmp_precedence(b.1));
     let replaces = same_x
         .iter()
-        .filter(|(_, ev)| ev.minor < v.minor)
-        .next_back()
+        .rfind(|(_, ev)| ev.minor < v.minor)
         .map(|(n, _)| n.to_string())
         .unwrap_or_default();
     let skips: BTreeSet<String> = same_x
