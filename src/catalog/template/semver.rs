@@ -45,6 +45,7 @@ struct Data {
     minor: bool,
     preference: Option<Kind>,
     preference_text: String,
+    preference_line: usize,
     archetypes: [Vec<BundleRef>; 3],
 }
 
@@ -208,6 +209,7 @@ fn read(root: Option<&Node>, compat: OpmCompat) -> Result<Data, Located> {
                         mismatch(value, "defaultChannelTypePreference", "semver.StreamType")
                     })? {
                         data.preference_text = s;
+                        data.preference_line = value.line;
                     }
                 }
                 "candidate" | "fast" | "stable" => {
@@ -236,7 +238,10 @@ fn read(root: Option<&Node>, compat: OpmCompat) -> Result<Data, Located> {
     if !data.major && !data.minor {
         data.minor = true;
     }
-    let line = root.map_or(0, |r| r.line);
+    let line = match data.preference_line {
+        0 => root.map_or(0, |r| r.line),
+        l => l,
+    };
     data.preference = Some(match data.preference_text.as_str() {
         "" => {
             if data.minor {

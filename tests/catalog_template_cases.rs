@@ -1,0 +1,95 @@
+//! Semver and basic template edge cases (CATALOG.md E.2) on small templates we wrote,
+//! `testdata/templates/*.yaml`. Bundle references are rendered by a stand-in renderer
+//! (`HOST/PKG:VERSION` → bundle `PKG.vVERSION` of package PKG; a reference without a tag fails),
+//! so these tests check the template logic alone. Each template's expected JSON output or error is
+//! in `NAME.out` (newest opm behaviour) and, where opm v1.46 differs, `NAME@1.46.out`.
+//! `OLMPACK_BLESS=1` rewrites the expected files (review the diff).
+
+use olmpack::catalog::model::{Bundle, Origin, Property};
+use olmpack::catalog::template::{BundleRenderError, OpmCompat, TemplateOptions, render_template};
+use olmpack::catalog::write::{Format, write_config};
+use std::path::{Path, PathBuf};
+
+fn fake(image: &str) -> Result<Vec<Bundle>, BundleRenderError> {
+    let (repo, version) = image
+        .rsplit_once(':')
+        .filter(|(r, _)| !r.is_empty())
+        .ok_or_else(|| BundleRenderError::new(format!("{image}: manifest unknown")))?;
+    let pkg = repo.rsplit('/').next().unwrap_or(repo);
+    let value = format!(r#"{{"packageName":"{pkg}","version":"{version}"}}"#);
+    Ok(vec![Bundle {
+        schema: "olm.bundle".into(),
+        name: format!("{pkg}.v{version}"),
+        package: pkg.into(),
+        image: image.into(),
+        properties: vec![Property::new("olm.package", value).expect("valid JSON")],
+        related_images: vec![],
+        objects: vec![],
+        csv_json: None,
+        origin: Origin::default(),
+    }])
+}
+
+fn run(path: &Path, compat: OpmCompat) -> String {
+    let text = std::fs::read_to_string(path).expect("template readable");
+    let options = TemplateOptions {
+        template_type: None,
+        compat,
+        jobs: 3,
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match render_template(&name, &text, &options, &fake) {
+        Ok(cfg) => {
+            let mut out = Vec::new();
+            write_config(&mut out, &cfg, Format::Json).expect("writable");
+            String::from_utf8(out).expect("UTF-8")
+        }
+        Err(e) => format!("error: {e}\n"),
+    }
+}
+
+#[test]
+fn template_cases() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/templates");
+    let bless = std::env::var("OLMPACK_BLESS").as_deref() == Ok("1");
+    let mut templates: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("testdata/templates")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    templates.sort();
+    assert!(templates.len() >= 10);
+    let mut failures = Vec::new();
+    for t in &templates {
+        let stem = t
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let newest = run(t, OpmCompat::NEWEST);
+        let old = run(t, OpmCompat::new(1, 46));
+        let newest_file = dir.join(format!("{stem}.out"));
+        let old_file = dir.join(format!("{stem}@1.46.out"));
+        if bless {
+            std::fs::write(&newest_file, &newest).expect("write");
+            if old != newest {
+                std::fs::write(&old_file, &old).expect("write");
+            } else {
+                let _ = std::fs::remove_file(&old_file);
+            }
+            continue;
+        }
+        let expected = std::fs::read_to_string(&newest_file).unwrap_or_default();
+        if newest != expected {
+            failures.push(format!("{stem} (newest):\n{newest}"));
+        }
+        let expected_old = std::fs::read_to_string(&old_file).unwrap_or(expected);
+        if old != expected_old {
+            failures.push(format!("{stem} (1.46):\n{old}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
