@@ -26,6 +26,8 @@ enum TopCommand {
 enum CatalogCommand {
     /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
     Template(commands::catalog_template::Args),
+    /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
+    Graph(commands::catalog_graph::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,6 +65,7 @@ pub fn main() -> ExitCode {
         },
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
+            CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
         },
     };
     match outcome {

@@ -203,13 +203,18 @@ pub fn to_dot(graphs: &[ChannelGraph]) -> String {
         }
         let known: HashSet<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
         for n in &g.nodes {
-            let mut attrs = vec![format!(
-                "label={}",
-                dot_quote(&match &n.version {
-                    Some(v) => format!("{}\n{v}", n.name),
-                    None => n.name.clone(),
-                })
-            )];
+            let label = match &n.version {
+                Some(v) => {
+                    let (name, v) = (dot_quote(&n.name), dot_quote(&v.to_string()));
+                    format!(
+                        "{}\\n{}",
+                        name.trim_end_matches('"'),
+                        v.trim_start_matches('"')
+                    )
+                }
+                None => dot_quote(&n.name),
+            };
+            let mut attrs = vec![format!("label={label}")];
             if n.head {
                 attrs.push("peripheries=2".into());
             }
