@@ -6,4 +6,5 @@ pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,
     Origin, Package, PackageScopedReference, Property, RelatedImage,
 };
+pub mod render;
 pub mod write;
