@@ -12,7 +12,7 @@
 //! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
-use super::image_source::{RegistryArgs, push_image};
+use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
@@ -142,12 +142,19 @@ pub fn run(args: &Args) -> Outcome {
         None => None,
     };
     let pushed = if args.push {
-        push_image(
-            &built.image,
+        let opts = crate::registry::push::PushOptions {
+            mount_from: args.mount_from.clone(),
+            ..crate::registry::push::PushOptions::default()
+        };
+        crate::transport::sink::push(
+            crate::image::Artifact::Image(&built.image),
             &args.tags,
-            &args.registry,
-            args.mount_from.as_deref(),
+            &args.registry.options()?,
+            &opts,
         )?
+        .into_iter()
+        .flat_map(|(report, _)| report.refs)
+        .collect()
     } else {
         Vec::new()
     };

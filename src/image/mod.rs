@@ -29,6 +29,6 @@ pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, buil
 pub use config::Platform;
 pub use error::{BuildError, OutputError};
 pub use manifest::Format;
-pub use model::{Blob, BlobSource, Descriptor, Image};
-pub use output::{Destination, write_image};
+pub use model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+pub use output::{Destination, write_artifact, write_image, write_index};
 pub use verify::verify_image;
