@@ -12,11 +12,22 @@ pub struct Cli {
     command: TopCommand,
 }
 
+// Parsed once per process: the size difference between command groups does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum TopCommand {
     /// Work with OLM registry+v1 bundles.
     #[command(subcommand)]
     Bundle(BundleCommand),
+    /// Work with file-based catalogs (FBC).
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum CatalogCommand {
+    /// Validate catalog folders with every opm validate check, and more, at file:line.
+    Validate(commands::catalog_validate::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +62,9 @@ pub fn main() -> ExitCode {
             BundleCommand::Build(a) => commands::build::run(a),
             BundleCommand::Inspect(a) => commands::inspect::run(a),
             BundleCommand::Pull(a) => commands::pull::run(a),
+        },
+        TopCommand::Catalog(cmd) => match cmd {
+            CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
         },
     };
     match outcome {

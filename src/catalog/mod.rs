@@ -1,6 +1,8 @@
 //! File-based catalogs (FBC): the declarative-config model, its loader, writers and rules.
 
+pub mod load;
 pub mod model;
+pub mod validate;
 
 pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,
