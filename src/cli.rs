@@ -12,6 +12,8 @@ pub struct Cli {
     command: TopCommand,
 }
 
+// Parsed once per process: the size difference between command groups does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum TopCommand {
     /// Work with OLM registry+v1 bundles.
@@ -24,6 +26,8 @@ enum TopCommand {
 
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
+    /// Validate catalog folders with every opm validate check, and more, at file:line.
+    Validate(commands::catalog_validate::Args),
     /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
     Template(commands::catalog_template::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
@@ -64,6 +68,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Pull(a) => commands::pull::run(a),
         },
         TopCommand::Catalog(cmd) => match cmd {
+            CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
         },

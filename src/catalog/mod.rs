@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod model;
+pub mod validate;
 
 pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,
@@ -11,5 +12,6 @@ pub use model::{
 pub mod add;
 pub mod graph;
 pub mod mermaid;
+pub mod render;
 pub mod template;
 pub mod write;

@@ -8,6 +8,7 @@ pub mod build;
 pub mod catalog_graph;
 pub mod catalog_render_support;
 pub mod catalog_template;
+pub mod catalog_validate;
 pub mod image_source;
 pub mod init;
 pub mod inspect;
