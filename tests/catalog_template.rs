@@ -9,8 +9,8 @@
 //! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI).
 
 use assert_cmd::Command;
-use olmpack::bundle::yaml::{Node, parse_stream};
-use std::collections::BTreeMap;
+use olmpack::bundle::yaml::{Node, Value, parse_stream};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn catalogs_dir() -> Option<PathBuf> {
@@ -149,6 +149,84 @@ fn bundle_map(pkg: &Package) -> BTreeMap<String, PathBuf> {
     map
 }
 
+/// Images named anywhere in a YAML tree under a key `image` (any case).
+fn images(node: &Node, out: &mut BTreeSet<String>) {
+    match &node.value {
+        Value::Map(entries) => {
+            for (k, v) in entries {
+                if k.text.eq_ignore_ascii_case("image") && str_of(Some(v)) != "" {
+                    out.insert(str_of(Some(v)).to_string());
+                } else {
+                    images(v, out);
+                }
+            }
+        }
+        Value::Seq(items) => items.iter().for_each(|i| images(i, out)),
+        Value::Scalar(..) => {}
+    }
+}
+
+/// Channel entry names of every channel blob in a YAML tree (the template's entries or the
+/// catalog's documents).
+fn channel_entries(node: &Node, out: &mut BTreeSet<String>) {
+    match &node.value {
+        Value::Map(_) if str_of(node.get("schema")) == "olm.channel" => {
+            for e in node
+                .get("entries")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                out.insert(format!(
+                    "{} {}",
+                    str_of(node.get("name")),
+                    str_of(e.get("name"))
+                ));
+            }
+        }
+        Value::Map(entries) => entries.iter().for_each(|(_, v)| channel_entries(v, out)),
+        Value::Seq(items) => items.iter().for_each(|i| channel_entries(i, out)),
+        Value::Scalar(..) => {}
+    }
+}
+
+/// Why a checked-in catalog cannot come from this version of the template (the repository
+/// snapshot holds a template edited after the catalog was last regenerated), or `None`.
+fn stale(template: &Path, expected: &[u8]) -> Option<String> {
+    let t = std::fs::read_to_string(template).ok()?;
+    let tdocs = parse_stream(&t).ok()?;
+    let cdocs = parse_stream(std::str::from_utf8(expected).ok()?).ok()?;
+    let mut timages = BTreeSet::new();
+    let mut tchannels = BTreeSet::new();
+    for d in &tdocs {
+        images(&d.root, &mut timages);
+        channel_entries(&d.root, &mut tchannels);
+    }
+    let mut cimages = BTreeSet::new();
+    let mut cchannels = BTreeSet::new();
+    for d in &cdocs {
+        if str_of(d.root.get("schema")) == "olm.bundle" {
+            cimages.insert(str_of(d.root.get("image")).to_string());
+        }
+        channel_entries(&d.root, &mut cchannels);
+    }
+    if timages != cimages {
+        return Some(format!(
+            "the template names {} images, the catalog holds {} bundles ({} in common)",
+            timages.len(),
+            cimages.len(),
+            timages.intersection(&cimages).count()
+        ));
+    }
+    if !tchannels.is_empty() && tchannels != cchannels {
+        return Some(format!(
+            "the template's channels list {} entries, the catalog's {}",
+            tchannels.len(),
+            cchannels.len()
+        ));
+    }
+    None
+}
+
 fn minor_of(catalog: &str) -> (u32, u32) {
     let t = catalog.trim_start_matches('v');
     let mut it = t.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
@@ -162,6 +240,7 @@ fn real_templates_reproduce_checked_in_catalogs() {
     let mut total = 0usize;
     let mut identical = 0usize;
     let mut unmappable = 0usize;
+    let mut stale_count = 0usize;
     let mut by_compat: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     for pkg in packages(&dir) {
@@ -184,14 +263,34 @@ fn real_templates_reproduce_checked_in_catalogs() {
                     continue;
                 };
                 total += 1;
+                let label = format!(
+                    "{}/{} {catalog}",
+                    pkg.name,
+                    m.template
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                );
+                if let Some(why) = stale(&m.template, &expected) {
+                    stale_count += 1;
+                    eprintln!("stale      {label}: {why}");
+                    continue;
+                }
                 let migrate = minor_of(catalog) >= (4, 17);
                 let mut matched = None;
                 let mut last_err = String::new();
                 for compat in ["newest", "1.46"] {
                     let mut cmd = olmpack();
-                    cmd.args(["catalog", "template", "-o", "yaml", "--bundle-map"])
-                        .arg(&map_file)
-                        .arg(&m.template);
+                    cmd.args([
+                        "catalog",
+                        "template",
+                        "--offline",
+                        "-o",
+                        "yaml",
+                        "--bundle-map",
+                    ])
+                    .arg(&map_file)
+                    .arg(&m.template);
                     if migrate {
                         cmd.args(["--migrate-level", "bundle-object-to-csv-metadata"]);
                     }
@@ -240,7 +339,7 @@ fn real_templates_reproduce_checked_in_catalogs() {
         }
     }
     eprintln!(
-        "catalog template: {identical} of {total} catalog.yaml files byte-identical ({by_compat:?}); {unmappable} name an image with no bundle folder in the data"
+        "catalog template: {identical} of {total} catalog.yaml files byte-identical ({by_compat:?}); {unmappable} name an image with no bundle folder in the data; {stale_count} checked-in files were made from an older version of the template"
     );
     assert!(total > 0, "no template/catalog pairs found");
     assert!(failures.is_empty(), "not reproduced: {failures:?}");

@@ -13,5 +13,6 @@ pub mod add;
 pub mod graph;
 pub mod mermaid;
 pub mod render;
+pub mod source;
 pub mod template;
 pub mod write;

@@ -5,6 +5,7 @@ use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::catalog::mermaid::{MermaidOptions, write_mermaid};
 use crate::catalog::model::Bundle;
+use crate::catalog::source::render_source;
 use crate::catalog::template::bundle_map::{BundleMap, MappedRenderer};
 use crate::catalog::template::{
     BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType, render_template,
@@ -59,6 +60,9 @@ pub struct Args {
     /// the newest behaviour.
     #[arg(long, value_name = "VERSION")]
     pub opm_compat: Option<OpmCompat>,
+    /// Never contact a registry: every reference must be in the bundle map or be a local source.
+    #[arg(long)]
+    pub offline: bool,
     /// Registry options (for references that are not in the bundle map).
     #[command(flatten)]
     pub registry: RegistryArgs,
@@ -68,8 +72,11 @@ pub struct Args {
 pub fn run(args: &Args) -> Outcome {
     let text = read_input(&args.file)?;
     let compat = args.opm_compat.unwrap_or_default();
-    let migrate =
-        super::catalog_render_support::MigrateLevel::parse(args.migrate_level.as_deref())?;
+    let source_options = super::catalog_render_support::source_options(
+        args.migrate_level.as_deref(),
+        args.opm_compat,
+        &args.registry,
+    )?;
     let map = match &args.bundle_map {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -78,19 +85,16 @@ pub fn run(args: &Args) -> Outcome {
         }
         None => BundleMap::default(),
     };
-    let registry = args.registry.options()?;
     let local = |source: &str, image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        super::catalog_render_support::render_source(source, image_ref, migrate, compat, &registry)
+        render_source(source, image_ref, &source_options).map(|b| vec![b.bundle])
     };
     let remote = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        super::catalog_render_support::render_source(
-            image_ref, image_ref, migrate, compat, &registry,
-        )
+        render_source(image_ref, image_ref, &source_options).map(|b| vec![b.bundle])
     };
     let renderer = MappedRenderer {
         map: &map,
         local: &local,
-        remote: Some(&remote as &dyn BundleRenderer),
+        remote: (!args.offline).then_some(&remote as &dyn BundleRenderer),
     };
     let mut options = TemplateOptions {
         template_type: args.template_type.map(|t| match t {
