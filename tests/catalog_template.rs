@@ -154,7 +154,7 @@ fn images(node: &Node, out: &mut BTreeSet<String>) {
     match &node.value {
         Value::Map(entries) => {
             for (k, v) in entries {
-                if k.text.eq_ignore_ascii_case("image") && str_of(Some(v)) != "" {
+                if k.text.eq_ignore_ascii_case("image") && !str_of(Some(v)).is_empty() {
                     out.insert(str_of(Some(v)).to_string());
                 } else {
                     images(v, out);
