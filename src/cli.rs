@@ -32,6 +32,8 @@ enum CatalogCommand {
     Template(commands::catalog_template::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
     Graph(commands::catalog_graph::Args),
+    /// Add a bundle (folder or image) and its channel entries to a catalog folder.
+    Add(commands::catalog_add::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,6 +73,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
+            CatalogCommand::Add(a) => commands::catalog_add::run(a),
         },
     };
     match outcome {
