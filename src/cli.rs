@@ -26,6 +26,10 @@ enum TopCommand {
 
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
+    /// Print opm's output for bundle folders, catalog folders and images (byte-identical).
+    Render(commands::catalog_render::Args),
+    /// Print the olm.package blob of a new package (as opm init, with checks).
+    Init(commands::catalog_init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
     Validate(commands::catalog_validate::Args),
     /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
@@ -71,6 +75,8 @@ pub fn main() -> ExitCode {
         },
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
+            CatalogCommand::Render(a) => commands::catalog_render::run(a),
+            CatalogCommand::Init(a) => commands::catalog_init::run(a),
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
             CatalogCommand::Add(a) => commands::catalog_add::run(a),

@@ -7,6 +7,8 @@
 pub mod build;
 pub mod catalog_add;
 pub mod catalog_graph;
+pub mod catalog_init;
+pub mod catalog_render;
 pub mod catalog_render_support;
 pub mod catalog_template;
 pub mod catalog_validate;
