@@ -17,6 +17,17 @@ enum TopCommand {
     /// Work with OLM registry+v1 bundles.
     #[command(subcommand)]
     Bundle(BundleCommand),
+    /// Work with file-based catalogs (FBC).
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum CatalogCommand {
+    /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
+    Build(commands::catalog_build::Args),
+    /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
+    GenerateDockerfile(commands::catalog_build::DockerfileArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +62,10 @@ pub fn main() -> ExitCode {
             BundleCommand::Build(a) => commands::build::run(a),
             BundleCommand::Inspect(a) => commands::inspect::run(a),
             BundleCommand::Pull(a) => commands::pull::run(a),
+        },
+        TopCommand::Catalog(cmd) => match cmd {
+            CatalogCommand::Build(a) => commands::catalog_build::run(a),
+            CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
         },
     };
     match outcome {

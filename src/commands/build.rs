@@ -237,7 +237,7 @@ pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
 }
 
 /// The tags (OCI) or RepoTags (docker-archive) to record; see the module docs.
-fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
+pub(crate) fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
     let mut names: Vec<String> = Vec::new();
     match dest {
         Destination::DockerArchive { reference, .. } => {

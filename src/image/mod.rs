@@ -17,6 +17,7 @@ pub mod build;
 pub mod config;
 pub mod digest;
 pub mod error;
+pub mod extend;
 pub mod layer;
 pub mod layout;
 pub mod manifest;
