@@ -223,7 +223,11 @@ pub fn configs_dir(value: &str) -> Result<String, CatalogBuildError> {
     let Some(rest) = trimmed.strip_prefix('/') else {
         return Err(err());
     };
-    if rest.is_empty() || rest.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
+    if rest.is_empty()
+        || rest
+            .split('/')
+            .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
         return Err(err());
     }
     Ok(trimmed.to_string())
