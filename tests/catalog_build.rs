@@ -513,6 +513,41 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
     .expect("json");
     assert_eq!(inspect["Architecture"], "arm64");
     assert_eq!(inspect["Layers"].as_array().map(Vec::len), Some(3));
+
+    // A docker-archive base (Docker v2-2, uncompressed layers): the catalog is an OCI image
+    // (same layer bytes, OCI media types) that skopeo reads from a layout.
+    let docker_base = tmp.path().join("base.tar");
+    olmpack::image::write_image(
+        &base.images[0],
+        &format!("docker-archive:{}", docker_base.display())
+            .parse()
+            .expect("dest"),
+        &["example.com/opm:v1".into()],
+    )
+    .expect("docker-archive base");
+    let from_docker = tmp.path().join("from-docker");
+    build_ok(&[
+        "catalog",
+        "build",
+        small_catalog().to_str().unwrap(),
+        "--base",
+        &format!("docker-archive:{}", docker_base.display()),
+        "--output",
+        &format!("oci:{}:v1", from_docker.display()),
+    ]);
+    let (_, m) = layout_top(&from_docker);
+    assert_eq!(m["mediaType"], "application/vnd.oci.image.manifest.v1+json");
+    assert_eq!(m["layers"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        m["layers"][0]["mediaType"],
+        "application/vnd.oci.image.layer.v1.tar"
+    );
+    let inspect: Value = serde_json::from_str(&tool(
+        "skopeo",
+        &["inspect", &format!("oci:{}:v1", from_docker.display())],
+    ))
+    .expect("json");
+    assert_eq!(inspect["Labels"][LABEL], "/configs");
 }
 
 #[test]

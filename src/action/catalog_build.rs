@@ -88,8 +88,7 @@ pub enum CatalogBuildError {
     /// The base index lists no image with a platform.
     #[error("the base {0} is an index without any platform image")]
     EmptyBase(String),
-    /// Several platforms without a base that could tell them apart: fine for an index, but a
-    /// docker-archive holds one.
+    /// The base could not be opened (not an image, unreachable, refused).
     #[error("cannot read the base image {base}: {source}")]
     Base {
         /// The base as given.

@@ -114,17 +114,30 @@ pub struct ConfigEdit {
     pub created_by: String,
 }
 
-/// The format a base manifest uses, from its media type (OCI unless it says Docker v2-2).
-pub fn format_of(manifest_media_type: &str) -> Format {
-    if manifest_media_type == MEDIA_DOCKER_MANIFEST {
-        Format::Docker
-    } else {
-        Format::Oci
+/// The OCI media type for a Docker v2-2 one (layers and config); others unchanged. The bytes
+/// (and so the digests) are the same in both formats: only the label on the descriptor changes.
+pub fn oci_media_type(media_type: &str) -> &str {
+    match media_type {
+        "application/vnd.docker.image.rootfs.diff.tar.gzip" => {
+            "application/vnd.oci.image.layer.v1.tar+gzip"
+        }
+        "application/vnd.docker.image.rootfs.diff.tar" => "application/vnd.oci.image.layer.v1.tar",
+        "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip" => {
+            "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip"
+        }
+        "application/vnd.docker.container.image.v1+json" | "" => {
+            "application/vnd.oci.image.config.v1+json"
+        }
+        other => other,
     }
 }
 
 /// `base` with `layer` added on top and its config edited by `edit`. The base's layer blobs are
-/// reused as they are (their sources untouched: files, or remote blobs a push mounts).
+/// reused as they are (their sources untouched: files, or remote blobs a push mounts). The
+/// result is always an OCI image: a Docker v2-2 base's descriptors get the OCI media types of the
+/// same bytes (digests unchanged), because OCI layouts and archives cannot name Docker
+/// manifests for skopeo and containers/image, and one format keeps the digest the same whatever
+/// the output.
 pub fn extend_image(
     base: &Image,
     layer: &LayerBlob,
@@ -133,7 +146,7 @@ pub fn extend_image(
     let bad = |reason: &str| BuildError::BaseConfig {
         reason: reason.to_string(),
     };
-    let format = format_of(&base.manifest.descriptor.media_type);
+    let format = Format::Oci;
     let BlobSource::Memory(config_bytes) = &base.config.source else {
         return Err(bad("the config is not in memory"));
     };
@@ -183,13 +196,14 @@ pub fn extend_image(
             }
         }
     }
-    let config_blob = memory_blob(&base.config.descriptor.media_type, canonical_json(&config));
-    let config_blob = if config_blob.descriptor.media_type.is_empty() {
-        memory_blob(format.config_media_type(), canonical_json(&config))
-    } else {
-        config_blob
-    };
+    let config_blob = memory_blob(
+        oci_media_type(&base.config.descriptor.media_type),
+        canonical_json(&config),
+    );
     let mut layers = base.layers.clone();
+    for l in &mut layers {
+        l.descriptor.media_type = oci_media_type(&l.descriptor.media_type).to_string();
+    }
     layers.push(layer_blob(layer, format.layer_media_type()));
     let descs: Vec<Descriptor> = layers.iter().map(|l| l.descriptor.clone()).collect();
     let manifest = memory_blob(
