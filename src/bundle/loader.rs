@@ -306,6 +306,7 @@ impl Loader {
         }
         let mut annotation_candidates = Vec::new();
         for (name, path) in self.list(&dir) {
+            let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
             let Some(size) = self.visible_file(
                 &name,
@@ -422,6 +423,7 @@ impl Loader {
         // opm accepts any metadata file holding an `annotations:` mapping; follow it, but say so.
         if self.bundle.annotations.is_none() && !self.bundle.annotations_unparsable {
             for (path, size) in annotation_candidates {
+                let _reading = crate::guard::reading(&path);
                 let rel = self.rel(&path);
                 let Some(text) = self.read_text(&path, size) else {
                     continue;
@@ -607,6 +609,7 @@ impl Loader {
         };
         let mut yaml_files = 0usize;
         for (name, path) in self.list(&dir) {
+            let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
             let Some(size) = self.visible_file(
                 &name,
