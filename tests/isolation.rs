@@ -236,6 +236,25 @@ fn init_build_inspect_and_pull_fail_cleanly_and_write_nothing() {
     );
     expect_clean_failure(&run, CSV);
     assert_eq!(tree(&init_dir), before, "init changed the folder");
+    // A failure in the check init runs after writing says that the files were written.
+    let run = olmpack(
+        work,
+        Some("dependencies.yaml"),
+        &["bundle", "init", "init", "--channels", "stable"],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error: init wrote the files listed above, but checking the bundle failed: internal error in olmpack while reading "
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("created init/metadata/dependencies.yaml")
+    );
+    assert!(init_dir.join("metadata/dependencies.yaml").is_file());
 
     // build: no layout and no digest file appear.
     copy_dir(&valid_basic(), &work.join("bundle"));
@@ -266,6 +285,29 @@ fn init_build_inspect_and_pull_fail_cleanly_and_write_nothing() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let layout_before = tree(&work.join("layout"));
+
+    // validate --image: the image's report is the internal/error finding, in valid JSON.
+    let run = olmpack(
+        work,
+        Some(CSV),
+        &[
+            "bundle",
+            "validate",
+            "-o",
+            "json",
+            "--image",
+            "oci:layout:v1",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    assert_eq!(json["outputs"][0]["rule"], "internal/error", "{json}");
+    assert!(
+        json["outputs"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(CSV)),
+        "{json}"
+    );
 
     // inspect: reading the layers' file lists, and (with --no-files) the annotations.
     let run = olmpack(work, Some(CSV), &["bundle", "inspect", "oci:layout:v1"]);
