@@ -261,14 +261,14 @@ fn internal_error_report(
     failure: &crate::guard::InternalFailure,
 ) -> Report {
     let mut diagnostic = validate::Diagnostic::new(Rule::InternalError, failure.describe());
-    if let Some(file) = &failure.file {
-        let rel = root
-            .and_then(|r| file.strip_prefix(r).ok())
-            .filter(|rel| !rel.as_os_str().is_empty())
-            .unwrap_or(file);
-        if root.is_none_or(|r| file != r) {
-            diagnostic = diagnostic.in_file(rel.to_string_lossy().into_owned());
-        }
+    // `file` is relative to the bundle, as for every finding; a path elsewhere (a temporary
+    // folder, the bundle folder itself) stays in the message only.
+    let rel = failure.file.as_deref().and_then(|file| match root {
+        Some(root) => file.strip_prefix(root).ok(),
+        None => file.is_relative().then_some(file),
+    });
+    if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) {
+        diagnostic = diagnostic.in_file(rel.to_string_lossy().into_owned());
     }
     Report {
         bundle: bundle.to_string(),

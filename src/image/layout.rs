@@ -54,6 +54,10 @@ pub struct LayoutLock {
 /// Fails with [`OutputError::Locked`] when the wait runs out, instead of waiting forever or
 /// writing without it.
 pub fn lock_layout(dir: &Path) -> Result<LayoutLock, OutputError> {
+    wait_for_lock(dir, lock_timeout())
+}
+
+fn wait_for_lock(dir: &Path, timeout: Duration) -> Result<LayoutLock, OutputError> {
     let path = dir.join(LOCK_FILE);
     let file = fs::OpenOptions::new()
         .create(true)
@@ -61,7 +65,6 @@ pub fn lock_layout(dir: &Path) -> Result<LayoutLock, OutputError> {
         .write(true)
         .open(&path)
         .map_err(|e| OutputError::io("create the lock file", &path, e))?;
-    let timeout = lock_timeout();
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
@@ -464,4 +467,98 @@ pub fn stage_file(path: &Path, bytes: &[u8]) -> Result<StagedFile, OutputError> 
         tmp,
         path: path.to_path_buf(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::digest::sha256_digest;
+
+    fn blob(media_type: &str, bytes: Vec<u8>) -> Blob {
+        Blob {
+            descriptor: Descriptor {
+                media_type: media_type.into(),
+                digest: sha256_digest(&bytes),
+                size: bytes.len() as u64,
+            },
+            source: BlobSource::Memory(bytes),
+        }
+    }
+
+    /// A small image whose digest depends on `n`.
+    fn image(n: usize) -> Image {
+        let config = blob(
+            "application/vnd.oci.image.config.v1+json",
+            format!("{{\"n\":{n}}}").into_bytes(),
+        );
+        let manifest = json!({
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": descriptor_json(&config.descriptor),
+            "layers": [],
+        });
+        Image {
+            manifest: blob(
+                "application/vnd.oci.image.manifest.v1+json",
+                super::super::config::canonical_json(&manifest),
+            ),
+            config,
+            layers: Vec::new(),
+        }
+    }
+
+    fn tags(dir: &Path) -> Vec<String> {
+        let index = read_index(dir).expect("index");
+        let mut tags: Vec<String> = index["manifests"]
+            .as_array()
+            .expect("manifests")
+            .iter()
+            .filter_map(|m| m.pointer("/annotations/org.opencontainers.image.ref.name"))
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        tags.sort();
+        tags
+    }
+
+    /// Threads stand in for processes: each open of the lock file is its own lock holder.
+    #[test]
+    fn concurrent_writers_keep_every_tag_on_new_and_existing_layouts() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        for round in 0..2 {
+            std::thread::scope(|s| {
+                for i in 0..8 {
+                    let dir = &dir;
+                    s.spawn(move || {
+                        let n = round * 8 + i;
+                        write_layout(&image(n), dir, &[format!("t{n:02}")]).expect("written");
+                    });
+                }
+            });
+            let want: Vec<String> = (0..(round + 1) * 8).map(|n| format!("t{n:02}")).collect();
+            assert_eq!(tags(&dir), want);
+        }
+        for n in 0..16 {
+            let read = read_layout_image(&dir, Some(&format!("t{n:02}"))).expect("readable");
+            assert_eq!(read.manifest.descriptor, image(n).manifest.descriptor);
+        }
+    }
+
+    #[test]
+    fn a_held_lock_times_out_with_a_clear_error() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        write_layout(&image(0), &dir, &["a".into()]).expect("written");
+        let held = lock_layout(&dir).expect("lock");
+        // The wait itself, with a short timeout (the environment variable is for processes).
+        let err = wait_for_lock(&dir, Duration::from_millis(50)).expect_err("times out");
+        assert!(matches!(err, OutputError::Locked { .. }), "{err}");
+        assert!(
+            err.to_string().contains("locked by another writer"),
+            "{err}"
+        );
+        drop(held);
+        wait_for_lock(&dir, Duration::from_millis(50)).expect("free again");
+    }
 }
