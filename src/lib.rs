@@ -7,7 +7,8 @@
 //! - [`validate`]: the registry+v1 rules, each with a stable id and severity, and the renderers;
 //! - [`image`]: reproducible layers, config and manifest, and the OCI layout / archive writers;
 //! - [`registry`]: image references, credentials and the distribution-API client;
-//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand.
+//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand;
+//! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
 
 #![deny(missing_docs)]
 
@@ -16,6 +17,7 @@ pub mod catalog;
 pub mod cli;
 pub mod commands;
 pub mod findings;
+pub mod guard;
 pub mod image;
 pub mod reference;
 pub mod registry;
