@@ -55,7 +55,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let outcome = match &cli.command {
+    // The last line of defence: a bug anywhere in a command ends in a clear message and exit 2,
+    // never in Rust's panic message and exit 101. Commands write their outputs atomically at the
+    // end, so a caught failure leaves no partial output behind.
+    let outcome = crate::guard::catch(|| match &cli.command {
         TopCommand::Bundle(cmd) => match cmd {
             BundleCommand::Validate(a) => commands::validate::run(a),
             BundleCommand::Init(a) => commands::init::run(a),
@@ -67,7 +70,8 @@ pub fn main() -> ExitCode {
             CatalogCommand::Build(a) => commands::catalog_build::run(a),
             CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
         },
-    };
+    })
+    .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
