@@ -12,6 +12,8 @@ pub struct Cli {
     command: TopCommand,
 }
 
+// Parsed once per process: the size difference between command groups does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum TopCommand {
     /// Work with OLM registry+v1 bundles.
@@ -24,6 +26,8 @@ enum TopCommand {
 
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
+    /// Validate catalog folders with every opm validate check, and more, at file:line.
+    Validate(commands::catalog_validate::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
     Build(commands::catalog_build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
@@ -67,6 +71,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Pull(a) => commands::pull::run(a),
         },
         TopCommand::Catalog(cmd) => match cmd {
+            CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
             CatalogCommand::Build(a) => commands::catalog_build::run(a),
             CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
         },

@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod model;
+pub mod validate;
 
 pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,

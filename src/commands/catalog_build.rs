@@ -6,7 +6,7 @@
 
 use super::build::output_names;
 use super::image_source::RegistryArgs;
-use super::{EXIT_OK, Failure, Outcome, error_chain};
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
     self, CatalogBuildOptions, DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
 };
@@ -15,7 +15,7 @@ use crate::image::layout::stage_file;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// Where the image goes when neither `--output` nor `--push` is given.
@@ -176,12 +176,29 @@ fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, Failure> 
     Ok(out)
 }
 
-/// The catalog check before building. Returns `Ok(Err(EXIT_FINDINGS))` when the catalog has
-/// errors (printed on stderr).
-// TODO(fbc): wire `catalog::validate` here when it lands on main; until then only the folder
-// itself is checked (by `action::catalog_build::build`).
-fn validate_catalog(_dir: &Path) -> Result<Result<(), u8>, Failure> {
-    Ok(Ok(()))
+/// The catalog check before building: every `catalog validate` rule. Findings go to stderr;
+/// errors stop the build (`Ok(Err(EXIT_FINDINGS))`), warnings do not. A folder that cannot be
+/// read is left to the build, which names it.
+fn validate_catalog(dir: &Path) -> Result<Result<(), u8>, Failure> {
+    if !dir.is_dir() {
+        return Ok(Ok(()));
+    }
+    let report = crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|e| {
+        Failure::usage(format!(
+            "cannot validate {}: {}",
+            dir.display(),
+            error_chain(&e)
+        ))
+    })?;
+    if !report.diagnostics.is_empty() {
+        let color = super::color_on(std::io::stderr().is_terminal());
+        let _ = crate::validate::render::human(&report, &mut std::io::stderr().lock(), color);
+    }
+    Ok(if report.has_errors() {
+        Err(EXIT_FINDINGS)
+    } else {
+        Ok(())
+    })
 }
 
 /// Runs `olmpack catalog build`.

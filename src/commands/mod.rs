@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod catalog_build;
+pub mod catalog_validate;
 pub mod image_source;
 pub mod init;
 pub mod inspect;
