@@ -33,9 +33,10 @@ image, which then needs --base (an opm image with /bin/opm and grpc_health_probe
 With --base the base's layers are reused unchanged (mounted or skipped when pushing to its
 registry), the catalog layer is added, and the config gets ENTRYPOINT [\"/bin/opm\"] and
 CMD [\"serve\", \"/configs\"], keeping the base's environment, user and working folder. No serve
-cache is shipped and CMD has no --cache-dir: opm builds its cache at start (a few seconds per
-start for a large catalog, needs a writable /tmp) and can never crash-loop on a stale cache,
-which `opm generate dockerfile` images do when the cache and catalog disagree.
+cache is shipped and CMD has no --cache-dir: opm loads the catalog and builds its cache in a temp
+folder on every start (needs a writable /tmp; opm takes about 0.1 s per package to load one, so
+a catalog of hundreds of packages adds seconds to every pod start) and can never crash-loop on a
+stale cache, which `opm generate dockerfile` images do when the cache and catalog disagree.
 
 A multi-platform base gives one image per platform (or per --platform) sharing one catalog
 layer, under one index.
