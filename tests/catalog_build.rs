@@ -855,6 +855,41 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     .expect("json");
     assert_eq!(raw["manifests"].as_array().map(Vec::len), Some(2));
 
+    // Another registry holds none of the base blobs: they are fetched (verified) and uploaded.
+    let other = Registry::start(Mode::Plain);
+    let elsewhere = format!("{}/mirror/catalog:v1", other.host);
+    let d4 = build_ok(&[
+        "catalog",
+        "build",
+        cat.to_str().unwrap(),
+        "--base",
+        &base_ref,
+        "-t",
+        &elsewhere,
+        "--push",
+    ]);
+    assert_eq!(d4, d1);
+    let raw: Value = serde_json::from_str(&tool(
+        "skopeo",
+        &[
+            "inspect",
+            "--raw",
+            "--tls-verify=false",
+            &format!("docker://{elsewhere}"),
+        ],
+    ))
+    .expect("json");
+    assert_eq!(raw["manifests"].as_array().map(Vec::len), Some(2));
+    tool(
+        "skopeo",
+        &[
+            "copy",
+            "--src-tls-verify=false",
+            &format!("docker://{elsewhere}"),
+            &format!("oci:{}:m", tmp.path().join("mirror-copy").display()),
+        ],
+    );
+
     // A local output from a registry base fetches the base layers (verified) into the layout.
     let out = tmp.path().join("from-registry");
     let d3 = build_ok(&[

@@ -31,7 +31,6 @@ use crate::image::extend::{
 use crate::image::{
     Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
 };
-use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::push::{PushOptions, PushReport};
 use crate::transport::source::{Opened, OpenedImage, open};
@@ -462,7 +461,7 @@ pub struct Delivery {
 
 /// Sends the built catalog where asked: the push first (so a failed push leaves no local
 /// output), then the local output. Base layers are fetched only when a sink needs their bytes:
-/// a local output, a push to another registry, or a registry that refused to mount them.
+/// a local output, or a push target that neither holds them nor can mount them.
 pub fn deliver(
     built: &mut BuiltCatalog,
     delivery: &Delivery,
@@ -470,12 +469,9 @@ pub fn deliver(
 ) -> Result<Vec<PushReport>, CatalogBuildError> {
     let mut reports = Vec::new();
     if !delivery.push.is_empty() {
-        let same_registry = delivery.push.iter().all(|t| {
-            Reference::parse(t).is_ok_and(|r| sink::remote_blobs_on(built.artifact(), &r.registry))
-        });
-        if !same_registry {
-            built.fetch_base_layers()?;
-        }
+        // Remote base blobs first: the target may hold them already (skipped) or share the
+        // base's registry (mounted). Only a blob that is neither makes the push fetch them all
+        // and go again (blobs pushed by the first attempt are then found present).
         let pushed = match sink::push(
             built.artifact(),
             &delivery.push,

@@ -103,12 +103,3 @@ pub fn has_remote_blobs(artifact: Artifact<'_>) -> bool {
         .iter()
         .any(|b| matches!(b.source, BlobSource::Remote { .. }))
 }
-
-/// Whether every remote blob of `artifact` lives on `registry` (so a push there can mount or
-/// skip them all without downloading any).
-pub fn remote_blobs_on(artifact: Artifact<'_>, registry: &str) -> bool {
-    artifact.blobs().iter().all(|b| match &b.source {
-        BlobSource::Remote { registry: r, .. } => r == registry,
-        _ => true,
-    })
-}
