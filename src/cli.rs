@@ -26,6 +26,10 @@ enum TopCommand {
 
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
+    /// Print opm's output for bundle folders, catalog folders and images (byte-identical).
+    Render(commands::catalog_render::Args),
+    /// Print the olm.package blob of a new package (as opm init, with checks).
+    Init(commands::catalog_init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
     Validate(commands::catalog_validate::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
@@ -74,6 +78,8 @@ pub fn main() -> ExitCode {
             CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
             CatalogCommand::Build(a) => commands::catalog_build::run(a),
             CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
+            CatalogCommand::Render(a) => commands::catalog_render::run(a),
+            CatalogCommand::Init(a) => commands::catalog_init::run(a),
         },
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

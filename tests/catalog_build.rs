@@ -779,6 +779,25 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
         Some("/configs")
     );
     assert_eq!(tree(&unpacked.dir.path().join("configs")), tree(&cat));
+    // `catalog render` of the pushed image equals `catalog render` of the folder.
+    let render = |source: &str| {
+        let o = olmpack()
+            .args(["catalog", "render", source, "-o", "yaml"])
+            .output()
+            .expect("render");
+        assert!(
+            o.status.success(),
+            "render {source}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        o.stdout
+    };
+    let from_folder = render(cat.to_str().unwrap());
+    assert!(!from_folder.is_empty());
+    assert!(
+        render(&t1) == from_folder,
+        "render of the pushed image differs from the folder's"
+    );
 
     // The base, pushed as a multi-platform index with olmpack's own sink.
     let base = make_base(tmp.path(), &["linux/amd64", "linux/arm64"]);

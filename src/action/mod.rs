@@ -4,8 +4,11 @@
 //! so other front ends (tests, benches, a future API) get the same behaviour.
 //!
 //! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
+//! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
+//!   exact output);
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
 //!   `catalog generate-dockerfile`.
 
 pub mod bundle_image;
 pub mod catalog_build;
+pub mod catalog_render;

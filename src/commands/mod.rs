@@ -6,6 +6,8 @@
 
 pub mod build;
 pub mod catalog_build;
+pub mod catalog_init;
+pub mod catalog_render;
 pub mod catalog_validate;
 pub mod image_source;
 pub mod init;
