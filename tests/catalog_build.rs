@@ -873,6 +873,10 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     ))
     .expect("json");
     assert_eq!(raw["manifests"].as_array().map(Vec::len), Some(2));
+    assert!(
+        render(&format!("{host}/olm/catalog-opm:v1")) == from_folder,
+        "render of the catalog on a base differs from the folder's"
+    );
 
     // Another registry holds none of the base blobs: they are fetched (verified) and uploaded.
     let other = Registry::start(Mode::Plain);
