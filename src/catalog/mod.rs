@@ -14,6 +14,5 @@ pub mod add;
 pub mod graph;
 pub mod mermaid;
 pub mod render;
-pub mod source;
 pub mod template;
 pub mod write;

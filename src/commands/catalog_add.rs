@@ -4,9 +4,10 @@
 
 use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::catalog::add::{AddFileError, AddMode, AddOptions, AddOutcome, add_to_catalog};
+use crate::action::bundle_source::render_source;
+use crate::action::catalog_add::{AddFileError, AddOptions, add_to_catalog};
+use crate::catalog::add::{AddMode, AddOutcome};
 use crate::catalog::render::MigrateLevel;
-use crate::catalog::source::render_source;
 use std::path::PathBuf;
 
 /// `--mode`.

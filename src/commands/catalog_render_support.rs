@@ -3,8 +3,8 @@
 
 use super::Failure;
 use super::image_source::RegistryArgs;
+use crate::action::bundle_source::SourceOptions;
 use crate::catalog::render::MigrateLevel;
-use crate::catalog::source::SourceOptions;
 use crate::catalog::template::OpmCompat;
 
 /// Builds the render options from the common flags.

@@ -3,9 +3,9 @@
 
 use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::bundle_source::render_source;
 use crate::catalog::mermaid::{MermaidOptions, write_mermaid};
 use crate::catalog::model::Bundle;
-use crate::catalog::source::render_source;
 use crate::catalog::template::bundle_map::{BundleMap, MappedRenderer};
 use crate::catalog::template::{
     BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType, render_template,

@@ -1,6 +1,10 @@
 //! One bundle source (a bundle folder, a local image or a registry reference) rendered into the
 //! `olm.bundle` blob opm would write for the published image `image_ref`.
 //!
+//! The same steps as `catalog render` applies to one bundle (`action::catalog_render`), kept
+//! here as a function of (source, published reference) because templates and `catalog add`
+//! render content under a name it was not read from.
+//!
 //! Why here: templates, `catalog add` and `--bundle-map` all need "render this content under
 //! that name", with opm's per-input clean-up and the version-dependent object form applied in
 //! one place, so their outputs agree byte for byte.
@@ -8,7 +12,7 @@
 use crate::catalog::model::{Bundle, DeclarativeConfig};
 use crate::catalog::render::{
     BundleFiles, MigrateLevel, OpmCompat as RenderCompat, bundle_object_to_csv_metadata,
-    finish_config, objects_in_file_order, render_bundle,
+    finish_config, move_objects_to_end, objects_in_file_order, render_bundle,
 };
 use crate::catalog::template::{BundleRenderError, OpmCompat};
 use crate::transport::{RegistryOptions, unpack_image};
@@ -74,6 +78,7 @@ fn render_dir(
         objects_in_file_order(&mut bundle);
     }
     if compat.csv_metadata_for_images() && !image_ref.is_empty() {
+        move_objects_to_end(&mut bundle);
         bundle_object_to_csv_metadata(&mut bundle).map_err(BundleRenderError::new)?;
     }
     let mut cfg = DeclarativeConfig {
