@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-template
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -36,3 +36,7 @@ bench-catalog-build:
 corpus:
     cargo test --release --test corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
+
+# Template rendering from a local registry (-j 1 vs -j N) against the sum of single-bundle renders.
+bench-template:
+    cargo bench --bench catalog_template

@@ -344,3 +344,57 @@ fn real_templates_reproduce_checked_in_catalogs() {
     assert!(total > 0, "no template/catalog pairs found");
     assert!(failures.is_empty(), "not reproduced: {failures:?}");
 }
+
+/// `-o mermaid` of a real semver template equals `catalog graph -o mermaid` of the checked-in
+/// catalog it produces (opm prints both with the same writer).
+#[test]
+fn real_template_mermaid_matches_graph_of_checked_in_catalog() {
+    let Some(dir) = catalogs_dir() else { return };
+    let repo = dir.join("packages/certified-operators");
+    let pkg = Package {
+        repo_root: repo.clone(),
+        name: "kurrentdb-operator".into(),
+        mappings: vec![],
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let map_file = tmp.path().join("map");
+    let text: String = bundle_map(&pkg)
+        .iter()
+        .map(|(image, folder)| format!("{image}\t{}\n", folder.display()))
+        .collect();
+    std::fs::write(&map_file, text).expect("map");
+    let mermaid = olmpack()
+        .args([
+            "catalog",
+            "template",
+            "--offline",
+            "-o",
+            "mermaid",
+            "--opm-compat",
+            "1.46",
+            "--bundle-map",
+        ])
+        .arg(&map_file)
+        .arg(repo.join("operators/kurrentdb-operator/catalog-templates/template.yaml"))
+        .output()
+        .expect("runs");
+    assert!(
+        mermaid.status.success(),
+        "{}",
+        String::from_utf8_lossy(&mermaid.stderr)
+    );
+    let graph = olmpack()
+        .args(["catalog", "graph", "-o", "mermaid"])
+        .arg(repo.join("catalogs/v4.18"))
+        .output()
+        .expect("runs");
+    assert!(
+        graph.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graph.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&mermaid.stdout),
+        String::from_utf8_lossy(&graph.stdout)
+    );
+}

@@ -93,3 +93,144 @@ fn template_cases() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- The binary, with a real bundle folder from testdata through --bundle-map ----
+
+fn olmpack() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("olmpack").expect("binary builds")
+}
+
+fn map_file(dir: &Path) -> PathBuf {
+    let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let file = dir.join("map.tsv");
+    std::fs::write(
+        &file,
+        format!(
+            "# published\tlocal\nquay.io/example/kvstore-bundle:1.2.0\t{}\n",
+            bundle.display()
+        ),
+    )
+    .expect("map");
+    file
+}
+
+const SEMVER_KV: &str =
+    "Schema: olm.semver\nStable:\n  Bundles:\n  - Image: quay.io/example/kvstore-bundle:1.2.0\n";
+
+#[test]
+fn cli_reads_stdin_keeps_the_published_reference_and_draws_mermaid() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let map = map_file(tmp.path());
+    let out = olmpack()
+        .args([
+            "catalog",
+            "template",
+            "-",
+            "-o",
+            "yaml",
+            "--offline",
+            "--bundle-map",
+        ])
+        .arg(&map)
+        .write_stdin(SEMVER_KV)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("---\ndefaultChannel: stable-v1.2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "image: quay.io/example/kvstore-bundle:1.2.0\nname: kvstore-operator.v1.2.0\n"
+        )
+    );
+    // The mermaid output of the rendered template equals `catalog graph` of that output.
+    let catalog = tmp.path().join("catalog");
+    std::fs::create_dir_all(catalog.join("kvstore-operator")).expect("mkdir");
+    std::fs::write(catalog.join("kvstore-operator/catalog.yaml"), &out.stdout).expect("write");
+    let mermaid = olmpack()
+        .args([
+            "catalog",
+            "template",
+            "-o",
+            "mermaid",
+            "--offline",
+            "--type",
+            "semver",
+            "--bundle-map",
+        ])
+        .arg(&map)
+        .arg("-")
+        .write_stdin(SEMVER_KV)
+        .output()
+        .expect("runs");
+    assert!(mermaid.status.success());
+    let graph = olmpack()
+        .args(["catalog", "graph", "-o", "mermaid"])
+        .arg(&catalog)
+        .output()
+        .expect("runs");
+    assert!(
+        graph.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graph.stderr)
+    );
+    assert_eq!(mermaid.stdout, graph.stdout);
+    assert!(String::from_utf8_lossy(&graph.stdout).contains(
+        "    subgraph kvstore-operator-stable-v1.2[\"stable-v1.2\"]\n      kvstore-operator-stable-v1.2-kvstore-operator.v1.2.0[\"kvstore-operator.v1.2.0\"]\n"
+    ));
+    for format in ["dot", "svg"] {
+        olmpack()
+            .args(["catalog", "graph", "-o", format])
+            .arg(&catalog)
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn cli_names_an_unmapped_reference_with_file_and_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let map = map_file(tmp.path());
+    let template = tmp.path().join("t.yaml");
+    std::fs::write(
+        &template,
+        format!("{SEMVER_KV}  - Image: quay.io/example/kvstore-bundle:9.9.9\n"),
+    )
+    .expect("write");
+    let out = olmpack()
+        .args(["catalog", "template", "--offline", "--bundle-map"])
+        .arg(&map)
+        .arg(&template)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.yaml:5: rendering template: quay.io/example/kvstore-bundle:9.9.9: not in the bundle map"), "{err}");
+    assert!(out.stdout.is_empty());
+    // A bad --opm-compat or migrate level is a usage error.
+    olmpack()
+        .args(["catalog", "template", "--opm-compat", "x"])
+        .arg(&template)
+        .assert()
+        .code(2);
+    olmpack()
+        .args([
+            "catalog",
+            "template",
+            "--offline",
+            "--migrate-level",
+            "sideways",
+            "--bundle-map",
+        ])
+        .arg(&map)
+        .arg(&template)
+        .assert()
+        .code(2);
+}
