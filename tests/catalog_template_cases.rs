@@ -234,3 +234,48 @@ fn cli_names_an_unmapped_reference_with_file_and_line() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn cli_local_image_source_renders_like_the_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let layout = tmp.path().join("layout");
+    olmpack()
+        .args(["bundle", "build", "--output"])
+        .arg(format!("oci:{}:1.2.0", layout.display()))
+        .arg(&bundle)
+        .assert()
+        .success();
+    let image_map = tmp.path().join("image.map");
+    std::fs::write(
+        &image_map,
+        format!(
+            "quay.io/example/kvstore-bundle:1.2.0\toci:{}:1.2.0\n",
+            layout.display()
+        ),
+    )
+    .expect("map");
+    let folder_map = map_file(tmp.path());
+    let render = |map: &Path| {
+        let out = olmpack()
+            .args(["catalog", "template", "-", "-o", "yaml", "--offline"])
+            .args([
+                "--migrate-level",
+                "bundle-object-to-csv-metadata",
+                "--bundle-map",
+            ])
+            .arg(map)
+            .write_stdin(SEMVER_KV)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let from_image = render(&image_map);
+    assert_eq!(from_image, render(&folder_map));
+    assert!(String::from_utf8_lossy(&from_image).contains("type: olm.csv.metadata"));
+}

@@ -66,7 +66,7 @@ fn render_dir(
 ) -> Result<SourceBundle, BundleRenderError> {
     let files = BundleFiles::read_dir(root).map_err(BundleRenderError::new)?;
     let rendered = render_bundle(&files, image_ref).map_err(BundleRenderError::new)?;
-    let compat = if options.compat == OpmCompat::NEWEST {
+    let compat = if options.compat >= OpmCompat::NEWEST || options.compat.major != 1 {
         RenderCompat::default()
     } else {
         RenderCompat {
