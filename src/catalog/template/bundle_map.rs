@@ -130,6 +130,14 @@ impl BundleRenderer for MappedRenderer<'_> {
             (None, Some(remote)) => remote
                 .render(image_ref)
                 .map_err(|e| BundleRenderError::new(format!("{image_ref}: {}", e.message))),
+            (None, None) if image_ref.is_empty() => Err(BundleRenderError::new(
+                "a bundle entry has an empty image reference",
+            )),
+            (None, None) if self.map.file.as_os_str().is_empty() => {
+                Err(BundleRenderError::new(format!(
+                    "{image_ref}: not in the bundle map (none given) and not reachable (no registry access in this run)"
+                )))
+            }
             (None, None) => Err(BundleRenderError::new(format!(
                 "{image_ref}: not in the bundle map {} and not reachable (no registry access in this run)",
                 self.map.file.display()
