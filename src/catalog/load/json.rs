@@ -112,6 +112,20 @@ pub fn write_float(f: f64, text: &str, out: &mut String) -> Result<(), Unsupport
     Ok(())
 }
 
+/// Bytes that may need an escape: controls, `"`, `\\`, and 0xE2 (the lead byte of U+2028/9).
+static NEEDS_CHECK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0xe2] = true;
+    t
+};
+
 /// A JSON string as Go writes it with `SetEscapeHTML(false)`.
 pub fn write_string(s: &str, out: &mut String) {
     out.reserve(s.len() + 2);
@@ -120,7 +134,11 @@ pub fn write_string(s: &str, out: &mut String) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
+        // Skip the bytes that never need escaping in one tight loop.
+        while i < bytes.len() && !NEEDS_CHECK[usize::from(bytes[i])] {
+            i += 1;
+        }
+        let Some(&b) = bytes.get(i) else { break };
         // Only control bytes, `"`, `\\` and U+2028/U+2029 (E2 80 A8/A9) are escaped.
         let escape: Option<&str> = match b {
             b'"' => Some("\\\""),
