@@ -1320,7 +1320,8 @@ fn every_rule_has_a_broken_bundle() {
             ));
         }
     }
-    for rule in Rule::ALL {
+    // Catalog rules have their own cases in tests/catalog_validate.rs.
+    for rule in Rule::ALL.iter().filter(|r| !r.is_catalog()) {
         if COVERED_ELSEWHERE.iter().any(|(r, _)| *r == rule.id()) {
             continue;
         }
@@ -1381,7 +1382,11 @@ fn every_rule_has_a_broken_bundle() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
-    let library: BTreeSet<String> = Rule::ALL.iter().map(|r| r.id().to_string()).collect();
+    let library: BTreeSet<String> = Rule::ALL
+        .iter()
+        .filter(|r| !r.is_catalog())
+        .map(|r| r.id().to_string())
+        .collect();
     if listed != library {
         problems.push(format!(
             "--list-rules and Rule::ALL differ: {:?}",

@@ -1,5 +1,6 @@
 //! File-based catalogs (FBC): the declarative-config model, its loader, writers and rules.
 
+pub mod load;
 pub mod model;
 
 pub use model::{
