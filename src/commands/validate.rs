@@ -1,8 +1,9 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::image_source::{RegistryArgs, fetch_bundle};
+use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
+use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
 use crate::validate::{self, Group, Options, Report, Rule, render};
 use std::io::{IsTerminal, Write};
@@ -155,7 +156,7 @@ pub fn validate_image(
     registry: &RegistryArgs,
     opts: &Options,
 ) -> Result<Report, Failure> {
-    let fetched = fetch_bundle(reference, registry)?;
+    let fetched = fetch_bundle(reference, &registry.options()?)?;
     let bundle =
         Bundle::load(fetched.dir.path()).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut report = validate::validate(&bundle, opts);

@@ -86,6 +86,13 @@ pub enum BuildError {
         /// The size seen when the entry header was written.
         expected: u64,
     },
+    /// A base image's config cannot be extended (not a JSON object, `rootfs.diff_ids` missing
+    /// or not matching its layers).
+    #[error("the base image config cannot be extended: {reason}")]
+    BaseConfig {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A `--label` extra contradicts an annotation; annotations.yaml is authoritative (it is
     /// what the on-cluster registry reads), so the image label must not say something else.
     #[error(

@@ -21,7 +21,7 @@
 use super::digest::HashingWriter;
 use super::error::OutputError;
 use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
-use super::model::{Blob, BlobSource, Descriptor, Image};
+use super::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
 use serde_json::{Value, json};
 use std::fs;
 use std::io::{self, Write};
@@ -98,6 +98,27 @@ fn lock_timeout() -> Duration {
 /// exist; refuses an existing non-empty folder that is not an OCI layout. Safe to run from
 /// several processes at once on the same `dir`: every tag ends up in `index.json`.
 pub fn write_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+    write_artifact_layout(Artifact::Image(image), dir, tags)
+}
+
+/// [`write_layout`] for a multi-platform index: every image's blobs (shared ones once), the
+/// index blob, and `index.json` entries pointing at the index.
+pub fn write_index_layout(
+    index: &ImageIndex,
+    dir: &Path,
+    tags: &[String],
+) -> Result<(), OutputError> {
+    write_artifact_layout(Artifact::Index(index), dir, tags)
+}
+
+/// The one layout writer behind [`write_layout`] and [`write_index_layout`]: both take the
+/// layout lock for their `index.json` update.
+pub fn write_artifact_layout(
+    artifact: Artifact<'_>,
+    dir: &Path,
+    tags: &[String],
+) -> Result<(), OutputError> {
+    let image = artifact;
     // A writer that loses the race to create a new layout tries again, and then finds it.
     let mut attempts = 0;
     loop {
@@ -158,7 +179,7 @@ pub(crate) fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
-fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
     let parent = parent_of(dir);
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-layout-")
@@ -170,7 +191,7 @@ fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Ou
     let index = json!({
         "schemaVersion": 2,
         "mediaType": MEDIA_OCI_INDEX,
-        "manifests": index_entries(&image.manifest.descriptor, tags),
+        "manifests": index_entries(&image.top().descriptor, tags),
     });
     fs::write(
         tmp.path().join("index.json"),
@@ -206,7 +227,7 @@ fn index_entries(manifest: &Descriptor, tags: &[String]) -> Vec<Value> {
         .collect()
 }
 
-fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
     let marker = dir.join("oci-layout");
     let text = fs::read(&marker).map_err(|e| OutputError::io("read", &marker, e))?;
     let layout: Value = serde_json::from_slice(&text).map_err(|e| OutputError::BadLayout {
@@ -241,7 +262,7 @@ fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Outpu
             .and_then(Value::as_str)
             .is_some_and(|n| tags.iter().any(|t| t == n))
     });
-    manifests.extend(index_entries(&image.manifest.descriptor, tags));
+    manifests.extend(index_entries(&image.top().descriptor, tags));
     write_file_atomic(
         &dir.join("index.json"),
         &super::config::canonical_json(&index),
@@ -357,7 +378,7 @@ fn blob_path(dir: &Path, d: &Descriptor) -> Result<PathBuf, OutputError> {
 /// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
 /// the right content (size and digest re-checked, so a corrupt blob is replaced, not trusted),
 /// each through a temporary file renamed once its digest is checked.
-fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
+fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
     let blobs_dir = dir.join("blobs").join("sha256");
     fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
     for blob in image.blobs() {

@@ -4,7 +4,7 @@
 //! layers, `.wh..wh..opq` hides a directory's lower contents), and writes regular files 0644 and
 //! directories 0755 whatever the tar says (a bundle holds only YAML and JSON).
 
-use super::errors::RegistryError;
+use crate::registry::RegistryError;
 use flate2::read::GzDecoder;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
