@@ -10,7 +10,10 @@
 //!   The loader, the layer writer and the layer readers call it for every file.
 //! - A panic hook, installed by the first [`catch`], keeps Rust's default message off stderr for
 //!   panics that a [`catch`] handles (the message and source location go into the failure
-//!   instead); panics outside any [`catch`] still reach the default hook.
+//!   instead). A panic on a worker thread without a [`catch`] of its own, while a [`catch`] runs
+//!   elsewhere (a parallel loader inside a command), is kept quiet too and recorded, so the
+//!   [`catch`] that receives std's "a scoped thread panicked" reports the worker's panic and file
+//!   instead. Panics while no [`catch`] runs at all reach the default hook.
 //!
 //! This relies on `panic = "unwind"` (Cargo's default): with `panic = "abort"` nothing can be
 //! caught.
@@ -25,10 +28,20 @@
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::Once;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The environment variable of the debug-only test hook (see the module docs).
 pub const TEST_PANIC_ENV: &str = "OLMPACK_TEST_PANIC_ON";
+
+/// How many [`catch`] calls are running in the whole process.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+/// The first panic of a thread outside any [`catch`] while one was running elsewhere.
+static ORPHAN: Mutex<Option<InternalFailure>> = Mutex::new(None);
+
+/// The message `std::thread::scope` panics with when one of its threads panicked.
+const SCOPED_THREAD_PANICKED: &str = "a scoped thread panicked";
 
 thread_local! {
     /// The file this thread is handling, set by [`reading`].
@@ -99,17 +112,28 @@ impl Drop for Reading {
 /// file being read at that moment, without the default panic message on stderr.
 pub fn catch<T>(work: impl FnOnce() -> T) -> Result<T, InternalFailure> {
     install_hook();
+    ACTIVE.fetch_add(1, Ordering::SeqCst);
     DEPTH.with(|d| d.set(d.get().saturating_add(1)));
     let result = panic::catch_unwind(AssertUnwindSafe(work));
     DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    ACTIVE.fetch_sub(1, Ordering::SeqCst);
     result.map_err(|payload| {
-        LAST_PANIC
-            .with(|p| p.borrow_mut().take())
-            .unwrap_or_else(|| InternalFailure {
-                file: None,
-                message: payload_text(payload.as_ref()),
-                location: None,
-            })
+        let here = LAST_PANIC.with(|p| p.borrow_mut().take());
+        // A worker thread's panic reaches this thread as std's generic message: report the
+        // worker's own panic (message, location, file) instead.
+        let propagated = here
+            .as_ref()
+            .is_none_or(|f| f.message.contains(SCOPED_THREAD_PANICKED));
+        let orphan = if propagated {
+            ORPHAN.lock().ok().and_then(|mut o| o.take())
+        } else {
+            None
+        };
+        orphan.or(here).unwrap_or_else(|| InternalFailure {
+            file: None,
+            message: payload_text(payload.as_ref()),
+            location: None,
+        })
     })
 }
 
@@ -118,7 +142,8 @@ fn install_hook() {
     ONCE.call_once(|| {
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            if DEPTH.with(Cell::get) == 0 {
+            let caught_here = DEPTH.with(Cell::get) > 0;
+            if !caught_here && ACTIVE.load(Ordering::SeqCst) == 0 {
                 default(info);
                 return;
             }
@@ -129,7 +154,11 @@ fn install_hook() {
                     .location()
                     .map(|l| format!("{}:{}", l.file(), l.line())),
             };
-            LAST_PANIC.with(|p| *p.borrow_mut() = Some(failure));
+            if caught_here {
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(failure));
+            } else if let Ok(mut orphan) = ORPHAN.lock() {
+                orphan.get_or_insert(failure);
+            }
         }));
     });
 }
@@ -186,6 +215,24 @@ mod tests {
         assert!(failure.describe().contains("please report"));
         // The guards were dropped while unwinding: nothing is recorded any more.
         assert_eq!(CURRENT_FILE.with(|c| c.borrow().clone()), None);
+    }
+
+    #[test]
+    fn a_worker_thread_panic_is_reported_with_its_own_message_and_file() {
+        let failure = catch(|| {
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let _file = reading(Path::new("catalog/pkg/index.json"));
+                    panic!("worker failed");
+                });
+            });
+        })
+        .expect_err("panics");
+        assert_eq!(failure.message, "worker failed");
+        assert_eq!(
+            failure.file.as_deref(),
+            Some(Path::new("catalog/pkg/index.json"))
+        );
     }
 
     #[test]

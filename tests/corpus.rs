@@ -199,9 +199,14 @@ fn the_whole_corpus_in_one_run_reports_every_bundle() {
         }
         for o in report["outputs"].as_array().expect("outputs") {
             let rule = o["rule"].as_str().unwrap_or("");
+            // The rules issue 8 added or changed: expected-verdicts.tsv says none fires here.
             if matches!(
                 rule,
-                "internal/error" | "yaml/first-document-empty" | "metadata/no-content"
+                "internal/error"
+                    | "yaml/first-document-empty"
+                    | "metadata/no-content"
+                    | "file/subdirectory"
+                    | "csv/skip-range"
             ) {
                 failures.push(format!("{name}: {rule}: {}", o["message"]));
             }

@@ -178,6 +178,14 @@ fn cases() -> Vec<Case> {
             None,
         )
         .message("operator-sdk bundle validate"),
+        // OLM ignores the file, but the reference validators decode it before dependencies.yaml.
+        case(
+            "metadata__no-content__unknown-file",
+            "metadata/no-content",
+            Error,
+            Some("metadata/annotations.yaml.bak"),
+            None,
+        ),
         err("object__shape", "object/shape", "manifests/service.yaml", 1)
             .message("'kind' is missing"),
         err(
@@ -1453,5 +1461,31 @@ fn an_empty_skip_range_is_accepted_as_absent() {
         let run = validate(&dir, &["--strict"]);
         assert_eq!(run.code, 0, "skipRange {value}: {}", describe(&run.json));
         assert!(outputs(&run.json).is_empty(), "{}", describe(&run.json));
+    }
+}
+
+/// operator-registry decodes metadata files in name order only until one declares a
+/// dependency, so a file without content after that point crashes nothing and is not an error
+/// (an unknown file still gets its metadata/unknown-file warning); a zero-byte file never is.
+#[test]
+fn metadata_without_content_is_an_error_only_where_the_reference_validators_reach_it() {
+    for (name, content) in [
+        ("properties.yaml", "# nothing yet\n"),
+        ("dependencies.yaml.orig", "---\n"),
+        ("annotations.yaml.bak", ""),
+    ] {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let dir = temp.path().join("bundle");
+        copy_dir(&valid_basic(), &dir);
+        fs::write(dir.join("metadata").join(name), content).expect("write");
+        let run = validate(&dir, &[]);
+        assert!(
+            !outputs(&run.json)
+                .iter()
+                .any(|o| o["rule"] == "metadata/no-content"),
+            "{name}: {}",
+            describe(&run.json)
+        );
+        assert_eq!(run.code, 0, "{name}: {}", describe(&run.json));
     }
 }

@@ -305,6 +305,9 @@ impl Loader {
             None => return,
         }
         let mut annotation_candidates = Vec::new();
+        // operator-registry's ValidateBundleFormat decodes the metadata files in name order until
+        // one declares a dependency; a file without content before that point crashes it.
+        let mut dependencies_seen = false;
         for (name, path) in self.list(&dir) {
             let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
@@ -339,6 +342,17 @@ impl Loader {
                         )
                         .in_file(rel.clone()),
                     );
+                    if !dependencies_seen && size > 0 && size <= 1024 * 1024 {
+                        // Read quietly: OLM ignores this file, only the reference validators
+                        // decode it, so its other problems are not olmpack's to report.
+                        let docs = fs::read(&path)
+                            .ok()
+                            .and_then(|b| String::from_utf8(b).ok())
+                            .and_then(|t| yaml::parse_stream_lenient(&t).ok());
+                        if let Some((docs, _)) = docs {
+                            self.check_metadata_content(&rel, true, &docs, &mut dependencies_seen);
+                        }
+                    }
                     annotation_candidates.push((path, size));
                     continue;
                 }
@@ -364,14 +378,8 @@ impl Loader {
                     continue;
                 }
             };
-            if docs.is_empty() && !text.is_empty() {
-                self.finding(
-                    Diagnostic::new(
-                        Rule::MetadataNoContent,
-                        "file holds no YAML content (only comments, blank lines or `---`): `operator-sdk bundle validate` and `opm alpha bundle validate` crash on it with a nil-pointer panic (operator-registry's ValidateBundleFormat decodes every metadata file and dereferences the null it gets); give it content (for dependencies.yaml: `dependencies: []`) or delete it (an empty file is fine)",
-                    )
-                    .in_file(rel.clone()),
-                );
+            if !dependencies_seen {
+                self.check_metadata_content(&rel, !text.is_empty(), &docs, &mut dependencies_seen);
             }
             if docs.len() > 1 {
                 self.finding(
@@ -447,6 +455,37 @@ impl Loader {
                     self.bundle.annotations = Some(a);
                     break;
                 }
+            }
+        }
+    }
+
+    /// Reports a metadata file without YAML content (only comments, blank lines or `---`) that
+    /// operator-registry's `ValidateBundleFormat` reaches: it decodes each metadata file, in name
+    /// order, into a pointer that a null document sets to nil, then dereferences it, until a file
+    /// declares at least one dependency. A zero-byte file leaves the pointer alone.
+    fn check_metadata_content(
+        &mut self,
+        rel: &str,
+        has_bytes: bool,
+        docs: &[yaml::Document],
+        dependencies_seen: &mut bool,
+    ) {
+        match docs.first() {
+            None if has_bytes => self.finding(
+                Diagnostic::new(
+                    Rule::MetadataNoContent,
+                    "file holds no YAML content (only comments, blank lines or `---`): `operator-sdk bundle validate` and `opm alpha bundle validate` crash on it with a nil-pointer panic (operator-registry's ValidateBundleFormat decodes every metadata file and dereferences the null it gets); give it content (for dependencies.yaml: `dependencies: []`) or delete it (an empty file is fine)",
+                )
+                .in_file(rel.to_string()),
+            ),
+            None => {}
+            Some(doc) => {
+                let declares = doc
+                    .root
+                    .get("dependencies")
+                    .and_then(Node::as_seq)
+                    .is_some_and(|items| !items.is_empty());
+                *dependencies_seen |= declares;
             }
         }
     }

@@ -815,7 +815,7 @@ fn min_kube_version(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
                     )
                 } else {
                     format!(
-                        "spec.minKubeVersion \"{text}\" is not a semantic version of three numbers ({why}): operator-sdk rejects it, and OLM v0 cannot parse it (\"CSV version parsing error\"), so the CSV stays pending and never installs{hint}"
+                        "spec.minKubeVersion \"{text}\" is not a semantic version of three numbers ({why}): operator-sdk >= 1.33 rejects it, and OLM v0 cannot parse it (\"CSV version parsing error\"), so the CSV stays pending and never installs{hint}"
                     )
                 };
                 ctx.push(
@@ -887,7 +887,7 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
             None | Some("") => ctx.push(
                 Diagnostic::new(
                     Rule::RelatedImages,
-                    format!("relatedImages[{i}] has an empty image field: OLM and opm skip it, but operator-framework/api >= 0.40 (operator-sdk bundle validate) reports an error; remove the entry or give its image"),
+                    format!("relatedImages[{i}] has an empty image field: OLM ignores relatedImages and opm tolerates an empty image, but operator-framework/api >= 0.40 (operator-sdk bundle validate) reports an error; remove the entry or give its image"),
                 )
                 .with_severity(crate::findings::Severity::Warning)
                 .at(file, item.line),

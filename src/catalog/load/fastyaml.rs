@@ -238,7 +238,8 @@ impl<'a> P<'a> {
                 i + 1,
             )),
             b'[' | b'{' | b']' | b'}' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'>' | b'?'
-            | b',' | b'#' | b'-' | b':' => None,
+            | b',' | b'#' | b':' => None,
+            b'-' if text.len() == 1 || text.as_bytes().get(1) == Some(&b' ') => None,
             _ => self.plain(text, no, col, i, floor),
         }
     }
@@ -614,22 +615,34 @@ fn unescape_double(body: &str) -> Option<String> {
     Some(out)
 }
 
-/// The same resolution as the general parser (go-yaml v2's rules for plain scalars).
+/// The same resolution as the general parser (go-yaml v2's rules for plain scalars, as
+/// `crate::bundle::yaml` applies them; the real-catalog test compares both).
 fn resolve_plain(text: &str) -> ScalarKind {
-    let first = text.as_bytes().first().copied().unwrap_or(b'~');
-    // Fast exit: text that cannot be null, bool or a number.
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.' | b'~')) {
-        match text {
-            "null" | "Null" | "NULL" => return ScalarKind::Null,
-            "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
-                return ScalarKind::Bool(true);
-            }
-            "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n"
-            | "N" => return ScalarKind::Bool(false),
-            _ => return ScalarKind::Str,
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
+        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
+            return ScalarKind::Bool(true);
         }
+        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n" | "N" => {
+            return ScalarKind::Bool(false);
+        }
+        _ => {}
     }
-    // Anything number-like: let the general parser's own resolution decide.
+    let first = text.as_bytes().first().copied().unwrap_or(b' ');
+    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+        return ScalarKind::Str;
+    }
+    let special = text.trim_start_matches(['+', '-']);
+    let special = special.eq_ignore_ascii_case(".inf") || special.eq_ignore_ascii_case(".nan");
+    // Integers and floats use only these characters, and at most one dot (versions are text).
+    let numeric_chars = text.bytes().all(|b| {
+        b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'_' | b'+' | b'-' | b'.')
+    });
+    let dots = text.bytes().filter(|b| *b == b'.').count();
+    if !special && (!numeric_chars || dots > 1) {
+        return ScalarKind::Str;
+    }
+    // Number-like text: ask the general parser, so both always agree.
     let doc = format!("{text}\n");
     match crate::bundle::yaml::parse_stream(&doc) {
         Ok(docs) => match docs.first().map(|d| &d.root.value) {
@@ -660,6 +673,13 @@ mod tests {
             "a:\n  b: |-\n    line one\n      indented\n\n    after blank\n  c: |\n    kept\n  d: plain text that is\n    folded over lines\n  e: 'quoted ''text''\n    folded'\n  f: []\n  g: {}\n  h: '1.0'\n  i: 12\n  j: true\n  k: \"esc\\n\\u00e9\"\n",
         );
         same("list:\n- - nested\n  - seq\n-\n  k: v\n- x\n");
+        same(
+            "n: [.inf, -.Inf, .nan, 0x1F, 0o17, 017, 1_000, 1.5e3, +1, -2, 1.0.0, 1e, 12abc]\n"
+                .replace("[", "\n- ")
+                .replace(", ", "\n- ")
+                .replace("]", "")
+                .as_str(),
+        );
         same("key: |2-\n    starts with spaces\n   less\nnext: 1\n");
         same(
             "d: \"long text with \\u00e9 that\n  is folded\\\n  \\ and joined\n\n  with blank\"\nb: |\n  trailing  \n  x\n",
