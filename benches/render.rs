@@ -20,6 +20,19 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU seconds (user + system) used by this process so far: on a shared machine wall time
+/// measures the neighbours as much as olmpack.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of the file (utime, stime) are 11 and 12 after the command name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn dir_size(p: &Path) -> u64 {
     std::fs::read_dir(p)
         .into_iter()
@@ -78,6 +91,7 @@ fn main() {
         };
         let _ = render_catalog(&folders, &opts); // warm the page cache
         let start = Instant::now();
+        let cpu_start = cpu_seconds();
         let mut out_bytes = 0;
         for _ in 0..rounds {
             match render_catalog(&folders, &opts) {
@@ -89,10 +103,13 @@ fn main() {
             }
         }
         let secs = start.elapsed().as_secs_f64() / f64::from(rounds);
+        let cpu = (cpu_seconds() - cpu_start) / f64::from(rounds);
         println!(
-            "render -o {label}: {:.3} s per call, {:.0} MB/s of catalog input, {:.1} MiB written",
+            "render -o {label}: {:.3} s per call ({:.3} CPU s), {:.0} MB/s of catalog input ({:.0} MB per CPU second), {:.1} MiB written",
             secs,
+            cpu,
             bytes as f64 / 1e6 / secs,
+            bytes as f64 / 1e6 / cpu.max(1e-9),
             out_bytes as f64 / 1048576.0
         );
         if let Some(ms) = opm_ms {
