@@ -10,7 +10,8 @@
 //!   destinations (layout, archives, registry);
 //! - [`registry`]: credentials and the distribution-API client (the registry transport);
 //! - [`action`]: what each command does, composed from the above;
-//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand.
+//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand;
+//! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
 
 #![deny(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod catalog;
 pub mod cli;
 pub mod commands;
 pub mod findings;
+pub mod guard;
 pub mod image;
 pub mod reference;
 pub mod registry;

@@ -128,6 +128,7 @@ pub fn find_annotations(
 /// mappings as `<non-scalar>`), for display and label comparison. Full validation is the bundle
 /// loader's job.
 pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let _reading = crate::guard::reading(std::path::Path::new("metadata/annotations.yaml"));
     let docs = crate::bundle::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
     let mut out = BTreeMap::new();
     let Some(map) = docs

@@ -118,7 +118,7 @@ rules! {
     FileSymlink => "file/symlink", Error, Default, "A symlink leaves the bundle or cannot be followed; images cannot carry it.";
     FileNearConfigMapLimit => "file/size", Warning, Default, "A single manifest above 1 MiB cannot be stored uncompressed in the ConfigMap OLM v0 unpacks bundles into.";
     FileHidden => "file/hidden", Warning, Default, "Hidden files (and OCI whiteouts) in manifests/ or metadata/ are skipped by opm but copied into images by docker builds.";
-    FileSubdirectory => "file/subdirectory", Warning, Default, "manifests/ holds a subfolder: opm ignores it and OLM v1 refuses the bundle.";
+    FileSubdirectory => "file/subdirectory", Error, Default, "manifests/ holds a subfolder: operator-framework/api and opm alpha bundle validate reject it, opm render loses its files, OLM v0's unpack job and OLM v1 fail (a subfolder of metadata/ is a warning).";
     FileExtension => "file/extension", Warning, Default, "A manifest file does not end in .yaml, .yml or .json; OLM reads it anyway.";
     FileSecret => "file/secret", Warning, Default, "A file looks like a registry credential (auth.json, .dockerconfigjson): it would be published inside the image.";
     MetadataUnknownFile => "metadata/unknown-file", Warning, Default, "metadata/ holds a file OLM does not read (a misspelled dependencies.yaml, a backup).";
@@ -153,13 +153,13 @@ rules! {
     CsvWebhooks => "csv/webhooks", Error, Default, "Webhook definitions must reference existing deployments, be unique, and conversion webhooks need AllNamespaces only.";
     CsvExamples => "csv/alm-examples", Error, Default, "alm-examples must be a JSON list of objects whose kinds the CSV provides.";
     CsvExampleMissing => "csv/example-missing", Warning, Default, "Each owned API should have an example in alm-examples.";
-    CsvMinKubeVersion => "csv/min-kube-version", Error, Default, "spec.minKubeVersion must be a semantic version when set.";
+    CsvMinKubeVersion => "csv/min-kube-version", Error, Default, "spec.minKubeVersion must be a semantic version without a leading v (operator-sdk >= 1.33 rejects one); not three numbers leaves the CSV pending in OLM v0.";
     CsvMinKubeVersionUnset => "csv/min-kube-version-unset", Warning, Default, "spec.minKubeVersion is not set, so the operator claims to run on every Kubernetes version.";
     CsvAnnotationCase => "csv/annotation-case", Error, Default, "OLM annotation keys are case-sensitive (olm.skipRange, not olm.skiprange).";
     CsvPropertiesAnnotation => "csv/olm-properties-annotation", Warning, Default, "Properties should live in metadata/properties.yaml, not the olm.properties annotation.";
-    CsvSkipRange => "csv/skip-range", Error, Default, "The olm.skipRange annotation must be a valid semver range.";
+    CsvSkipRange => "csv/skip-range", Warning, Default, "A non-empty olm.skipRange must be a valid semver range: OLM ignores one that is not (its upgrade edges are lost) and opm >= 1.69 rejects it in a catalog. An empty one means none.";
     ServiceAccountClash => "csv/service-account", Error, Default, "A ServiceAccount manifest must not duplicate one the CSV's deployments use: OLM creates that one.";
-    RelatedImages => "csv/related-images", Error, Default, "relatedImages entries need a valid image pullspec.";
+    RelatedImages => "csv/related-images", Error, Default, "relatedImages entries need a valid image pull spec: opm >= 1.64 refuses the whole catalog and operator-framework/api >= 0.40 errors (an empty image is a warning).";
     // --- CRDs ---
     CrdOwnedMissing => "crd/owned-missing", Error, Default, "Every CRD the CSV owns must be in the bundle, with the owned version served.";
     CrdNotOwned => "crd/not-owned", Warning, Default, "A CRD in the bundle is not owned by the CSV (opm warns; operator-sdk errors; --strict fails).";
@@ -179,6 +179,10 @@ rules! {
     DependencyRange => "dependencies/version-range", Error, Default, "olm.package dependency versions must be valid blang semver ranges.";
     Properties => "properties/invalid", Warning, Default, "properties.yaml must be a list of {type, value} entries.";
     BundleSize => "bundle/size", Error, Default, "The gzip+base64 size of manifests/ must stay below OLM's 1 MiB ConfigMap limit (a warning above 85 %).";
+    // --- robustness and tool fidelity (issue 8: isolated runs, files other tools mis-read) ---
+    InternalError => "internal/error", Error, Default, "olmpack itself failed while handling this bundle (a bug: please report it); the other bundles of the run are still checked and the run exits 2.";
+    YamlFirstDocumentEmpty => "yaml/first-document-empty", Error, Default, "A manifest's first YAML document is empty (only comments) and its object is in a later one: opm and OLM v0 read only the first document, so they find nothing.";
+    MetadataNoContent => "metadata/no-content", Error, Default, "A metadata file holds only comments or `---`: operator-sdk bundle validate and opm alpha bundle validate crash on it (nil-pointer panic).";
     // --- optional: operatorhub ---
     HubProvider => "operatorhub/provider", Error, OperatorHub, "spec.provider.name must be set.";
     HubMaintainers => "operatorhub/maintainers", Error, OperatorHub, "Maintainers need a name and a valid email.";

@@ -140,9 +140,9 @@ pub enum Artifact<'a> {
     Index(&'a ImageIndex),
 }
 
-impl Artifact<'_> {
+impl<'a> Artifact<'a> {
     /// The top-level blob: the image manifest, or the index.
-    pub fn top(&self) -> &Blob {
+    pub fn top(&self) -> &'a Blob {
         match self {
             Artifact::Image(image) => &image.manifest,
             Artifact::Index(index) => &index.index,
@@ -150,7 +150,7 @@ impl Artifact<'_> {
     }
 
     /// Every blob once, the top-level one last.
-    pub fn blobs(&self) -> Vec<&Blob> {
+    pub fn blobs(&self) -> Vec<&'a Blob> {
         match self {
             Artifact::Image(image) => image.blobs().collect(),
             Artifact::Index(index) => index.blobs(),

@@ -19,9 +19,6 @@ pub enum TransportError {
     /// A `--platform` value is not `os/arch[/variant]`.
     #[error(transparent)]
     Platform(#[from] PlatformError),
-    /// The credential flags do not fit together (e.g. `--password-stdin` without a user).
-    #[error("{0}")]
-    Credentials(String),
     /// A push was asked for with nowhere to push to.
     #[error("nothing to push to: give at least one -t REF")]
     NoTargets,

@@ -10,11 +10,10 @@
 
 use super::error::TransportError;
 use super::options::RegistryOptions;
-use crate::image::{Artifact, Blob, BlobSource, Descriptor, Destination, OutputError};
+use crate::image::{Artifact, BlobSource, Destination, OutputError};
 use crate::reference::Reference;
 use crate::registry::push::{self, PushOptions, PushReport};
 use crate::registry::{Client, RegistryError};
-use std::path::Path;
 
 /// Writes an image or index to a local destination. `names` are the tags (OCI) or `RepoTags`
 /// (docker-archive) to record.
@@ -103,21 +102,4 @@ pub fn has_remote_blobs(artifact: Artifact<'_>) -> bool {
         .blobs()
         .iter()
         .any(|b| matches!(b.source, BlobSource::Remote { .. }))
-}
-
-/// Whether every remote blob of `artifact` lives on `registry` (so a push there can mount or
-/// skip them all without downloading any).
-pub fn remote_blobs_on(artifact: Artifact<'_>, registry: &str) -> bool {
-    artifact.blobs().iter().all(|b| match &b.source {
-        BlobSource::Remote { registry: r, .. } => r == registry,
-        _ => true,
-    })
-}
-
-/// A blob whose bytes were fetched into `path`.
-pub fn local_blob(descriptor: &Descriptor, path: &Path) -> Blob {
-    Blob {
-        descriptor: descriptor.clone(),
-        source: BlobSource::File(path.to_path_buf()),
-    }
 }

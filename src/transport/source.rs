@@ -567,6 +567,12 @@ impl OpenedImage {
         Ok(())
     }
 
+    /// The layer files of a local (or fetched) image, in manifest order; empty for a registry
+    /// image whose layers were not fetched.
+    pub fn layer_files(&self) -> &[PathBuf] {
+        &self.local_layers
+    }
+
     /// Where the image's registry blobs live (`registry`, `repository`), `None` when local.
     pub fn registry_location(&self) -> Option<(&str, &str)> {
         match &self.access {
