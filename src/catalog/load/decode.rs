@@ -224,6 +224,13 @@ fn decode_yaml(text: &str) -> Decoded {
 
 fn parse_chunk(out: &mut Decoded, chunk: &str, first_line: usize) {
     let shift = first_line - 1;
+    if let Some(mut root) = super::fastyaml::parse(chunk) {
+        if shift > 0 {
+            shift_lines(&mut root, shift);
+        }
+        out.docs.push(Doc::Ok(root));
+        return;
+    }
     match yaml::parse_stream_lenient(chunk) {
         Ok((docs, duplicates)) => {
             for d in duplicates {

@@ -17,6 +17,7 @@
 //! render refuses to write).
 
 mod decode;
+mod fastyaml;
 mod ignore;
 pub mod json;
 mod typed;
