@@ -231,6 +231,10 @@ fn bundle_folders_render_to_the_catalog_blobs() {
         "catalogs/bundles: {json_ok} of {total} equal as JSON values, {yaml_ok} of {total} byte-identical as catalog YAML ({reordered} equal only after ordering runs of equal images by name); {documented} differ only as documented (hand-edited catalog entries)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        reordered, 0,
+        "relatedImages order differs from opm's sort.Slice"
+    );
 }
 
 /// The bundle objects of a rendered blob in a canonical order, so that renders differing only
