@@ -24,6 +24,13 @@ bench-build:
 bench-push:
     cargo bench --bench registry_push
 
+# Damage real files (testdata/, ../shared/corpus) and run loading, every rule, init planning and
+# the image build on each, in-process: 200,000 cases by default with a printed seed; reports
+# cases/s and panics. Replay a run or one case: `just fuzz SEED=123`, `just fuzz SEED=123 CASE=42`
+# (also CASES=N, JOBS=N, CORPUS=DIR|none, MAX_BUNDLE_KB=N).
+fuzz *ARGS:
+    cargo run --release --example fuzz -- {{ARGS}}
+
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
     cargo test --release --test corpus -- --nocapture
