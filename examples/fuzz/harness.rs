@@ -607,7 +607,9 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
     });
     let all = validate::Options {
         optional: Group::ALL.to_vec(),
-        k8s_version: variant.is_multiple_of(2).then(|| semver::Version::new(1, 25, 0)),
+        k8s_version: variant
+            .is_multiple_of(2)
+            .then(|| semver::Version::new(1, 25, 0)),
     };
     stage("load+validate", &mut || {
         if let Ok(bundle) = Bundle::load(bundle) {
