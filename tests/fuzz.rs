@@ -42,7 +42,7 @@ fn corpus_dir() -> Option<PathBuf> {
 #[test]
 fn fixed_seed_pass_finds_no_panic() {
     let corpus = corpus_dir();
-    let sources = harness::sources(&repo(), corpus.as_deref(), 200 * 1024);
+    let sources = harness::sources(&repo(), corpus.as_deref(), 100 * 1024);
     assert!(sources.len() > 100, "only {} source bundles", sources.len());
     let next = AtomicU64::new(0);
     let crashes: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -63,7 +63,7 @@ fn fixed_seed_pass_finds_no_panic() {
                         last = Some(outcome.file.clone());
                         for crash in &outcome.crashes {
                             crashes.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
-                                "case {case}: panic in {}: {} ({} / {} damaged by {:?}); replay: just fuzz SEED={SEED} CASE={case} MAX_BUNDLE_KB=200{}",
+                                "case {case}: panic in {}: {} ({} / {} damaged by {:?}); replay: just fuzz SEED={SEED} CASE={case} MAX_BUNDLE_KB=100{}",
                                 crash.stage,
                                 crash.message,
                                 sources[outcome.source].root.display(),

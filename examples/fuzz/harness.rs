@@ -602,8 +602,8 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
     };
     stage("yaml", &mut || {
         let text = String::from_utf8_lossy(text);
+        // parse_stream is parse_stream_lenient plus the duplicate-key verdict: both paths run.
         let _ = yaml::parse_stream(&text);
-        let _ = yaml::parse_stream_lenient(&text);
     });
     let all = validate::Options {
         optional: Group::ALL.to_vec(),

@@ -6,7 +6,7 @@
 //! Arguments (flags or `KEY=VALUE`, so `just fuzz SEED=123` works):
 //! `SEED=N` (default: from the clock), `CASES=N` (default 200000), `CASE=N` (replay one case and
 //! print what it did), `JOBS=N` (default: every core), `CORPUS=DIR` (default `../shared/corpus`;
-//! `CORPUS=none` uses testdata only), `MAX_BUNDLE_KB=N` (largest source bundle, default 400).
+//! `CORPUS=none` uses testdata only), `MAX_BUNDLE_KB=N` (largest source bundle, default 100).
 
 #[path = "harness.rs"]
 mod harness;
@@ -58,7 +58,7 @@ fn main() {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let max_kb = arg(&args, "MAX_BUNDLE_KB")
         .and_then(|s| number(&s))
-        .unwrap_or(400);
+        .unwrap_or(100);
     let corpus = match arg(&args, "CORPUS") {
         Some(c) if c == "none" => None,
         Some(c) => Some(PathBuf::from(c)),
