@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push
+bench: bench-validate bench-build bench-push bench-catalog-build
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -23,6 +23,10 @@ bench-build:
 # Push to a local registry, cold and warm, against `skopeo copy` of the same image.
 bench-push:
     cargo bench --bench registry_push
+
+# Catalog image build (largest shared catalog) vs tar|gzip -6, and its push vs `skopeo copy`.
+bench-catalog-build:
+    cargo bench --bench catalog_build
 
 # Damage real files (testdata/, ../shared/corpus) and run loading, every rule, init planning and
 # the image build on each, in-process: 200,000 cases by default with a printed seed; reports

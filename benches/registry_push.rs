@@ -14,7 +14,7 @@
 #[path = "../tests/support/registry.rs"]
 mod support;
 
-use olmpack::commands::image_source::{self, RegistryArgs};
+use olmpack::commands::image_source::RegistryArgs;
 use olmpack::registry::push::{BlobAction, Progress, PushOptions};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -125,9 +125,14 @@ fn main() {
             olmpack::image::build(&input, &olmpack::image::BuildOptions::default()).expect("build")
         };
         let push = |image: &olmpack::image::Image, tag: &str| {
-            image_source::push_image_with(image, &[tag.to_string()], &args, &opts)
-                .expect("push")
-                .remove(0)
+            olmpack::transport::sink::push(
+                olmpack::image::Artifact::Image(image),
+                &[tag.to_string()],
+                &args.options().expect("options"),
+                &opts,
+            )
+            .expect("push")
+            .remove(0)
         };
         let built = build();
         let image = built.image.clone();

@@ -6,18 +6,25 @@
 //!   remember their file and line;
 //! - [`validate`]: the registry+v1 rules, each with a stable id and severity, and the renderers;
 //! - [`image`]: reproducible layers, config and manifest, and the OCI layout / archive writers;
-//! - [`registry`]: image references, credentials and the distribution-API client;
-//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand.
+//! - [`transport`]: the one place a source string becomes an image, and an image reaches its
+//!   destinations (layout, archives, registry);
+//! - [`registry`]: credentials and the distribution-API client (the registry transport);
+//! - [`action`]: what each command does, composed from the above;
+//! - [`cli`] and [`commands`]: the command line, one thin module per subcommand;
+//! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
 
 #![deny(missing_docs)]
 
+pub mod action;
 pub mod bundle;
 pub mod catalog;
 pub mod cli;
 pub mod commands;
 pub mod findings;
+pub mod guard;
 pub mod image;
 pub mod reference;
 pub mod registry;
 pub mod scaffold;
+pub mod transport;
 pub mod validate;

@@ -614,3 +614,39 @@ fn validation_errors_stop_the_build() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.starts_with("sha256:"));
 }
+
+/// A writer that cannot get the layout's lock in time says so and fails (exit 2) without
+/// touching `index.json`; once the lock is free the same command works.
+#[test]
+fn a_locked_layout_is_a_clear_error_after_the_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = valid_basic();
+    let b = b.to_str().unwrap();
+    assert_eq!(build(tmp.path(), &[b, "--output", "oci:l:one"]).0, Some(0));
+    let layout = tmp.path().join("l");
+    let index_before = fs::read(layout.join("index.json")).unwrap();
+    // Another writer (this test) holds the lock.
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(layout.join(olmpack::image::layout::LOCK_FILE))
+        .unwrap();
+    lock.lock().unwrap();
+    let mut cmd = olmpack(tmp.path());
+    cmd.env(olmpack::image::layout::LOCK_TIMEOUT_ENV, "0.3")
+        .args(["bundle", "build", b, "--output", "oci:l:two"]);
+    let (code, stdout, stderr) = run(&mut cmd);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("is locked by another writer"), "{stderr}");
+    assert!(stderr.contains("OLMPACK_LOCK_TIMEOUT"), "{stderr}");
+    assert_eq!(fs::read(layout.join("index.json")).unwrap(), index_before);
+    drop(lock);
+    assert_eq!(build(tmp.path(), &[b, "--output", "oci:l:two"]).0, Some(0));
+    let index = fs::read_to_string(layout.join("index.json")).unwrap();
+    assert!(
+        index.contains("\"two\"") && index.contains("\"one\""),
+        "{index}"
+    );
+}

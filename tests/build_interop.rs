@@ -303,3 +303,95 @@ fn adding_to_a_layout_written_by_skopeo_keeps_its_image() {
         assert_eq!(labels_of(&inspect), annotations(&b));
     }
 }
+
+/// Many `bundle build` processes started at once on one layout (a CI matrix): every one
+/// succeeds, every tag is in `index.json` naming its own image, and skopeo reads each. Twice: on
+/// a layout that does not exist yet (the writers race to create it) and on an existing one (they
+/// race to add to `index.json`).
+#[test]
+fn concurrent_builds_into_one_layout_lose_no_tag() {
+    const WRITERS: usize = 12;
+    let tmp = tempfile::tempdir().unwrap();
+    let b = valid_basic();
+    let b = b.to_str().unwrap();
+    let mut expected = BTreeMap::new();
+    for round in 0..2 {
+        // Start every writer before waiting for any. Each image differs (a label), so a tag
+        // naming the wrong image would show too.
+        let children: Vec<(String, std::process::Child)> = (0..WRITERS)
+            .map(|i| {
+                let tag = format!("t{}", round * WRITERS + i);
+                let child = Command::new(env!("CARGO_BIN_EXE_olmpack"))
+                    .current_dir(tmp.path())
+                    .env_remove("SOURCE_DATE_EPOCH")
+                    .args(["bundle", "build", b, "--label"])
+                    .arg(format!("com.example.writer={tag}"))
+                    .arg("--output")
+                    .arg(format!("oci:layout:{tag}"))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("start olmpack");
+                (tag, child)
+            })
+            .collect();
+        for (tag, child) in children {
+            let out = child.wait_with_output().expect("olmpack finishes");
+            assert!(
+                out.status.success(),
+                "{tag}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let digest = stdout.split(' ').next().unwrap().to_string();
+            expected.insert(tag, digest);
+        }
+        let index: Value =
+            serde_json::from_slice(&fs::read(tmp.path().join("layout/index.json")).unwrap())
+                .unwrap();
+        let tags: BTreeMap<String, String> = index["manifests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["annotations"]["org.opencontainers.image.ref.name"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    m["digest"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            tags, expected,
+            "round {round}: index.json lost or mixed tags"
+        );
+        for (tag, digest) in &expected {
+            let inspect = ok(tool("skopeo")
+                .arg("inspect")
+                .arg(format!("oci:layout:{tag}"))
+                .current_dir(tmp.path()));
+            let v: Value = serde_json::from_str(&inspect).unwrap();
+            assert_eq!(v["Digest"], digest.as_str(), "{tag}");
+            assert_eq!(
+                labels_of(&inspect).get("com.example.writer"),
+                Some(tag),
+                "{tag}"
+            );
+        }
+    }
+    // No temporary files or folders left next to or inside the layout.
+    let stray: Vec<String> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "layout")
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    assert!(
+        !tree(&tmp.path().join("layout"))
+            .keys()
+            .any(|p| p.to_string_lossy().contains(".tmp")),
+        "temporary blobs left in the layout"
+    );
+}

@@ -432,15 +432,91 @@ fn no_required_apis_gives_a_commented_example() {
     fs::remove_dir_all(dir.join("metadata")).expect("rm");
     init(&[p(&dir), "--channels", "stable"]).code(0);
     let text = fs::read_to_string(dir.join(DEPS)).expect("deps");
-    assert!(
-        text.lines().all(|l| l.is_empty() || l.starts_with('#')),
-        "{text}"
-    );
+    // Comments, then one line of YAML that decodes to a real value: a comments-only metadata
+    // file crashes `operator-sdk bundle validate` and `opm alpha bundle validate`.
+    let content: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(content, ["dependencies: []"], "{text}");
     for word in ["olm.package", "olm.gvk", "olm.constraint"] {
         assert!(text.contains(word), "{text}");
     }
-    // The example parses as "no dependencies".
+    // The example parses as "no dependencies", to a document (not null).
     assert_eq!(gvks(&dir.join(DEPS)).1, 0);
+    let docs = yaml::parse_stream(&text).expect("parses");
+    assert_eq!(docs.len(), 1);
+    // And the validator has nothing to say about the file init wrote.
+    let out = validate_json(&dir);
+    let findings: Vec<&serde_json::Value> = out["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .filter(|o| o["file"] == DEPS)
+        .collect();
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+/// Runs `olmpack bundle validate -o json DIR` and returns the parsed output.
+fn validate_json(dir: &Path) -> serde_json::Value {
+    let out = Command::cargo_bin("olmpack")
+        .expect("binary")
+        .args(["bundle", "validate", "-o", "json"])
+        .arg(dir)
+        .output()
+        .expect("run validate");
+    serde_json::from_slice(&out.stdout).expect("json output")
+}
+
+/// The file older olmpack versions wrote (only comments) is what crashes the reference
+/// validator: `bundle validate` reports it as an error naming both crashing tools, and running
+/// init again replaces it with the example that has content.
+#[test]
+fn a_comments_only_dependencies_file_is_reported_and_init_repairs_it() {
+    let (_tmp, dir) = fixture("bundle-custom");
+    fs::remove_dir_all(dir.join("metadata")).expect("rm");
+    init(&[p(&dir), "--channels", "stable"]).code(0);
+    let written = fs::read_to_string(dir.join(DEPS)).expect("deps");
+    // What init wrote before the fix: the same comments, without `dependencies: []`.
+    let old = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scaffolds/dependencies.example.comments-only.yaml"),
+    )
+    .expect("old example");
+    assert!(old.lines().all(|l| l.is_empty() || l.starts_with('#')));
+    fs::write(dir.join(DEPS), &old).expect("write");
+    let out = validate_json(&dir);
+    let hit = out["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .find(|o| o["rule"] == "metadata/no-content")
+        .unwrap_or_else(|| panic!("no metadata/no-content finding: {out}"));
+    assert_eq!(hit["type"], "error");
+    assert_eq!(hit["file"], DEPS);
+    let message = hit["message"].as_str().expect("message");
+    assert!(
+        message.contains("operator-sdk bundle validate"),
+        "{message}"
+    );
+    assert!(message.contains("opm alpha bundle validate"), "{message}");
+    assert_eq!(out["passed"], false);
+    // Only `---` is the same case.
+    fs::write(dir.join(DEPS), "---\n").expect("write");
+    let out = validate_json(&dir);
+    assert!(
+        out["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .any(|o| o["rule"] == "metadata/no-content"),
+        "{out}"
+    );
+    // Init repairs its own old output, and the result validates cleanly.
+    fs::write(dir.join(DEPS), &old).expect("write");
+    init(&[p(&dir), "--channels", "stable"]).code(0);
+    assert_eq!(fs::read_to_string(dir.join(DEPS)).expect("deps"), written);
+    assert_eq!(validate_json(&dir)["passed"], true);
 }
 
 #[test]

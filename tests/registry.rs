@@ -6,7 +6,51 @@
 mod support;
 
 use assert_cmd::Command;
-use olmpack::commands::image_source::{self, RegistryArgs, compare_labels, parse_annotations};
+use olmpack::action::bundle_image::{compare_labels, parse_annotations};
+use olmpack::commands::image_source::RegistryArgs;
+
+/// The library calls these tests drive, taking the command-line flags as `bundle` commands do
+/// (flags -> `RegistryOptions` -> transport), with errors as the commands report them.
+mod image_source {
+    use olmpack::action::bundle_image::{self, FetchedBundle};
+    use olmpack::commands::Failure;
+    use olmpack::commands::image_source::RegistryArgs;
+    use olmpack::image::{Artifact, Image};
+    use olmpack::registry::push::{PushOptions, PushReport};
+    use olmpack::transport::sink;
+
+    pub fn push_image_with(
+        image: &Image,
+        tags: &[String],
+        args: &RegistryArgs,
+        opts: &PushOptions,
+    ) -> Result<Vec<(PushReport, [usize; 7])>, Failure> {
+        Ok(sink::push(
+            Artifact::Image(image),
+            tags,
+            &args.options()?,
+            opts,
+        )?)
+    }
+
+    pub fn push_image(
+        image: &Image,
+        tags: &[String],
+        args: &RegistryArgs,
+        mount_from: Option<&str>,
+    ) -> Result<Vec<String>, Failure> {
+        let opts = PushOptions {
+            mount_from: mount_from.map(str::to_string),
+            ..PushOptions::default()
+        };
+        let reports = push_image_with(image, tags, args, &opts)?;
+        Ok(reports.into_iter().flat_map(|(r, _)| r.refs).collect())
+    }
+
+    pub fn fetch_bundle(source: &str, args: &RegistryArgs) -> Result<FetchedBundle, Failure> {
+        Ok(bundle_image::fetch_bundle(source, &args.options()?)?)
+    }
+}
 use olmpack::image::Image;
 use olmpack::registry::auth::{self, AuthOptions};
 use olmpack::registry::client::{Client, ClientOptions};

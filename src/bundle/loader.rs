@@ -4,7 +4,7 @@
 
 use super::model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};
 use super::yaml::{self, Node, Value, YamlError};
-use crate::findings::{Diagnostic, Rule};
+use crate::findings::{Diagnostic, Rule, Severity};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -305,12 +305,17 @@ impl Loader {
             None => return,
         }
         let mut annotation_candidates = Vec::new();
+        // operator-registry's ValidateBundleFormat decodes the metadata files in name order until
+        // one declares a dependency; a file without content before that point crashes it.
+        let mut dependencies_seen = false;
         for (name, path) in self.list(&dir) {
+            let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
             let Some(size) = self.visible_file(
                 &name,
                 &path,
                 "metadata/ holds a folder; OLM reads only files here",
+                Severity::Warning,
             ) else {
                 continue;
             };
@@ -337,6 +342,17 @@ impl Loader {
                         )
                         .in_file(rel.clone()),
                     );
+                    if !dependencies_seen && size > 0 && size <= 1024 * 1024 {
+                        // Read quietly: OLM ignores this file, only the reference validators
+                        // decode it, so its other problems are not olmpack's to report.
+                        let docs = fs::read(&path)
+                            .ok()
+                            .and_then(|b| String::from_utf8(b).ok())
+                            .and_then(|t| yaml::parse_stream_lenient(&t).ok());
+                        if let Some((docs, _)) = docs {
+                            self.check_metadata_content(&rel, true, &docs, &mut dependencies_seen);
+                        }
+                    }
                     annotation_candidates.push((path, size));
                     continue;
                 }
@@ -362,6 +378,9 @@ impl Loader {
                     continue;
                 }
             };
+            if !dependencies_seen {
+                self.check_metadata_content(&rel, !text.is_empty(), &docs, &mut dependencies_seen);
+            }
             if docs.len() > 1 {
                 self.finding(
                     Diagnostic::new(
@@ -412,6 +431,7 @@ impl Loader {
         // opm accepts any metadata file holding an `annotations:` mapping; follow it, but say so.
         if self.bundle.annotations.is_none() && !self.bundle.annotations_unparsable {
             for (path, size) in annotation_candidates {
+                let _reading = crate::guard::reading(&path);
                 let rel = self.rel(&path);
                 let Some(text) = self.read_text(&path, size) else {
                     continue;
@@ -435,6 +455,37 @@ impl Loader {
                     self.bundle.annotations = Some(a);
                     break;
                 }
+            }
+        }
+    }
+
+    /// Reports a metadata file without YAML content (only comments, blank lines or `---`) that
+    /// operator-registry's `ValidateBundleFormat` reaches: it decodes each metadata file, in name
+    /// order, into a pointer that a null document sets to nil, then dereferences it, until a file
+    /// declares at least one dependency. A zero-byte file leaves the pointer alone.
+    fn check_metadata_content(
+        &mut self,
+        rel: &str,
+        has_bytes: bool,
+        docs: &[yaml::Document],
+        dependencies_seen: &mut bool,
+    ) {
+        match docs.first() {
+            None if has_bytes => self.finding(
+                Diagnostic::new(
+                    Rule::MetadataNoContent,
+                    "file holds no YAML content (only comments, blank lines or `---`): `operator-sdk bundle validate` and `opm alpha bundle validate` crash on it with a nil-pointer panic (operator-registry's ValidateBundleFormat decodes every metadata file and dereferences the null it gets); give it content (for dependencies.yaml: `dependencies: []`) or delete it (an empty file is fine)",
+                )
+                .in_file(rel.to_string()),
+            ),
+            None => {}
+            Some(doc) => {
+                let declares = doc
+                    .root
+                    .get("dependencies")
+                    .and_then(Node::as_seq)
+                    .is_some_and(|items| !items.is_empty());
+                *dependencies_seen |= declares;
             }
         }
     }
@@ -503,7 +554,13 @@ impl Loader {
     /// Classifies an entry of manifests/ or metadata/: the size of a regular, visible file that
     /// should be read, or `None` after reporting what it is instead (a folder, a special file, a
     /// hidden file, a credential file).
-    fn visible_file(&mut self, name: &str, path: &Path, folder_message: &str) -> Option<u64> {
+    fn visible_file(
+        &mut self,
+        name: &str,
+        path: &Path,
+        folder_message: &str,
+        folder_severity: Severity,
+    ) -> Option<u64> {
         let rel = self.rel(path);
         let d = match self.classify(path)? {
             EntryKind::File(_) if CREDENTIAL_FILES.contains(&name) => Diagnostic::new(
@@ -519,7 +576,8 @@ impl Loader {
                 Rule::FileNotText,
                 "is a folder, but a YAML file is expected here",
             ),
-            EntryKind::Dir => Diagnostic::new(Rule::FileSubdirectory, folder_message.to_string()),
+            EntryKind::Dir => Diagnostic::new(Rule::FileSubdirectory, folder_message.to_string())
+                .with_severity(folder_severity),
             EntryKind::Other => Diagnostic::new(
                 Rule::FileNotText,
                 "not a regular file (device, socket or pipe)",
@@ -590,11 +648,13 @@ impl Loader {
         };
         let mut yaml_files = 0usize;
         for (name, path) in self.list(&dir) {
+            let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
             let Some(size) = self.visible_file(
                 &name,
                 &path,
-                "subfolder in manifests/: opm ignores it and OLM v1 refuses the bundle; move its files up or out",
+                "subfolder in manifests/: operator-framework/api (operator-sdk bundle validate) and `opm alpha bundle validate` reject it (\"bundle manifests dir contains directory\"), `opm render` silently drops its files, OLM v0's unpack job fails on it and OLM v1 refuses the bundle; move its files up into manifests/ or out of the bundle",
+                Severity::Error,
             ) else {
                 continue;
             };
@@ -670,6 +730,26 @@ impl Loader {
                 Diagnostic::new(Rule::ObjectShape, "file holds no YAML document").in_file(rel),
             );
             return;
+        }
+        if let Some(separator_line) = empty_first_document(text) {
+            let kind = docs
+                .first()
+                .and_then(|d| field_any_case(&d.root, "kind").0)
+                .unwrap_or_default();
+            let opm = if kind == "ClusterServiceVersion" {
+                "`opm render` fails with \"no csv in bundle\" and OLM v0 cannot install the bundle"
+            } else {
+                "opm drops this object and OLM v0 does not install it"
+            };
+            self.finding(
+                Diagnostic::new(
+                    Rule::YamlFirstDocumentEmpty,
+                    format!(
+                        "the first YAML document (before the `---` on line {separator_line}) is empty or only comments and the object is in a later document: opm (every version) and OLM v0 read only the first document of each manifest file, so {opm}; only OLM v1 reads later documents. Delete the `---` line (comments may stay above the object)"
+                    ),
+                )
+                .at(rel, separator_line),
+            );
         }
         if docs.len() > 1 {
             self.finding(
@@ -775,6 +855,34 @@ fn field_any_case<'a>(root: &'a Node, name: &str) -> (Option<String>, Option<&'a
         Some((key, value)) => (value.scalar_text().map(str::to_string), Some(key)),
         None => (None, None),
     }
+}
+
+/// When the first document of `text`, cut as Kubernetes' apimachinery `YAMLReader` cuts it (the
+/// reader opm and OLM v0 decode manifests with), holds nothing but blank lines and comments while
+/// a later one follows, returns the 1-based line of the `---` that ends it. libyaml does not see
+/// an empty document there (a comment before the first `---` is not a document to it), so this
+/// follows the reader's rule instead: a line starting `---` followed only by spaces or a comment
+/// separates documents, and separators before any other line are skipped.
+fn empty_first_document(text: &str) -> Option<usize> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut buffered = false;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if let Some(rest) = line.strip_prefix("---") {
+            let rest = rest.trim();
+            if rest.is_empty() || rest.starts_with('#') {
+                if buffered {
+                    return Some(i + 1);
+                }
+                continue;
+            }
+        }
+        let trimmed = line.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            return None;
+        }
+        buffered = true;
+    }
+    None
 }
 
 /// Decodes UTF-16 text that starts with a byte-order mark (libyaml and go-yaml accept it).

@@ -12,7 +12,7 @@
 //! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
-use super::image_source::{RegistryArgs, push_image};
+use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
@@ -33,6 +33,8 @@ Output: stdout gets `sha256:<manifest digest> <manifest size>`, then `REF@sha256
 pushed with --push; messages go to stderr.
 Reproducible: mtimes are SOURCE_DATE_EPOCH (or 0), owners 0, modes 0644/0755, so the same bundle
 gives the same digest on any machine.
+Concurrent builds into one oci: layout are safe: each updates index.json under a lock on
+LAYOUT/.olmpack.lock, waiting up to OLMPACK_LOCK_TIMEOUT seconds (default 60) for it.
 Exit codes: 0 built, 1 validation errors (nothing written), 2 usage or I/O error (nothing written).")]
 pub struct Args {
     /// The bundle folder (holding manifests/ and metadata/).
@@ -142,12 +144,19 @@ pub fn run(args: &Args) -> Outcome {
         None => None,
     };
     let pushed = if args.push {
-        push_image(
-            &built.image,
+        let opts = crate::registry::push::PushOptions {
+            mount_from: args.mount_from.clone(),
+            ..crate::registry::push::PushOptions::default()
+        };
+        crate::transport::sink::push(
+            crate::image::Artifact::Image(&built.image),
             &args.tags,
-            &args.registry,
-            args.mount_from.as_deref(),
+            &args.registry.options()?,
+            &opts,
         )?
+        .into_iter()
+        .flat_map(|(report, _)| report.refs)
+        .collect()
     } else {
         Vec::new()
     };
@@ -230,7 +239,7 @@ pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
 }
 
 /// The tags (OCI) or RepoTags (docker-archive) to record; see the module docs.
-fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
+pub(crate) fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
     let mut names: Vec<String> = Vec::new();
     match dest {
         Destination::DockerArchive { reference, .. } => {

@@ -207,8 +207,21 @@ fn print_summary(plan: &Plan, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// Validates the written bundle; validation errors make the exit code 1 so CI notices.
 fn validate_result(plan: &Plan) -> Outcome {
-    let bundle = Bundle::load(&plan.root).map_err(|e| Failure::usage(super::error_chain(&e)))?;
-    let report = validate::validate(&bundle, &validate::Options::default());
+    // The files are written by now: an internal failure of the check must say so, not read as
+    // if init itself had failed.
+    let checked = crate::guard::catch(|| {
+        Bundle::load(&plan.root)
+            .map(|bundle| validate::validate(&bundle, &validate::Options::default()))
+    });
+    let report = match checked {
+        Ok(loaded) => loaded.map_err(|e| Failure::usage(super::error_chain(&e)))?,
+        Err(failure) => {
+            return Err(Failure::usage(format!(
+                "init wrote the files listed above, but checking the bundle failed: {}",
+                failure.describe()
+            )));
+        }
+    };
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let color = super::color_on(std::io::stderr().is_terminal());

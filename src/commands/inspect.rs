@@ -2,9 +2,11 @@
 //! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
 //! `metadata/annotations.yaml` when present.
 
-use super::image_source::{OpenedImage, RegistryArgs, open_image, parse_annotations};
+use super::image_source::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::registry::unpack::EntryInfo;
+use crate::action::bundle_image::{find_annotations, list_layer, parse_annotations};
+use crate::transport::source::{OpenedImage, open_image};
+use crate::transport::unpack::EntryInfo;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -46,7 +48,7 @@ fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
     let mut annotations = None;
     let mut layers_read = 0;
     if no_files {
-        if let Some((i, bytes, read)) = opened.find_annotations()? {
+        if let Some((i, bytes, read)) = find_annotations(opened)? {
             annotations = Some((
                 i,
                 parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
@@ -60,7 +62,7 @@ fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
         layers = opened.layers.iter().map(|d| (d.clone(), None)).collect();
     } else {
         for (i, d) in opened.layers.iter().enumerate() {
-            let (entries, captured) = opened.list_layer(i)?;
+            let (entries, captured) = list_layer(opened, i)?;
             layers_read += 1;
             if let Some(bytes) = captured {
                 let parsed = parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
@@ -80,7 +82,7 @@ fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
 
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
-    let opened = open_image(&args.image, &args.registry)?;
+    let opened = open_image(&args.image, &args.registry.options()?)?;
     let report = collect(&opened, args.no_files)?;
     let mut out = std::io::stdout().lock();
     let res = match args.output {

@@ -3,9 +3,11 @@
 //! that is renamed into place only when every digest verified and every entry was safe, so a
 //! failed pull leaves nothing behind.
 
-use super::image_source::{RegistryArgs, bundle_warnings, open_image};
+use super::image_source::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::registry::unpack::Limits;
+use crate::action::bundle_image::bundle_warnings;
+use crate::transport::source::open_image;
+use crate::transport::unpack::Limits;
 use std::path::PathBuf;
 
 /// Arguments of `olmpack bundle pull`.
@@ -43,7 +45,7 @@ pub fn run(args: &Args) -> Outcome {
     };
     std::fs::create_dir_all(&parent)
         .map_err(|e| Failure::usage(format!("cannot create {}: {e}", parent.display())))?;
-    let opened = open_image(&args.image, &args.registry)?;
+    let opened = open_image(&args.image, &args.registry.options()?)?;
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-pull-")
         .tempdir_in(&parent)

@@ -1,8 +1,9 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::image_source::{RegistryArgs, fetch_bundle};
+use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
+use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
 use crate::validate::{self, Group, Options, Report, Rule, render};
 use std::io::{IsTerminal, Write};
@@ -82,7 +83,12 @@ pub fn run(args: &Args) -> Outcome {
     }
     let opts = options(args)?;
     let reports = match &args.image {
-        Some(reference) => vec![validate_image(reference, &args.registry, &opts)?],
+        Some(reference) => {
+            match crate::guard::catch(|| validate_image(reference, &args.registry, &opts)) {
+                Ok(report) => vec![report?],
+                Err(failure) => vec![internal_error_report(reference, None, &failure)],
+            }
+        }
         None => validate_dirs(&args.dirs, &opts, args.jobs),
     };
     let color = match args.color {
@@ -92,8 +98,11 @@ pub fn run(args: &Args) -> Outcome {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    // A bundle that could not be read at all is reported like a finding, then exits 2.
-    let io_failure = reports.iter().any(|r| r.has_rule(Rule::FileUnreadable));
+    // A bundle that could not be read at all, or on which olmpack itself failed, is reported like
+    // a finding (the other bundles keep their full report), then the run exits 2.
+    let io_failure = reports
+        .iter()
+        .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
     let written = match args.output {
         OutputFormat::Json => render::json(&reports, args.strict, &mut out),
         OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
@@ -147,7 +156,7 @@ pub fn validate_image(
     registry: &RegistryArgs,
     opts: &Options,
 ) -> Result<Report, Failure> {
-    let fetched = fetch_bundle(reference, registry)?;
+    let fetched = fetch_bundle(reference, &registry.options()?)?;
     let bundle =
         Bundle::load(fetched.dir.path()).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut report = validate::validate(&bundle, opts);
@@ -216,10 +225,18 @@ pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> V
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(dir) = dirs.get(i) else { break };
-                    let report = match Bundle::load(dir) {
-                        Ok(bundle) => validate::validate(&bundle, opts),
-                        Err(e) => unreadable(dir, super::error_chain(&e)),
-                    };
+                    // Each bundle is isolated: a bug hit on one becomes its internal/error
+                    // finding, and every other bundle still gets its full report.
+                    let checked = crate::guard::catch(|| {
+                        let _reading = crate::guard::reading(dir);
+                        match Bundle::load(dir) {
+                            Ok(bundle) => validate::validate(&bundle, opts),
+                            Err(e) => unreadable(dir, super::error_chain(&e)),
+                        }
+                    });
+                    let report = checked.unwrap_or_else(|failure| {
+                        internal_error_report(&dir.display().to_string(), Some(dir), &failure)
+                    });
                     if let Ok(mut guard) = slots.lock() {
                         guard[i] = Some(report);
                     }
@@ -236,6 +253,30 @@ pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> V
         .collect()
 }
 
+/// The report of a bundle on which olmpack failed internally: one `internal/error` finding that
+/// names the file being read (relative to the bundle when it is inside it) and asks for a bug
+/// report.
+fn internal_error_report(
+    bundle: &str,
+    root: Option<&std::path::Path>,
+    failure: &crate::guard::InternalFailure,
+) -> Report {
+    let mut diagnostic = validate::Diagnostic::new(Rule::InternalError, failure.describe());
+    // `file` is relative to the bundle, as for every finding; a path elsewhere (a temporary
+    // folder, the bundle folder itself) stays in the message only.
+    let rel = failure.file.as_deref().and_then(|file| match root {
+        Some(root) => file.strip_prefix(root).ok(),
+        None => file.is_relative().then_some(file),
+    });
+    if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) {
+        diagnostic = diagnostic.in_file(rel.to_string_lossy().into_owned());
+    }
+    Report {
+        bundle: bundle.to_string(),
+        diagnostics: vec![diagnostic],
+    }
+}
+
 fn unreadable(dir: &std::path::Path, message: String) -> Report {
     Report {
         bundle: dir.display().to_string(),
@@ -246,7 +287,7 @@ fn unreadable(dir: &std::path::Path, message: String) -> Report {
 fn list_rules() -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for rule in Rule::ALL {
+    for rule in Rule::ALL.iter().filter(|r| !r.is_catalog()) {
         let _ = writeln!(
             out,
             "{:<40} {:<8} {:<15} {}",

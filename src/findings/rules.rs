@@ -118,7 +118,7 @@ rules! {
     FileSymlink => "file/symlink", Error, Default, "A symlink leaves the bundle or cannot be followed; images cannot carry it.";
     FileNearConfigMapLimit => "file/size", Warning, Default, "A single manifest above 1 MiB cannot be stored uncompressed in the ConfigMap OLM v0 unpacks bundles into.";
     FileHidden => "file/hidden", Warning, Default, "Hidden files (and OCI whiteouts) in manifests/ or metadata/ are skipped by opm but copied into images by docker builds.";
-    FileSubdirectory => "file/subdirectory", Warning, Default, "manifests/ holds a subfolder: opm ignores it and OLM v1 refuses the bundle.";
+    FileSubdirectory => "file/subdirectory", Error, Default, "manifests/ holds a subfolder: operator-framework/api and opm alpha bundle validate reject it, opm render loses its files, OLM v0's unpack job and OLM v1 fail (a subfolder of metadata/ is a warning).";
     FileExtension => "file/extension", Warning, Default, "A manifest file does not end in .yaml, .yml or .json; OLM reads it anyway.";
     FileSecret => "file/secret", Warning, Default, "A file looks like a registry credential (auth.json, .dockerconfigjson): it would be published inside the image.";
     MetadataUnknownFile => "metadata/unknown-file", Warning, Default, "metadata/ holds a file OLM does not read (a misspelled dependencies.yaml, a backup).";
@@ -153,13 +153,13 @@ rules! {
     CsvWebhooks => "csv/webhooks", Error, Default, "Webhook definitions must reference existing deployments, be unique, and conversion webhooks need AllNamespaces only.";
     CsvExamples => "csv/alm-examples", Error, Default, "alm-examples must be a JSON list of objects whose kinds the CSV provides.";
     CsvExampleMissing => "csv/example-missing", Warning, Default, "Each owned API should have an example in alm-examples.";
-    CsvMinKubeVersion => "csv/min-kube-version", Error, Default, "spec.minKubeVersion must be a semantic version when set.";
+    CsvMinKubeVersion => "csv/min-kube-version", Error, Default, "spec.minKubeVersion must be a semantic version without a leading v (operator-sdk >= 1.33 rejects one); not three numbers leaves the CSV pending in OLM v0.";
     CsvMinKubeVersionUnset => "csv/min-kube-version-unset", Warning, Default, "spec.minKubeVersion is not set, so the operator claims to run on every Kubernetes version.";
     CsvAnnotationCase => "csv/annotation-case", Error, Default, "OLM annotation keys are case-sensitive (olm.skipRange, not olm.skiprange).";
     CsvPropertiesAnnotation => "csv/olm-properties-annotation", Warning, Default, "Properties should live in metadata/properties.yaml, not the olm.properties annotation.";
-    CsvSkipRange => "csv/skip-range", Error, Default, "The olm.skipRange annotation must be a valid semver range.";
+    CsvSkipRange => "csv/skip-range", Warning, Default, "A non-empty olm.skipRange must be a valid semver range: OLM ignores one that is not (its upgrade edges are lost) and opm >= 1.69 rejects it in a catalog. An empty one means none.";
     ServiceAccountClash => "csv/service-account", Error, Default, "A ServiceAccount manifest must not duplicate one the CSV's deployments use: OLM creates that one.";
-    RelatedImages => "csv/related-images", Error, Default, "relatedImages entries need a valid image pullspec.";
+    RelatedImages => "csv/related-images", Error, Default, "relatedImages entries need a valid image pull spec: opm >= 1.64 refuses the whole catalog and operator-framework/api >= 0.40 errors (an empty image is a warning).";
     // --- CRDs ---
     CrdOwnedMissing => "crd/owned-missing", Error, Default, "Every CRD the CSV owns must be in the bundle, with the owned version served.";
     CrdNotOwned => "crd/not-owned", Warning, Default, "A CRD in the bundle is not owned by the CSV (opm warns; operator-sdk errors; --strict fails).";
@@ -179,6 +179,10 @@ rules! {
     DependencyRange => "dependencies/version-range", Error, Default, "olm.package dependency versions must be valid blang semver ranges.";
     Properties => "properties/invalid", Warning, Default, "properties.yaml must be a list of {type, value} entries.";
     BundleSize => "bundle/size", Error, Default, "The gzip+base64 size of manifests/ must stay below OLM's 1 MiB ConfigMap limit (a warning above 85 %).";
+    // --- robustness and tool fidelity (issue 8: isolated runs, files other tools mis-read) ---
+    InternalError => "internal/error", Error, Default, "olmpack itself failed while handling this bundle (a bug: please report it); the other bundles of the run are still checked and the run exits 2.";
+    YamlFirstDocumentEmpty => "yaml/first-document-empty", Error, Default, "A manifest's first YAML document is empty (only comments) and its object is in a later one: opm and OLM v0 read only the first document, so they find nothing.";
+    MetadataNoContent => "metadata/no-content", Error, Default, "A metadata file holds only comments or `---`: operator-sdk bundle validate and opm alpha bundle validate crash on it (nil-pointer panic).";
     // --- optional: operatorhub ---
     HubProvider => "operatorhub/provider", Error, OperatorHub, "spec.provider.name must be set.";
     HubMaintainers => "operatorhub/maintainers", Error, OperatorHub, "Maintainers need a name and a valid email.";
@@ -198,6 +202,58 @@ rules! {
     ObjectsPdb => "bundle-objects/pod-disruption-budget", Error, BundleObjects, "A PodDisruptionBudget must not block all evictions.";
     ObjectsPriorityClass => "bundle-objects/priority-class", Error, BundleObjects, "A PriorityClass must not be the global default.";
     ObjectsRbac => "bundle-objects/rbac", Error, BundleObjects, "RBAC must not modify default SecurityContextConstraints (PDB permissions are a warning).";
+    // --- catalogs (file-based catalogs: loading, opm validate, and checks beyond opm) ---
+    CatalogUnreadable => "catalog/unreadable", Error, Default, "Every file and folder under the catalog must be readable (opm reads every file, whatever its name).";
+    CatalogSyntax => "catalog/syntax", Error, Default, "Every file must be a JSON stream or multi-document YAML, with `---` separators followed only by a comment.";
+    CatalogBlobShape => "catalog/blob-shape", Error, Default, "Every document must be a mapping whose values JSON can hold.";
+    CatalogDuplicateKey => "catalog/duplicate-key", Error, Default, "A blob must not have keys that differ only in case (opm matches keys case-insensitively).";
+    CatalogYamlDuplicateKey => "catalog/yaml-duplicate-key", Warning, Default, "A YAML mapping repeats a key; opm silently keeps the last value.";
+    CatalogMissingSchema => "catalog/missing-schema", Error, Default, "Every blob needs a `schema` key.";
+    CatalogMetaType => "catalog/meta-type", Error, Default, "`schema`, `package` and `name` must be strings.";
+    CatalogFieldType => "catalog/field-type", Error, Default, "Fields of olm.package, olm.channel, olm.bundle and olm.deprecations blobs must have the JSON type opm decodes them into.";
+    CatalogBundleObject => "catalog/bundle-object", Error, Default, "olm.bundle.object properties must hold base64 of a JSON or YAML manifest (or, as in opm 1.26, a ref to a file inside the catalog).";
+    CatalogPackageName => "catalog/package-name", Error, Default, "A package needs a name that is a DNS-1123 label.";
+    CatalogPackageDuplicate => "catalog/package-duplicate", Error, Default, "A package must be declared by exactly one olm.package blob.";
+    CatalogPackageUnknown => "catalog/package-unknown", Error, Default, "Channels, bundles and deprecations must name a package declared by an olm.package blob.";
+    CatalogChannelName => "catalog/channel-name", Error, Default, "A channel needs a name.";
+    CatalogChannelDuplicate => "catalog/channel-duplicate", Error, Default, "A package must not declare the same channel twice.";
+    CatalogEntryDuplicate => "catalog/entry-duplicate", Error, Default, "A channel must not list the same bundle twice.";
+    CatalogBundleDuplicate => "catalog/bundle-duplicate", Error, Default, "A package must not declare the same bundle twice.";
+    CatalogBundleName => "catalog/bundle-name", Error, Default, "A bundle needs a name; with a release it must be <package>-v<version>-<release>.";
+    CatalogBundlePackage => "catalog/bundle-package", Error, Default, "A bundle needs a package, equal to its olm.package property's packageName.";
+    CatalogPropertyInvalid => "catalog/property-invalid", Error, Default, "Known property types (olm.package, olm.gvk, olm.csv.metadata, …) must have values of their shape.";
+    CatalogPackageProperty => "catalog/package-property", Error, Default, "A bundle needs exactly one olm.package property.";
+    CatalogImageReference => "catalog/image-reference", Error, Default, "image and relatedImages[].image, when set, must be valid image pull specs.";
+    CatalogBundleImage => "catalog/bundle-image", Error, Default, "A bundle without olm.bundle.object properties needs an image.";
+    CatalogVersion => "catalog/version", Error, Default, "The olm.package version must be strict semver; a release must be a valid pre-release of at most 20 characters, with no build metadata in the version.";
+    CatalogBundleNotInChannel => "catalog/bundle-not-in-channel", Error, Default, "Every bundle must be an entry of at least one channel.";
+    CatalogEntryMissingBundle => "catalog/entry-missing-bundle", Error, Default, "Every channel entry must name an olm.bundle blob of the package.";
+    CatalogDefaultChannel => "catalog/default-channel", Error, Default, "A package needs a defaultChannel naming one of its channels.";
+    CatalogPackageNoChannels => "catalog/package-no-channels", Error, Default, "A package needs at least one channel.";
+    CatalogChannelEmpty => "catalog/channel-empty", Error, Default, "A channel needs at least one entry.";
+    CatalogChannelHead => "catalog/channel-head", Error, Default, "A channel needs exactly one head: one entry that no replaces or skips points at.";
+    CatalogReplacesCycle => "catalog/replaces-cycle", Error, Default, "The replaces chain from the head must not loop.";
+    CatalogStranded => "catalog/stranded", Error, Default, "Every entry must be on the replaces chain from the head or be skipped (opm 1.58 walk).";
+    CatalogDuplicateVersion => "catalog/duplicate-version", Error, Default, "Two bundles of a package must not have the same version (and release).";
+    CatalogSkipEmpty => "catalog/skip-empty", Error, Default, "A channel entry's skips must not contain an empty name.";
+    CatalogSkipRange => "catalog/skip-range", Error, Default, "A channel entry's skipRange must be a valid semver range.";
+    CatalogDeprecation => "catalog/deprecation", Error, Default, "olm.deprecations blobs: one per known package, entries with a schema, a message and an existing target, no duplicates.";
+    CatalogHeadNotHighest => "catalog/head-not-highest", Warning, Default, "A channel's head is not its highest version: users are led to an older bundle.";
+    CatalogUnreachable => "catalog/unreachable", Warning, Default, "An entry has no upgrade path to the channel head (not reached by replaces, skips or skipRange from the head).";
+    CatalogReplacesUnknown => "catalog/replaces-unknown", Warning, Default, "replaces names a bundle that is in no channel of the package.";
+    CatalogSkipsUnknown => "catalog/skips-unknown", Warning, Default, "skips names a bundle the catalog does not know.";
+    CatalogDefaultChannelStale => "catalog/default-channel-stale", Warning, Default, "The default channel's head is older than another channel's head.";
+    CatalogCsvFields => "catalog/csv-fields", Warning, Default, "Bundle metadata (olm.csv.metadata or the CSV object) has fields of the wrong type or missing ones OLM shows.";
+    CatalogCsvInstallModes => "catalog/csv-install-modes", Warning, Default, "Bundle metadata install modes must be known, unique and support at least one mode.";
+    CatalogCsvMinKubeVersion => "catalog/csv-min-kube-version", Warning, Default, "Bundle metadata minKubeVersion must be a semantic version when set.";
+    CatalogCsvAlmExamples => "catalog/csv-alm-examples", Warning, Default, "The CSV's alm-examples annotation must be a JSON list of objects of kinds the bundle provides.";
+}
+
+impl Rule {
+    /// Whether the rule judges file-based catalogs (`catalog validate`) rather than bundles.
+    pub fn is_catalog(self) -> bool {
+        self.id().starts_with("catalog/")
+    }
 }
 
 impl fmt::Display for Rule {

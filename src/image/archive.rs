@@ -11,7 +11,7 @@
 use super::error::OutputError;
 use super::layout::{OCI_LAYOUT_FILE_CONTENT, copy_verified, parent_of};
 use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
-use super::model::{Blob, Image};
+use super::model::{Artifact, Blob, Image};
 use flate2::read::GzDecoder;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -87,6 +87,16 @@ pub fn write_oci_archive<W: Write>(
     out: W,
     shown: &Path,
 ) -> Result<W, OutputError> {
+    write_oci_archive_of(Artifact::Image(image), tags, out, shown)
+}
+
+/// [`write_oci_archive`] for an image or a multi-platform index.
+pub fn write_oci_archive_of<W: Write>(
+    image: Artifact<'_>,
+    tags: &[String],
+    out: W,
+    shown: &Path,
+) -> Result<W, OutputError> {
     let mut tar = tar::Builder::new(out);
     add_dir(&mut tar, "blobs/", shown)?;
     add_dir(&mut tar, "blobs/sha256/", shown)?;
@@ -103,11 +113,11 @@ pub fn write_oci_archive<W: Write>(
         add_blob(&mut tar, &format!("blobs/sha256/{hex}"), blob, shown)?;
     }
     let manifests: Vec<Value> = if tags.is_empty() {
-        vec![descriptor_json(&image.manifest.descriptor)]
+        vec![descriptor_json(&image.top().descriptor)]
     } else {
         tags.iter()
             .map(|t| {
-                let mut d = descriptor_json(&image.manifest.descriptor);
+                let mut d = descriptor_json(&image.top().descriptor);
                 d["annotations"] = json!({ ANNOTATION_REF_NAME: t });
                 d
             })

@@ -86,6 +86,13 @@ pub enum BuildError {
         /// The size seen when the entry header was written.
         expected: u64,
     },
+    /// A base image's config cannot be extended (not a JSON object, `rootfs.diff_ids` missing
+    /// or not matching its layers).
+    #[error("the base image config cannot be extended: {reason}")]
+    BaseConfig {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A `--label` extra contradicts an annotation; annotations.yaml is authoritative (it is
     /// what the on-cluster registry reads), so the image label must not say something else.
     #[error(
@@ -167,6 +174,20 @@ pub enum OutputError {
     /// The image is not in a form this sink can write (a digest that is not sha256).
     #[error("cannot write this image: {0}")]
     Unsupported(String),
+    /// Another writer held the layout's lock for longer than this writer may wait; nothing was
+    /// added to `index.json` (blobs already written are harmless and reused by the next try).
+    #[error(
+        "OCI layout {} is locked by another writer (its {} file): gave up after {:.1} s; try again when it has finished, or set OLMPACK_LOCK_TIMEOUT (seconds) to wait longer",
+        path.display(),
+        super::layout::LOCK_FILE,
+        waited.as_secs_f64()
+    )]
+    Locked {
+        /// The layout folder.
+        path: PathBuf,
+        /// How long this writer waited.
+        waited: std::time::Duration,
+    },
 }
 
 impl OutputError {

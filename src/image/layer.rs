@@ -82,6 +82,7 @@ pub(crate) fn write_layer(
                 shown,
                 size,
             } => {
+                let _reading = crate::guard::reading(shown);
                 header.set_entry_type(tar::EntryType::Regular);
                 header.set_mode(FILE_MODE);
                 header.set_size(*size);

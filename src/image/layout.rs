@@ -8,25 +8,141 @@
 //!   go-containerregistry's layout writer does), then a new `index.json` replaces the old one
 //!   with one rename. Other images in the layout are kept; an entry with the same
 //!   `org.opencontainers.image.ref.name` as one of ours is replaced (a tag names one image).
+//!
+//! Writing is safe between concurrent writers (a CI matrix building into one layout): the
+//! read-modify-write of `index.json` happens under an exclusive lock on the layout's
+//! [`LOCK_FILE`] (see [`lock_layout`]), so no writer replaces `index.json` with a copy that misses
+//! another writer's tag. Blobs are written before the lock is taken (content-addressed, each
+//! through its own temporary file and rename, so concurrent copies of the same blob are
+//! harmless). Two writers racing to create the same new layout: one rename wins, the other
+//! finds a layout in place and adds to it under the lock. Anything else that writes a layout's
+//! `index.json` (catalog build, a pull into a layout) must take the same lock.
 
 use super::digest::HashingWriter;
 use super::error::OutputError;
 use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
-use super::model::{Blob, BlobSource, Descriptor, Image};
+use super::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
 use serde_json::{Value, json};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Content of the `oci-layout` marker file.
 pub const OCI_LAYOUT_FILE_CONTENT: &str = r#"{"imageLayoutVersion":"1.0.0"}"#;
 
+/// The lock file inside a layout that every writer of its `index.json` locks (an advisory
+/// `flock`-style lock: the kernel releases it when its holder exits, so a file left behind
+/// never blocks anyone). Hidden, so tools listing the layout do not trip over it.
+pub const LOCK_FILE: &str = ".olmpack.lock";
+
+/// How long a writer waits for another writer's lock when [`LOCK_TIMEOUT_ENV`] is not set.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Environment variable overriding [`DEFAULT_LOCK_TIMEOUT`], in seconds (fractions allowed): for
+/// tests, and for CI runs that queue more writers than a minute covers.
+pub const LOCK_TIMEOUT_ENV: &str = "OLMPACK_LOCK_TIMEOUT";
+
+/// An exclusive lock on a layout, held until dropped (closing the file releases it).
+#[derive(Debug)]
+pub struct LayoutLock {
+    _file: fs::File,
+}
+
+/// Takes the exclusive lock on the layout `dir` (creating [`LOCK_FILE`] in it), waiting up to
+/// [`LOCK_TIMEOUT_ENV`] seconds (default [`DEFAULT_LOCK_TIMEOUT`]) for another writer to finish.
+/// Fails with [`OutputError::Locked`] when the wait runs out, instead of waiting forever or
+/// writing without it.
+pub fn lock_layout(dir: &Path) -> Result<LayoutLock, OutputError> {
+    wait_for_lock(dir, lock_timeout())
+}
+
+fn wait_for_lock(dir: &Path, timeout: Duration) -> Result<LayoutLock, OutputError> {
+    let path = dir.join(LOCK_FILE);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| OutputError::io("create the lock file", &path, e))?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(LayoutLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => {}
+            Err(fs::TryLockError::Error(e)) => return Err(OutputError::io("lock", &path, e)),
+        }
+        let waited = start.elapsed();
+        if waited >= timeout {
+            return Err(OutputError::Locked {
+                path: dir.to_path_buf(),
+                waited,
+            });
+        }
+        std::thread::sleep(pause.min(timeout - waited));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+fn lock_timeout() -> Duration {
+    std::env::var(LOCK_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .unwrap_or(DEFAULT_LOCK_TIMEOUT)
+}
+
 /// Writes `image` into the layout folder `dir`, naming it with each of `tags` (an index entry
 /// per tag; no entry without a tag when `tags` is empty). Creates the folder when it does not
-/// exist; refuses an existing non-empty folder that is not an OCI layout.
+/// exist; refuses an existing non-empty folder that is not an OCI layout. Safe to run from
+/// several processes at once on the same `dir`: every tag ends up in `index.json`.
 pub fn write_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+    write_artifact_layout(Artifact::Image(image), dir, tags)
+}
+
+/// [`write_layout`] for a multi-platform index: every image's blobs (shared ones once), the
+/// index blob, and `index.json` entries pointing at the index.
+pub fn write_index_layout(
+    index: &ImageIndex,
+    dir: &Path,
+    tags: &[String],
+) -> Result<(), OutputError> {
+    write_artifact_layout(Artifact::Index(index), dir, tags)
+}
+
+/// The one layout writer behind [`write_layout`] and [`write_index_layout`]: both take the
+/// layout lock for their `index.json` update.
+pub fn write_artifact_layout(
+    artifact: Artifact<'_>,
+    dir: &Path,
+    tags: &[String],
+) -> Result<(), OutputError> {
+    let image = artifact;
+    // A writer that loses the race to create a new layout tries again, and then finds it.
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let created = match layout_state(dir)? {
+            LayoutState::Layout => return add_to_layout(image, dir, tags),
+            LayoutState::Missing | LayoutState::Empty => write_new_layout(image, dir, tags),
+        };
+        match created {
+            Err(_) if attempts < 3 && dir.join("oci-layout").exists() => continue,
+            other => return other,
+        }
+    }
+}
+
+enum LayoutState {
+    Missing,
+    Empty,
+    Layout,
+}
+
+fn layout_state(dir: &Path) -> Result<LayoutState, OutputError> {
     match fs::symlink_metadata(dir) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => write_new_layout(image, dir, tags),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(LayoutState::Missing),
         Err(e) => Err(OutputError::io("inspect", dir, e)),
         Ok(meta) if !meta.is_dir() => Err(OutputError::WrongKind {
             path: dir.to_path_buf(),
@@ -35,9 +151,12 @@ pub fn write_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Ou
         }),
         Ok(_) => {
             if dir.join("oci-layout").exists() {
-                add_to_layout(image, dir, tags)
+                Ok(LayoutState::Layout)
             } else if is_empty_dir(dir)? {
-                write_new_layout(image, dir, tags)
+                Ok(LayoutState::Empty)
+            } else if dir.join("oci-layout").exists() {
+                // Another writer's new layout was renamed into place meanwhile.
+                Ok(LayoutState::Layout)
             } else {
                 Err(OutputError::NotALayout {
                     path: dir.to_path_buf(),
@@ -60,7 +179,7 @@ pub(crate) fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
-fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
     let parent = parent_of(dir);
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-layout-")
@@ -72,7 +191,7 @@ fn write_new_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Ou
     let index = json!({
         "schemaVersion": 2,
         "mediaType": MEDIA_OCI_INDEX,
-        "manifests": index_entries(&image.manifest.descriptor, tags),
+        "manifests": index_entries(&image.top().descriptor, tags),
     });
     fs::write(
         tmp.path().join("index.json"),
@@ -108,7 +227,7 @@ fn index_entries(manifest: &Descriptor, tags: &[String]) -> Vec<Value> {
         .collect()
 }
 
-fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
+fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
     let marker = dir.join("oci-layout");
     let text = fs::read(&marker).map_err(|e| OutputError::io("read", &marker, e))?;
     let layout: Value = serde_json::from_slice(&text).map_err(|e| OutputError::BadLayout {
@@ -125,9 +244,11 @@ fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Outpu
             reason: "no imageLayoutVersion".into(),
         });
     }
-    let mut index = read_index(dir)?;
+    // Blobs first, without the lock: content-addressed and each renamed into place whole.
     write_blobs(image, dir)?;
-
+    // Then the read-modify-write of index.json, under the lock, from a fresh read.
+    let _lock = lock_layout(dir)?;
+    let mut index = read_index(dir)?;
     let manifests = index
         .get_mut("manifests")
         .and_then(Value::as_array_mut)
@@ -141,7 +262,7 @@ fn add_to_layout(image: &Image, dir: &Path, tags: &[String]) -> Result<(), Outpu
             .and_then(Value::as_str)
             .is_some_and(|n| tags.iter().any(|t| t == n))
     });
-    manifests.extend(index_entries(&image.manifest.descriptor, tags));
+    manifests.extend(index_entries(&image.top().descriptor, tags));
     write_file_atomic(
         &dir.join("index.json"),
         &super::config::canonical_json(&index),
@@ -257,7 +378,7 @@ fn blob_path(dir: &Path, d: &Descriptor) -> Result<PathBuf, OutputError> {
 /// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
 /// the right content (size and digest re-checked, so a corrupt blob is replaced, not trusted),
 /// each through a temporary file renamed once its digest is checked.
-fn write_blobs(image: &Image, dir: &Path) -> Result<(), OutputError> {
+fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
     let blobs_dir = dir.join("blobs").join("sha256");
     fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
     for blob in image.blobs() {
@@ -367,4 +488,98 @@ pub fn stage_file(path: &Path, bytes: &[u8]) -> Result<StagedFile, OutputError> 
         tmp,
         path: path.to_path_buf(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::digest::sha256_digest;
+
+    fn blob(media_type: &str, bytes: Vec<u8>) -> Blob {
+        Blob {
+            descriptor: Descriptor {
+                media_type: media_type.into(),
+                digest: sha256_digest(&bytes),
+                size: bytes.len() as u64,
+            },
+            source: BlobSource::Memory(bytes),
+        }
+    }
+
+    /// A small image whose digest depends on `n`.
+    fn image(n: usize) -> Image {
+        let config = blob(
+            "application/vnd.oci.image.config.v1+json",
+            format!("{{\"n\":{n}}}").into_bytes(),
+        );
+        let manifest = json!({
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": descriptor_json(&config.descriptor),
+            "layers": [],
+        });
+        Image {
+            manifest: blob(
+                "application/vnd.oci.image.manifest.v1+json",
+                super::super::config::canonical_json(&manifest),
+            ),
+            config,
+            layers: Vec::new(),
+        }
+    }
+
+    fn tags(dir: &Path) -> Vec<String> {
+        let index = read_index(dir).expect("index");
+        let mut tags: Vec<String> = index["manifests"]
+            .as_array()
+            .expect("manifests")
+            .iter()
+            .filter_map(|m| m.pointer("/annotations/org.opencontainers.image.ref.name"))
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        tags.sort();
+        tags
+    }
+
+    /// Threads stand in for processes: each open of the lock file is its own lock holder.
+    #[test]
+    fn concurrent_writers_keep_every_tag_on_new_and_existing_layouts() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        for round in 0..2 {
+            std::thread::scope(|s| {
+                for i in 0..8 {
+                    let dir = &dir;
+                    s.spawn(move || {
+                        let n = round * 8 + i;
+                        write_layout(&image(n), dir, &[format!("t{n:02}")]).expect("written");
+                    });
+                }
+            });
+            let want: Vec<String> = (0..(round + 1) * 8).map(|n| format!("t{n:02}")).collect();
+            assert_eq!(tags(&dir), want);
+        }
+        for n in 0..16 {
+            let read = read_layout_image(&dir, Some(&format!("t{n:02}"))).expect("readable");
+            assert_eq!(read.manifest.descriptor, image(n).manifest.descriptor);
+        }
+    }
+
+    #[test]
+    fn a_held_lock_times_out_with_a_clear_error() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        write_layout(&image(0), &dir, &["a".into()]).expect("written");
+        let held = lock_layout(&dir).expect("lock");
+        // The wait itself, with a short timeout (the environment variable is for processes).
+        let err = wait_for_lock(&dir, Duration::from_millis(50)).expect_err("times out");
+        assert!(matches!(err, OutputError::Locked { .. }), "{err}");
+        assert!(
+            err.to_string().contains("locked by another writer"),
+            "{err}"
+        );
+        drop(held);
+        wait_for_lock(&dir, Duration::from_millis(50)).expect("free again");
+    }
 }

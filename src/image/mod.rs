@@ -1,14 +1,17 @@
 //! Reproducible bundle images: layers, config and manifest, and the writers for OCI layouts and
 //! archives. Everything here is deterministic so the same bundle gives the same digest anywhere.
 //!
-//! - [`model`]: the image value every source produces and every sink consumes;
+//! - [`model`]: the image value every source produces and every sink consumes (one image, or a
+//!   multi-platform index of them);
 //! - [`build`]: bundle folder → image (with [`walk`] deciding what goes in and [`layer`] how
 //!   it is written), [`config`] and [`manifest`] for the JSON documents;
+//! - [`extend`]: a folder as one layer on scratch or on a base image (catalog images);
 //! - [`layout`], [`archive`], [`output`]: the sinks (OCI layout, oci-archive, docker-archive);
 //! - [`verify`]: recomputes every digest of an image read back from a sink;
 //! - [`digest`]: `sha256:` digests and the hashing writer.
 //!
-//! The registry push is one more sink; it lives in `registry/` because it needs the client.
+//! The registry push is one more sink; it lives in `registry/` because it needs the client, and
+//! `transport/` chooses between the sinks.
 
 #![deny(missing_docs)]
 
@@ -17,6 +20,7 @@ pub mod build;
 pub mod config;
 pub mod digest;
 pub mod error;
+pub mod extend;
 pub mod layer;
 pub mod layout;
 pub mod manifest;
@@ -29,6 +33,6 @@ pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, buil
 pub use config::Platform;
 pub use error::{BuildError, OutputError};
 pub use manifest::Format;
-pub use model::{Blob, BlobSource, Descriptor, Image};
-pub use output::{Destination, write_image};
+pub use model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+pub use output::{Destination, write_artifact, write_image, write_index};
 pub use verify::verify_image;

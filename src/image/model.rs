@@ -22,6 +22,16 @@ pub enum BlobSource {
     Memory(Vec<u8>),
     /// A file holding exactly the blob's bytes.
     File(PathBuf),
+    /// Bytes not on this machine: the blob sits in a registry repository (a base image's layer).
+    /// Kept remote so a push to the same registry can mount or skip it instead of downloading it
+    /// only to upload it again; a sink that needs the bytes must fetch them first
+    /// (`transport::source::OpenedImage::fetch_layers`), and [`Blob::open`] refuses.
+    Remote {
+        /// Registry host as in the reference (`quay.io`, `127.0.0.1:5000`).
+        registry: String,
+        /// Repository holding the blob.
+        repository: String,
+    },
 }
 
 /// A blob with its descriptor; the descriptor's digest and size always describe the source's bytes.
@@ -61,6 +71,13 @@ impl Blob {
         match &self.source {
             BlobSource::Memory(bytes) => Ok(Box::new(bytes.as_slice())),
             BlobSource::File(path) => Ok(Box::new(std::fs::File::open(path)?)),
+            BlobSource::Remote {
+                registry,
+                repository,
+            } => Err(std::io::Error::other(format!(
+                "blob {} is in {registry}/{repository} and was not fetched",
+                self.descriptor.digest
+            ))),
         }
     }
 
@@ -69,6 +86,10 @@ impl Blob {
         match &self.source {
             BlobSource::Memory(_) => PathBuf::from("<memory>"),
             BlobSource::File(path) => path.clone(),
+            BlobSource::Remote {
+                registry,
+                repository,
+            } => PathBuf::from(format!("{registry}/{repository}")),
         }
     }
 }
@@ -79,5 +100,60 @@ impl Image {
     /// blobs are missing) and the order the layout writer stores them in.
     pub fn blobs(&self) -> impl Iterator<Item = &Blob> {
         self.layers.iter().chain([&self.config, &self.manifest])
+    }
+}
+
+/// A multi-platform image: an OCI image index (or Docker manifest list) and the images it lists,
+/// one per platform. Blobs shared by several images (a catalog's configs layer, a base's
+/// layers) are stored and pushed once.
+#[derive(Debug, Clone)]
+pub struct ImageIndex {
+    /// The index blob (its digest is the digest of the whole multi-platform image).
+    pub index: Blob,
+    /// The per-platform images, in the index's order.
+    pub images: Vec<Image>,
+}
+
+impl ImageIndex {
+    /// Every blob once: each image's layers, config and manifest (first occurrence wins), then
+    /// the index itself, last, as a pusher must upload them.
+    pub fn blobs(&self) -> Vec<&Blob> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out: Vec<&Blob> = Vec::new();
+        for blob in self.images.iter().flat_map(Image::blobs) {
+            if seen.insert(blob.descriptor.digest.as_str()) {
+                out.push(blob);
+            }
+        }
+        out.push(&self.index);
+        out
+    }
+}
+
+/// What a sink writes: one image, or an index of images. Sinks that can hold both (OCI layout,
+/// oci-archive, a registry) take this; a docker-archive takes only an image.
+#[derive(Debug, Clone, Copy)]
+pub enum Artifact<'a> {
+    /// A single-platform image.
+    Image(&'a Image),
+    /// A multi-platform index.
+    Index(&'a ImageIndex),
+}
+
+impl<'a> Artifact<'a> {
+    /// The top-level blob: the image manifest, or the index.
+    pub fn top(&self) -> &'a Blob {
+        match self {
+            Artifact::Image(image) => &image.manifest,
+            Artifact::Index(index) => &index.index,
+        }
+    }
+
+    /// Every blob once, the top-level one last.
+    pub fn blobs(&self) -> Vec<&'a Blob> {
+        match self {
+            Artifact::Image(image) => image.blobs().collect(),
+            Artifact::Index(index) => index.blobs(),
+        }
     }
 }

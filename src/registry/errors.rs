@@ -96,6 +96,17 @@ pub enum RegistryError {
         /// Which rule it broke.
         reason: String,
     },
+    /// A blob kept in another registry (a base image's layer) is not in the target repository
+    /// and could not be mounted there; the caller fetches it and pushes again.
+    #[error(
+        "blob {digest} is in {location}, not in the target repository, and could not be mounted"
+    )]
+    RemoteBlobMissing {
+        /// The blob.
+        digest: String,
+        /// `registry/repository` holding it.
+        location: String,
+    },
     /// The HTTP request could not be sent or its response not read (DNS, TCP, TLS, timeout).
     #[error("{method} {url}: {source}")]
     Transport {

@@ -1,25 +1,22 @@
-//! Talking to OCI registries: references, credentials and the distribution-API client, plus the
-//! local image sources (`oci:`, `oci-archive:`, `docker-archive:`) and safe layer extraction.
+//! Talking to OCI registries: credentials and the distribution-API client (pull and push of
+//! manifests and blobs).
 //!
-//! This module knows nothing about bundles: it moves [`crate::image::Image`]s between registries,
-//! files and folders. Bundle-specific logic (labels vs annotations, which layer holds
-//! `metadata/`) lives in `commands::image_source`.
+//! This module knows nothing about bundles or catalogs, and nothing about local files: reading
+//! `oci:`/`oci-archive:`/`docker-archive:` and unpacking layers live in [`crate::transport`],
+//! which uses this client as its registry transport.
 //!
 //! Entry points: [`Reference::parse`], [`auth::resolve`], [`Client::new`],
-//! [`push::push_image`], [`pull::pull_image`] / [`pull::fetch_manifest`],
-//! [`unpack::unpack_layers`], [`layout_source::load`].
+//! [`push::push_image`], [`pull::pull_image`] / [`pull::fetch_manifest`].
 
 pub mod auth;
 pub mod challenge;
 pub mod client;
 pub mod digest;
 pub mod errors;
-pub mod layout_source;
 pub mod pull;
 pub mod push;
 pub mod retry;
 pub mod token;
-pub mod unpack;
 
 pub use crate::reference::{self, Reference};
 pub use client::{Client, ClientOptions};

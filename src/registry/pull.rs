@@ -115,6 +115,66 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<ParsedManifest, RegistryError> {
     })
 }
 
+/// One entry of an image index (or Docker manifest list): the manifest it points at and the
+/// platform it claims, kept as raw JSON too so a derived index can copy fields olmpack does not
+/// model (`os.version`, `os.features`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexEntry {
+    /// The per-platform manifest.
+    pub descriptor: Descriptor,
+    /// `os/architecture[/variant]`, when the entry names one (attestations and other
+    /// artifacts in an index often do not, or say `unknown/unknown`).
+    pub platform: Option<Platform>,
+    /// The entry's `platform` object as written.
+    pub platform_json: Option<serde_json::Value>,
+}
+
+/// Parses an image index or manifest list into its entries; `Ok(None)` when `bytes` is a
+/// single-image manifest instead.
+pub fn parse_index(bytes: &[u8]) -> Result<Option<Vec<IndexEntry>>, RegistryError> {
+    #[derive(Deserialize)]
+    struct RawIndex {
+        #[serde(default)]
+        manifests: Option<Vec<serde_json::Value>>,
+    }
+    let raw: RawIndex = serde_json::from_slice(bytes)
+        .map_err(|e| RegistryError::Protocol(format!("manifest is not valid JSON: {e}")))?;
+    let Some(list) = raw.manifests else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for value in list {
+        let platform_json = value.get("platform").cloned();
+        let d: RawDescriptor = serde_json::from_value(value).map_err(|e| {
+            RegistryError::Protocol(format!("index entry is not a descriptor: {e}"))
+        })?;
+        let platform = d.platform.as_ref().and_then(|p| {
+            let mut text = format!("{}/{}", p.os, p.architecture);
+            if let Some(v) = p.variant.as_deref().filter(|v| !v.is_empty()) {
+                text = format!("{text}/{v}");
+            }
+            text.parse::<Platform>().ok()
+        });
+        out.push(IndexEntry {
+            descriptor: to_desc(d)?,
+            platform,
+            platform_json,
+        });
+    }
+    Ok(Some(out))
+}
+
+/// Fetches the manifest or index `what` (a tag or digest) of `reference`'s repository as
+/// bytes, verified when `what` is a digest: `(bytes, media type, digest)`.
+pub fn fetch_manifest_bytes(
+    client: &Client,
+    reference: &Reference,
+    what: &str,
+) -> Result<(Vec<u8>, String, String), RegistryError> {
+    let scopes = [pull_scope(&reference.repository)];
+    get_manifest(client, reference, what, &scopes)
+}
+
 /// A manifest as fetched, after index resolution.
 #[derive(Debug, Clone)]
 pub struct FetchedManifest {

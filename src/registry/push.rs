@@ -17,7 +17,7 @@
 use super::client::{Body, Client, Request, header};
 use super::errors::RegistryError;
 use super::token::{pull_scope, push_scope};
-use crate::image::{Blob, BlobSource, Image};
+use crate::image::{Blob, BlobSource, Image, ImageIndex};
 use reqwest::Method;
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
@@ -149,6 +149,22 @@ pub fn push_image(
     {
         scopes.push(pull_scope(from));
     }
+    // Blobs kept in a repository of this registry (a base image's layers) are mounted from
+    // there, so the token must allow pulling it too.
+    for blob in image.blobs() {
+        if let BlobSource::Remote {
+            registry,
+            repository: from,
+        } = &blob.source
+            && registry == client.registry()
+            && from != repository
+        {
+            let scope = pull_scope(from);
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+    }
     let show_bar = opts.progress == Progress::Auto && std::io::stderr().is_terminal();
     let lines = opts.progress == Progress::Lines || (opts.progress == Progress::Auto && !show_bar);
     let all: Vec<&Blob> = image
@@ -214,8 +230,33 @@ pub fn push_image(
             action: result?,
         });
     }
-    let manifest = read_small(&image.manifest, 4 << 20)?;
-    let digest = image.manifest.descriptor.digest.clone();
+    let refs = put_manifest(
+        client,
+        repository,
+        &image.manifest,
+        tags,
+        &scopes,
+        lines || show_bar,
+    )?;
+    Ok(PushReport {
+        digest: image.manifest.descriptor.digest.clone(),
+        refs,
+        blobs,
+    })
+}
+
+/// Puts a manifest (or index) under every tag (by digest when `tags` is empty), checking the
+/// digest the registry computed. Returns `registry/repo:tag@digest` per tag.
+fn put_manifest(
+    client: &Client,
+    repository: &str,
+    manifest_blob: &Blob,
+    tags: &[String],
+    scopes: &[String],
+    announce: bool,
+) -> Result<Vec<String>, RegistryError> {
+    let manifest = read_small(manifest_blob, 4 << 20)?;
+    let digest = manifest_blob.descriptor.digest.clone();
     let mut refs = Vec::new();
     let targets: Vec<String> = if tags.is_empty() {
         vec![digest.clone()]
@@ -226,9 +267,9 @@ pub fn push_image(
         let req = Request::new(
             Method::PUT,
             format!("/v2/{repository}/manifests/{tag}"),
-            &scopes,
+            scopes,
         )
-        .header("Content-Type", image.manifest.descriptor.media_type.clone())
+        .header("Content-Type", manifest_blob.descriptor.media_type.clone())
         .body(Body::Bytes(manifest.clone()));
         let resp = client.expect(&req, &[200, 201])?;
         if let Some(got) = header(&resp, "Docker-Content-Digest")
@@ -245,12 +286,32 @@ pub fn push_image(
         } else {
             format!("{name}:{tag}@{digest}")
         });
-        if lines || show_bar {
+        if announce {
             eprintln!("pushed manifest {digest} as {tag}");
         }
     }
+    Ok(refs)
+}
+
+/// Pushes a multi-platform index: each image by digest (shared blobs are found existing after
+/// the first image), then the index under every tag. The report lists every image's blobs.
+pub fn push_index(
+    client: &Client,
+    index: &ImageIndex,
+    repository: &str,
+    tags: &[String],
+    opts: &PushOptions,
+) -> Result<PushReport, RegistryError> {
+    let mut blobs = Vec::new();
+    for image in &index.images {
+        let report = push_image(client, image, repository, &[], opts)?;
+        blobs.extend(report.blobs);
+    }
+    let scopes = [push_scope(repository)];
+    let announce = opts.progress != Progress::Silent;
+    let refs = put_manifest(client, repository, &index.index, tags, &scopes, announce)?;
     Ok(PushReport {
-        digest,
+        digest: index.index.descriptor.digest.clone(),
         refs,
         blobs,
     })
@@ -273,6 +334,13 @@ pub fn read_small(blob: &Blob, cap: u64) -> Result<Vec<u8>, RegistryError> {
         BlobSource::File(p) => {
             std::fs::read(p).map_err(|e| RegistryError::io("cannot read blob", p, e))
         }
+        BlobSource::Remote {
+            registry,
+            repository,
+        } => Err(RegistryError::RemoteBlobMissing {
+            digest: blob.descriptor.digest.clone(),
+            location: format!("{registry}/{repository}"),
+        }),
     }
 }
 
@@ -291,6 +359,31 @@ fn push_blob(
     };
     if exists {
         return Ok(BlobAction::Existing);
+    }
+    if let BlobSource::Remote {
+        registry,
+        repository: from,
+    } = &blob.source
+    {
+        // Never downloaded just to be uploaded again: mount it when it lives on this registry,
+        // else tell the caller, who fetches it (see `transport::push`).
+        let missing = || RegistryError::RemoteBlobMissing {
+            digest: blob.descriptor.digest.clone(),
+            location: format!("{registry}/{from}"),
+        };
+        if registry != client.registry() || from == repository {
+            return Err(missing());
+        }
+        return match start_session(
+            client,
+            repository,
+            &blob.descriptor.digest,
+            scopes,
+            Some(from),
+        )? {
+            Err(action) => Ok(action),
+            Ok(_) => Err(missing()),
+        };
     }
     let policy = &client_retry(client);
     let mut attempt = 0;
@@ -402,6 +495,13 @@ fn body_range(
             }
             Ok(Body::Bytes(buf))
         }
+        BlobSource::Remote {
+            registry,
+            repository,
+        } => Err(RegistryError::RemoteBlobMissing {
+            digest: blob.descriptor.digest.clone(),
+            location: format!("{registry}/{repository}"),
+        }),
         BlobSource::File(p) => Ok(Body::File {
             path: p.clone(),
             offset,

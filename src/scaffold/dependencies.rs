@@ -12,8 +12,15 @@ use std::path::Path;
 
 /// The template for a file with entries.
 const TEMPLATE: &str = include_str!("../../scaffolds/dependencies.yaml");
-/// The commented example written when the CSV requires nothing.
+/// The commented example written when the CSV requires nothing. It ends in `dependencies: []`:
+/// a metadata file holding only comments decodes to null, and operator-registry's
+/// `ValidateBundleFormat` (run by `operator-sdk bundle validate` and `opm alpha bundle validate`)
+/// dereferences that null and crashes.
 pub const EXAMPLE: &str = include_str!("../../scaffolds/dependencies.example.yaml");
+/// The comments-only example earlier olmpack versions wrote; init replaces it by [`EXAMPLE`] so a
+/// bundle scaffolded before the fix stops crashing the reference validator.
+const COMMENTS_ONLY_EXAMPLE: &str =
+    include_str!("../../scaffolds/dependencies.example.comments-only.yaml");
 
 /// An API (group, version, kind) the CSV requires.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,9 +149,12 @@ pub fn merge(
     let have = root.as_ref().map(declared).unwrap_or_default();
     let missing: Vec<&Gvk> = required.iter().filter(|g| !have.contains(g)).collect();
     if missing.is_empty() {
+        if text == COMMENTS_ONLY_EXAMPLE {
+            return Ok(Some((EXAMPLE.to_string(), None)));
+        }
         return Ok(None);
     }
-    if text == EXAMPLE {
+    if text == EXAMPLE || text == COMMENTS_ONLY_EXAMPLE {
         let owned: Vec<Gvk> = missing.into_iter().cloned().collect();
         return Ok(Some((render_new(&owned), None)));
     }

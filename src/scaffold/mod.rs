@@ -663,6 +663,7 @@ fn clean_channels(flag: &[String]) -> Result<Vec<String>, ScaffoldError> {
 }
 
 fn read_text(path: &Path) -> Result<String, ScaffoldError> {
+    let _reading = crate::guard::reading(path);
     let bytes = fs::read(path).map_err(ScaffoldError::io(path))?;
     String::from_utf8(bytes).map_err(|_| ScaffoldError::NotText(path.to_path_buf()))
 }

@@ -66,6 +66,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
             }
             continue;
         }
+        let _reading = crate::guard::reading(&path);
         let bytes = fs::read(&path).map_err(ScaffoldError::io(&path))?;
         let text = std::str::from_utf8(&bytes).map_err(|_| ScaffoldError::NotText(path.clone()))?;
         let docs = yaml::parse_stream_lenient(text)

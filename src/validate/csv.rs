@@ -803,12 +803,23 @@ fn min_kube_version(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
         ),
         Some(text) => {
             if let Err(why) = names::semver(text) {
-                let hint = parse_tolerant(text).map(|v| format!(": write \"{v}\"")).unwrap_or_default();
-                ctx.push(
-                    Diagnostic::new(
-                        Rule::CsvMinKubeVersion,
-                        format!("spec.minKubeVersion \"{text}\" is not a full semantic version ({why}){hint}"),
+                let hint = parse_tolerant(text)
+                    .map(|v| format!(": write \"{v}\""))
+                    .unwrap_or_default();
+                let olm_v0_accepts = text
+                    .strip_prefix('v')
+                    .is_some_and(|rest| names::semver(rest).is_ok());
+                let message = if olm_v0_accepts {
+                    format!(
+                        "spec.minKubeVersion \"{text}\" has a leading v: operator-sdk >= 1.33 (operator-framework/api >= 0.17.7) rejects it (\"csv.Spec.MinKubeVersion has an invalid value\"), although OLM v0 itself strips one leading v{hint}"
                     )
+                } else {
+                    format!(
+                        "spec.minKubeVersion \"{text}\" is not a semantic version of three numbers ({why}): operator-sdk >= 1.33 rejects it, and OLM v0 cannot parse it (\"CSV version parsing error\"), so the CSV stays pending and never installs{hint}"
+                    )
+                };
+                ctx.push(
+                    Diagnostic::new(Rule::CsvMinKubeVersion, message)
                         .at(file, csv.line_of(&["spec", "minKubeVersion"])),
                 );
             }
@@ -848,11 +859,16 @@ fn annotations(ctx: &mut Ctx<'_>, csv: &Object) {
         }
         if key.text == "olm.skipRange" {
             let text = value.scalar_text().unwrap_or("");
-            if let Err(e) = semver_range::Range::parse(text) {
+            // Empty means absent to opm, OLM v0 (it drops the parse error) and OLM v1 alike.
+            if !text.is_empty()
+                && let Err(e) = semver_range::Range::parse(text)
+            {
                 ctx.push(
                     Diagnostic::new(
                         Rule::CsvSkipRange,
-                        format!("olm.skipRange \"{text}\" is not a valid semver range: {e}"),
+                        format!(
+                            "olm.skipRange \"{text}\" is not a valid semver range ({e}): OLM ignores it without a word, so the upgrade edges it was meant to add are lost, and opm >= 1.69 rejects it in a file-based catalog (\"invalid skipRange\"); fix the range or remove the annotation"
+                        ),
                     )
                     .at(file, key.line),
                 );
@@ -871,14 +887,15 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
             None | Some("") => ctx.push(
                 Diagnostic::new(
                     Rule::RelatedImages,
-                    format!("relatedImages[{i}] has an empty image field"),
+                    format!("relatedImages[{i}] has an empty image field: OLM ignores relatedImages and opm tolerates an empty image, but operator-framework/api >= 0.40 (operator-sdk bundle validate) reports an error; remove the entry or give its image"),
                 )
+                .with_severity(crate::findings::Severity::Warning)
                 .at(file, item.line),
             ),
             Some(image) => {
                 if let Err(why) = names::image_pullspec(image) {
                     ctx.push(
-                        Diagnostic::new(Rule::RelatedImages, format!("relatedImages[{i}] has an invalid image pullspec \"{image}\": {why}"))
+                        Diagnostic::new(Rule::RelatedImages, format!("relatedImages[{i}] has an invalid image pull spec \"{image}\" ({why}): opm >= 1.64 refuses the whole catalog that holds this bundle (\"invalid image pull spec\") and operator-framework/api >= 0.40 reports an error; write a registry reference such as quay.io/org/image@sha256:... (no scheme like oci://)"))
                             .at(file, item.line),
                     );
                 }

@@ -799,6 +799,7 @@ fn blob_bytes(b: &Blob) -> Vec<u8> {
     match &b.source {
         BlobSource::Memory(m) => m.clone(),
         BlobSource::File(p) => std::fs::read(p).expect("read blob"),
+        other => panic!("blob not local: {other:?}"),
     }
 }
 

@@ -4,7 +4,7 @@
 //! layers, `.wh..wh..opq` hides a directory's lower contents), and writes regular files 0644 and
 //! directories 0755 whatever the tar says (a bundle holds only YAML and JSON).
 
-use super::errors::RegistryError;
+use crate::registry::RegistryError;
 use flate2::read::GzDecoder;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
@@ -237,6 +237,7 @@ pub fn unpack_layer<R: Read>(
         let Some(rel) = safe_relative(&raw_path).map_err(err)? else {
             continue;
         };
+        let _reading = crate::guard::reading(&rel);
         let name = rel
             .file_name()
             .and_then(|n| n.to_str())
@@ -414,6 +415,7 @@ pub fn list_layer<R: Read>(
         let Some(rel) = safe_relative(&raw).map_err(err)? else {
             continue;
         };
+        let _reading = crate::guard::reading(&rel);
         let path = rel.to_string_lossy().replace('\\', "/");
         let t = entry.header().entry_type();
         let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");

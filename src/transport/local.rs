@@ -2,11 +2,18 @@
 //! folder), `oci-archive:FILE[:TAG]` (that folder as a tar) and `docker-archive:FILE`
 //! (`docker save` output). Each is read into the shared [`Image`] model with layers left in
 //! files, so `inspect` treats them exactly like a registry image.
+//!
+//! Moved here from `registry/` (it never talked to a registry): reading a local layout is a
+//! transport like the registry one, and both now sit behind [`super::source::open`].
 
-use super::errors::RegistryError;
-use super::pull::{DOCKER_LIST, OCI_INDEX, Platform, parse_manifest};
+use super::unpack as reg_unpack;
 use crate::image::{Blob, BlobSource, Descriptor, Image};
 use crate::reference::valid_digest;
+use crate::registry::RegistryError;
+use crate::registry::digest as reg_digest;
+use crate::registry::pull::{
+    DOCKER_LIST, IndexEntry, OCI_INDEX, Platform, parse_index, parse_manifest,
+};
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 use std::io::Read;
@@ -48,21 +55,19 @@ fn src_err(source: &str, reason: impl Into<String>) -> RegistryError {
 }
 
 #[derive(Deserialize)]
-struct IndexEntry {
+struct LayoutEntry {
     #[serde(rename = "mediaType", default)]
     media_type: String,
     digest: String,
     size: u64,
     #[serde(default)]
     annotations: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
-    platform: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
 struct Index {
     #[serde(default)]
-    manifests: Vec<IndexEntry>,
+    manifests: Vec<LayoutEntry>,
 }
 
 fn blob_path(layout: &Path, digest: &str) -> Result<PathBuf, String> {
@@ -88,7 +93,7 @@ fn read_verified(
         });
     }
     let bytes = std::fs::read(&p).map_err(|e| RegistryError::io("cannot read blob", &p, e))?;
-    let actual = super::digest::sha256(&bytes);
+    let actual = reg_digest::sha256(&bytes);
     if actual != digest {
         return Err(RegistryError::DigestMismatch {
             expected: digest.to_string(),
@@ -103,14 +108,30 @@ fn platform_matches(v: &serde_json::Value, p: &Platform) -> bool {
         && v.get("architecture").and_then(|x| x.as_str()) == Some(p.architecture.as_str())
 }
 
-/// Reads an OCI layout folder. With a tag, the `index.json` entry whose
-/// `org.opencontainers.image.ref.name` equals it; without one, the only entry.
-pub fn load_layout(
+/// What an `index.json` entry (or a tag in it) points at: one image, or an index of images.
+#[derive(Debug)]
+pub enum LayoutRoot {
+    /// A single-platform image.
+    Image(Image),
+    /// A multi-platform index: its descriptor, bytes and entries; each entry's image is read
+    /// with [`image_at`].
+    Index {
+        /// The index descriptor.
+        descriptor: Descriptor,
+        /// The index bytes (verified).
+        bytes: Vec<u8>,
+        /// Its entries.
+        entries: Vec<IndexEntry>,
+    },
+}
+
+/// Reads the manifest (or index) that `tag` names in the layout's `index.json` (the only entry
+/// when `tag` is `None`), verified against its digest.
+pub fn read_root(
     layout: &Path,
     tag: Option<&str>,
-    platform: &Platform,
     name: &str,
-) -> Result<LoadedImage, RegistryError> {
+) -> Result<LayoutRoot, RegistryError> {
     let index_path = layout.join("index.json");
     let text = std::fs::read(&index_path)
         .map_err(|e| RegistryError::io("cannot read OCI layout index", &index_path, e))?;
@@ -138,78 +159,121 @@ pub fn load_layout(
             m.remove(0)
         }
     };
-    let mut warnings = Vec::new();
     let mut desc = Descriptor {
         media_type: entry.media_type.clone(),
         digest: entry.digest.clone(),
         size: entry.size,
     };
-    let mut bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
-    if desc.media_type == OCI_INDEX || desc.media_type == DOCKER_LIST {
-        let nested: Index = serde_json::from_slice(&bytes)
-            .map_err(|e| src_err(name, format!("nested index is not valid: {e}")))?;
-        let chosen = nested
-            .manifests
-            .into_iter()
-            .find(|m| {
-                m.platform
-                    .as_ref()
-                    .is_some_and(|p| platform_matches(p, platform))
-            })
-            .ok_or_else(|| src_err(name, format!("image index has no manifest for {platform}")))?;
-        warnings.push(format!("{name} is a multi-platform image index; resolved to {platform} manifest {}: a bundle image should be a single manifest", chosen.digest));
-        desc = Descriptor {
-            media_type: chosen.media_type,
-            digest: chosen.digest,
-            size: chosen.size,
-        };
-        bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
+    let bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
+    desc.size = bytes.len() as u64;
+    let is_index = desc.media_type == OCI_INDEX || desc.media_type == DOCKER_LIST;
+    match parse_index(&bytes)? {
+        Some(entries) => Ok(LayoutRoot::Index {
+            descriptor: desc,
+            bytes,
+            entries,
+        }),
+        None if is_index => Err(src_err(name, "an index without a manifests list")),
+        None => Ok(LayoutRoot::Image(image_at(layout, desc, bytes, name)?)),
     }
+}
+
+/// The image whose manifest is `desc` (with its verified `bytes`) in the layout: config read
+/// and verified, layers left in the layout's files.
+pub fn image_at(
+    layout: &Path,
+    mut desc: Descriptor,
+    bytes: Vec<u8>,
+    name: &str,
+) -> Result<Image, RegistryError> {
     let parsed = parse_manifest(&bytes)?;
     let config = read_verified(layout, &parsed.config.digest, 4 << 20, name)?;
     let mut layers = Vec::new();
     for l in parsed.layers {
         let p = blob_path(layout, &l.digest).map_err(|r| src_err(name, r))?;
-        super::client::require_file(&p)?;
+        crate::registry::client::require_file(&p)?;
         layers.push(Blob {
             descriptor: l,
             source: BlobSource::File(p),
         });
     }
     desc.size = bytes.len() as u64;
-    Ok(LoadedImage {
-        image: Image {
-            manifest: Blob {
-                descriptor: desc,
-                source: BlobSource::Memory(bytes),
-            },
-            config: Blob {
-                descriptor: parsed.config,
-                source: BlobSource::Memory(config),
-            },
-            layers,
+    if desc.media_type.is_empty() {
+        desc.media_type = crate::registry::pull::OCI_MANIFEST.to_string();
+    }
+    Ok(Image {
+        manifest: Blob {
+            descriptor: desc,
+            source: BlobSource::Memory(bytes),
         },
+        config: Blob {
+            descriptor: parsed.config,
+            source: BlobSource::Memory(config),
+        },
+        layers,
+    })
+}
+
+/// Reads the manifest bytes an index entry names, verified.
+pub fn read_manifest(
+    layout: &Path,
+    desc: &Descriptor,
+    name: &str,
+) -> Result<Vec<u8>, RegistryError> {
+    read_verified(layout, &desc.digest, 4 << 20, name)
+}
+
+/// Reads an OCI layout folder. With a tag, the `index.json` entry whose
+/// `org.opencontainers.image.ref.name` equals it; without one, the only entry. An index is
+/// resolved to `platform` (with a warning: a bundle image should be a single manifest).
+pub fn load_layout(
+    layout: &Path,
+    tag: Option<&str>,
+    platform: &Platform,
+    name: &str,
+) -> Result<LoadedImage, RegistryError> {
+    let mut warnings = Vec::new();
+    let image = match read_root(layout, tag, name)? {
+        LayoutRoot::Image(image) => image,
+        LayoutRoot::Index { entries, .. } => {
+            let chosen = entries
+                .into_iter()
+                .find(|m| {
+                    m.platform_json
+                        .as_ref()
+                        .is_some_and(|p| platform_matches(p, platform))
+                })
+                .ok_or_else(|| {
+                    src_err(name, format!("image index has no manifest for {platform}"))
+                })?;
+            warnings.push(format!("{name} is a multi-platform image index; resolved to {platform} manifest {}: a bundle image should be a single manifest", chosen.descriptor.digest));
+            let bytes = read_manifest(layout, &chosen.descriptor, name)?;
+            image_at(layout, chosen.descriptor, bytes, name)?
+        }
+    };
+    Ok(LoadedImage {
+        image,
         warnings,
         dir: None,
     })
 }
 
 /// Extracts the regular files of an archive into a temp folder (paths checked like layers).
-fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, RegistryError> {
+pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, RegistryError> {
     let dir = tempfile::Builder::new()
         .prefix("olmpack-archive-")
         .tempdir()
         .map_err(|e| RegistryError::io("cannot create temp dir in", std::env::temp_dir(), e))?;
     let f =
         std::fs::File::open(path).map_err(|e| RegistryError::io("cannot open archive", path, e))?;
-    let reader = super::unpack::decompress(f, "", name)?;
-    let mut stats = super::unpack::Stats::default();
-    let limits = super::unpack::Limits {
+    let reader = reg_unpack::decompress(f, "", name)?;
+    let mut stats = reg_unpack::Stats::default();
+    let limits = reg_unpack::Limits {
         max_total_bytes: 8 << 30,
         max_entries: 1_000_000,
         max_file_bytes: 4 << 30,
     };
-    super::unpack::unpack_layer(reader, dir.path(), name, &limits, &mut stats)
+    reg_unpack::unpack_layer(reader, dir.path(), name, &limits, &mut stats)
         .map_err(|e| src_err(name, e.to_string()))?;
     Ok(dir)
 }
@@ -241,11 +305,7 @@ fn sha256_file(p: &Path) -> Result<(String, u64, bool), RegistryError> {
         h.update(&buf[..k]);
         n += k as u64;
     }
-    Ok((
-        super::digest::finish(h),
-        n,
-        first.starts_with(&[0x1f, 0x8b]),
-    ))
+    Ok((reg_digest::finish(h), n, first.starts_with(&[0x1f, 0x8b])))
 }
 
 /// Reads a `docker save` archive (single image), synthesising a Docker v2-2 manifest.
@@ -264,7 +324,7 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Regis
     }
     let entry = entries.remove(0);
     let inside = |rel: &str| -> Result<PathBuf, RegistryError> {
-        let r = super::unpack::safe_relative(Path::new(rel))
+        let r = reg_unpack::safe_relative(Path::new(rel))
             .map_err(|e| src_err(name, e))?
             .ok_or_else(|| src_err(name, "empty path in manifest.json"))?;
         Ok(dir.path().join(r))
@@ -273,7 +333,7 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Regis
         .map_err(|e| src_err(name, format!("cannot read config {}: {e}", entry.config)))?;
     let config_desc = Descriptor {
         media_type: "application/vnd.docker.container.image.v1+json".into(),
-        digest: super::digest::sha256(&config_bytes),
+        digest: reg_digest::sha256(&config_bytes),
         size: config_bytes.len() as u64,
     };
     let mut layers = Vec::new();
@@ -296,14 +356,14 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Regis
     }
     let manifest = serde_json::json!({
         "schemaVersion": 2,
-        "mediaType": super::pull::DOCKER_MANIFEST,
+        "mediaType": crate::registry::pull::DOCKER_MANIFEST,
         "config": {"mediaType": config_desc.media_type, "size": config_desc.size, "digest": config_desc.digest},
         "layers": layers.iter().map(|l| serde_json::json!({"mediaType": l.descriptor.media_type, "size": l.descriptor.size, "digest": l.descriptor.digest})).collect::<Vec<_>>(),
     });
     let mbytes = serde_json::to_vec(&manifest).map_err(|e| src_err(name, e.to_string()))?;
     let mdesc = Descriptor {
-        media_type: super::pull::DOCKER_MANIFEST.into(),
-        digest: super::digest::sha256(&mbytes),
+        media_type: crate::registry::pull::DOCKER_MANIFEST.into(),
+        digest: reg_digest::sha256(&mbytes),
         size: mbytes.len() as u64,
     };
     Ok(LoadedImage {

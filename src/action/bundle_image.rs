@@ -1,0 +1,204 @@
+//! Bundle images: which layer holds `metadata/`, which files a bundle image should contain,
+//! and unpacking one into a folder the bundle loader reads. The transports know nothing about
+//! bundles; this is where that knowledge meets them.
+
+use crate::registry::RegistryError;
+use crate::transport::source::{OpenedImage, open_image};
+use crate::transport::unpack::Limits;
+use crate::transport::{RegistryOptions, TransportError};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Label comparison lives with the other image rules; re-exported for callers of this module.
+pub use crate::validate::image::{BUNDLE_KEY_PREFIX, LabelMismatch, compare_labels};
+
+/// The path of the annotations file inside a bundle image.
+pub const ANNOTATIONS_PATH: &str = "metadata/annotations.yaml";
+
+/// Top-level entries a bundle image may hold.
+const BUNDLE_DIRS: [&str; 3] = ["manifests", "metadata", "tests"];
+
+/// A bundle image unpacked into a temp folder, for `validate --image` and `render`.
+#[derive(Debug)]
+pub struct FetchedBundle {
+    /// Unpacked bundle root holding `manifests/`, `metadata/` (and maybe `tests/`); deleted on drop.
+    pub dir: tempfile::TempDir,
+    /// Image config labels.
+    pub labels: BTreeMap<String, String>,
+    /// Manifest digest.
+    pub digest: String,
+    /// Manifest media type.
+    pub media_type: String,
+    /// Things a bundle image should not have: an index, files outside manifests/ metadata/
+    /// tests/, a runnable Entrypoint/Cmd.
+    pub warnings: Vec<String>,
+}
+
+/// Pulls `source` (a registry reference or a local `oci:`/`oci-archive:`/`docker-archive:`
+/// source) and unpacks it safely into a temp folder.
+pub fn fetch_bundle(source: &str, opts: &RegistryOptions) -> Result<FetchedBundle, TransportError> {
+    let opened = open_image(source, opts)?;
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-bundle-")
+        .tempdir()
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
+    opened.unpack_into(dir.path(), &Limits::default())?;
+    let warnings = bundle_warnings(&opened, dir.path());
+    Ok(FetchedBundle {
+        labels: opened.labels(),
+        digest: opened.digest.clone(),
+        media_type: opened.media_type.clone(),
+        warnings,
+        dir,
+    })
+}
+
+/// Warnings about an unpacked bundle image: index resolution, extra top-level files, and a
+/// runnable config.
+pub fn bundle_warnings(opened: &OpenedImage, root: &Path) -> Vec<String> {
+    let mut w = opened.warnings.clone();
+    if let Ok(rd) = std::fs::read_dir(root) {
+        let mut extra: Vec<String> = rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| !BUNDLE_DIRS.contains(&n.as_str()))
+            .collect();
+        extra.sort();
+        if !extra.is_empty() {
+            w.push(format!(
+                "{}: the image holds files outside manifests/, metadata/ and tests/: {}",
+                opened.name,
+                extra.join(", ")
+            ));
+        }
+    }
+    let run = opened.runnable();
+    if !run.is_empty() {
+        w.push(format!(
+            "{}: a bundle image is data, not a program, but its config sets {}",
+            opened.name,
+            run.join(" and ")
+        ));
+    }
+    w
+}
+
+/// Lists layer `i` (streamed, verified, nothing written), capturing `metadata/annotations.yaml`.
+pub fn list_layer(
+    opened: &OpenedImage,
+    i: usize,
+) -> Result<(Vec<crate::transport::unpack::EntryInfo>, Option<Vec<u8>>), RegistryError> {
+    let (entries, mut captured) = opened.list_layer(i, &|p| p == ANNOTATIONS_PATH, 1 << 20)?;
+    Ok((entries, captured.remove(ANNOTATIONS_PATH)))
+}
+
+/// Finds and reads `metadata/annotations.yaml` fetching as few layers as possible.
+///
+/// Heuristic: olmpack and `docker build` of a `bundle.Dockerfile` put `COPY metadata` in its
+/// own, last and small layer. So we try the last layer first if it is at most 1 MiB, then the
+/// other layers of at most 1 MiB smallest first, then the rest; we stop at the first layer
+/// holding the file. Returns the layer index, the bytes and how many layers were read. A
+/// later layer could still whiteout the file; bundles never do, and `pull` honours it.
+pub fn find_annotations(
+    opened: &OpenedImage,
+) -> Result<Option<(usize, Vec<u8>, usize)>, RegistryError> {
+    let layers = &opened.layers;
+    let n = layers.len();
+    let mut order: Vec<usize> = Vec::new();
+    const SMALL: u64 = 1 << 20;
+    if layers.last().is_some_and(|l| l.size <= SMALL) {
+        order.push(n - 1);
+    }
+    let mut small: Vec<usize> = (0..n)
+        .filter(|i| !order.contains(i) && layers[*i].size <= SMALL)
+        .collect();
+    small.sort_by_key(|i| layers[*i].size);
+    order.extend(small);
+    order.extend((0..n).filter(|i| layers[*i].size > SMALL));
+    for (read, i) in order.into_iter().enumerate() {
+        let (_, captured) = list_layer(opened, i)?;
+        if let Some(bytes) = captured {
+            return Ok(Some((i, bytes, read + 1)));
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the `annotations:` mapping of an `annotations.yaml` (scalar values as written; lists and
+/// mappings as `<non-scalar>`), for display and label comparison. Full validation is the bundle
+/// loader's job.
+pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let _reading = crate::guard::reading(std::path::Path::new("metadata/annotations.yaml"));
+    let docs = crate::bundle::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let mut out = BTreeMap::new();
+    let Some(map) = docs
+        .first()
+        .and_then(|d| d.root.get("annotations"))
+        .and_then(|a| a.as_map())
+    else {
+        return Ok(out);
+    };
+    for (key, value) in map {
+        let text = match &value.value {
+            crate::bundle::yaml::Value::Scalar(t, _) => t.clone(),
+            _ => "<non-scalar>".to_string(),
+        };
+        out.insert(key.text.clone(), text);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_are_read() {
+        let y = "# c\nannotations:\n  operators.operatorframework.io.bundle.package.v1: etcd\n  operators.operatorframework.io.bundle.channels.v1: 'alpha,stable'\n  nested: {a: 1}\n  after: x\nother: {annotations: no}\n";
+        let a = parse_annotations(y).unwrap();
+        assert_eq!(
+            a.get("operators.operatorframework.io.bundle.package.v1")
+                .map(String::as_str),
+            Some("etcd")
+        );
+        assert_eq!(
+            a.get("operators.operatorframework.io.bundle.channels.v1")
+                .map(String::as_str),
+            Some("alpha,stable")
+        );
+        assert_eq!(a.get("nested").map(String::as_str), Some("<non-scalar>"));
+        assert_eq!(a.get("after").map(String::as_str), Some("x"));
+        assert_eq!(a.len(), 4);
+        assert!(parse_annotations("a: [").is_err());
+    }
+
+    #[test]
+    fn labels_compare_key_by_key() {
+        let p = |k: &str| format!("{BUNDLE_KEY_PREFIX}{k}");
+        let labels: BTreeMap<String, String> = [
+            (p("package.v1"), "a".to_string()),
+            (p("channels.v1"), "s".into()),
+            (p("only.label"), "x".into()),
+            ("other".into(), "1".into()),
+        ]
+        .into();
+        let ann: BTreeMap<String, String> = [
+            (p("package.v1"), "b".to_string()),
+            (p("channels.v1"), "s".into()),
+            (p("only.ann"), "y".into()),
+        ]
+        .into();
+        let m = compare_labels(&labels, &ann);
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[0].key, p("only.ann"));
+        assert_eq!(
+            (m[0].label.as_deref(), m[0].annotation.as_deref()),
+            (None, Some("y"))
+        );
+        assert_eq!(
+            (m[2].label.as_deref(), m[2].annotation.as_deref()),
+            (Some("a"), Some("b"))
+        );
+        assert!(m[2].to_string().contains("\"a\"") && m[2].to_string().contains("\"b\""));
+    }
+}

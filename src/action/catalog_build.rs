@@ -1,0 +1,750 @@
+//! `catalog build` and `catalog generate-dockerfile`: a file-based catalog folder as an image.
+//!
+//! The image is the folder as one reproducible layer under `/configs` (see
+//! [`crate::image::extend::folder_layer`]) with the label
+//! `operators.operatorframework.io.index.configs.v1=/configs`, and either
+//! - nothing else (no `--base`): what OLM v1 (catalogd) reads, and what OLM v0 serves with
+//!   `spec.grpcPodConfig.extractContent` (CATALOG.md F.2, F.3); or
+//! - a base image's layers, reused as they are, with `ENTRYPOINT ["/bin/opm"]` and
+//!   `CMD ["serve", "/configs"]` and the base's environment, user and working folder kept.
+//!
+//! **No serve cache.** `opm generate dockerfile` images carry `/tmp/cache`, made by running
+//! opm, and `CMD … --cache-dir=/tmp/cache`; with that flag opm enforces the cache's integrity,
+//! so a cache that does not match the catalog byte for byte crash-loops the pod (F.2: crc #4119,
+//! oc-mirror #613, hypershift #9711). olmpack cannot run the base image, and reproducing opm's
+//! pogreb + FNV digest exactly is a moving target, so it ships no cache and leaves
+//! `--cache-dir` out of CMD: opm then builds its cache in a temp folder at start. The cost is
+//! start-up time (opm loads the catalog once per pod start: about 0.1 s per package, seconds for
+//! a catalog of hundreds) and a writable `/tmp`; the gain is that the image can never hold a stale cache.
+//!
+//! A multi-platform base gives one image per platform (or per `--platform`), all sharing the
+//! same configs layer blob, under one index.
+//!
+//! Base layers from a registry stay there ([`crate::image::BlobSource::Remote`]): a push to the
+//! same registry mounts or skips them; they are downloaded only for a local output or another
+//! registry ([`deliver`]).
+
+use crate::image::config::Platform;
+use crate::image::extend::{
+    ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
+};
+use crate::image::{
+    Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
+};
+use crate::registry::RegistryError;
+use crate::registry::push::{PushOptions, PushReport};
+use crate::transport::source::{Opened, OpenedImage, open};
+use crate::transport::{RegistryOptions, TransportError, sink};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The label OLM v0 and v1 read to find the catalog inside the image.
+pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+/// Where the catalog goes by default (what opm's Dockerfile uses and OLM expects).
+pub const DEFAULT_CONFIGS_DIR: &str = "/configs";
+/// The entrypoint `opm generate dockerfile` sets on a catalog image with a base.
+pub const OPM_ENTRYPOINT: &str = "/bin/opm";
+/// The default base and builder of `opm generate dockerfile`.
+pub const DEFAULT_OPM_IMAGE: &str = "quay.io/operator-framework/opm:latest";
+
+/// Why a catalog image could not be built or delivered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogBuildError {
+    /// The catalog folder is missing or not a folder.
+    #[error("{} is not a catalog folder: {reason}", path.display())]
+    NotAFolder {
+        /// The path given.
+        path: PathBuf,
+        /// What it is instead.
+        reason: String,
+    },
+    /// `--configs-dir` is not an absolute, clean path below `/`.
+    #[error(
+        "invalid --configs-dir {0:?}: expected an absolute path such as /configs, without .. or //"
+    )]
+    ConfigsDir(String),
+    /// A `--label` sets the configs label to something else than `--configs-dir`.
+    #[error(
+        "--label {CONFIGS_LABEL}={value} contradicts --configs-dir {configs_dir}; drop the label (it is set from --configs-dir)"
+    )]
+    LabelConflict {
+        /// The label's value.
+        value: String,
+        /// The configs folder.
+        configs_dir: String,
+    },
+    /// The base has no image for a platform that was asked for.
+    #[error("the base {base} has no image for platform {platform} (it has: {available})")]
+    BasePlatform {
+        /// The base as given.
+        base: String,
+        /// The platform asked for.
+        platform: String,
+        /// What the base offers.
+        available: String,
+    },
+    /// The base index lists no image with a platform.
+    #[error("the base {0} is an index without any platform image")]
+    EmptyBase(String),
+    /// The base could not be opened (not an image, unreachable, refused).
+    #[error("cannot read the base image {base}: {source}")]
+    Base {
+        /// The base as given.
+        base: String,
+        /// Why.
+        #[source]
+        source: TransportError,
+    },
+    /// Writing the layer or assembling the image failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Fetching base layers or pushing failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// Writing the local output failed.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// A temp folder could not be created.
+    #[error("cannot create a temp folder in {}: {source}", path.display())]
+    Spool {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What to build, besides the folder.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogBuildOptions {
+    /// Where the catalog goes in the image (default `/configs`).
+    pub configs_dir: Option<String>,
+    /// Base image source (registry, `oci:`, `oci-archive:`, `docker-archive:`); `None` =
+    /// scratch.
+    pub base: Option<String>,
+    /// Platforms to build; empty = every platform of the base (linux/amd64 for scratch or a
+    /// single-image base's own).
+    pub platforms: Vec<Platform>,
+    /// Extra labels.
+    pub labels: BTreeMap<String, String>,
+    /// mtime of every layer entry and the config's `created` (`SOURCE_DATE_EPOCH`, else 0).
+    pub source_date_epoch: Option<u64>,
+    /// How to reach the base's registry.
+    pub registry: RegistryOptions,
+}
+
+/// The built image or index.
+#[derive(Debug)]
+pub enum BuiltArtifact {
+    /// One platform.
+    Image(Image),
+    /// Several platforms.
+    Index(ImageIndex),
+}
+
+/// A built catalog image; its configs layer (and fetched base layers) live in `spool` until
+/// this is dropped.
+pub struct BuiltCatalog {
+    /// The image or index.
+    pub artifact: BuiltArtifact,
+    /// Things the user should know (whiteout files skipped...).
+    pub warnings: Vec<String>,
+    /// The configs layer's digest (shared by every platform image).
+    pub configs_layer: String,
+    /// Spool folder.
+    pub spool: tempfile::TempDir,
+    bases: Vec<OpenedImage>,
+}
+
+impl std::fmt::Debug for BuiltCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltCatalog")
+            .field("artifact", &self.artifact)
+            .field("configs_layer", &self.configs_layer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BuiltCatalog {
+    /// The value sinks take.
+    pub fn artifact(&self) -> Artifact<'_> {
+        match &self.artifact {
+            BuiltArtifact::Image(i) => Artifact::Image(i),
+            BuiltArtifact::Index(i) => Artifact::Index(i),
+        }
+    }
+
+    /// The top-level digest (manifest or index) and size.
+    pub fn digest(&self) -> (&str, u64) {
+        let d = &self.artifact().top().descriptor;
+        (d.digest.as_str(), d.size)
+    }
+
+    /// Downloads every base layer still in a registry into the spool (verified) and points the
+    /// image's blobs at the files. Needed before a local output or a push to another registry.
+    pub fn fetch_base_layers(&mut self) -> Result<(), TransportError> {
+        if !sink::has_remote_blobs(self.artifact()) {
+            return Ok(());
+        }
+        let dir = self.spool.path().join("base");
+        std::fs::create_dir_all(&dir).map_err(|e| TransportError::io("create", &dir, e))?;
+        let mut files: HashMap<String, PathBuf> = HashMap::new();
+        for base in &mut self.bases {
+            base.fetch_layers(&dir)?;
+            for (d, p) in base.layers.iter().zip(base.layer_files()) {
+                files.insert(d.digest.clone(), p.clone());
+            }
+        }
+        let images: Vec<&mut Image> = match &mut self.artifact {
+            BuiltArtifact::Image(i) => vec![i],
+            BuiltArtifact::Index(x) => x.images.iter_mut().collect(),
+        };
+        for image in images {
+            for layer in &mut image.layers {
+                if matches!(layer.source, BlobSource::Remote { .. })
+                    && let Some(p) = files.get(&layer.descriptor.digest)
+                {
+                    layer.source = BlobSource::File(p.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks `--configs-dir` and returns it without its trailing `/`.
+pub fn configs_dir(value: &str) -> Result<String, CatalogBuildError> {
+    let err = || CatalogBuildError::ConfigsDir(value.to_string());
+    let trimmed = value.trim_end_matches('/');
+    let Some(rest) = trimmed.strip_prefix('/') else {
+        return Err(err());
+    };
+    if rest.is_empty()
+        || rest
+            .split('/')
+            .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return Err(err());
+    }
+    Ok(trimmed.to_string())
+}
+
+fn spool() -> Result<tempfile::TempDir, CatalogBuildError> {
+    tempfile::Builder::new()
+        .prefix("olmpack-catalog-")
+        .tempdir()
+        .map_err(|source| CatalogBuildError::Spool {
+            path: std::env::temp_dir(),
+            source,
+        })
+}
+
+/// Builds the catalog image of `dir` (validation is the caller's first step). Nothing is
+/// written outside a temp spool; sinks take the result.
+pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, CatalogBuildError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(CatalogBuildError::NotAFolder {
+                path: dir.to_path_buf(),
+                reason: "it is a file".into(),
+            });
+        }
+        Err(e) => {
+            return Err(CatalogBuildError::NotAFolder {
+                path: dir.to_path_buf(),
+                reason: e.to_string(),
+            });
+        }
+    }
+    let configs = configs_dir(opts.configs_dir.as_deref().unwrap_or(DEFAULT_CONFIGS_DIR))?;
+    let mut labels = opts.labels.clone();
+    match labels.get(CONFIGS_LABEL) {
+        Some(v) if v.trim_end_matches('/') != configs => {
+            return Err(CatalogBuildError::LabelConflict {
+                value: v.clone(),
+                configs_dir: configs,
+            });
+        }
+        _ => {
+            labels.insert(CONFIGS_LABEL.to_string(), configs.clone());
+        }
+    }
+    let epoch = opts.source_date_epoch.unwrap_or(0);
+    // The base first: a wrong base or platform fails before the folder is read.
+    let (bases, base_was_index) = match &opts.base {
+        Some(base) => open_bases(base, &opts.platforms, &opts.registry)?,
+        None => (Vec::new(), false),
+    };
+    let spool = spool()?;
+    let (layer, whiteouts) = folder_layer(
+        dir,
+        configs.trim_start_matches('/'),
+        epoch,
+        &spool.path().join("configs.tar.gz"),
+    )?;
+    let warnings: Vec<String> = whiteouts
+        .into_iter()
+        .map(|w| {
+            format!(
+                "{} is an OCI whiteout file; left out of the image",
+                w.path.display()
+            )
+        })
+        .collect();
+    let mut images: Vec<(Image, serde_json::Value)> = Vec::new();
+    let mut opened_bases = Vec::new();
+    if bases.is_empty() {
+        let platforms = if opts.platforms.is_empty() {
+            vec![Platform::default()]
+        } else {
+            dedup(&opts.platforms)
+        };
+        for p in &platforms {
+            images.push((
+                scratch_image(&layer, &labels, p, Format::Oci, epoch),
+                platform_json(p),
+            ));
+        }
+    } else {
+        let edit = ConfigEdit {
+            labels: labels.clone(),
+            entrypoint: Some(vec![OPM_ENTRYPOINT.to_string()]),
+            cmd: Some(vec!["serve".to_string(), configs.clone()]),
+            created_epoch: epoch,
+            created_by: format!("olmpack catalog build: catalog at {configs}"),
+        };
+        for (base, platform) in bases {
+            let image = extend_image(&base.to_image(), &layer, &edit)?;
+            images.push((image, platform));
+            opened_bases.push(base);
+        }
+    }
+    // One image unless several platforms are wanted: several --platform, or an index base
+    // without exactly one --platform.
+    let requested = dedup(&opts.platforms).len();
+    let as_index = if opts.base.is_none() {
+        requested > 1
+    } else {
+        base_was_index && requested != 1
+    };
+    let artifact = if as_index {
+        BuiltArtifact::Index(index_of(images))
+    } else {
+        match images.len() {
+            1 => match images.pop() {
+                Some((image, _)) => BuiltArtifact::Image(image),
+                None => return Err(CatalogBuildError::EmptyBase(String::new())),
+            },
+            _ => BuiltArtifact::Index(index_of(images)),
+        }
+    };
+    Ok(BuiltCatalog {
+        artifact,
+        warnings,
+        configs_layer: layer.digest,
+        spool,
+        bases: opened_bases,
+    })
+}
+
+fn dedup(platforms: &[Platform]) -> Vec<Platform> {
+    let mut out: Vec<Platform> = Vec::new();
+    for p in platforms {
+        if !out.contains(p) {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// Opens the base: every platform image wanted, each with its index `platform` object.
+fn open_bases(
+    base: &str,
+    platforms: &[Platform],
+    registry: &RegistryOptions,
+) -> Result<(Vec<(OpenedImage, serde_json::Value)>, bool), CatalogBuildError> {
+    let wrap = |source: TransportError| CatalogBuildError::Base {
+        base: base.to_string(),
+        source,
+    };
+    match open(base, registry).map_err(wrap)? {
+        Opened::Image(image) => {
+            let own: Option<Platform> = image.platform().parse().ok();
+            for p in platforms {
+                let matches = own.as_ref().is_some_and(|o| {
+                    o.os == p.os
+                        && o.architecture == p.architecture
+                        && (p.variant.is_none() || p.variant == o.variant)
+                });
+                if !matches {
+                    return Err(CatalogBuildError::BasePlatform {
+                        base: base.to_string(),
+                        platform: p.to_string(),
+                        available: image.platform(),
+                    });
+                }
+            }
+            let pj = match &own {
+                Some(p) => platform_json(p),
+                None => platform_json(&Platform::default()),
+            };
+            Ok((vec![(*image, pj)], false))
+        }
+        Opened::Index(index) => {
+            let available = index
+                .platforms()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let entries: Vec<_> = if platforms.is_empty() {
+                let mut seen: Vec<Platform> = Vec::new();
+                index
+                    .entries
+                    .iter()
+                    .filter(|e| {
+                        e.platform.as_ref().is_some_and(|p| {
+                            p.os != "unknown" && !seen.contains(p) && {
+                                seen.push(p.clone());
+                                true
+                            }
+                        })
+                    })
+                    .cloned()
+                    .collect()
+            } else {
+                let mut chosen = Vec::new();
+                for p in dedup(platforms) {
+                    let entry =
+                        index
+                            .entry_for(&p)
+                            .map_err(|_| CatalogBuildError::BasePlatform {
+                                base: base.to_string(),
+                                platform: p.to_string(),
+                                available: available.clone(),
+                            })?;
+                    chosen.push(entry.clone());
+                }
+                chosen
+            };
+            if entries.is_empty() {
+                return Err(CatalogBuildError::EmptyBase(base.to_string()));
+            }
+            let mut out = Vec::new();
+            for e in entries {
+                let image = index.image(&e).map_err(wrap)?;
+                let pj = e
+                    .platform_json
+                    .clone()
+                    .or_else(|| e.platform.as_ref().map(platform_json))
+                    .unwrap_or_else(|| platform_json(&Platform::default()));
+                out.push((image, pj));
+            }
+            Ok((out, true))
+        }
+    }
+}
+
+/// Where a built catalog goes: a local output and/or registry tags.
+#[derive(Debug, Clone, Default)]
+pub struct Delivery {
+    /// `--output` and the names to record there.
+    pub output: Option<(Destination, Vec<String>)>,
+    /// `-t` references to push to (empty = no push).
+    pub push: Vec<String>,
+    /// Push settings.
+    pub push_options: PushOptions,
+}
+
+/// Sends the built catalog where asked: the push first (so a failed push leaves no local
+/// output), then the local output. Base layers are fetched only when a sink needs their bytes:
+/// a local output, or a push target that neither holds them nor can mount them.
+pub fn deliver(
+    built: &mut BuiltCatalog,
+    delivery: &Delivery,
+    registry: &RegistryOptions,
+) -> Result<Vec<PushReport>, CatalogBuildError> {
+    let mut reports = Vec::new();
+    if !delivery.push.is_empty() {
+        // Remote base blobs first: the target may hold them already (skipped) or share the
+        // base's registry (mounted). Only a blob that is neither makes the push fetch them all
+        // and go again (blobs pushed by the first attempt are then found present).
+        let pushed = match sink::push(
+            built.artifact(),
+            &delivery.push,
+            registry,
+            &delivery.push_options,
+        ) {
+            Err(TransportError::Registry(RegistryError::RemoteBlobMissing { .. })) => {
+                built.fetch_base_layers()?;
+                sink::push(
+                    built.artifact(),
+                    &delivery.push,
+                    registry,
+                    &delivery.push_options,
+                )?
+            }
+            other => other?,
+        };
+        reports.extend(pushed.into_iter().map(|(r, _)| r));
+    }
+    if let Some((dest, names)) = &delivery.output {
+        built.fetch_base_layers()?;
+        sink::write_local(built.artifact(), dest, names)?;
+    }
+    Ok(reports)
+}
+
+/// Why `generate-dockerfile` refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DockerfileError {
+    /// The catalog root is not a folder.
+    #[error("{} is not a directory", path.display())]
+    NotADirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The Dockerfile exists (opm's message: `path %q: file already exists`).
+    #[error("path {:?}: file already exists", path.display().to_string())]
+    Exists {
+        /// The Dockerfile.
+        path: PathBuf,
+    },
+    /// `scratch` cannot run opm to build the cache.
+    #[error("invalid builder image: \"scratch\"")]
+    ScratchBuilder,
+    /// A label without `=`.
+    #[error("invalid label {0:?}")]
+    Label(String),
+    /// An empty base image.
+    #[error("base image is unset")]
+    NoBase,
+    /// Writing failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Parses `-l k=v` values as opm does: split at the first `=`, the last value of a key wins.
+pub fn parse_dockerfile_labels(
+    values: &[String],
+) -> Result<BTreeMap<String, String>, DockerfileError> {
+    let mut out = BTreeMap::new();
+    for v in values {
+        let (k, val) = v
+            .split_once('=')
+            .ok_or_else(|| DockerfileError::Label(v.clone()))?;
+        out.insert(k.to_string(), val.to_string());
+    }
+    Ok(out)
+}
+
+/// The text of `opm generate dockerfile` (opm ≥ v1.44.0 template, CATALOG.md F.1) for the
+/// catalog folder named `index_dir`.
+pub fn dockerfile_text(
+    index_dir: &str,
+    base: &str,
+    builder: &str,
+    labels: &BTreeMap<String, String>,
+) -> String {
+    let mut s = String::new();
+    s.push_str("# The builder image is expected to contain\n# /bin/opm (with serve subcommand)\n");
+    s.push_str(&format!("FROM {builder} as builder\n\n"));
+    s.push_str("# Copy FBC root into image at /configs and pre-populate serve cache\n");
+    s.push_str(&format!("ADD {index_dir} /configs\n"));
+    s.push_str(
+        "RUN [\"/bin/opm\", \"serve\", \"/configs\", \"--cache-dir=/tmp/cache\", \"--cache-only\"]\n\n",
+    );
+    s.push_str(&format!("FROM {base}\n"));
+    if base == "scratch" {
+        s.push_str(concat!(
+            "# OLMv0 CatalogSources that use binary-less images must set:\n",
+            "# spec:\n",
+            "#   grpcPodConfig:\n",
+            "#     extractContent:\n",
+            "#       catalogDir: /configs\n",
+            "#       cacheDir: /tmp/cache\n",
+        ));
+    } else {
+        s.push_str(concat!(
+            "# The base image is expected to contain\n",
+            "# /bin/opm (with serve subcommand) and /bin/grpc_health_probe\n",
+            "\n",
+            "# Configure the entrypoint and command\n",
+            "ENTRYPOINT [\"/bin/opm\"]\n",
+            "CMD [\"serve\", \"/configs\", \"--cache-dir=/tmp/cache\"]\n",
+        ));
+    }
+    s.push_str(concat!(
+        "\n",
+        "COPY --from=builder /configs /configs\n",
+        "COPY --from=builder /tmp/cache /tmp/cache\n",
+        "\n",
+        "# Set FBC-specific label for the location of the FBC root directory\n",
+        "# in the image\n",
+        "LABEL operators.operatorframework.io.index.configs.v1=/configs\n",
+    ));
+    if !labels.is_empty() {
+        s.push_str("\n# Set other custom labels\n");
+        for (k, v) in labels {
+            s.push_str(&format!("LABEL \"{k}\"=\"{v}\"\n"));
+        }
+    }
+    s
+}
+
+/// Writes `<parent>/<name>.Dockerfile` next to the catalog folder `dir`, as
+/// `opm generate dockerfile` does; refuses to overwrite. Returns the path written.
+pub fn generate_dockerfile(
+    dir: &Path,
+    base: &str,
+    builder: &str,
+    labels: &BTreeMap<String, String>,
+) -> Result<PathBuf, DockerfileError> {
+    if base.is_empty() {
+        return Err(DockerfileError::NoBase);
+    }
+    if builder == "scratch" {
+        return Err(DockerfileError::ScratchBuilder);
+    }
+    if !dir.is_dir() {
+        return Err(DockerfileError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    // Go's filepath.Clean, then Base / Dir: "catalog/" and "./catalog" both name "catalog".
+    let cleaned: PathBuf = dir.components().collect();
+    let absolute = if cleaned.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        cleaned
+    };
+    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+    let name = absolute
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| ".".to_string());
+    let parent = absolute
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let path = parent.join(format!("{name}.Dockerfile"));
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(DockerfileError::Exists { path });
+    }
+    let text = dockerfile_text(&name, base, builder, labels);
+    let io = |source| DockerfileError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".olmpack-dockerfile-")
+        .tempfile_in(&parent)
+        .map_err(io)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    }
+    tmp.persist_noclobber(&path).map_err(|e| {
+        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+            DockerfileError::Exists { path: path.clone() }
+        } else {
+            DockerfileError::Io {
+                path: path.clone(),
+                source: e.error,
+            }
+        }
+    })?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configs_dirs() {
+        assert_eq!(configs_dir("/configs").unwrap(), "/configs");
+        assert_eq!(configs_dir("/a/b/").unwrap(), "/a/b");
+        for bad in ["configs", "/", "/a/../b", "/a//b", "/./a", ""] {
+            assert!(configs_dir(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dockerfile_matches_opm_text() {
+        let text = dockerfile_text(
+            "catalog",
+            DEFAULT_OPM_IMAGE,
+            DEFAULT_OPM_IMAGE,
+            &BTreeMap::new(),
+        );
+        let expected = "# The builder image is expected to contain
+# /bin/opm (with serve subcommand)
+FROM quay.io/operator-framework/opm:latest as builder
+
+# Copy FBC root into image at /configs and pre-populate serve cache
+ADD catalog /configs
+RUN [\"/bin/opm\", \"serve\", \"/configs\", \"--cache-dir=/tmp/cache\", \"--cache-only\"]
+
+FROM quay.io/operator-framework/opm:latest
+# The base image is expected to contain
+# /bin/opm (with serve subcommand) and /bin/grpc_health_probe
+
+# Configure the entrypoint and command
+ENTRYPOINT [\"/bin/opm\"]
+CMD [\"serve\", \"/configs\", \"--cache-dir=/tmp/cache\"]
+
+COPY --from=builder /configs /configs
+COPY --from=builder /tmp/cache /tmp/cache
+
+# Set FBC-specific label for the location of the FBC root directory
+# in the image
+LABEL operators.operatorframework.io.index.configs.v1=/configs
+";
+        assert_eq!(text, expected);
+        let labels =
+            parse_dockerfile_labels(&["key2=value2".into(), "key1=x".into(), "key1=value1".into()])
+                .unwrap();
+        let scratch = dockerfile_text("bar", "scratch", "foo", &labels);
+        let expected = "# The builder image is expected to contain
+# /bin/opm (with serve subcommand)
+FROM foo as builder
+
+# Copy FBC root into image at /configs and pre-populate serve cache
+ADD bar /configs
+RUN [\"/bin/opm\", \"serve\", \"/configs\", \"--cache-dir=/tmp/cache\", \"--cache-only\"]
+
+FROM scratch
+# OLMv0 CatalogSources that use binary-less images must set:
+# spec:
+#   grpcPodConfig:
+#     extractContent:
+#       catalogDir: /configs
+#       cacheDir: /tmp/cache
+
+COPY --from=builder /configs /configs
+COPY --from=builder /tmp/cache /tmp/cache
+
+# Set FBC-specific label for the location of the FBC root directory
+# in the image
+LABEL operators.operatorframework.io.index.configs.v1=/configs
+
+# Set other custom labels
+LABEL \"key1\"=\"value1\"
+LABEL \"key2\"=\"value2\"
+";
+        assert_eq!(scratch, expected);
+        assert!(parse_dockerfile_labels(&["novalue".into()]).is_err());
+    }
+}

@@ -1,0 +1,242 @@
+//! `catalog render`: any mix of bundle folders, catalog folders and images in, opm's exact
+//! output out (CATALOG.md D).
+//!
+//! Each source is classified as opm's `renderReference` does: a folder holding both `manifests/`
+//! and `metadata/` is a bundle, any other folder is a catalog (loaded, not validated), anything
+//! else is an image (registry reference, `oci:`, `oci-archive:`, `docker-archive:`), which is a
+//! catalog when its config carries `operators.operatorframework.io.index.configs.v1` and a bundle
+//! when it carries `operators.operatorframework.io.bundle.package.v1`. Every input then goes
+//! through opm's post-processing, and the whole output is built in memory so nothing is
+//! written when any source fails.
+
+use crate::catalog::load;
+use crate::catalog::model::DeclarativeConfig;
+use crate::catalog::render::{
+    self, BundleFiles, MigrateLevel, OpmCompat, expand_image_template, finish_config,
+    objects_in_file_order, render_bundle,
+};
+use crate::catalog::write::{self, Format};
+use crate::transport::{RegistryOptions, source::unpack_image};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Label of a catalog image naming the folder that holds the catalog.
+pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+/// Label of a bundle image naming its package.
+pub const BUNDLE_PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
+
+/// The image reference written into bundles rendered from folders.
+#[derive(Debug, Clone, Default)]
+pub enum BundleImage {
+    /// None: `image: ""` (opm's default for bundle folders); a warning is printed.
+    #[default]
+    Empty,
+    /// The same reference for every bundle folder.
+    Fixed(String),
+    /// A template over `{{.Package}}`, `{{.Name}}`, `{{.Version}}` (opm's
+    /// `--alpha-image-ref-template`).
+    Template(String),
+}
+
+/// What `catalog render` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// `-o json|yaml`.
+    pub format: Format,
+    /// Image reference for bundle folders.
+    pub image: BundleImage,
+    /// `--migrate-level`.
+    pub migrate: MigrateLevel,
+    /// `--opm-compat`.
+    pub compat: OpmCompat,
+    /// Registry access for image sources.
+    pub registry: RegistryOptions,
+}
+
+/// The rendered output and notes for stderr.
+#[derive(Debug, Default)]
+pub struct RenderOutput {
+    /// Everything to print, exactly as opm prints it.
+    pub bytes: Vec<u8>,
+    /// Warnings (empty images, skipped files), one line each.
+    pub warnings: Vec<String>,
+    /// Number of blobs written.
+    pub blobs: usize,
+}
+
+/// Why rendering failed; the message names the source and, where known, the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A bundle (folder or image) could not be rendered.
+    #[error("render {source_ref:?}: {message}")]
+    Source {
+        /// The source as given.
+        source_ref: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+fn fail(source: &str, message: impl std::fmt::Display) -> RenderError {
+    RenderError::Source {
+        source_ref: source.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Renders every source and writes them, combined, in opm's order.
+pub fn render_catalog(
+    sources: &[String],
+    opts: &RenderOptions,
+) -> Result<RenderOutput, RenderError> {
+    let mut combined = DeclarativeConfig::default();
+    let mut warnings = Vec::new();
+    for source in sources {
+        let mut cfg = render_source(source, opts, &mut warnings)?;
+        finish_config(&mut cfg, opts.migrate).map_err(|e| fail(source, e))?;
+        for b in &cfg.bundles {
+            if b.image.is_empty() {
+                warnings.push(format!(
+                    "{source}: bundle {:?} has an empty image; pass --image or --image-template so the catalog can pull it",
+                    b.name
+                ));
+            }
+        }
+        merge(&mut combined, cfg);
+    }
+    let mut bytes = Vec::new();
+    write::write_config(&mut bytes, &combined, opts.format).map_err(|e| fail("output", e))?;
+    let blobs = combined.packages.len()
+        + combined.channels.len()
+        + combined.bundles.len()
+        + combined.deprecations.len()
+        + combined.others.len();
+    Ok(RenderOutput {
+        bytes,
+        warnings,
+        blobs,
+    })
+}
+
+fn merge(into: &mut DeclarativeConfig, from: DeclarativeConfig) {
+    into.packages.extend(from.packages);
+    into.channels.extend(from.channels);
+    into.bundles.extend(from.bundles);
+    into.deprecations.extend(from.deprecations);
+    into.others.extend(from.others);
+}
+
+fn is_bundle_dir(path: &Path) -> bool {
+    path.join("manifests").is_dir() && path.join("metadata").is_dir()
+}
+
+fn render_source(
+    source: &str,
+    opts: &RenderOptions,
+    warnings: &mut Vec<String>,
+) -> Result<DeclarativeConfig, RenderError> {
+    let path = Path::new(source);
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            if is_bundle_dir(path) {
+                let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
+                bundle_config(source, &files, &opts.image, opts.compat, warnings)
+            } else {
+                load_catalog(source, path)
+            }
+        }
+        Ok(_) => Err(fail(
+            source,
+            "is a file: pass a bundle folder, a catalog folder or an image reference",
+        )),
+        Err(_) => render_image(source, opts, warnings),
+    }
+}
+
+fn load_catalog(source: &str, path: &Path) -> Result<DeclarativeConfig, RenderError> {
+    let loaded = load::load_dir(path).map_err(|e| fail(source, e))?;
+    if let Some(d) = loaded
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == crate::findings::Severity::Error)
+    {
+        let at = match (&d.file, d.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}: "),
+            (Some(f), None) => format!("{f}: "),
+            _ => String::new(),
+        };
+        return Err(fail(source, format!("{at}{}", d.message)));
+    }
+    Ok(loaded.config)
+}
+
+fn bundle_config(
+    source: &str,
+    files: &BundleFiles,
+    image: &BundleImage,
+    compat: OpmCompat,
+    warnings: &mut Vec<String>,
+) -> Result<DeclarativeConfig, RenderError> {
+    let image_ref = match image {
+        BundleImage::Empty => String::new(),
+        BundleImage::Fixed(r) => r.clone(),
+        BundleImage::Template(t) => {
+            let probe = render_bundle(files, "").map_err(|e| fail(source, e))?;
+            expand_image_template(t, &probe.bundle.package, &probe.bundle.name, &probe.version)
+                .map_err(|e| fail(source, e))?
+        }
+    };
+    one_bundle(source, files, &image_ref, compat, warnings)
+}
+
+fn one_bundle(
+    source: &str,
+    files: &BundleFiles,
+    image_ref: &str,
+    compat: OpmCompat,
+    warnings: &mut Vec<String>,
+) -> Result<DeclarativeConfig, RenderError> {
+    let mut rendered = render_bundle(files, image_ref).map_err(|e| fail(source, e))?;
+    warnings.append(&mut rendered.warnings);
+    if compat.objects_in_file_order() {
+        objects_in_file_order(&mut rendered.bundle);
+    }
+    if compat.csv_metadata_for_images() && !image_ref.is_empty() {
+        render::move_objects_to_end(&mut rendered.bundle);
+        render::bundle_object_to_csv_metadata(&mut rendered.bundle).map_err(|e| fail(source, e))?;
+    }
+    let mut cfg = DeclarativeConfig::default();
+    cfg.bundles.push(rendered.bundle);
+    Ok(cfg)
+}
+
+fn render_image(
+    source: &str,
+    opts: &RenderOptions,
+    warnings: &mut Vec<String>,
+) -> Result<DeclarativeConfig, RenderError> {
+    let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
+    warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
+    let root = image.dir.path();
+    if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
+        let dir = root.join(configs.trim_start_matches('/'));
+        return load_catalog(source, &dir);
+    }
+    if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
+        let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
+        files.source = source.to_string();
+        return one_bundle(source, &files, source, opts.compat, warnings);
+    }
+    Err(fail(source, image_type_error(&image.labels)))
+}
+
+fn image_type_error(labels: &BTreeMap<String, String>) -> String {
+    if labels.is_empty() {
+        return "image type could not be determined: image has no labels".into();
+    }
+    let list: Vec<String> = labels.iter().map(|(k, v)| format!("  {k}={v}")).collect();
+    format!(
+        "image type could not be determined, found labels\n{}",
+        list.join("\n")
+    )
+}

@@ -1,0 +1,14 @@
+//! What a command does, as a composition of models, rules, images and transports (opm calls
+//! the same layer `alpha/action`). A command parses its flags into the options here, calls one
+//! function, and prints the result; everything that is not flag parsing or printing lives here
+//! so other front ends (tests, benches, a future API) get the same behaviour.
+//!
+//! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
+//! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
+//!   exact output);
+//! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
+//!   `catalog generate-dockerfile`.
+
+pub mod bundle_image;
+pub mod catalog_build;
+pub mod catalog_render;

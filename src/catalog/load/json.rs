@@ -1,0 +1,180 @@
+//! Go's `encoding/json` output for decoded catalog data: opm keeps every blob as the map it
+//! decoded, encoded again with sorted keys, no HTML escaping, and every number passed through a
+//! `float64` (CATALOG.md A.5). Property values read from a catalog are slices of that text, so
+//! render must see exactly these bytes.
+
+use crate::bundle::yaml::{Node, ScalarKind, Value};
+use std::fmt::Write as _;
+
+/// Why a value cannot be encoded as Go would (Go's `json: unsupported value: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+/// The compact, sorted-key JSON of a node, as Go re-encodes a `map[string]interface{}`.
+pub fn canonical(node: &Node) -> Result<String, Unsupported> {
+    let mut out = String::new();
+    write(node, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the canonical JSON of `node` to `out`.
+pub fn write(node: &Node, out: &mut String) -> Result<(), Unsupported> {
+    match &node.value {
+        Value::Scalar(_, ScalarKind::Null) => out.push_str("null"),
+        Value::Scalar(_, ScalarKind::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Scalar(text, ScalarKind::Int | ScalarKind::Float) => {
+            write_float(number(node).unwrap_or(f64::NAN), text, out)?
+        }
+        Value::Scalar(text, ScalarKind::Str) => write_string(text, out),
+        Value::Seq(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, out)?;
+            }
+            out.push(']');
+        }
+        Value::Map(entries) => {
+            out.push('{');
+            let mut sorted: Vec<(&str, &Node)> =
+                entries.iter().map(|(k, v)| (k.text.as_str(), v)).collect();
+            if !sorted.is_sorted_by(|a, b| a.0 <= b.0) {
+                sorted.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            for (i, (k, v)) in sorted.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(k, out);
+                out.push(':');
+                write(v, out)?;
+            }
+            out.push('}');
+        }
+    }
+    Ok(())
+}
+
+/// The `float64` a numeric scalar decodes to (YAML 1.1 integer forms included).
+pub fn number(node: &Node) -> Option<f64> {
+    match &node.value {
+        Value::Scalar(text, ScalarKind::Int) => match node.as_i64() {
+            Some(i) => Some(i as f64),
+            None => text.replace('_', "").parse::<f64>().ok(),
+        },
+        Value::Scalar(text, ScalarKind::Float) => {
+            let t = text.trim_start_matches('+');
+            match t {
+                ".inf" | ".Inf" | ".INF" => Some(f64::INFINITY),
+                "-.inf" | "-.Inf" | "-.INF" => Some(f64::NEG_INFINITY),
+                ".nan" | ".NaN" | ".NAN" => Some(f64::NAN),
+                _ => t.replace('_', "").parse::<f64>().ok(),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Go's `encoding/json` float64 format: shortest round-trip digits, exponent form below 1e-6 and
+/// from 1e21, `e-7` rather than `e-07`.
+pub fn write_float(f: f64, text: &str, out: &mut String) -> Result<(), Unsupported> {
+    if !f.is_finite() {
+        return Err(Unsupported(format!(
+            "json: unsupported value: {} (the number {text} has no JSON form)",
+            if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            }
+        )));
+    }
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = format!("{f:e}");
+        match s.split_once('e') {
+            Some((mantissa, exp)) => {
+                out.push_str(mantissa);
+                out.push('e');
+                if !exp.starts_with('-') {
+                    out.push('+');
+                }
+                out.push_str(exp);
+            }
+            None => out.push_str(&s),
+        }
+    } else {
+        let _ = write!(out, "{f}");
+    }
+    Ok(())
+}
+
+/// A JSON string as Go writes it with `SetEscapeHTML(false)`.
+pub fn write_string(s: &str, out: &mut String) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escape: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            '\u{2028}' => Some("\\u2028"),
+            '\u{2029}' => Some("\\u2029"),
+            c if (c as u32) < 0x20 => None,
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match escape {
+            Some(e) => out.push_str(e),
+            None => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::yaml::parse_stream;
+
+    fn canon(yaml: &str) -> String {
+        let docs = parse_stream(yaml).expect("yaml");
+        canonical(&docs[0].root).expect("encodable")
+    }
+
+    #[test]
+    fn keys_sorted_numbers_as_go_float64() {
+        assert_eq!(
+            canon("b: 1\na: [1.0, 1.5, 0x10, 1e21, 0.0000001, 100000000000000000000, -0.0]\n"),
+            r#"{"a":[1,1.5,16,1e+21,1e-7,100000000000000000000,-0],"b":1}"#
+        );
+        // Integers above 2^53 lose precision, as in opm.
+        assert_eq!(canon("n: 9007199254740993\n"), r#"{"n":9007199254740992}"#);
+    }
+
+    #[test]
+    fn strings_escape_as_go_without_html_escaping() {
+        assert_eq!(
+            canon("s: \"<a&b> \\\"q\\\" \\\\ \\n \\t \\b \\x01 \\u2028\"\n"),
+            r#"{"s":"<a&b> \"q\" \\ \n \t \b \u0001 \u2028"}"#
+        );
+    }
+
+    #[test]
+    fn infinity_is_unsupported() {
+        let docs = parse_stream("a: .inf\n").expect("yaml");
+        assert!(canonical(&docs[0].root).is_err());
+    }
+}

@@ -1,0 +1,787 @@
+//! Loading a file-based catalog the way opm loads it (`declcfg.LoadFS`, CATALOG.md A), but with
+//! every blob's file, line and column kept, every problem reported instead of the first, and a
+//! deterministic result.
+//!
+//! - Which files: every file under the root in lexical order, with no extension filter, minus the
+//!   `.indexignore` files and what they ignore ([`ignore`]).
+//! - How a file is decoded: a JSON stream or multi-document YAML ([`decode`]).
+//! - How a document becomes a blob: opm's `Meta` (case-folded keys, `schema`/`package`/`name` as
+//!   strings), then the typed struct for its schema with Go's `encoding/json` rules ([`typed`]);
+//!   unknown schemas are kept in `others`.
+//! - `olm.bundle.object` data is decoded into `Bundle::objects` / `csv_json`; opm 1.26's
+//!   `{"ref": path}` form is read from the file it names.
+//!
+//! Files are parsed on several threads; results are merged in file order, then document order,
+//! so the output never depends on scheduling. A broken file never stops the others: what could
+//! not be loaded becomes a [`Diagnostic`], and the caller decides (validate reports them all,
+//! render refuses to write).
+
+mod decode;
+mod ignore;
+pub mod json;
+mod typed;
+
+use crate::bundle::yaml::{Node, ScalarKind, Value};
+use crate::catalog::model::{
+    self, Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Origin, Package, Property,
+};
+use crate::findings::{Diagnostic, Rule};
+use serde_json::value::RawValue;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A loaded catalog and everything that could not be loaded.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// Every blob that loaded, in file order and then document order.
+    pub config: DeclarativeConfig,
+    /// Problems found while loading, in file order (each with file and line).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The files read (relative to the root, `/`-separated), in order; ignored files excluded.
+    pub files: Vec<String>,
+    /// Total bytes read.
+    pub bytes: u64,
+}
+
+impl Loaded {
+    /// Whether any load problem is an error (opm would have refused the catalog).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == crate::findings::Severity::Error)
+    }
+}
+
+/// Why a catalog folder could not be loaded at all (problems inside it are diagnostics).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The root does not exist or cannot be listed.
+    #[error("{}: cannot read the catalog folder: {source}", path.display())]
+    Unreadable {
+        /// The root as given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The root is a file, not a folder (opm: `%q is not a directory`).
+    #[error("{}: is not a directory (a catalog is a folder of JSON or YAML files)", path.display())]
+    NotADirectory {
+        /// The root as given.
+        path: PathBuf,
+    },
+}
+
+/// Loader settings.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Worker threads; `None` = one per CPU.
+    pub jobs: Option<usize>,
+}
+
+/// Loads a catalog folder with one worker per CPU.
+pub fn load_dir(root: &Path) -> Result<Loaded, LoadError> {
+    load_dir_with(root, &LoadOptions::default())
+}
+
+/// Loads a catalog folder.
+pub fn load_dir_with(root: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
+    let meta = std::fs::metadata(root).map_err(|source| LoadError::Unreadable {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(LoadError::NotADirectory {
+            path: root.to_path_buf(),
+        });
+    }
+    let mut walk = Walk::default();
+    walk.dir(root, "", &[])
+        .map_err(|source| LoadError::Unreadable {
+            path: root.to_path_buf(),
+            source,
+        })?;
+    let mut matcher = ignore::Matcher::default();
+    for (domain, rel) in &walk.ignore_files {
+        match std::fs::read(root.join(rel)) {
+            Ok(bytes) => matcher.add_file(domain, &String::from_utf8_lossy(&bytes)),
+            Err(e) => walk.diagnostics.push(
+                Diagnostic::new(
+                    Rule::CatalogUnreadable,
+                    format!("cannot read this .indexignore ({e}); opm fails on it too"),
+                )
+                .in_file(rel.clone()),
+            ),
+        }
+    }
+    let files: Vec<(String, u64)> = walk
+        .files
+        .into_iter()
+        .filter(|(rel, _)| !matcher.is_ignored(rel))
+        .collect();
+    let jobs = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1);
+    let parts = parse_files(root, &files, jobs);
+    let mut loaded = Loaded {
+        diagnostics: walk.diagnostics,
+        files: files.iter().map(|(rel, _)| rel.clone()).collect(),
+        ..Loaded::default()
+    };
+    for part in parts {
+        loaded.bytes += part.bytes;
+        part.merge_into(&mut loaded);
+    }
+    Ok(loaded)
+}
+
+/// Loads one stream (a template's output, stdin). `name` is used in diagnostics; `ref` bundle
+/// objects cannot be resolved and are reported.
+pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
+    let ctx = FileCtx {
+        root: None,
+        rel: name,
+    };
+    let part = parse_bytes(&ctx, bytes);
+    let mut loaded = Loaded {
+        files: vec![name.to_string()],
+        ..Loaded::default()
+    };
+    loaded.bytes = part.bytes;
+    part.merge_into(&mut loaded);
+    loaded
+}
+
+/// Reads a stream to its end and loads it as [`load_bytes`] does.
+pub fn load_reader(name: &str, mut reader: impl Read) -> std::io::Result<Loaded> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes)?;
+    Ok(load_bytes(name, &bytes))
+}
+
+/// Loads one file; `ref` bundle objects resolve relative to its folder (opm's `LoadFile`).
+pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
+    let bytes = std::fs::read(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ctx = FileCtx {
+        root: Some(dir),
+        rel: &name,
+    };
+    let part = parse_bytes(&ctx, &bytes);
+    let mut loaded = Loaded {
+        files: vec![name.clone()],
+        ..Loaded::default()
+    };
+    loaded.bytes = part.bytes;
+    part.merge_into(&mut loaded);
+    Ok(loaded)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking
+
+#[derive(Default)]
+struct Walk {
+    /// Files to read (relative path, size), in lexical walk order.
+    files: Vec<(String, u64)>,
+    /// `.indexignore` files: (folder components, relative path), in walk order.
+    ignore_files: Vec<(Vec<String>, String)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Walk {
+    /// `fs.WalkDir` order: entries sorted by name, folders entered where they sort.
+    fn dir(&mut self, abs: &Path, rel: &str, domain: &[String]) -> std::io::Result<()> {
+        let mut entries: Vec<std::fs::DirEntry> =
+            std::fs::read_dir(abs)?.collect::<Result<_, _>>()?;
+        entries.sort_by(|a, b| {
+            a.file_name()
+                .as_encoded_bytes()
+                .cmp(b.file_name().as_encoded_bytes())
+        });
+        for entry in entries {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let child_rel = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let file_type = match entry.file_type() {
+                Ok(t) => t,
+                Err(e) => {
+                    self.unreadable(&child_rel, &e);
+                    continue;
+                }
+            };
+            if file_type.is_dir() {
+                let mut sub = domain.to_vec();
+                sub.push(name);
+                if let Err(e) = self.dir(&entry.path(), &child_rel, &sub) {
+                    self.unreadable(&child_rel, &e);
+                }
+            } else if name == ".indexignore" {
+                self.ignore_files.push((domain.to_vec(), child_rel));
+            } else if file_type.is_file() || file_type.is_symlink() {
+                let size = entry.metadata().map_or(0, |m| m.len());
+                self.files.push((child_rel, size));
+            } else {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Rule::CatalogUnreadable,
+                        "not a regular file (a socket, pipe or device): opm would try to read it; remove it or list it in .indexignore",
+                    )
+                    .in_file(child_rel),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn unreadable(&mut self, rel: &str, e: &std::io::Error) {
+        self.diagnostics.push(
+            Diagnostic::new(
+                Rule::CatalogUnreadable,
+                format!("cannot read: {e}; fix its permissions or list it in .indexignore"),
+            )
+            .in_file(rel.to_string()),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/// Everything one file contributed.
+#[derive(Default)]
+struct FilePart {
+    packages: Vec<Package>,
+    channels: Vec<Channel>,
+    bundles: Vec<Bundle>,
+    deprecations: Vec<Deprecation>,
+    others: Vec<Meta>,
+    diagnostics: Vec<Diagnostic>,
+    bytes: u64,
+}
+
+impl FilePart {
+    fn merge_into(self, loaded: &mut Loaded) {
+        let c = &mut loaded.config;
+        c.packages.extend(self.packages);
+        c.channels.extend(self.channels);
+        c.bundles.extend(self.bundles);
+        c.deprecations.extend(self.deprecations);
+        c.others.extend(self.others);
+        loaded.diagnostics.extend(self.diagnostics);
+    }
+}
+
+struct FileCtx<'a> {
+    /// The catalog root, for `ref` bundle objects; `None` for streams.
+    root: Option<&'a Path>,
+    /// The file relative to the root.
+    rel: &'a str,
+}
+
+impl FileCtx<'_> {
+    fn diag(&self, rule: Rule, line: usize, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(rule, message).at(self.rel.to_string(), line.max(1))
+    }
+}
+
+fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePart> {
+    let work = |rel: &str| -> FilePart {
+        let ctx = FileCtx {
+            root: Some(root),
+            rel,
+        };
+        match std::fs::read(root.join(rel)) {
+            Ok(bytes) => parse_bytes(&ctx, &bytes),
+            Err(e) => FilePart {
+                diagnostics: vec![
+                    Diagnostic::new(
+                        Rule::CatalogUnreadable,
+                        format!("cannot read: {e}; opm fails on it too: fix it or list it in .indexignore"),
+                    )
+                    .in_file(rel.to_string()),
+                ],
+                ..FilePart::default()
+            },
+        }
+    };
+    if jobs <= 1 || files.len() <= 1 {
+        return files.iter().map(|(rel, _)| work(rel)).collect();
+    }
+    // Largest files first keeps the workers busy; slots keep the file order.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|a, b| files[*b].1.cmp(&files[*a].1).then(a.cmp(b)));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<FilePart>> = Vec::new();
+    slots.resize_with(files.len(), || None);
+    let results: Vec<Vec<(usize, FilePart)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(files.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&idx) = order.get(i) else { break };
+                        if let Some((rel, _)) = files.get(idx) {
+                            done.push((idx, work(rel)));
+                        }
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (idx, part) in results.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(idx) {
+            *slot = Some(part);
+        }
+    }
+    slots
+        .into_iter()
+        .zip(files)
+        .map(|(part, (rel, _))| {
+            part.unwrap_or_else(|| FilePart {
+                diagnostics: vec![
+                    Diagnostic::new(Rule::CatalogUnreadable, "the file could not be loaded")
+                        .in_file(rel.clone()),
+                ],
+                ..FilePart::default()
+            })
+        })
+        .collect()
+}
+
+fn parse_bytes(ctx: &FileCtx, bytes: &[u8]) -> FilePart {
+    let mut part = FilePart {
+        bytes: bytes.len() as u64,
+        ..FilePart::default()
+    };
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = 1 + bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            part.diagnostics.push(ctx.diag(
+                Rule::CatalogSyntax,
+                line,
+                "not UTF-8 text: opm reads every file under the catalog; delete it or list it in .indexignore",
+            ));
+            return part;
+        }
+    };
+    let decoded = decode::decode(text);
+    for (line, message) in decoded.duplicate_keys {
+        part.diagnostics.push(ctx.diag(
+            Rule::CatalogYamlDuplicateKey,
+            line,
+            format!("{message}; opm keeps the last value silently: remove one"),
+        ));
+    }
+    for doc in decoded.docs {
+        match doc {
+            decode::Doc::Ok(node) => add_blob(ctx, node, &mut part),
+            decode::Doc::Null(line) => part.diagnostics.push(ctx.diag(
+                Rule::CatalogMissingSchema,
+                line,
+                "this document holds only blanks or comments, which opm reads as `null` (object 'null' is missing root schema field): remove it or the `---` around it",
+            )),
+            decode::Doc::Err(e) => part.diagnostics.push(ctx.diag(
+                Rule::CatalogSyntax,
+                e.line,
+                format!("{} (column {})", e.message, e.col),
+            )),
+        }
+    }
+    part.diagnostics.sort_by_key(|d| d.line);
+    part
+}
+
+fn kind_phrase(node: &Node) -> &'static str {
+    match &node.value {
+        Value::Scalar(_, ScalarKind::Null) => "null",
+        Value::Scalar(_, ScalarKind::Bool(_)) => "a boolean",
+        Value::Scalar(_, ScalarKind::Int | ScalarKind::Float) => "a number",
+        Value::Scalar(_, ScalarKind::Str) => "a string",
+        Value::Seq(_) => "a list",
+        Value::Map(_) => "a mapping",
+    }
+}
+
+/// Go's `%!t(…)`-style rendering of a non-string meta value, as opm's message shows it.
+fn go_value(node: &Node) -> String {
+    match &node.value {
+        Value::Scalar(_, ScalarKind::Null) => "%!t(<nil>): <nil>".to_string(),
+        Value::Scalar(text, ScalarKind::Bool(b)) => {
+            let _ = text;
+            format!("{b}: {b}")
+        }
+        Value::Scalar(_, ScalarKind::Int | ScalarKind::Float) => {
+            let mut n = String::new();
+            let _ = json::write_float(json::number(node).unwrap_or(0.0), "", &mut n);
+            format!("%!t(float64={n}): {n}")
+        }
+        Value::Scalar(text, ScalarKind::Str) => text.clone(),
+        Value::Seq(_) => "%!t([]interface {}=[…]): […]".to_string(),
+        Value::Map(_) => "%!t(map[string]interface {}=map[…]): map[…]".to_string(),
+    }
+}
+
+fn add_blob(ctx: &FileCtx, node: Node, part: &mut FilePart) {
+    let line = node.line;
+    let Value::Map(entries) = &node.value else {
+        part.diagnostics.push(ctx.diag(
+            Rule::CatalogBlobShape,
+            line,
+            format!(
+                "a catalog document must be a mapping with a `schema` key, found {} (opm: json: cannot unmarshal into map[string]interface {{}})",
+                kind_phrase(&node)
+            ),
+        ));
+        return;
+    };
+    // Meta: keys folded; `schema`, `package`, `name` must be strings.
+    let mut folded: Vec<(String, &str)> = entries
+        .iter()
+        .map(|(k, _)| (k.text.to_lowercase(), k.text.as_str()))
+        .collect();
+    folded.sort();
+    let mut dup = false;
+    for group in folded.chunk_by(|a, b| a.0 == b.0) {
+        if group.len() > 1 {
+            dup = true;
+            let keys: Vec<&str> = group.iter().map(|(_, k)| *k).collect();
+            part.diagnostics.push(ctx.diag(
+                Rule::CatalogDuplicateKey,
+                line,
+                format!(
+                    "duplicate keys for key {:?}: [{}]: opm matches keys case-insensitively; keep one",
+                    group[0].0,
+                    keys.join(" ")
+                ),
+            ));
+        }
+    }
+    if dup {
+        return;
+    }
+    let mut schema = String::new();
+    let mut package = String::new();
+    let mut name = String::new();
+    for (k, v) in entries {
+        let slot = match k.text.to_lowercase().as_str() {
+            "schema" => &mut schema,
+            "package" => &mut package,
+            "name" => &mut name,
+            _ => continue,
+        };
+        match &v.value {
+            Value::Scalar(text, ScalarKind::Str) => slot.clone_from(text),
+            _ => {
+                part.diagnostics.push(ctx.diag(
+                    Rule::CatalogMetaType,
+                    v.line,
+                    format!(
+                        "expected value for key {:?} to be a string, got {}: quote it",
+                        k.text,
+                        go_value(v)
+                    ),
+                ));
+                return;
+            }
+        }
+    }
+    let parse_error = |what: &str, errors: Vec<String>| {
+        ctx.diag(
+            Rule::CatalogFieldType,
+            line,
+            format!(
+                "parse {what}: {}: give the field the type opm expects",
+                errors.join("; ")
+            ),
+        )
+    };
+    match schema.as_str() {
+        model::SCHEMA_PACKAGE => match typed::package(&node, ctx.rel) {
+            Ok(p) => part.packages.push(p),
+            Err(e) => part.diagnostics.push(parse_error("package", e)),
+        },
+        model::SCHEMA_CHANNEL => match typed::channel(&node, ctx.rel) {
+            Ok(c) => part.channels.push(c),
+            Err(e) => part.diagnostics.push(parse_error("channel", e)),
+        },
+        model::SCHEMA_BUNDLE => match typed::bundle(&node, ctx.rel) {
+            Ok(mut b) => {
+                read_bundle_objects(ctx, &mut b, &mut part.diagnostics);
+                part.bundles.push(b);
+            }
+            Err(e) => part.diagnostics.push(parse_error("bundle", e)),
+        },
+        model::SCHEMA_DEPRECATIONS => match typed::deprecation(&node, ctx.rel) {
+            Ok(d) => part.deprecations.push(d),
+            Err(e) => part.diagnostics.push(parse_error("deprecation", e)),
+        },
+        "" => {
+            let mut blob = json::canonical(&node).unwrap_or_default();
+            if blob.len() > 200 {
+                let mut cut = 200;
+                while !blob.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                blob.truncate(cut);
+                blob.push('…');
+            }
+            part.diagnostics.push(ctx.diag(
+                Rule::CatalogMissingSchema,
+                line,
+                format!(
+                    "object '{blob}' is missing root schema field: add `schema:` (olm.package, olm.channel, olm.bundle or olm.deprecations)"
+                ),
+            ));
+        }
+        _ => match json::canonical(&node) {
+            Ok(text) => match RawValue::from_string(text) {
+                Ok(blob) => part.others.push(Meta {
+                    schema,
+                    package,
+                    name,
+                    blob,
+                    origin: Origin {
+                        file: ctx.rel.to_string(),
+                        line,
+                        col: node.col,
+                    },
+                }),
+                Err(e) => part.diagnostics.push(ctx.diag(
+                    Rule::CatalogBlobShape,
+                    line,
+                    format!("cannot encode this blob as JSON: {e}"),
+                )),
+            },
+            Err(e) => part.diagnostics.push(ctx.diag(
+                Rule::CatalogBlobShape,
+                line,
+                format!("{}: write the value as a string or a finite number", e.0),
+            )),
+        },
+    }
+}
+
+/// opm's `readBundleObjects`: every `olm.bundle.object` decoded into `objects`, the first
+/// ClusterServiceVersion into `csv_json`. opm 1.26's `{"ref": path}` is read and replaced by
+/// `{"data": …}`, as opm 1.26 did.
+fn read_bundle_objects(ctx: &FileCtx, b: &mut Bundle, out: &mut Vec<Diagnostic>) {
+    let line = b.origin.line;
+    let mut replacements: Vec<(usize, Property)> = Vec::new();
+    // Go reuses one struct across properties, so a property without `data` repeats the last.
+    let mut data: Vec<u8> = Vec::new();
+    let result = bundle_objects(ctx, b, &mut data, &mut replacements);
+    for (i, p) in replacements {
+        if let Some(slot) = b.properties.get_mut(i) {
+            *slot = p;
+        }
+    }
+    if let Err(message) = result {
+        out.push(ctx.diag(
+            Rule::CatalogBundleObject,
+            line,
+            format!(
+                "read bundle objects: package {:?}, bundle {:?}: {message}",
+                b.package, b.name
+            ),
+        ));
+    }
+}
+
+fn bundle_objects(
+    ctx: &FileCtx,
+    b: &mut Bundle,
+    data: &mut Vec<u8>,
+    replacements: &mut Vec<(usize, Property)>,
+) -> Result<(), String> {
+    use base64::Engine as _;
+    for (i, prop) in b.properties.iter().enumerate() {
+        if prop.type_ != model::property_type::BUNDLE_OBJECT {
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_str(prop.value.get()) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(format!("parse property at index {i} as bundle object: {e}"));
+            }
+        };
+        let obj = match &value {
+            serde_json::Value::Object(m) => Some(m),
+            serde_json::Value::Null => None,
+            other => {
+                return Err(format!(
+                    "parse property at index {i} as bundle object: json: cannot unmarshal {} into Go value of type property.BundleObject",
+                    json_kind(other)
+                ));
+            }
+        };
+        let field = |name: &str| {
+            obj.and_then(|m| {
+                m.iter()
+                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v)
+                    .next_back()
+            })
+        };
+        let ref_path = obj.and_then(|m| m.get("ref"));
+        match (field("data"), ref_path) {
+            (Some(_), Some(_)) if obj.is_some_and(|m| m.contains_key("data")) => {
+                return Err(format!(
+                    "property at index {i}: fields 'ref' and 'data' are mutually exclusive: keep one"
+                ));
+            }
+            (None, Some(serde_json::Value::String(path))) => match read_ref(ctx, path) {
+                Ok(bytes) => {
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                    let mut text = String::from("{\"data\":");
+                    json::write_string(&encoded, &mut text);
+                    text.push('}');
+                    if let Ok(p) = Property::new(model::property_type::BUNDLE_OBJECT, text) {
+                        replacements.push((i, p));
+                    }
+                    *data = bytes;
+                }
+                Err(message) => {
+                    return Err(format!(
+                        "get data for bundle object at index {i}: {message}"
+                    ));
+                }
+            },
+            (Some(serde_json::Value::String(s)), _) => {
+                let cleaned: String = s.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+                match base64::engine::general_purpose::STANDARD.decode(cleaned.as_bytes()) {
+                    Ok(d) => *data = d,
+                    Err(e) => {
+                        return Err(format!(
+                            "parse property at index {i} as bundle object: illegal base64 data ({e}): `data` must be standard base64 of the manifest"
+                        ));
+                    }
+                }
+            }
+            (Some(serde_json::Value::Null), _) => data.clear(),
+            (Some(other), _) => {
+                return Err(format!(
+                    "parse property at index {i} as bundle object: json: cannot unmarshal {} into Go struct field BundleObject.data of type []uint8",
+                    json_kind(other)
+                ));
+            }
+            (None, _) => {}
+        }
+        match object_json(data) {
+            Ok((text, kind)) => {
+                if b.csv_json.is_none() && kind.as_deref() == Some("ClusterServiceVersion") {
+                    b.csv_json = Some(text.clone());
+                }
+                b.objects.push(text);
+            }
+            Err(message) => {
+                return Err(format!(
+                    "convert bundle object property at index {i} to JSON: {message}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// Reads a 1.26-style `ref`: a relative path from the folder of the catalog file, inside the root.
+fn read_ref(ctx: &FileCtx, path: &str) -> Result<Vec<u8>, String> {
+    let Some(root) = ctx.root else {
+        return Err(format!(
+            "ref {path:?} cannot be resolved when reading a stream: inline the object as `data`"
+        ));
+    };
+    if path.starts_with('/') || Path::new(path).is_absolute() {
+        return Err(format!("ref {path:?} must be a relative path"));
+    }
+    let mut parts: Vec<&str> = ctx.rel.split('/').collect();
+    parts.pop();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(format!("ref {path:?} points outside the catalog folder"));
+                }
+            }
+            c => parts.push(c),
+        }
+    }
+    let target = parts.iter().fold(root.to_path_buf(), |p, c| p.join(c));
+    std::fs::read(&target).map_err(|e| format!("cannot read ref {path:?}: {e}"))
+}
+
+#[derive(serde::Deserialize)]
+struct KindProbe {
+    #[serde(default)]
+    kind: Option<serde_json::Value>,
+}
+
+/// sigs.k8s.io/yaml `ToJSON` of an object's bytes, and its `kind`. JSON (what opm writes) is kept
+/// as it is; YAML is converted.
+fn object_json(data: &[u8]) -> Result<(String, Option<String>), String> {
+    let trimmed = data.trim_ascii();
+    if trimmed.is_empty() {
+        return Ok(("null".to_string(), None));
+    }
+    if let Ok(text) = std::str::from_utf8(trimmed) {
+        if matches!(trimmed.first(), Some(b'{' | b'[' | b'"')) || trimmed.starts_with(b"null") {
+            if let Ok(probe) = serde_json::from_str::<KindProbe>(text) {
+                let kind = probe.kind.and_then(|k| k.as_str().map(str::to_string));
+                return Ok((text.to_string(), kind));
+            }
+            if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                return Ok((text.to_string(), None));
+            }
+        }
+        let docs = crate::bundle::yaml::parse_stream_lenient(text)
+            .map_err(|e| {
+                format!(
+                    "error converting YAML to JSON: yaml: line {}: {}",
+                    e.line, e.message
+                )
+            })?
+            .0;
+        let Some(doc) = docs.into_iter().next() else {
+            return Ok(("null".to_string(), None));
+        };
+        let value = doc.root.to_json();
+        let kind = value
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .map(str::to_string);
+        return Ok((value.to_string(), kind));
+    }
+    Err("the object is not UTF-8 text".to_string())
+}
+
+#[cfg(test)]
+mod tests;

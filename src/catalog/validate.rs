@@ -1,0 +1,1258 @@
+//! The catalog rules: every check of current `opm validate` (CATALOG.md C: `ConvertToModel`,
+//! `model.Validate`, deprecations and the checks added after v1.26), and a few beyond opm as
+//! warnings. Unlike opm, which stops at the first structural error and prints the rest in map
+//! order, every problem is reported, each at the file and line of the blob at fault, in a
+//! deterministic order.
+//!
+//! opm's checks are errors (opm fails the catalog); the extra checks are warnings, so the verdict
+//! without `--strict` is opm's verdict.
+
+use super::load::{self, LoadError, LoadOptions, Loaded};
+use super::model::{
+    self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, property_type,
+};
+use crate::bundle::semver_range;
+use crate::findings::{Diagnostic, Report, Rule};
+use crate::validate::names;
+use serde_json::Value as J;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Since which opm release a catalog rule is checked by `opm validate`, or `None` when only
+/// olmpack checks it. Shown by `catalog validate --list-rules`.
+pub fn opm_since(rule: Rule) -> Option<&'static str> {
+    use Rule::*;
+    Some(match rule {
+        CatalogDuplicateKey => "v1.28.0",
+        CatalogPackageName => "v1.41.0 (DNS-1123; empty name always)",
+        CatalogDuplicateVersion => "v1.47.0",
+        CatalogStranded => "always (v1.58.0 walk)",
+        CatalogBundleName => "always (normalized name v1.62.0)",
+        CatalogVersion => "always (release v1.62.0)",
+        CatalogImageReference => "v1.64.0",
+        CatalogSkipRange => "v1.69.0",
+        CatalogDeprecation => "v1.32.0",
+        CatalogYamlDuplicateKey
+        | CatalogHeadNotHighest
+        | CatalogUnreachable
+        | CatalogReplacesUnknown
+        | CatalogSkipsUnknown
+        | CatalogDefaultChannelStale
+        | CatalogCsvFields
+        | CatalogCsvInstallModes
+        | CatalogCsvMinKubeVersion
+        | CatalogCsvAlmExamples => return None,
+        r if r.is_catalog() => "always",
+        _ => return None,
+    })
+}
+
+/// Loads and validates one catalog folder. `Err` only when the folder itself cannot be read.
+pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError> {
+    let loaded = load::load_dir_with(root, opts)?;
+    Ok(report_for(root.display().to_string(), loaded))
+}
+
+/// Validates several folders, in parallel over folders, results in the order given.
+pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report, LoadError>> {
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1);
+    if dirs.len() <= 1 || jobs == 1 {
+        let opts = LoadOptions {
+            jobs: Some(if dirs.len() <= 1 { jobs } else { 1 }),
+        };
+        return dirs.iter().map(|d| validate_dir(d, &opts)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let opts = LoadOptions { jobs: Some(1) };
+    let mut done: Vec<(usize, Result<Report, LoadError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(dirs.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(dir) = dirs.get(i) else { break };
+                        out.push((i, validate_dir(dir, &opts)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    let mut by_index: Vec<Option<Result<Report, LoadError>>> =
+        (0..dirs.len()).map(|_| None).collect();
+    for (i, r) in done {
+        if let Some(slot) = by_index.get_mut(i) {
+            *slot = Some(r);
+        }
+    }
+    by_index
+        .into_iter()
+        .zip(dirs)
+        .map(|(r, d)| {
+            r.unwrap_or_else(|| {
+                Err(LoadError::Unreadable {
+                    path: d.clone(),
+                    source: std::io::Error::other("validation did not run"),
+                })
+            })
+        })
+        .collect()
+}
+
+/// The sorted report for a loaded catalog: load problems plus every rule.
+pub fn report_for(name: String, loaded: Loaded) -> Report {
+    let mut diagnostics = loaded.diagnostics;
+    diagnostics.extend(validate(&loaded.config));
+    let mut report = Report {
+        bundle: name,
+        diagnostics,
+    };
+    report.sort();
+    report
+}
+
+fn at(rule: Rule, origin: &Origin, message: String) -> Diagnostic {
+    let d = Diagnostic::new(rule, message);
+    if origin.file.is_empty() {
+        d
+    } else {
+        d.at(origin.file.clone(), origin.line.max(1))
+    }
+}
+
+/// A bundle's parsed `olm.package` property.
+#[derive(Debug, Clone)]
+struct PkgProp {
+    package_name: String,
+    version: String,
+    release: String,
+}
+
+/// What the rules know about one bundle after its properties are parsed.
+struct BundleInfo<'a> {
+    bundle: &'a Bundle,
+    packages: Vec<PkgProp>,
+    version: Option<semver::Version>,
+    /// `version[-release]`, opm's duplicate-version key.
+    version_key: Option<String>,
+    gvk_kinds: BTreeSet<String>,
+    csv_metadata: Option<J>,
+}
+
+/// Runs every rule on a loaded catalog.
+pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    // --- packages ---
+    let mut packages: BTreeMap<&str, &Package> = BTreeMap::new();
+    for p in &cfg.packages {
+        if p.name.is_empty() {
+            out.push(at(
+                Rule::CatalogPackageName,
+                &p.origin,
+                "config contains package with no name: set `name`".into(),
+            ));
+            continue;
+        }
+        if let Some(first) = packages.get(p.name.as_str()) {
+            out.push(at(
+                Rule::CatalogPackageDuplicate,
+                &p.origin,
+                format!(
+                    "duplicate package {:?} (first declared at {}:{}): keep one olm.package blob",
+                    p.name, first.origin.file, first.origin.line
+                ),
+            ));
+            continue;
+        }
+        if let Err(reason) = names::dns1123_label(&p.name) {
+            let reason = if !p.name.contains('.') || p.name.len() > 63 {
+                reason
+            } else if names::dns1123_subdomain(&p.name).is_ok() {
+                "must not contain dots".to_string()
+            } else {
+                reason
+            };
+            out.push(at(
+                Rule::CatalogPackageName,
+                &p.origin,
+                format!(
+                    "invalid package name {:?}: [{reason}]: use lowercase letters, digits and '-'",
+                    p.name
+                ),
+            ));
+        }
+        packages.insert(&p.name, p);
+    }
+
+    // --- channels ---
+    let mut channels: BTreeMap<(&str, &str), &Channel> = BTreeMap::new();
+    for c in &cfg.channels {
+        if !packages.contains_key(c.package.as_str()) {
+            out.push(at(
+                Rule::CatalogPackageUnknown,
+                &c.origin,
+                format!(
+                    "unknown package {:?} for channel {:?}: add an olm.package blob for it or fix `package`",
+                    c.package, c.name
+                ),
+            ));
+            continue;
+        }
+        if c.name.is_empty() {
+            out.push(at(
+                Rule::CatalogChannelName,
+                &c.origin,
+                format!(
+                    "package {:?} contains channel with no name: set `name`",
+                    c.package
+                ),
+            ));
+            continue;
+        }
+        if let Some(first) = channels.get(&(c.package.as_str(), c.name.as_str())) {
+            out.push(at(
+                Rule::CatalogChannelDuplicate,
+                &c.origin,
+                format!(
+                    "package {:?} has duplicate channel {:?} (first at {}:{}): merge their entries into one blob",
+                    c.package, c.name, first.origin.file, first.origin.line
+                ),
+            ));
+            continue;
+        }
+        let mut seen = HashSet::new();
+        for e in entries(c) {
+            if !seen.insert(e.name.as_str()) {
+                out.push(at(
+                    Rule::CatalogEntryDuplicate,
+                    &e.origin,
+                    format!(
+                        "invalid package {:?}, channel {:?}: duplicate entry {:?}: list each bundle once",
+                        c.package, c.name, e.name
+                    ),
+                ));
+            }
+        }
+        channels.insert((c.package.as_str(), c.name.as_str()), c);
+    }
+
+    // --- bundles ---
+    let mut bundles: BTreeMap<(&str, &str), BundleInfo> = BTreeMap::new();
+    for b in &cfg.bundles {
+        if b.package.is_empty() {
+            out.push(at(
+                Rule::CatalogBundlePackage,
+                &b.origin,
+                format!(
+                    "package name must be set for bundle {:?}: set `package`",
+                    b.name
+                ),
+            ));
+            continue;
+        }
+        if !packages.contains_key(b.package.as_str()) {
+            out.push(at(
+                Rule::CatalogPackageUnknown,
+                &b.origin,
+                format!(
+                    "unknown package {:?} for bundle {:?}: add an olm.package blob for it or fix `package`",
+                    b.package, b.name
+                ),
+            ));
+            continue;
+        }
+        if b.name.is_empty() {
+            out.push(at(
+                Rule::CatalogBundleName,
+                &b.origin,
+                format!("bundle of package {:?}: name must be set", b.package),
+            ));
+            continue;
+        }
+        if let Some(first) = bundles.get(&(b.package.as_str(), b.name.as_str())) {
+            out.push(at(
+                Rule::CatalogBundleDuplicate,
+                &b.origin,
+                format!(
+                    "package {:?} has duplicate bundle {:?} (first at {}:{}): keep one",
+                    b.package, b.name, first.bundle.origin.file, first.bundle.origin.line
+                ),
+            ));
+            continue;
+        }
+        let info = bundle_info(b, &mut out);
+        bundles.insert((b.package.as_str(), b.name.as_str()), info);
+    }
+
+    // Entries of every channel, per package, for membership checks.
+    let mut in_channels: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for ((pkg, _), c) in &channels {
+        let set = in_channels.entry(pkg).or_default();
+        for e in entries(c) {
+            set.insert(e.name.as_str());
+        }
+    }
+    for ((pkg, name), info) in &bundles {
+        if !in_channels.get(pkg).is_some_and(|s| s.contains(name)) {
+            out.push(at(
+                Rule::CatalogBundleNotInChannel,
+                &info.bundle.origin,
+                format!(
+                    "package {pkg:?}, bundle {name:?} not found in any channel entries: add it to a channel or remove the bundle"
+                ),
+            ));
+        }
+    }
+    for ((pkg, chname), c) in &channels {
+        for e in entries(c) {
+            if e.name.is_empty() {
+                out.push(at(
+                    Rule::CatalogBundleName,
+                    &e.origin,
+                    format!("channel {chname:?} of package {pkg:?} has an entry with no name: set `name`"),
+                ));
+            } else if !bundles.contains_key(&(pkg, e.name.as_str())) {
+                out.push(at(
+                    Rule::CatalogEntryMissingBundle,
+                    &e.origin,
+                    format!(
+                        "no olm.bundle blobs found in package {pkg:?} for olm.channel entries [{}] (channel {chname:?}): add the bundle or remove the entry",
+                        e.name
+                    ),
+                ));
+            }
+        }
+    }
+
+    // --- deprecations ---
+    deprecations(cfg, &packages, &channels, &bundles, &mut out);
+
+    // --- per package: default channel, channels, graph, versions ---
+    for (name, p) in &packages {
+        let pkg_channels: Vec<&Channel> = channels
+            .range((*name, "")..)
+            .take_while(|((pk, _), _)| pk == name)
+            .map(|(_, c)| *c)
+            .collect();
+        if p.default_channel.is_empty() {
+            out.push(at(
+                Rule::CatalogDefaultChannel,
+                &p.origin,
+                format!("invalid package {name:?}: default channel must be set: set `defaultChannel` to one of its channels"),
+            ));
+        } else if !pkg_channels.iter().any(|c| c.name == p.default_channel) {
+            out.push(at(
+                Rule::CatalogDefaultChannel,
+                &p.origin,
+                format!(
+                    "invalid package {name:?}: default channel {:?} has no olm.channel blob (opm: channel must contain at least one bundle): add the channel or fix `defaultChannel`",
+                    p.default_channel
+                ),
+            ));
+        }
+        if pkg_channels.is_empty() && p.default_channel.is_empty() {
+            out.push(at(
+                Rule::CatalogPackageNoChannels,
+                &p.origin,
+                format!("invalid package {name:?}: package must contain at least one channel"),
+            ));
+        }
+        let mut heads: Vec<(&Channel, Option<&semver::Version>)> = Vec::new();
+        for c in &pkg_channels {
+            let head = channel_graph(p, c, &bundles, &in_channels, &mut out);
+            heads.push((
+                c,
+                head.and_then(|h| bundles.get(&(name, h)).and_then(|i| i.version.as_ref())),
+            ));
+        }
+        // Beyond opm: the default channel's head is older than another channel's head.
+        if let Some((dc, Some(dv))) = heads.iter().find(|(c, _)| c.name == p.default_channel)
+            && let Some((other, Some(ov))) = heads
+                .iter()
+                .filter(|(c, v)| c.name != dc.name && v.is_some())
+                .max_by(|a, b| a.1.cmp(&b.1))
+            && ov > dv
+        {
+            out.push(at(
+                Rule::CatalogDefaultChannelStale,
+                &p.origin,
+                format!(
+                    "default channel {:?} leads to {dv}, but channel {:?} leads to {ov}: users installing without a channel get the older one; check `defaultChannel`",
+                    dc.name, other.name
+                ),
+            ));
+        }
+        // Duplicate versions (v1.47.0), over bundles that are in a channel.
+        let mut by_version: BTreeMap<&str, Vec<&BundleInfo>> = BTreeMap::new();
+        for ((_, bname), info) in bundles
+            .range((*name, "")..)
+            .take_while(|((pk, _), _)| pk == name)
+        {
+            if !in_channels.get(name).is_some_and(|s| s.contains(bname)) {
+                continue;
+            }
+            if let Some(key) = &info.version_key {
+                by_version.entry(key.as_str()).or_default().push(info);
+            }
+        }
+        for (version, infos) in by_version {
+            if infos.len() > 1 {
+                let names: Vec<&str> = infos.iter().map(|i| i.bundle.name.as_str()).collect();
+                for info in &infos[1..] {
+                    out.push(at(
+                        Rule::CatalogDuplicateVersion,
+                        &info.bundle.origin,
+                        format!(
+                            "invalid package {name:?}: duplicate versions found in bundles: [{{{version}: [{}]}}]: give each bundle its own version",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    // Bundle metadata, beyond opm.
+    for info in bundles.values() {
+        csv_checks(info, &mut out);
+    }
+    out
+}
+
+fn entries(c: &Channel) -> &[ChannelEntry] {
+    c.entries.as_deref().unwrap_or(&[])
+}
+
+fn str_field(obj: &serde_json::Map<String, J>, name: &str) -> Result<String, String> {
+    let mut out = String::new();
+    for (k, v) in obj {
+        if k.eq_ignore_ascii_case(name) {
+            match v {
+                J::String(s) => out.clone_from(s),
+                J::Null => {}
+                other => {
+                    return Err(format!(
+                        "json: cannot unmarshal {} into Go struct field .{name} of type string",
+                        kind(other)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn kind(v: &J) -> &'static str {
+    match v {
+        J::Null => "null",
+        J::Bool(_) => "bool",
+        J::Number(_) => "number",
+        J::String(_) => "string",
+        J::Array(_) => "array",
+        J::Object(_) => "object",
+    }
+}
+
+/// Type-checks a property value the way opm's `property.Parse` decodes it.
+fn check_property(type_: &str, value: &J) -> Result<(), String> {
+    let strings = |fields: &[&str]| -> Result<(), String> {
+        match value {
+            J::Null => Ok(()),
+            J::Object(m) => fields.iter().try_for_each(|f| str_field(m, f).map(|_| ())),
+            other => Err(format!(
+                "json: cannot unmarshal {} into Go value of type property.{}",
+                kind(other),
+                type_
+            )),
+        }
+    };
+    match type_ {
+        property_type::PACKAGE => strings(&["packageName", "version", "release"]),
+        property_type::PACKAGE_REQUIRED => strings(&["packageName", "versionRange"]),
+        property_type::GVK | property_type::GVK_REQUIRED => strings(&["group", "kind", "version"]),
+        property_type::BUNDLE_OBJECT => strings(&[]),
+        property_type::CHANNEL => {
+            strings(&["channelName"])?;
+            if let J::Object(m) = value {
+                for (k, v) in m {
+                    if k.eq_ignore_ascii_case("priority") && !(v.is_i64() || v.is_null()) {
+                        return Err(format!(
+                            "json: cannot unmarshal {} into Go struct field Channel.priority of type int",
+                            kind(v)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        property_type::CSV_METADATA => csv_metadata_types(value),
+        _ => Ok(()),
+    }
+}
+
+/// The typed fields of opm's `property.CSVMetadata`.
+fn csv_metadata_types(value: &J) -> Result<(), String> {
+    let J::Object(m) = value else {
+        return match value {
+            J::Null => Ok(()),
+            other => Err(format!(
+                "json: cannot unmarshal {} into Go value of type property.CSVMetadata",
+                kind(other)
+            )),
+        };
+    };
+    let err = |field: &str, v: &J, ty: &str| {
+        Err(format!(
+            "json: cannot unmarshal {} into Go struct field CSVMetadata.{field} of type {ty}",
+            kind(v)
+        ))
+    };
+    for (k, v) in m {
+        if v.is_null() {
+            continue;
+        }
+        let lower = k.to_ascii_lowercase();
+        match lower.as_str() {
+            "description" | "displayname" | "maturity" | "minkubeversion" if !v.is_string() => {
+                return err(k, v, "string");
+            }
+            "annotations" | "labels" => match v {
+                J::Object(map) => {
+                    if let Some(bad) = map.values().find(|x| !x.is_string() && !x.is_null()) {
+                        return err(k, bad, "string");
+                    }
+                }
+                _ => return err(k, v, "map[string]string"),
+            },
+            "keywords" => match v {
+                J::Array(items) => {
+                    if let Some(bad) = items.iter().find(|x| !x.is_string() && !x.is_null()) {
+                        return err(k, bad, "string");
+                    }
+                }
+                _ => return err(k, v, "[]string"),
+            },
+            "installmodes" | "links" | "maintainers" | "nativeapis" => match v {
+                J::Array(items) => {
+                    for item in items {
+                        match item {
+                            J::Object(o) => {
+                                for (ik, iv) in o {
+                                    let bad = match ik.to_ascii_lowercase().as_str() {
+                                        "supported" => !(iv.is_boolean() || iv.is_null()),
+                                        _ => !(iv.is_string() || iv.is_null()),
+                                    };
+                                    if bad {
+                                        return err(&format!("{k}.{ik}"), iv, "string");
+                                    }
+                                }
+                            }
+                            J::Null => {}
+                            other => return err(k, other, "struct"),
+                        }
+                    }
+                }
+                _ => return err(k, v, "[]struct"),
+            },
+            "provider" | "apiservicedefinitions" | "crddescriptions" if !v.is_object() => {
+                return err(k, v, "struct");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
+    let mut info = BundleInfo {
+        bundle: b,
+        packages: Vec::new(),
+        version: None,
+        version_key: None,
+        gvk_kinds: BTreeSet::new(),
+        csv_metadata: None,
+    };
+    let mut parse_failed = false;
+    for (i, p) in b.properties.iter().enumerate() {
+        let value: J = match serde_json::from_str(p.value.get()) {
+            Ok(v) => v,
+            Err(e) => {
+                out.push(at(
+                    Rule::CatalogPropertyInvalid,
+                    &b.origin,
+                    format!("parse properties for bundle {:?}: property[{i}] value is not valid json: {e}", b.name),
+                ));
+                parse_failed = true;
+                continue;
+            }
+        };
+        if p.type_.is_empty() {
+            out.push(at(
+                Rule::CatalogPropertyInvalid,
+                &b.origin,
+                format!("bundle {:?} property[{i}]: type must be set", b.name),
+            ));
+        }
+        if let Err(e) = check_property(&p.type_, &value) {
+            out.push(at(
+                Rule::CatalogPropertyInvalid,
+                &b.origin,
+                format!(
+                    "parse properties for bundle {:?}: parse property[{i}] of type {:?}: {e}: fix the value's shape",
+                    b.name, p.type_
+                ),
+            ));
+            parse_failed = true;
+            continue;
+        }
+        let J::Object(m) = &value else { continue };
+        match p.type_.as_str() {
+            property_type::PACKAGE => info.packages.push(PkgProp {
+                package_name: str_field(m, "packageName").unwrap_or_default(),
+                version: str_field(m, "version").unwrap_or_default(),
+                release: str_field(m, "release").unwrap_or_default(),
+            }),
+            property_type::GVK => {
+                let k = str_field(m, "kind").unwrap_or_default();
+                if !k.is_empty() {
+                    info.gvk_kinds.insert(k);
+                }
+            }
+            property_type::CSV_METADATA => info.csv_metadata = Some(value.clone()),
+            _ => {}
+        }
+    }
+    if parse_failed {
+        return info;
+    }
+    if info.packages.len() != 1 {
+        out.push(at(
+            Rule::CatalogPackageProperty,
+            &b.origin,
+            format!(
+                "package {:?} bundle {:?} must have exactly 1 \"olm.package\" property, found {}",
+                b.package,
+                b.name,
+                info.packages.len()
+            ),
+        ));
+        return info;
+    }
+    let pp = info.packages[0].clone();
+    if pp.package_name != b.package {
+        out.push(at(
+            Rule::CatalogBundlePackage,
+            &b.origin,
+            format!(
+                "package {:?} does not match \"olm.package\" property {:?}: make them equal",
+                b.package, pp.package_name
+            ),
+        ));
+    }
+    if !b.image.is_empty()
+        && let Err(e) = names::image_pullspec(&b.image)
+    {
+        out.push(at(
+            Rule::CatalogImageReference,
+            &b.origin,
+            format!(
+                "package {:?} bundle {:?} image: invalid image pull spec {:?}: {e}",
+                b.package, b.name, b.image
+            ),
+        ));
+    }
+    for (i, r) in b.related_images.iter().enumerate() {
+        if !r.image.is_empty()
+            && let Err(e) = names::image_pullspec(&r.image)
+        {
+            out.push(at(
+                Rule::CatalogImageReference,
+                &b.origin,
+                format!(
+                    "package {:?} bundle {:?} relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
+                    b.package, b.name, r.image
+                ),
+            ));
+        }
+    }
+    if b.image.is_empty() && b.objects.is_empty() {
+        out.push(at(
+            Rule::CatalogBundleImage,
+            &b.origin,
+            format!(
+                "invalid bundle {:?}: bundle image must be set (a bundle without olm.bundle.object properties is pulled by its image)",
+                b.name
+            ),
+        ));
+    }
+    match names::semver(&pp.version) {
+        Ok(v) => info.version = Some(v),
+        Err(e) => out.push(at(
+            Rule::CatalogVersion,
+            &b.origin,
+            format!(
+                "error parsing bundle {:?} version {:?}: {e}: use a strict semantic version such as 1.2.3",
+                b.name, pp.version
+            ),
+        )),
+    }
+    let mut release_ok = true;
+    if !pp.release.is_empty() {
+        if pp.release.len() > 20 {
+            release_ok = false;
+            out.push(at(
+                Rule::CatalogVersion,
+                &b.origin,
+                format!(
+                    "error parsing bundle {:?} release version {:?}: invalid release {:?}: exceeds maximum length of 20 characters",
+                    b.name, pp.release, pp.release
+                ),
+            ));
+        } else if let Err(e) = semver::Prerelease::new(&pp.release) {
+            release_ok = false;
+            out.push(at(
+                Rule::CatalogVersion,
+                &b.origin,
+                format!(
+                    "error parsing bundle {:?} release version {:?}: {e}: use dot-separated alphanumeric identifiers",
+                    b.name, pp.release
+                ),
+            ));
+        }
+    }
+    if let Some(v) = &info.version {
+        let base = v.to_string();
+        if !pp.release.is_empty() && release_ok {
+            if !v.build.is_empty() {
+                out.push(at(
+                    Rule::CatalogVersion,
+                    &b.origin,
+                    format!(
+                        "invalid bundle {:?}: cannot use build metadata in version with a release version",
+                        b.name
+                    ),
+                ));
+            }
+            let expected = format!("{}-v{}-{}", b.package, v, pp.release);
+            if b.name != expected {
+                out.push(at(
+                    Rule::CatalogBundleName,
+                    &b.origin,
+                    format!(
+                        "invalid bundle {:?}: name {:?} does not match normalized name {expected:?}: rename the bundle",
+                        b.name, b.name
+                    ),
+                ));
+            }
+            info.version_key = Some(format!("{base}-{}", pp.release));
+        } else {
+            info.version_key = Some(base);
+        }
+    }
+    info
+}
+
+/// opm's replaces-chain validation of one channel, plus entry checks and the warnings beyond
+/// opm. Returns the head's name when there is exactly one.
+fn channel_graph<'c>(
+    p: &Package,
+    c: &'c Channel,
+    bundles: &BTreeMap<(&str, &str), BundleInfo>,
+    in_channels: &HashMap<&str, HashSet<&str>>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<&'c str> {
+    let es = entries(c);
+    if es.is_empty() {
+        out.push(at(
+            Rule::CatalogChannelEmpty,
+            &c.origin,
+            format!(
+                "invalid channel {:?} of package {:?}: channel must contain at least one bundle: add an entry or remove the channel",
+                c.name, p.name
+            ),
+        ));
+        return None;
+    }
+    // Entry-level checks.
+    let known_in_package = in_channels.get(p.name.as_str());
+    for e in es {
+        for (i, s) in e.skips.iter().enumerate() {
+            if s.is_empty() {
+                out.push(at(
+                    Rule::CatalogSkipEmpty,
+                    &e.origin,
+                    format!(
+                        "invalid bundle {:?} in channel {:?}: skip[{i}] is empty: remove it",
+                        e.name, c.name
+                    ),
+                ));
+            } else if !known_in_package.is_some_and(|k| k.contains(s.as_str()))
+                && !bundles.contains_key(&(p.name.as_str(), s.as_str()))
+            {
+                out.push(at(
+                    Rule::CatalogSkipsUnknown,
+                    &e.origin,
+                    format!(
+                        "entry {:?} of channel {:?} skips {s:?}, which is no bundle of package {:?}: check the name",
+                        e.name, c.name, p.name
+                    ),
+                ));
+            }
+        }
+        if !e.skip_range.is_empty()
+            && let Err(err) = semver_range::parse(&e.skip_range)
+        {
+            out.push(at(
+                Rule::CatalogSkipRange,
+                &e.origin,
+                format!(
+                    "invalid bundle {:?} in channel {:?}: invalid skipRange {:?}: {err}",
+                    e.name, c.name, e.skip_range
+                ),
+            ));
+        }
+        if !e.replaces.is_empty()
+            && !known_in_package.is_some_and(|k| k.contains(e.replaces.as_str()))
+        {
+            out.push(at(
+                Rule::CatalogReplacesUnknown,
+                &e.origin,
+                format!(
+                    "entry {:?} of channel {:?} replaces {:?}, which is in no channel of package {:?}: users of it get no upgrade; check the name",
+                    e.name, c.name, e.replaces, p.name
+                ),
+            ));
+        }
+    }
+    // Head: the entries no replaces or skips point at.
+    let by_name: HashMap<&str, &ChannelEntry> = es.iter().map(|e| (e.name.as_str(), e)).collect();
+    let mut incoming: HashSet<&str> = HashSet::new();
+    let mut skipped: HashSet<&str> = HashSet::new();
+    for e in es {
+        if !e.replaces.is_empty() {
+            incoming.insert(&e.replaces);
+        }
+        for s in &e.skips {
+            incoming.insert(s);
+            skipped.insert(s);
+        }
+    }
+    let mut heads: Vec<&str> = by_name
+        .keys()
+        .copied()
+        .filter(|n| !incoming.contains(n))
+        .collect();
+    heads.sort_unstable();
+    let head = match heads.as_slice() {
+        [] => {
+            out.push(at(
+                Rule::CatalogChannelHead,
+                &c.origin,
+                format!(
+                    "invalid channel {:?} of package {:?}: no channel head found in graph: every entry is replaced or skipped, so the graph loops; break the loop",
+                    c.name, p.name
+                ),
+            ));
+            return None;
+        }
+        [one] => *one,
+        many => {
+            out.push(at(
+                Rule::CatalogChannelHead,
+                &c.origin,
+                format!(
+                    "invalid channel {:?} of package {:?}: multiple channel heads found in graph: {}: make the newest replace or skip the others",
+                    c.name,
+                    p.name,
+                    many.join(", ")
+                ),
+            ));
+            return None;
+        }
+    };
+    // Replaces chain from the head (opm v1.58: stop at a skipped target).
+    let mut chain: Vec<&str> = vec![head];
+    let mut on_chain: HashSet<&str> = HashSet::from([head]);
+    let mut cur = by_name.get(head).copied();
+    while let Some(e) = cur {
+        let next = e.replaces.as_str();
+        if next.is_empty() {
+            break;
+        }
+        if on_chain.contains(next) {
+            let start = chain.iter().position(|n| *n == next).unwrap_or(0);
+            let mut path: Vec<&str> = chain.get(start..).map(<[&str]>::to_vec).unwrap_or_default();
+            path.push(next);
+            out.push(at(
+                Rule::CatalogReplacesCycle,
+                &e.origin,
+                format!(
+                    "invalid channel {:?} of package {:?}: detected cycle in replaces chain of upgrade graph: {}: break the loop",
+                    c.name,
+                    p.name,
+                    path.join(" -> ")
+                ),
+            ));
+            return None;
+        }
+        chain.push(next);
+        on_chain.insert(next);
+        if skipped.contains(next) {
+            break;
+        }
+        cur = by_name.get(next).copied();
+    }
+    let mut stranded: Vec<&ChannelEntry> = es
+        .iter()
+        .filter(|e| !on_chain.contains(e.name.as_str()) && !skipped.contains(e.name.as_str()))
+        .collect();
+    stranded.sort_by(|a, b| a.name.cmp(&b.name));
+    stranded.dedup_by(|a, b| a.name == b.name);
+    if !stranded.is_empty() {
+        let names: Vec<&str> = stranded.iter().map(|e| e.name.as_str()).collect();
+        for e in &stranded {
+            out.push(at(
+                Rule::CatalogStranded,
+                &e.origin,
+                format!(
+                    "invalid channel {:?} of package {:?}: channel contains one or more stranded bundles: {}: entry {:?} is neither on the replaces chain from head {head:?} nor skipped; make a later entry replace or skip it",
+                    c.name,
+                    p.name,
+                    names.join(", "),
+                    e.name
+                ),
+            ));
+        }
+    }
+    // Beyond opm: reachability over replaces, skips and skipRange from the head.
+    let versions: HashMap<&str, &semver::Version> = es
+        .iter()
+        .filter_map(|e| {
+            bundles
+                .get(&(p.name.as_str(), e.name.as_str()))
+                .and_then(|i| i.version.as_ref())
+                .map(|v| (e.name.as_str(), v))
+        })
+        .collect();
+    let version_of = |n: &str| versions.get(n).copied();
+    let mut reached: HashSet<&str> = HashSet::from([head]);
+    let mut queue = vec![head];
+    while let Some(n) = queue.pop() {
+        let Some(e) = by_name.get(n) else { continue };
+        let mut next: Vec<&str> = Vec::new();
+        if !e.replaces.is_empty() {
+            next.push(&e.replaces);
+        }
+        next.extend(e.skips.iter().map(String::as_str));
+        if !e.skip_range.is_empty()
+            && let Ok(range) = semver_range::parse(&e.skip_range)
+        {
+            for other in es {
+                if version_of(&other.name).is_some_and(|v| range.matches(v)) {
+                    next.push(&other.name);
+                }
+            }
+        }
+        for m in next {
+            if by_name.contains_key(m) && reached.insert(m) {
+                queue.push(m);
+            }
+        }
+    }
+    for e in es {
+        if !reached.contains(e.name.as_str()) && !stranded.iter().any(|s| s.name == e.name) {
+            out.push(at(
+                Rule::CatalogUnreachable,
+                &e.origin,
+                format!(
+                    "entry {:?} of channel {:?} has no upgrade path to the head {head:?}: add it to a later entry's replaces, skips or skipRange",
+                    e.name, c.name
+                ),
+            ));
+        }
+    }
+    // Beyond opm: the head should be the highest version.
+    if let Some(hv) = version_of(head)
+        && let Some((top, tv)) = es
+            .iter()
+            .filter_map(|e| version_of(&e.name).map(|v| (e, v)))
+            .max_by(|a, b| a.1.cmp(b.1))
+        && tv > hv
+    {
+        out.push(at(
+            Rule::CatalogHeadNotHighest,
+            &c.origin,
+            format!(
+                "channel {:?} of package {:?} leads to {head:?} ({hv}) but also holds {:?} ({tv}): users never get the higher version; make it the head",
+                c.name, p.name, top.name
+            ),
+        ));
+    }
+    Some(head)
+}
+
+fn deprecations(
+    cfg: &DeclarativeConfig,
+    packages: &BTreeMap<&str, &Package>,
+    channels: &BTreeMap<(&str, &str), &Channel>,
+    bundles: &BTreeMap<(&str, &str), BundleInfo>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut seen_pkg: HashMap<&str, &Origin> = HashMap::new();
+    for d in &cfg.deprecations {
+        let o = &d.origin;
+        if d.package.is_empty() {
+            out.push(at(
+                Rule::CatalogDeprecation,
+                o,
+                "package name must be set for deprecation item: set `package`".into(),
+            ));
+            continue;
+        }
+        if !packages.contains_key(d.package.as_str()) {
+            out.push(at(
+                Rule::CatalogPackageUnknown,
+                o,
+                format!(
+                    "cannot apply deprecations to an unknown package {:?}: fix `package` or add the package",
+                    d.package
+                ),
+            ));
+            continue;
+        }
+        if let Some(first) = seen_pkg.get(d.package.as_str()) {
+            out.push(at(
+                Rule::CatalogDeprecation,
+                o,
+                format!(
+                    "expected a maximum of one deprecation per package: {:?} (first at {}:{}): merge the entries",
+                    d.package, first.file, first.line
+                ),
+            ));
+            continue;
+        }
+        seen_pkg.insert(&d.package, o);
+        let mut refs: HashSet<(&str, &str)> = HashSet::new();
+        for (j, e) in d.entries.iter().enumerate() {
+            let (schema, name) = (e.reference.schema.as_str(), e.reference.name.as_str());
+            let problem = match schema {
+                model::SCHEMA_BUNDLE if !bundles.contains_key(&(d.package.as_str(), name)) => {
+                    Some(format!(
+                        "cannot deprecate bundle {name:?} for package {:?}: bundle not found",
+                        d.package
+                    ))
+                }
+                model::SCHEMA_CHANNEL if !channels.contains_key(&(d.package.as_str(), name)) => {
+                    Some(format!(
+                        "cannot deprecate channel {name:?} for package {:?}: channel not found",
+                        d.package
+                    ))
+                }
+                model::SCHEMA_PACKAGE if !name.is_empty() => Some(format!(
+                    "package name must be empty for deprecated package {:?} (specified {name:?})",
+                    d.package
+                )),
+                "" => Some(format!(
+                    "schema must be set for deprecation entry [{j}] for package {:?}",
+                    d.package
+                )),
+                model::SCHEMA_BUNDLE | model::SCHEMA_CHANNEL | model::SCHEMA_PACKAGE => None,
+                other => Some(format!(
+                    "cannot deprecate object declcfg.PackageScopedReference{{Schema:{other:?}, Name:{name:?}}} referenced by entry {j} for package {:?}: object schema unknown",
+                    d.package
+                )),
+            };
+            if let Some(problem) = problem {
+                out.push(at(Rule::CatalogDeprecation, o, problem));
+            }
+            if !refs.insert((schema, name)) {
+                out.push(at(
+                    Rule::CatalogDeprecation,
+                    o,
+                    format!(
+                        "duplicate deprecation entry declcfg.PackageScopedReference{{Schema:{schema:?}, Name:{name:?}}} for package {:?}",
+                        d.package
+                    ),
+                ));
+            }
+            if e.message.is_empty() {
+                out.push(at(
+                    Rule::CatalogDeprecation,
+                    o,
+                    format!(
+                        "deprecation entry [{j}] for package {:?}: invalid deprecation: message must be set",
+                        d.package
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// install modes, minKubeVersion, displayName, annotations, owned CRD kinds.
+type CsvView<'a> = (
+    Option<&'a J>,
+    Option<&'a J>,
+    Option<&'a J>,
+    Option<&'a J>,
+    BTreeSet<String>,
+);
+
+/// Beyond opm: the bundle metadata OLM shows and installs by, from `olm.csv.metadata` or from
+/// the ClusterServiceVersion among the bundle objects.
+fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
+    let b = info.bundle;
+    let csv_value: Option<J> = b
+        .csv_json
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<J>(t).ok());
+    // (install modes, minKubeVersion, displayName, annotations, owned CRD kinds)
+    let (modes, min_kube, display, annotations, mut owned): CsvView =
+        if let Some(m) = &info.csv_metadata {
+            (
+                m.get("installModes"),
+                m.get("minKubeVersion"),
+                m.get("displayName"),
+                m.get("annotations"),
+                owned_kinds(m.get("crdDescriptions")),
+            )
+        } else if let Some(csv) = &csv_value {
+            let spec = csv.get("spec");
+            if let Some(s) = spec
+                && !s.is_object()
+            {
+                out.push(at(
+                    Rule::CatalogCsvFields,
+                    &b.origin,
+                    format!("bundle {:?}: the CSV's spec is not a mapping", b.name),
+                ));
+                return;
+            }
+            (
+                spec.and_then(|s| s.get("installModes")),
+                spec.and_then(|s| s.get("minKubeVersion")),
+                spec.and_then(|s| s.get("displayName")),
+                csv.get("metadata").and_then(|m| m.get("annotations")),
+                owned_kinds(spec.and_then(|s| s.get("customresourcedefinitions"))),
+            )
+        } else {
+            return;
+        };
+    let name = &b.name;
+    if display.and_then(J::as_str).is_none_or(str::is_empty) {
+        out.push(at(
+            Rule::CatalogCsvFields,
+            &b.origin,
+            format!("bundle {name:?}: the CSV has no displayName: OperatorHub and the console list it by that name"),
+        ));
+    }
+    match modes.and_then(J::as_array) {
+        None => out.push(at(
+            Rule::CatalogCsvInstallModes,
+            &b.origin,
+            format!("bundle {name:?}: the CSV has no installModes: OLM cannot install it; list the four modes with `supported`"),
+        )),
+        Some(list) => {
+            let mut seen = HashSet::new();
+            let mut any = false;
+            for m in list {
+                let t = m.get("type").and_then(J::as_str).unwrap_or("");
+                if !matches!(t, "OwnNamespace" | "SingleNamespace" | "MultiNamespace" | "AllNamespaces") {
+                    out.push(at(
+                        Rule::CatalogCsvInstallModes,
+                        &b.origin,
+                        format!("bundle {name:?}: unknown install mode type {t:?}: use OwnNamespace, SingleNamespace, MultiNamespace or AllNamespaces"),
+                    ));
+                } else if !seen.insert(t) {
+                    out.push(at(
+                        Rule::CatalogCsvInstallModes,
+                        &b.origin,
+                        format!("bundle {name:?}: install mode {t:?} is listed twice"),
+                    ));
+                }
+                any |= m.get("supported").and_then(J::as_bool).unwrap_or(false);
+            }
+            if !any {
+                out.push(at(
+                    Rule::CatalogCsvInstallModes,
+                    &b.origin,
+                    format!("bundle {name:?}: no install mode is supported: OLM cannot install it"),
+                ));
+            }
+        }
+    }
+    if let Some(v) = min_kube.and_then(J::as_str)
+        && !v.is_empty()
+    {
+        let t = v.trim().trim_start_matches('v');
+        let padded = match t.matches('.').count() {
+            0 => format!("{t}.0.0"),
+            1 => format!("{t}.0"),
+            _ => t.to_string(),
+        };
+        if semver::Version::parse(&padded).is_err() {
+            out.push(at(
+                Rule::CatalogCsvMinKubeVersion,
+                &b.origin,
+                format!(
+                    "bundle {name:?}: minKubeVersion {v:?} is not a semantic version (e.g. 1.25.0)"
+                ),
+            ));
+        }
+    }
+    owned.extend(info.gvk_kinds.iter().cloned());
+    if let Some(text) = annotations
+        .and_then(|a| a.get("alm-examples"))
+        .and_then(J::as_str)
+        && !text.trim().is_empty()
+    {
+        match serde_json::from_str::<J>(text) {
+            Ok(J::Array(items)) => {
+                for item in items {
+                    match item.get("kind").and_then(J::as_str) {
+                        Some(k) if owned.contains(k) || owned.is_empty() => {}
+                        Some(k) => out.push(at(
+                            Rule::CatalogCsvAlmExamples,
+                            &b.origin,
+                            format!("bundle {name:?}: alm-examples has an example of kind {k:?}, which the bundle does not provide"),
+                        )),
+                        None => out.push(at(
+                            Rule::CatalogCsvAlmExamples,
+                            &b.origin,
+                            format!("bundle {name:?}: an alm-examples entry has no kind"),
+                        )),
+                    }
+                }
+            }
+            Ok(_) => out.push(at(
+                Rule::CatalogCsvAlmExamples,
+                &b.origin,
+                format!("bundle {name:?}: alm-examples must be a JSON list of objects"),
+            )),
+            Err(e) => out.push(at(
+                Rule::CatalogCsvAlmExamples,
+                &b.origin,
+                format!("bundle {name:?}: alm-examples is not valid JSON: {e}"),
+            )),
+        }
+    }
+}
+
+fn owned_kinds(crds: Option<&J>) -> BTreeSet<String> {
+    crds.and_then(|c| c.get("owned"))
+        .and_then(J::as_array)
+        .map(|owned| {
+            owned
+                .iter()
+                .filter_map(|o| o.get("kind").and_then(J::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}

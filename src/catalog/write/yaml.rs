@@ -1,0 +1,1092 @@
+//! opm's YAML output, byte for byte: `sigs.k8s.io/yaml.JSONToYAML` on go-yaml v2.
+//!
+//! Why a port and not a YAML crate: opm turns each blob into JSON, lets go-yaml v2 read that
+//! JSON back (which decides which numbers are ints or floats) and writes it with go-yaml v2's
+//! emitter (a port of libyaml). The checked-in `catalog.yaml` files of the public catalogs are
+//! that emitter's bytes: keys in go-yaml's "natural" order, `|`/`|-` blocks, strings quoted when
+//! YAML 1.1 would read them as another type (`"2026-07-20T09:40:28Z"`, `"yes"`, `"1.0"`), and long
+//! plain scalars folded after column 80. No Rust YAML writer reproduces those rules, so this
+//! module re-implements the parts of the emitter that JSON input can reach (block mappings and
+//! sequences, empty flow collections, the four scalar styles), reading its logic from go-yaml v2
+//! (`emitterc.go`, `encode.go`, `resolve.go`, `sorter.go`).
+
+use serde_json::Value;
+use std::cmp::Ordering;
+
+const BEST_WIDTH: usize = 80;
+const BEST_INDENT: isize = 2;
+
+/// Appends `value` as go-yaml v2 marshals the same data decoded from JSON (no leading `---`).
+pub fn json_to_yaml(out: &mut Vec<u8>, value: &Value) {
+    let mut e = Emitter {
+        out,
+        column: 0,
+        indent: -1,
+        indents: Vec::new(),
+        whitespace: true,
+        indention: true,
+    };
+    e.node(value, Ctx::ROOT);
+    // Document end: the emitter ends the last line.
+    e.write_indent();
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    sequence: bool,
+    mapping: bool,
+    simple_key: bool,
+}
+
+impl Ctx {
+    const ROOT: Ctx = Ctx {
+        sequence: false,
+        mapping: false,
+        simple_key: false,
+    };
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+struct Emitter<'o> {
+    out: &'o mut Vec<u8>,
+    column: usize,
+    indent: isize,
+    indents: Vec<isize>,
+    whitespace: bool,
+    indention: bool,
+}
+
+/// The byte at `i`, or NUL past the end (libyaml's strings end with NUL).
+fn at(v: &[u8], i: usize) -> u8 {
+    v.get(i).copied().unwrap_or(0)
+}
+
+fn width(b: u8) -> usize {
+    if b & 0x80 == 0 {
+        1
+    } else if b & 0xE0 == 0xC0 {
+        2
+    } else if b & 0xF0 == 0xE0 {
+        3
+    } else if b & 0xF8 == 0xF0 {
+        4
+    } else {
+        1
+    }
+}
+
+fn is_space(v: &[u8], i: usize) -> bool {
+    at(v, i) == b' '
+}
+
+fn is_blank(v: &[u8], i: usize) -> bool {
+    matches!(at(v, i), b' ' | b'\t')
+}
+
+fn is_break(v: &[u8], i: usize) -> bool {
+    let c = at(v, i);
+    c == b'\r'
+        || c == b'\n'
+        || (c == 0xC2 && at(v, i + 1) == 0x85)
+        || (c == 0xE2 && at(v, i + 1) == 0x80 && (at(v, i + 2) == 0xA8 || at(v, i + 2) == 0xA9))
+}
+
+fn is_blankz(v: &[u8], i: usize) -> bool {
+    is_blank(v, i) || is_break(v, i) || at(v, i) == 0
+}
+
+fn is_printable(v: &[u8], i: usize) -> bool {
+    let c = at(v, i);
+    let c1 = at(v, i + 1);
+    let c2 = at(v, i + 2);
+    c == 0x0A
+        || (0x20..=0x7E).contains(&c)
+        || (c == 0xC2 && c1 >= 0xA0)
+        || (c > 0xC2 && c < 0xED)
+        || (c == 0xED && c1 < 0xA0)
+        || c == 0xEE
+        || (c == 0xEF && !(c1 == 0xBB && c2 == 0xBF) && !(c1 == 0xBF && (c2 == 0xBE || c2 == 0xBF)))
+}
+
+/// go-yaml's `is_bom` looks at the start of the value whatever the index (kept as is).
+fn starts_with_bom(v: &[u8]) -> bool {
+    v.starts_with(&[0xEF, 0xBB, 0xBF])
+}
+
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+/// `yaml_emitter_analyze_scalar` (block context only: flow scalars never occur).
+fn analyze(v: &[u8]) -> Analysis {
+    if v.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut block_indicators = v.starts_with(b"---") || v.starts_with(b"...");
+    let mut line_breaks = false;
+    let mut special = false;
+    let (mut leading_space, mut leading_break) = (false, false);
+    let (mut trailing_space, mut trailing_break) = (false, false);
+    let (mut break_space, mut space_break) = (false, false);
+    let mut preceded_by_ws = true;
+    let (mut prev_space, mut prev_break) = (false, false);
+    let mut i = 0;
+    while i < v.len() {
+        let w = width(v[i]);
+        let followed_by_ws = i + w >= v.len() || is_blank(v, i + w);
+        let c = v[i];
+        if i == 0 {
+            match c {
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                | b'\'' | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
+                b'?' | b':' | b'-' if followed_by_ws => block_indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                b':' if followed_by_ws => block_indicators = true,
+                b'#' if preceded_by_ws => block_indicators = true,
+                _ => {}
+            }
+        }
+        if !is_printable(v, i) {
+            special = true;
+        }
+        if is_space(v, i) {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i + w == v.len() {
+                trailing_space = true;
+            }
+            if prev_break {
+                break_space = true;
+            }
+            prev_space = true;
+            prev_break = false;
+        } else if is_break(v, i) {
+            line_breaks = true;
+            if i == 0 {
+                leading_break = true;
+            }
+            if i + w == v.len() {
+                trailing_break = true;
+            }
+            if prev_space {
+                space_break = true;
+            }
+            prev_space = false;
+            prev_break = true;
+        } else {
+            prev_space = false;
+            prev_break = false;
+        }
+        preceded_by_ws = is_blankz(v, i);
+        i += w;
+    }
+    let mut a = Analysis {
+        multiline: line_breaks,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks || block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}
+
+impl Emitter<'_> {
+    fn put(&mut self, b: u8) {
+        self.out.push(b);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push(b'\n');
+        self.column = 0;
+    }
+
+    /// Copies one character (all its bytes) and advances the column by one.
+    fn write(&mut self, v: &[u8], i: &mut usize) {
+        let w = width(v[*i]).min(v.len() - *i);
+        self.out.extend_from_slice(&v[*i..*i + w]);
+        self.column += 1;
+        *i += w;
+    }
+
+    fn write_all(&mut self, s: &[u8]) {
+        let mut i = 0;
+        while i < s.len() {
+            self.write(s, &mut i);
+        }
+    }
+
+    fn write_break(&mut self, v: &[u8], i: &mut usize) {
+        if v[*i] == b'\n' {
+            self.put_break();
+            *i += 1;
+        } else {
+            self.write(v, i);
+            self.column = 0;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0) as usize;
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(b' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(&mut self, ind: &[u8], need_ws: bool, is_ws: bool, is_indention: bool) {
+        if need_ws && !self.whitespace {
+            self.put(b' ');
+        }
+        self.write_all(ind);
+        self.whitespace = is_ws;
+        self.indention = self.indention && is_indention;
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().unwrap_or(-1);
+    }
+
+    fn node(&mut self, v: &Value, ctx: Ctx) {
+        match v {
+            Value::Object(map) if map.is_empty() => self.empty_flow(b"{", b"}"),
+            Value::Array(items) if items.is_empty() => self.empty_flow(b"[", b"]"),
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| go_key_cmp(a.0, b.0));
+                self.block_mapping(&entries);
+            }
+            Value::Array(items) => self.block_sequence(items, ctx),
+            Value::Null => self.scalar("null", Style::Plain, ctx),
+            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
+            Value::Number(n) => {
+                let text = if let Some(i) = n.as_i64() {
+                    i.to_string()
+                } else if let Some(u) = n.as_u64() {
+                    u.to_string()
+                } else {
+                    go_format_float(n.as_f64().unwrap_or(0.0))
+                };
+                self.scalar(&text, Style::Plain, ctx)
+            }
+            Value::String(s) => self.scalar(s, string_style(s), ctx),
+        }
+    }
+
+    fn empty_flow(&mut self, open: &[u8], close: &[u8]) {
+        self.write_indicator(open, true, true, false);
+        self.write_indicator(close, false, false, false);
+    }
+
+    fn block_sequence(&mut self, items: &[Value], ctx: Ctx) {
+        let indentless = ctx.mapping && !self.indention;
+        self.increase_indent(false, indentless);
+        for item in items {
+            self.write_indent();
+            self.write_indicator(b"-", true, false, true);
+            self.node(
+                item,
+                Ctx {
+                    sequence: true,
+                    mapping: false,
+                    simple_key: false,
+                },
+            );
+        }
+        self.pop_indent();
+    }
+
+    fn block_mapping(&mut self, entries: &[(&String, &Value)]) {
+        self.increase_indent(false, false);
+        for (k, v) in entries {
+            self.write_indent();
+            let simple = !analyze(k.as_bytes()).multiline && k.len() <= 128;
+            let value_ctx = Ctx {
+                sequence: false,
+                mapping: true,
+                simple_key: false,
+            };
+            if simple {
+                self.scalar(
+                    k,
+                    string_style(k),
+                    Ctx {
+                        sequence: false,
+                        mapping: true,
+                        simple_key: true,
+                    },
+                );
+                self.write_indicator(b":", false, false, false);
+            } else {
+                self.write_indicator(b"?", true, false, true);
+                self.scalar(k, string_style(k), value_ctx);
+                self.write_indent();
+                self.write_indicator(b":", true, false, true);
+            }
+            self.node(v, value_ctx);
+        }
+        self.pop_indent();
+    }
+
+    fn scalar(&mut self, value: &str, requested: Style, ctx: Ctx) {
+        let _ = ctx.sequence;
+        let v = value.as_bytes();
+        let a = analyze(v);
+        let mut style = requested;
+        if ctx.simple_key && a.multiline {
+            style = Style::Double;
+        }
+        if style == Style::Plain && (!a.block_plain_allowed || (v.is_empty() && ctx.simple_key)) {
+            style = Style::Single;
+        }
+        if style == Style::Single && !a.single_quoted_allowed {
+            style = Style::Double;
+        }
+        if style == Style::Literal && (!a.block_allowed || ctx.simple_key) {
+            style = Style::Double;
+        }
+        self.increase_indent(true, false);
+        let allow_breaks = !ctx.simple_key;
+        match style {
+            Style::Plain => self.write_plain(v, allow_breaks),
+            Style::Single => self.write_single(v, allow_breaks),
+            Style::Double => self.write_double(v, allow_breaks),
+            Style::Literal => self.write_literal(v),
+        }
+        self.pop_indent();
+    }
+
+    fn write_plain(&mut self, v: &[u8], allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(b' ');
+        }
+        let (mut spaces, mut breaks) = (false, false);
+        let mut i = 0;
+        while i < v.len() {
+            if is_space(v, i) {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !is_space(v, i + 1) {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(v, &mut i);
+                }
+                spaces = true;
+            } else if is_break(v, i) {
+                if !breaks && v[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(v, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(v, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_single(&mut self, v: &[u8], allow_breaks: bool) {
+        self.write_indicator(b"'", true, false, false);
+        let (mut spaces, mut breaks) = (false, false);
+        let mut i = 0;
+        while i < v.len() {
+            if is_space(v, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < v.len() - 1
+                    && !is_space(v, i + 1)
+                {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(v, &mut i);
+                }
+                spaces = true;
+            } else if is_break(v, i) {
+                if !breaks && v[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(v, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if v[i] == b'\'' {
+                    self.put(b'\'');
+                }
+                self.write(v, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator(b"'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double(&mut self, v: &[u8], allow_breaks: bool) {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let mut spaces = false;
+        self.write_indicator(b"\"", true, false, false);
+        let bom = starts_with_bom(v);
+        let mut i = 0;
+        while i < v.len() {
+            if !is_printable(v, i) || bom || is_break(v, i) || v[i] == b'"' || v[i] == b'\\' {
+                let octet = v[i];
+                let (w, mut ch) = if octet & 0x80 == 0 {
+                    (1, u32::from(octet & 0x7F))
+                } else if octet & 0xE0 == 0xC0 {
+                    (2, u32::from(octet & 0x1F))
+                } else if octet & 0xF0 == 0xE0 {
+                    (3, u32::from(octet & 0x0F))
+                } else {
+                    (4, u32::from(octet & 0x07))
+                };
+                for k in 1..w {
+                    ch = (ch << 6) + u32::from(at(v, i + k) & 0x3F);
+                }
+                i += w;
+                self.put(b'\\');
+                let short = match ch {
+                    0x00 => Some(b'0'),
+                    0x07 => Some(b'a'),
+                    0x08 => Some(b'b'),
+                    0x09 => Some(b't'),
+                    0x0A => Some(b'n'),
+                    0x0B => Some(b'v'),
+                    0x0C => Some(b'f'),
+                    0x0D => Some(b'r'),
+                    0x1B => Some(b'e'),
+                    0x22 => Some(b'"'),
+                    0x5C => Some(b'\\'),
+                    0x85 => Some(b'N'),
+                    0xA0 => Some(b'_'),
+                    0x2028 => Some(b'L'),
+                    0x2029 => Some(b'P'),
+                    _ => None,
+                };
+                match short {
+                    Some(c) => self.put(c),
+                    None => {
+                        let (letter, digits) = if ch <= 0xFF {
+                            (b'x', 2)
+                        } else if ch <= 0xFFFF {
+                            (b'u', 4)
+                        } else {
+                            (b'U', 8)
+                        };
+                        self.put(letter);
+                        for k in (0..digits).rev() {
+                            self.put(HEX[((ch >> (k * 4)) & 0x0F) as usize]);
+                        }
+                    }
+                }
+                spaces = false;
+            } else if is_space(v, i) {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i < v.len() - 1 {
+                    self.write_indent();
+                    if is_space(v, i + 1) {
+                        self.put(b'\\');
+                    }
+                    i += 1;
+                } else {
+                    self.write(v, &mut i);
+                }
+                spaces = true;
+            } else {
+                self.write(v, &mut i);
+                spaces = false;
+            }
+        }
+        self.write_indicator(b"\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_block_hints(&mut self, v: &[u8]) {
+        if is_space(v, 0) || is_break(v, 0) {
+            self.write_indicator(b"2", false, false, false);
+        }
+        let chomp: Option<&[u8]> = if v.is_empty() {
+            Some(b"-")
+        } else {
+            let mut i = v.len() - 1;
+            while i > 0 && v[i] & 0xC0 == 0x80 {
+                i -= 1;
+            }
+            if !is_break(v, i) {
+                Some(b"-")
+            } else if i == 0 {
+                Some(b"+")
+            } else {
+                i -= 1;
+                while i > 0 && v[i] & 0xC0 == 0x80 {
+                    i -= 1;
+                }
+                if is_break(v, i) { Some(b"+") } else { None }
+            }
+        };
+        if let Some(c) = chomp {
+            self.write_indicator(c, false, false, false);
+        }
+    }
+
+    fn write_literal(&mut self, v: &[u8]) {
+        self.write_indicator(b"|", true, false, false);
+        self.write_block_hints(v);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        let mut i = 0;
+        while i < v.len() {
+            if is_break(v, i) {
+                self.write_break(v, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(v, &mut i);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+/// The style go-yaml v2's encoder asks for a string (`encoder.stringv`): a literal block when
+/// it has a newline, plain when YAML 1.1 would read it back as the same string, else double
+/// quotes. The emitter may still fall back to another style (`analyze`).
+fn string_style(s: &str) -> Style {
+    if s.contains('\n') {
+        Style::Literal
+    } else if resolves_to_string(s) && !is_base60_float(s) {
+        Style::Plain
+    } else {
+        Style::Double
+    }
+}
+
+/// go-yaml v2 `resolve("", s)` gives `!!str`.
+fn resolves_to_string(s: &str) -> bool {
+    let Some(&first) = s.as_bytes().first() else {
+        return false; // "" is null
+    };
+    const MAPPED: &[&str] = &[
+        "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no",
+        "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "~", "null", "Null", "NULL",
+        ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+        "-.Inf", "-.INF", "<<",
+    ];
+    match first {
+        b'+'
+        | b'-'
+        | b'0'..=b'9'
+        | b'y'
+        | b'Y'
+        | b'n'
+        | b'N'
+        | b't'
+        | b'T'
+        | b'f'
+        | b'F'
+        | b'o'
+        | b'O'
+        | b'~'
+        | b'.' => {}
+        _ => return true,
+    }
+    if MAPPED.contains(&s) {
+        return false;
+    }
+    match first {
+        b'.' => go_parse_float(s).is_none(),
+        b'+' | b'-' | b'0'..=b'9' => {
+            if is_timestamp(s) {
+                return false;
+            }
+            let plain = s.replace('_', "");
+            if go_parse_int(&plain).is_some() || go_parse_uint(&plain, 0).is_some() {
+                return false;
+            }
+            if yaml_style_float(&plain) && go_parse_float(&plain).is_some() {
+                return false;
+            }
+            if let Some(rest) = plain.strip_prefix("0b") {
+                if go_parse_uint(rest, 2).is_some() {
+                    return false;
+                }
+            } else if let Some(rest) = plain.strip_prefix("-0b")
+                && go_parse_uint(rest, 2).is_some_and(|u| u <= 1 << 63)
+            {
+                return false;
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if at(b, i) == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if at(b, i) == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(at(b, i), b'e' | b'E') {
+        i += 1;
+        if matches!(at(b, i), b'+' | b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$` (YAML 1.1 sexagesimal floats).
+fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !s.contains(':') {
+        return false;
+    }
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    if !at(b, i).is_ascii_digit() {
+        return false;
+    }
+    while at(b, i).is_ascii_digit() || at(b, i) == b'_' {
+        i += 1;
+    }
+    let mut groups = 0;
+    while at(b, i) == b':' {
+        i += 1;
+        // [0-5]?[0-9]: one digit, or two with the first in 0-5.
+        let d1 = at(b, i);
+        let d2 = at(b, i + 1);
+        if (b'0'..=b'5').contains(&d1) && d2.is_ascii_digit() {
+            i += 2;
+        } else if d1.is_ascii_digit() {
+            i += 1;
+        } else {
+            return false;
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if at(b, i) == b'.' {
+        i += 1;
+        while at(b, i).is_ascii_digit() || at(b, i) == b'_' {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// Go `strconv.ParseUint(s, base, 64)` for base 0 (prefixes 0x/0o/0b, leading 0 octal) or 2.
+fn go_parse_uint(s: &str, base: u32) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let (mut digits, mut radix) = (s, base);
+    if base == 0 {
+        radix = 10;
+        if let Some(after_zero) = s.strip_prefix('0') {
+            let lower = after_zero.bytes().next().map(|c| c.to_ascii_lowercase());
+            let rest = after_zero.get(1..).unwrap_or("");
+            (radix, digits) = match lower {
+                Some(b'b') if s.len() >= 3 => (2, rest),
+                Some(b'o') if s.len() >= 3 => (8, rest),
+                Some(b'x') if s.len() >= 3 => (16, rest),
+                _ => (8, after_zero),
+            };
+        }
+    }
+    let mut n: u64 = 0;
+    for c in digits.chars() {
+        let d = c.to_digit(radix)?;
+        n = n.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// Go `strconv.ParseInt(s, 0, 64)`.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let u = go_parse_uint(rest, 0)?;
+    if neg {
+        if u > 1 << 63 {
+            None
+        } else {
+            Some((u as i64).wrapping_neg())
+        }
+    } else if u >= 1 << 63 {
+        None
+    } else {
+        Some(u as i64)
+    }
+}
+
+/// Go `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach; `None` on syntax
+/// errors and on overflow (Go reports `ErrRange` there).
+fn go_parse_float(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let body = b
+        .strip_prefix(b"+")
+        .or_else(|| b.strip_prefix(b"-"))
+        .unwrap_or(b);
+    let lower = String::from_utf8_lossy(body).to_ascii_lowercase();
+    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+        return Some(0.0);
+    }
+    if !body
+        .iter()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    let f: f64 = s.parse().ok()?;
+    f.is_finite().then_some(f)
+}
+
+fn days_in(month: u32, year: i64) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// go-yaml v2 `parseTimestamp`: a 4-digit year and `-`, then one of the layouts
+/// `2006-1-2T15:4:5.999999999Z07:00` (or `t`), `2006-1-2 15:4:5.999999999`, `2006-1-2`, as Go's
+/// `time.Parse` reads them (one or two digits per field, ranges checked).
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    // Go getnum(value, false): one or two digits.
+    fn num(b: &[u8], i: &mut usize) -> Option<u32> {
+        let d0 = at(b, *i);
+        if !d0.is_ascii_digit() {
+            return None;
+        }
+        let d1 = at(b, *i + 1);
+        if d1.is_ascii_digit() {
+            *i += 2;
+            Some(u32::from(d0 - b'0') * 10 + u32::from(d1 - b'0'))
+        } else {
+            *i += 1;
+            Some(u32::from(d0 - b'0'))
+        }
+    }
+    let year: i64 = s[..4].parse().unwrap_or(0);
+    let mut i = 5;
+    let Some(month) = num(b, &mut i) else {
+        return false;
+    };
+    if !(1..=12).contains(&month) || at(b, i) != b'-' {
+        return false;
+    }
+    i += 1;
+    let Some(day) = num(b, &mut i) else {
+        return false;
+    };
+    if day < 1 || day > days_in(month, year) {
+        return false;
+    }
+    if i == b.len() {
+        return true;
+    }
+    let sep = b[i];
+    if !matches!(sep, b'T' | b't' | b' ') {
+        return false;
+    }
+    i += 1;
+    let time = |i: &mut usize| -> bool {
+        let Some(h) = num(b, i) else { return false };
+        if h >= 24 || at(b, *i) != b':' {
+            return false;
+        }
+        *i += 1;
+        let Some(m) = num(b, i) else { return false };
+        if m >= 60 || at(b, *i) != b':' {
+            return false;
+        }
+        *i += 1;
+        let Some(sec) = num(b, i) else { return false };
+        if sec >= 60 {
+            return false;
+        }
+        if matches!(at(b, *i), b'.' | b',') && at(b, *i + 1).is_ascii_digit() {
+            *i += 1;
+            while at(b, *i).is_ascii_digit() {
+                *i += 1;
+            }
+        }
+        true
+    };
+    if !time(&mut i) {
+        return false;
+    }
+    if sep == b' ' {
+        return i == b.len();
+    }
+    // Z07:00
+    if at(b, i) == b'Z' {
+        return i + 1 == b.len();
+    }
+    let tz = &b[i..];
+    if tz.len() != 6 || tz[3] != b':' || !matches!(tz[0], b'+' | b'-') {
+        return false;
+    }
+    let two = |x: &[u8]| -> Option<u32> {
+        (x[0].is_ascii_digit() && x[1].is_ascii_digit())
+            .then(|| u32::from(x[0] - b'0') * 10 + u32::from(x[1] - b'0'))
+    };
+    matches!((two(&tz[1..3]), two(&tz[4..6])), (Some(h), Some(m)) if h <= 24 && m <= 60)
+}
+
+/// Go `strconv.FormatFloat(f, 'g', -1, 64)` as go-yaml writes floats (`.inf`, `.nan`).
+fn go_format_float(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let sci = format!("{f:e}");
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    // Go's shortest 'g' uses %e when the exponent is < -4 or >= 6 (eprec = 6 when shortest).
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mant}e{sign}{:02}", exp.abs());
+    }
+    format!("{f}")
+}
+
+/// go-yaml v2's map key order (`keyList.Less`): runs of digits compare as numbers, letters
+/// sort after non-letters, otherwise by code point.
+pub fn go_key_cmp(a: &str, b: &str) -> Ordering {
+    if go_key_less(a, b) {
+        Ordering::Less
+    } else if go_key_less(b, a) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
+fn go_key_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let digit = |c: char| c.is_ascii_digit();
+    for i in 0..ar.len().min(br.len()) {
+        if ar[i] == br[i] {
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn): (i64, i64) = (0, 0);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && digit(ar[j - 1]) {
+                j -= 1;
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && digit(ar[ai]) {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && digit(br[bi]) {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn y(v: Value) -> String {
+        let mut out = Vec::new();
+        json_to_yaml(&mut out, &v);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn quotes_what_yaml_1_1_would_retype() {
+        let got = y(json!({
+            "a": "2026-07-20T09:40:28Z", "b": "yes", "c": "1.0", "d": "", "e": "1:20",
+            "f": "0x1F", "g": "1.2.3", "h": "- x", "i": "a: b", "j": "09", "k": "v1", "l": "~"
+        }));
+        assert_eq!(
+            got,
+            "a: \"2026-07-20T09:40:28Z\"\nb: \"yes\"\nc: \"1.0\"\nd: \"\"\ne: \"1:20\"\nf: \"0x1F\"\ng: 1.2.3\nh: '- x'\ni: 'a: b'\nj: \"09\"\nk: v1\nl: \"~\"\n"
+        );
+    }
+
+    #[test]
+    fn blocks_sequences_and_empty_collections() {
+        let got = y(
+            json!({"m": {"l": ["a\nb\n", "c\n\n", " d\ne"], "e": [], "o": {}}, "n": [{"x": 1, "y": [true, null]}]}),
+        );
+        assert_eq!(
+            got,
+            "m:\n  e: []\n  l:\n  - |\n    a\n    b\n  - |+\n    c\n\n  - |2-\n     d\n    e\n  o: {}\n\"n\":\n- x: 1\n  \"y\":\n  - true\n  - null\n"
+        );
+    }
+
+    #[test]
+    fn folds_long_plain_scalars_after_column_80() {
+        let words = "word ".repeat(30);
+        let got = y(json!({ "description": words.trim_end() }));
+        let first = got.lines().next().unwrap();
+        assert!(first.len() > 80 && first.len() < 90, "{first}");
+        assert!(got.lines().nth(1).unwrap().starts_with("  word"));
+    }
+
+    #[test]
+    fn natural_key_order_and_floats() {
+        assert_eq!(go_key_cmp("a10", "a9"), Ordering::Greater);
+        assert_eq!(go_key_cmp("a_b", "ab"), Ordering::Less);
+        assert_eq!(go_format_float(1e6), "1e+06");
+        assert_eq!(go_format_float(123456.5), "123456.5");
+        assert_eq!(go_format_float(0.5), "0.5");
+        assert_eq!(go_format_float(1.5e-7), "1.5e-07");
+    }
+}

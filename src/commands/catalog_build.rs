@@ -1,0 +1,335 @@
+//! `olmpack catalog build` and `olmpack catalog generate-dockerfile`: flags in, one library
+//! call (`action::catalog_build`), digest out. Output contract as `bundle build`: stdout gets
+//! `sha256:<digest> <size>` (the manifest, or the index of a multi-platform image), then one
+//! `REF@sha256:…` line per pushed tag; messages go to stderr; `--digest-file` gets the bare
+//! digest, written atomically.
+
+use super::build::output_names;
+use super::image_source::RegistryArgs;
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::action::catalog_build::{
+    self, CatalogBuildOptions, DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
+};
+use crate::image::build::source_date_epoch_from_env;
+use crate::image::layout::stage_file;
+use crate::image::{Destination, Platform};
+use crate::registry::push::PushOptions;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// Where the image goes when neither `--output` nor `--push` is given.
+pub const DEFAULT_OUTPUT: &str = "oci:catalog-image";
+
+/// Arguments of `olmpack catalog build`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Without --base the image is FROM scratch: only /configs and the label
+operators.operatorframework.io.index.configs.v1=/configs. That is all OLM v1 (catalogd) reads.
+OLM v0 serves such an image only with a CatalogSource that sets
+spec.grpcPodConfig.extractContent {catalogDir: /configs}; in its default mode OLM v0 runs the
+image, which then needs --base (an opm image with /bin/opm and grpc_health_probe).
+
+With --base the base's layers are reused unchanged (mounted or skipped when pushing to its
+registry), the catalog layer is added, and the config gets ENTRYPOINT [\"/bin/opm\"] and
+CMD [\"serve\", \"/configs\"], keeping the base's environment, user and working folder. No serve
+cache is shipped and CMD has no --cache-dir: opm loads the catalog and builds its cache in a temp
+folder on every start (needs a writable /tmp; opm takes about 0.1 s per package to load one, so
+a catalog of hundreds of packages adds seconds to every pod start) and can never crash-loop on a
+stale cache, which `opm generate dockerfile` images do when the cache and catalog disagree.
+
+A multi-platform base gives one image per platform (or per --platform) sharing one catalog
+layer, under one index.
+
+Output: stdout gets `sha256:<digest> <size>` (manifest, or index), then `REF@sha256:<digest>`
+per tag pushed with --push; messages go to stderr.
+Reproducible: mtimes are SOURCE_DATE_EPOCH (or 0), owners 0, modes 0644/0755, entries sorted.
+Exit codes: 0 built, 1 validation errors (nothing written), 2 usage or I/O error (nothing written).")]
+pub struct Args {
+    /// The catalog folder (its content goes under --configs-dir, as `ADD DIR /configs`).
+    pub dir: PathBuf,
+    /// Image reference to name the image with (repeatable); its tag names the image in OCI
+    /// outputs, the whole reference goes to docker-archive RepoTags.
+    #[arg(short = 't', long = "tag", value_name = "REF")]
+    pub tags: Vec<String>,
+    /// Base image (an opm image): REF, oci:PATH[:TAG], oci-archive:FILE[:TAG] or
+    /// docker-archive:FILE. Without it: a scratch image holding only the catalog.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:REF] (single platform)
+    /// [default: oci:catalog-image]
+    #[arg(long, value_name = "DEST")]
+    pub output: Option<String>,
+    /// Push the image to every `-t REF`. Without `--output`, nothing is written locally.
+    #[arg(long)]
+    pub push: bool,
+    /// Folder of the catalog inside the image (also the label's value and serve's argument).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_CONFIGS_DIR)]
+    pub configs_dir: String,
+    /// Platform to build (repeatable): picks from a multi-platform base; several without a
+    /// base give an index of scratch images. Default: every platform of the base, or
+    /// linux/amd64.
+    #[arg(long = "platform", value_name = "OS/ARCH[/VARIANT]")]
+    pub platforms: Vec<String>,
+    /// Extra image label KEY=VALUE (repeatable).
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub labels: Vec<String>,
+    /// Also write the digest (sha256:...) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub digest_file: Option<PathBuf>,
+    /// Build without validating the catalog first.
+    #[arg(long)]
+    pub no_validate: bool,
+    /// Registry connection flags (for --base and --push).
+    #[command(flatten)]
+    pub registry: ConnectionArgs,
+}
+
+/// The registry flags of [`RegistryArgs`] without its single `--platform` (catalog build takes
+/// several).
+#[derive(Clone, Default, clap::Args)]
+#[command(next_help_heading = "Registry options")]
+pub struct ConnectionArgs {
+    /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
+    #[arg(long, value_name = "USER[:PASSWORD]")]
+    pub creds: Option<String>,
+    /// Read the password from standard input (use with --creds USER).
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// Auth file (docker config.json or containers auth.json format).
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+    /// PEM file of extra CA certificates to trust for registry TLS.
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// Talk plain HTTP to the registry (automatic for localhost and 127.0.0.0/8).
+    #[arg(long)]
+    pub plain_http: bool,
+    /// Skip TLS certificate verification.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+}
+
+impl std::fmt::Debug for ConnectionArgs {
+    /// By hand, through [`RegistryArgs`]'s, so a password never reaches a debug print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_registry_args().fmt(f)
+    }
+}
+
+impl ConnectionArgs {
+    fn as_registry_args(&self) -> RegistryArgs {
+        RegistryArgs {
+            creds: self.creds.clone(),
+            password_stdin: self.password_stdin,
+            authfile: self.authfile.clone(),
+            ca_file: self.ca_file.clone(),
+            plain_http: self.plain_http,
+            insecure: self.insecure,
+            platform: String::new(),
+            retries: self.retries,
+        }
+    }
+}
+
+/// Arguments of `olmpack catalog generate-dockerfile`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes <parent>/<DIR name>.Dockerfile exactly as `opm generate dockerfile` (opm v1.44 and later)
+does, for builds that still use docker or buildah; fails if that file exists. `catalog build`
+builds the image without a daemon.")]
+pub struct DockerfileArgs {
+    /// The catalog folder.
+    pub dir: PathBuf,
+    /// Image for the final stage (`scratch` for a binary-less image).
+    #[arg(short = 'i', long, value_name = "REF", default_value = DEFAULT_OPM_IMAGE)]
+    pub base_image: String,
+    /// Image that runs opm to pre-populate the serve cache.
+    #[arg(short = 'b', long, value_name = "REF", default_value = DEFAULT_OPM_IMAGE)]
+    pub builder_image: String,
+    /// Extra label KEY=VALUE (repeatable; the last value of a key wins).
+    #[arg(short = 'l', long = "extra-labels", value_name = "KEY=VALUE")]
+    pub extra_labels: Vec<String>,
+}
+
+fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, Failure> {
+    let mut out = BTreeMap::new();
+    for s in values {
+        let (k, v) = match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => (k.trim().to_string(), v.to_string()),
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--label: expected KEY=VALUE, got {s:?}"
+                )));
+            }
+        };
+        if let Some(previous) = out.insert(k.clone(), v.clone())
+            && previous != v
+        {
+            return Err(Failure::usage(format!(
+                "--label {k} is given twice with different values ({previous:?} and {v:?})"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// The catalog check before building: every `catalog validate` rule. Findings go to stderr;
+/// errors stop the build (`Ok(Err(EXIT_FINDINGS))`), warnings do not. A folder that cannot be
+/// read is left to the build, which names it.
+fn validate_catalog(dir: &Path) -> Result<Result<(), u8>, Failure> {
+    if !dir.is_dir() {
+        return Ok(Ok(()));
+    }
+    let report = crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|e| {
+        Failure::usage(format!(
+            "cannot validate {}: {}",
+            dir.display(),
+            error_chain(&e)
+        ))
+    })?;
+    if !report.diagnostics.is_empty() {
+        let color = super::color_on(std::io::stderr().is_terminal());
+        let _ = crate::validate::render::human(&report, &mut std::io::stderr().lock(), color);
+    }
+    Ok(if report.has_errors() {
+        Err(EXIT_FINDINGS)
+    } else {
+        Ok(())
+    })
+}
+
+/// Runs `olmpack catalog build`.
+pub fn run(args: &Args) -> Outcome {
+    if args.push && args.tags.is_empty() {
+        return Err(Failure::usage(
+            "--push needs at least one -t REF to push to",
+        ));
+    }
+    let dest: Option<Destination> = match (&args.output, args.push) {
+        (Some(out), _) => Some(out.parse()?),
+        (None, false) => Some(DEFAULT_OUTPUT.parse()?),
+        (None, true) => None,
+    };
+    let names = match &dest {
+        Some(dest) => output_names(dest, &args.tags)?,
+        None => Vec::new(),
+    };
+    let platforms = args
+        .platforms
+        .iter()
+        .map(|p| p.parse::<Platform>())
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(Destination::DockerArchive { .. }) = &dest
+        && platforms.len() > 1
+    {
+        return Err(Failure::usage(
+            "a docker-archive holds a single platform: give one --platform",
+        ));
+    }
+    let registry = args.registry.as_registry_args().options()?;
+    let options = CatalogBuildOptions {
+        configs_dir: Some(args.configs_dir.clone()),
+        base: args.base.clone(),
+        platforms,
+        labels: parse_labels(&args.labels)?,
+        source_date_epoch: source_date_epoch_from_env()?,
+        registry: registry.clone(),
+    };
+    catalog_build::configs_dir(&args.configs_dir)?;
+    if !args.no_validate
+        && let Err(code) = validate_catalog(&args.dir)?
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "not building {}: fix the errors above, or pass --no-validate",
+            args.dir.display()
+        );
+        return Ok(code);
+    }
+    let mut built = catalog_build::build(&args.dir, &options).map_err(|e| {
+        Failure::usage(format!(
+            "cannot build {}: {}",
+            args.dir.display(),
+            error_chain(&e)
+        ))
+    })?;
+    let mut stderr = std::io::stderr();
+    for w in &built.warnings {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
+    let (digest, size) = {
+        let (d, s) = built.digest();
+        (d.to_string(), s)
+    };
+    let digest_file = match &args.digest_file {
+        Some(file) => {
+            Some(stage_file(file, digest.as_bytes()).map_err(|e| Failure::usage(error_chain(&e)))?)
+        }
+        None => None,
+    };
+    let delivery = Delivery {
+        output: dest.clone().map(|d| (d, names.clone())),
+        push: if args.push {
+            args.tags.clone()
+        } else {
+            Vec::new()
+        },
+        push_options: PushOptions::default(),
+    };
+    let reports = catalog_build::deliver(&mut built, &delivery, &registry).map_err(|e| {
+        Failure::usage(match &dest {
+            Some(d) => format!(
+                "cannot deliver the catalog image ({d}): {}",
+                error_chain(&e)
+            ),
+            None => format!("cannot push the catalog image: {}", error_chain(&e)),
+        })
+    })?;
+    if let Some(dest) = &dest {
+        let _ = writeln!(
+            stderr,
+            "wrote {dest} ({}, catalog layer {}) as {}",
+            match &built.artifact {
+                catalog_build::BuiltArtifact::Image(i) => format!(
+                    "{} layer{}",
+                    i.layers.len(),
+                    if i.layers.len() == 1 { "" } else { "s" }
+                ),
+                catalog_build::BuiltArtifact::Index(x) => format!("{} platforms", x.images.len()),
+            },
+            built.configs_layer,
+            if names.is_empty() {
+                "(untagged)".to_string()
+            } else {
+                names.join(", ")
+            },
+        );
+    }
+    if let Some(staged) = digest_file {
+        staged
+            .commit()
+            .map_err(|e| Failure::usage(error_chain(&e)))?;
+    }
+    println!("{digest} {size}");
+    for r in reports.iter().flat_map(|r| &r.refs) {
+        println!("{r}");
+    }
+    Ok(EXIT_OK)
+}
+
+/// Runs `olmpack catalog generate-dockerfile`.
+pub fn run_dockerfile(args: &DockerfileArgs) -> Outcome {
+    let labels = catalog_build::parse_dockerfile_labels(&args.extra_labels)?;
+    let path = catalog_build::generate_dockerfile(
+        &args.dir,
+        &args.base_image,
+        &args.builder_image,
+        &labels,
+    )?;
+    eprintln!("wrote {}", path.display());
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,127 @@
+//! `olmpack catalog validate DIR...`: load and check file-based catalogs, print one report per
+//! folder and a total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (a
+//! folder could not be read, or a usage error). Output as `bundle validate`.
+
+use super::validate::{ColorChoice, OutputFormat};
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
+use crate::catalog::validate::{opm_since, validate_dirs};
+use crate::findings::{Diagnostic, Report, Rule};
+use crate::validate::render;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Arguments of `olmpack catalog validate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Catalog folders (every file under each is read, as opm does). Several are checked in parallel.
+    #[arg(value_name = "DIR", required_unless_present = "list_rules")]
+    pub dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Fail on warnings too (the checks opm does not make).
+    #[arg(long)]
+    pub strict: bool,
+    /// List every catalog rule with its id, severity and whether opm checks it, then exit.
+    #[arg(long = "list-rules")]
+    pub list_rules: bool,
+    /// When to use colour in text output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Number of folders validated at once (default: the number of CPUs).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Runs `olmpack catalog validate`.
+pub fn run(args: &Args) -> Outcome {
+    if args.list_rules {
+        return list_rules();
+    }
+    let mut io_failure = false;
+    let reports: Vec<Report> = validate_dirs(&args.dirs, args.jobs)
+        .into_iter()
+        .zip(&args.dirs)
+        .map(|(result, dir)| match result {
+            Ok(report) => report,
+            Err(e) => {
+                io_failure = true;
+                Report {
+                    bundle: dir.display().to_string(),
+                    diagnostics: vec![Diagnostic::new(Rule::CatalogUnreadable, e.to_string())],
+                }
+            }
+        })
+        .collect();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => super::color_on(std::io::stdout().is_terminal()),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let written = match args.output {
+        OutputFormat::Json => render::json(&reports, args.strict, &mut out),
+        OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Failure::usage(format!("cannot write output: {e}")));
+    }
+    if io_failure {
+        Ok(EXIT_USAGE)
+    } else if reports.iter().all(|r| r.passed(args.strict)) {
+        Ok(EXIT_OK)
+    } else {
+        Ok(EXIT_FINDINGS)
+    }
+}
+
+fn write_text(
+    reports: &[Report],
+    strict: bool,
+    color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for report in reports {
+        render::human_with(report, out, color, strict)?;
+    }
+    if reports.len() > 1 {
+        let failed = reports.iter().filter(|r| !r.passed(strict)).count();
+        let errors: usize = reports.iter().map(Report::error_count).sum();
+        let warnings: usize = reports.iter().map(Report::warning_count).sum();
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        writeln!(
+            out,
+            "total: {} catalog{}, {} valid, {} invalid, {errors} error{}, {warnings} warning{}",
+            reports.len(),
+            s(reports.len()),
+            reports.len() - failed,
+            failed,
+            s(errors),
+            s(warnings)
+        )?;
+    }
+    Ok(())
+}
+
+fn list_rules() -> Outcome {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for rule in Rule::ALL.iter().filter(|r| r.is_catalog()) {
+        let opm = match opm_since(*rule) {
+            Some(since) => format!("opm {since}"),
+            None => "olmpack only".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<32} {:<8} {:<40} {}",
+            rule.id(),
+            rule.default_severity().as_str(),
+            opm,
+            rule.summary()
+        );
+    }
+    Ok(EXIT_OK)
+}

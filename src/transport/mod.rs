@@ -1,0 +1,31 @@
+//! Transports: where images come from and where they go, for every command.
+//!
+//! The data flow of olmpack reads top to bottom:
+//! - models (`bundle`, `catalog`) and shared vocabulary (`findings`, `reference`);
+//! - rules (`validate`, and the catalog rules) over the models;
+//! - [`crate::image`]: the immutable image value, how it is built, and the local sinks;
+//! - **transports (this module)**: one place that turns a source string (a registry
+//!   reference, `oci:`, `oci-archive:`, `docker-archive:`) into an opened image
+//!   ([`source::open`]), and one place that sends an image to its destinations
+//!   ([`sink`]: a local `--output`, or every `-t` of a push);
+//! - [`crate::registry`]: the distribution-API client that the registry transport uses;
+//! - `action`: what a command does, as a composition of the above;
+//! - `commands`: flag parsing and exit codes only.
+//!
+//! Nothing here knows about bundles or catalogs (which layer holds `metadata/`, which label
+//! names `/configs`): that is the callers' business. Errors are [`TransportError`] values, never
+//! command failures.
+//!
+//! Convenience for callers that need an image's files: [`source::unpack_image`] opens any source,
+//! unpacks its layers safely into a temp folder and returns its labels and config.
+
+pub mod error;
+pub mod local;
+pub mod options;
+pub mod sink;
+pub mod source;
+pub mod unpack;
+
+pub use error::TransportError;
+pub use options::RegistryOptions;
+pub use source::{ImageSource, Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};

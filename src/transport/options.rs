@@ -1,0 +1,39 @@
+//! How to reach registries: credentials, TLS and retry settings, and the platform to pick from
+//! a multi-platform index. The command layer builds this from its flags (`RegistryArgs`); the
+//! library never sees clap types.
+
+use super::error::TransportError;
+use crate::image::Platform;
+use crate::reference::Reference;
+use crate::registry::auth::{self, AuthOptions};
+use crate::registry::client::{Client, ClientOptions};
+
+/// Everything a transport needs to talk to a registry. `Default` is anonymous, TLS verified,
+/// default retries, `linux/amd64`, and an empty environment (no auth files read); use
+/// [`RegistryOptions::from_env`] to read the user's auth files.
+#[derive(Debug, Clone, Default)]
+pub struct RegistryOptions {
+    /// Where credentials come from (explicit, `--authfile`, the default files).
+    pub auth: AuthOptions,
+    /// TLS, plain HTTP, timeouts and retries.
+    pub client: ClientOptions,
+    /// The platform picked from an index by [`super::source::open_image`]; a catalog build
+    /// names its platforms separately.
+    pub platform: Platform,
+}
+
+impl RegistryOptions {
+    /// Defaults, with credentials looked up in the process environment's auth files.
+    pub fn from_env() -> Self {
+        RegistryOptions {
+            auth: AuthOptions::from_env(),
+            ..RegistryOptions::default()
+        }
+    }
+
+    /// A client for `reference`'s registry, with the credential resolved for its repository.
+    pub fn client_for(&self, reference: &Reference) -> Result<Client, TransportError> {
+        let cred = auth::resolve(&reference.registry, &reference.repository, &self.auth)?;
+        Ok(Client::new(&reference.registry, cred, &self.client)?)
+    }
+}

@@ -1,0 +1,627 @@
+//! The one place that turns a source string into an image.
+//!
+//! Grammar (the one `bundle build --output` writes, so anything written can be read back):
+//! `oci:PATH[:TAG]`, `oci-archive:FILE[:TAG]`, `docker-archive:FILE`, or else a registry
+//! reference. [`open`] gives either one image or a multi-platform index whose images are opened
+//! on demand ([`Opened`]); [`open_image`] resolves an index to the options' platform (with a
+//! warning), which is what bundle commands want. Registry manifests and configs are verified
+//! against their digests; layers are verified while they stream.
+
+use super::error::TransportError;
+use super::local;
+use super::options::RegistryOptions;
+use super::unpack::{self, Limits};
+use crate::image::{Blob, BlobSource, Descriptor, Destination, Image, Platform};
+use crate::reference::Reference;
+use crate::registry::RegistryError;
+use crate::registry::client::Client;
+use crate::registry::pull::{self, IndexEntry, VerifyingReader};
+use crate::registry::push::read_small;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest layer accepted when reading an image (bundles are kilobytes, catalog images with an
+/// opm base a few hundred megabytes; this is a sanity bound).
+const MAX_LAYER_BYTES: u64 = 4 << 30;
+
+/// Where an image is, parsed from what the user typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageSource {
+    /// A registry reference (`quay.io/org/img:tag`, `…@sha256:…`).
+    Registry(Reference),
+    /// `oci:`, `oci-archive:` or `docker-archive:`.
+    Local(Destination),
+}
+
+impl ImageSource {
+    /// Parses a source string: a local prefix, else a registry reference.
+    pub fn parse(s: &str) -> Result<Self, TransportError> {
+        match local::parse_source(s) {
+            Some(local) => Ok(ImageSource::Local(local)),
+            None if ["oci:", "oci-archive:", "docker-archive:"]
+                .iter()
+                .any(|p| s.starts_with(p)) =>
+            {
+                Err(RegistryError::Source {
+                    source_name: s.to_string(),
+                    reason:
+                        "expected oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE"
+                            .into(),
+                }
+                .into())
+            }
+            None => Ok(ImageSource::Registry(Reference::parse(s)?)),
+        }
+    }
+}
+
+/// How an opened image's blobs are reached. Shared (`Arc`) so every image of an index uses one
+/// client (one token) and one extracted archive.
+#[derive(Clone)]
+enum Access {
+    Registry {
+        client: Arc<Client>,
+        reference: Reference,
+    },
+    Local {
+        /// Layout folder (for an index's other images); `None` for a docker-archive.
+        layout: Option<PathBuf>,
+        /// Keeps an extracted archive alive.
+        _dir: Option<Arc<tempfile::TempDir>>,
+    },
+}
+
+/// An opened single-platform image: manifest, config, and a way to stream each layer.
+pub struct OpenedImage {
+    /// The source as the user typed it.
+    pub name: String,
+    /// Manifest digest.
+    pub digest: String,
+    /// Manifest media type.
+    pub media_type: String,
+    /// Manifest bytes (verified).
+    pub manifest: Vec<u8>,
+    /// Raw config JSON (verified).
+    pub config: Vec<u8>,
+    /// Config descriptor.
+    pub config_descriptor: Descriptor,
+    /// Layer descriptors.
+    pub layers: Vec<Descriptor>,
+    /// Notes for the user (an index was resolved to one platform, a synthesised manifest).
+    pub warnings: Vec<String>,
+    /// Local layer files, by index, when the image is on this machine.
+    local_layers: Vec<PathBuf>,
+    access: Access,
+}
+
+/// A multi-platform image index, its images opened one at a time with [`OpenedIndex::image`].
+pub struct OpenedIndex {
+    /// The source as the user typed it.
+    pub name: String,
+    /// Index digest.
+    pub digest: String,
+    /// Index media type (OCI index or Docker manifest list).
+    pub media_type: String,
+    /// Its entries, in the index's order.
+    pub entries: Vec<IndexEntry>,
+    access: Access,
+}
+
+/// What a source string names: one image, or an index of per-platform images.
+pub enum Opened {
+    /// A single image.
+    Image(Box<OpenedImage>),
+    /// A multi-platform index.
+    Index(OpenedIndex),
+}
+
+impl std::fmt::Debug for OpenedImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedImage")
+            .field("name", &self.name)
+            .field("digest", &self.digest)
+            .field("layers", &self.layers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens `source` as it is: an image or an index (nothing resolved to a platform).
+pub fn open(source: &str, opts: &RegistryOptions) -> Result<Opened, TransportError> {
+    match ImageSource::parse(source)? {
+        ImageSource::Local(dest) => open_local(source, &dest),
+        ImageSource::Registry(reference) => {
+            let client = Arc::new(opts.client_for(&reference)?);
+            let (bytes, media_type, digest) =
+                pull::fetch_manifest_bytes(&client, &reference, reference.manifest_reference())?;
+            let access = Access::Registry {
+                client,
+                reference: reference.clone(),
+            };
+            match pull::parse_index(&bytes)? {
+                Some(entries) => Ok(Opened::Index(OpenedIndex {
+                    name: source.to_string(),
+                    digest,
+                    media_type,
+                    entries,
+                    access,
+                })),
+                None => Ok(Opened::Image(Box::new(registry_image(
+                    source,
+                    access,
+                    bytes,
+                    media_type,
+                    digest,
+                    Vec::new(),
+                )?))),
+            }
+        }
+    }
+}
+
+fn registry_image(
+    name: &str,
+    access: Access,
+    bytes: Vec<u8>,
+    media_type: String,
+    digest: String,
+    warnings: Vec<String>,
+) -> Result<OpenedImage, TransportError> {
+    let Access::Registry { client, reference } = &access else {
+        return Err(RegistryError::Protocol("not a registry image".into()).into());
+    };
+    let parsed = pull::parse_manifest(&bytes)?;
+    let config = pull::fetch_small_blob(client, &reference.repository, &parsed.config)?;
+    Ok(OpenedImage {
+        name: name.to_string(),
+        digest,
+        media_type,
+        manifest: bytes,
+        config,
+        config_descriptor: parsed.config,
+        layers: parsed.layers,
+        warnings,
+        local_layers: Vec::new(),
+        access,
+    })
+}
+
+fn local_image(
+    name: &str,
+    image: Image,
+    warnings: Vec<String>,
+    access: Access,
+) -> Result<OpenedImage, TransportError> {
+    let manifest = read_small(&image.manifest, pull::MAX_MANIFEST_BYTES)?;
+    let config = read_small(&image.config, pull::MAX_MANIFEST_BYTES)?;
+    let mut local_layers = Vec::new();
+    for l in &image.layers {
+        match &l.source {
+            BlobSource::File(p) => local_layers.push(p.clone()),
+            _ => {
+                return Err(RegistryError::Protocol(format!(
+                    "{name}: layer {} is not a local file",
+                    l.descriptor.digest
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(OpenedImage {
+        name: name.to_string(),
+        digest: image.manifest.descriptor.digest.clone(),
+        media_type: image.manifest.descriptor.media_type.clone(),
+        manifest,
+        config,
+        config_descriptor: image.config.descriptor.clone(),
+        layers: image.layers.iter().map(|b| b.descriptor.clone()).collect(),
+        warnings,
+        local_layers,
+        access,
+    })
+}
+
+fn open_local(source: &str, dest: &Destination) -> Result<Opened, TransportError> {
+    let (layout, tag, dir) = match dest {
+        Destination::DockerArchive { path, .. } => {
+            let loaded = local::load_docker_archive(path, source)?;
+            let dir = loaded.dir.map(Arc::new);
+            let access = Access::Local {
+                layout: None,
+                _dir: dir,
+            };
+            return Ok(Opened::Image(Box::new(local_image(
+                source,
+                loaded.image,
+                loaded.warnings,
+                access,
+            )?)));
+        }
+        Destination::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
+        Destination::OciArchive { path, tag } => {
+            let dir = local::extract_archive(path, source)?;
+            (dir.path().to_path_buf(), tag.clone(), Some(Arc::new(dir)))
+        }
+    };
+    let access = Access::Local {
+        layout: Some(layout.clone()),
+        _dir: dir,
+    };
+    match local::read_root(&layout, tag.as_deref(), source)? {
+        local::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
+            source,
+            image,
+            Vec::new(),
+            access,
+        )?))),
+        local::LayoutRoot::Index {
+            descriptor,
+            entries,
+            ..
+        } => Ok(Opened::Index(OpenedIndex {
+            name: source.to_string(),
+            digest: descriptor.digest,
+            media_type: descriptor.media_type,
+            entries,
+            access,
+        })),
+    }
+}
+
+impl OpenedIndex {
+    /// The platforms the index offers, as `os/arch[/variant]` (entries without one skipped).
+    pub fn platforms(&self) -> Vec<Platform> {
+        self.entries
+            .iter()
+            .filter_map(|e| e.platform.clone())
+            .collect()
+    }
+
+    /// The entry for `platform`: exact match, or an entry with a variant when none was asked
+    /// for (`linux/arm64` finds `linux/arm64/v8`).
+    pub fn entry_for(&self, platform: &Platform) -> Result<&IndexEntry, TransportError> {
+        let exact = self
+            .entries
+            .iter()
+            .find(|e| e.platform.as_ref() == Some(platform));
+        let loose = || {
+            self.entries.iter().find(|e| {
+                e.platform.as_ref().is_some_and(|p| {
+                    p.os == platform.os
+                        && p.architecture == platform.architecture
+                        && platform.variant.is_none()
+                })
+            })
+        };
+        exact
+            .or_else(loose)
+            .ok_or_else(|| TransportError::NoSuchPlatform {
+                source_name: self.name.clone(),
+                platform: platform.to_string(),
+                available: self
+                    .platforms()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Opens the image an entry points at.
+    pub fn image(&self, entry: &IndexEntry) -> Result<OpenedImage, TransportError> {
+        match &self.access {
+            Access::Registry { client, reference } => {
+                let (bytes, media_type, digest) =
+                    pull::fetch_manifest_bytes(client, reference, &entry.descriptor.digest)?;
+                registry_image(
+                    &self.name,
+                    self.access.clone(),
+                    bytes,
+                    media_type,
+                    digest,
+                    Vec::new(),
+                )
+            }
+            Access::Local { layout, .. } => {
+                let layout = layout.as_ref().ok_or_else(|| {
+                    RegistryError::Protocol(format!("{}: not an OCI layout", self.name))
+                })?;
+                let bytes = local::read_manifest(layout, &entry.descriptor, &self.name)?;
+                let image = local::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
+                local_image(&self.name, image, Vec::new(), self.access.clone())
+            }
+        }
+    }
+}
+
+/// Opens `source` as one image; an index is resolved to `opts.platform`, with a warning.
+pub fn open_image(source: &str, opts: &RegistryOptions) -> Result<OpenedImage, TransportError> {
+    match open(source, opts)? {
+        Opened::Image(image) => Ok(*image),
+        Opened::Index(index) => {
+            let platform = &opts.platform;
+            let entry = index.entry_for(platform).map_err(|_| {
+                // Same wording as before the move, which tests and users rely on.
+                TransportError::Registry(RegistryError::Protocol(format!(
+                    "{source} is an image index with no manifest for platform {platform}"
+                )))
+            })?;
+            let mut image = index.image(entry)?;
+            image.warnings.push(format!(
+                "{source} is a multi-platform image index ({}); resolved to {platform} manifest {}: a bundle image should be a single manifest",
+                index.digest, image.digest
+            ));
+            Ok(image)
+        }
+    }
+}
+
+impl OpenedImage {
+    /// Opens layer `i` as a verifying stream (compressed bytes); call `finish` after reading.
+    pub fn open_layer(&self, i: usize) -> Result<VerifyingReader<Box<dyn Read>>, RegistryError> {
+        let desc = self
+            .layers
+            .get(i)
+            .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?
+            .clone();
+        match &self.access {
+            Access::Registry { client, reference } => {
+                pull::open_blob(client, &reference.repository, &desc, MAX_LAYER_BYTES)
+            }
+            Access::Local { .. } => {
+                let p = self
+                    .local_layers
+                    .get(i)
+                    .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?;
+                let f = std::fs::File::open(p)
+                    .map_err(|e| RegistryError::io("cannot open layer", p, e))?;
+                Ok(VerifyingReader::new(
+                    Box::new(f) as Box<dyn Read>,
+                    desc,
+                    MAX_LAYER_BYTES,
+                ))
+            }
+        }
+    }
+
+    /// The config as JSON (`Null` when it is not JSON, which opening already refuses for
+    /// registry images only by digest).
+    pub fn config_json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.config).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Config `Labels`.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        let v = self.config_json();
+        let mut out = BTreeMap::new();
+        if let Some(map) = v.pointer("/config/Labels").and_then(|l| l.as_object()) {
+            for (k, val) in map {
+                out.insert(
+                    k.clone(),
+                    val.as_str().map_or_else(|| val.to_string(), str::to_string),
+                );
+            }
+        }
+        out
+    }
+
+    /// `os/architecture[/variant]` from the config.
+    pub fn platform(&self) -> String {
+        let v = self.config_json();
+        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+        let mut p = format!("{}/{}", s("os"), s("architecture"));
+        if !s("variant").is_empty() {
+            p = format!("{p}/{}", s("variant"));
+        }
+        p
+    }
+
+    /// Config `Entrypoint` and `Cmd` when set (a bundle image should have neither).
+    pub fn runnable(&self) -> Vec<String> {
+        let v = self.config_json();
+        ["Entrypoint", "Cmd"]
+            .iter()
+            .filter_map(|k| {
+                v.pointer(&format!("/config/{k}"))
+                    .filter(|x| !x.is_null() && x.as_array().is_none_or(|a| !a.is_empty()))
+                    .map(|x| format!("{k} {x}"))
+            })
+            .collect()
+    }
+
+    /// Lists layer `i` (streamed, verified, nothing written), capturing the files whose path
+    /// `capture` accepts (at most `cap` bytes each).
+    pub fn list_layer(
+        &self,
+        i: usize,
+        capture: &dyn Fn(&str) -> bool,
+        cap: u64,
+    ) -> Result<unpack::LayerListing, RegistryError> {
+        let mut vr = self.open_layer(i)?;
+        let desc = self
+            .layers
+            .get(i)
+            .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?
+            .clone();
+        let listing = {
+            let r = unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
+            unpack::list_layer(r, &desc.digest, &Limits::default(), capture, cap)?
+        };
+        vr.finish()?;
+        Ok(listing)
+    }
+
+    /// Unpacks every layer in order into `root` (safe extraction, digests verified while
+    /// streaming; on error the caller discards `root`).
+    pub fn unpack_into(
+        &self,
+        root: &Path,
+        limits: &Limits,
+    ) -> Result<unpack::Stats, TransportError> {
+        let mut stats = unpack::Stats::default();
+        // Registry layers are downloaded (verified, retried when cut off) to a temp file first
+        // so a dropped connection costs a re-download, not a failed pull.
+        let spool = match &self.access {
+            Access::Registry { .. } => Some(temp_dir("olmpack-layers-")?),
+            Access::Local { .. } => None,
+        };
+        for (i, desc) in self.layers.iter().enumerate() {
+            let mut vr = match (&self.access, &spool) {
+                (Access::Registry { client, reference }, Some(dir)) => {
+                    let path = dir.path().join(format!("layer-{i}"));
+                    pull::fetch_blob_to_file(
+                        client,
+                        &reference.repository,
+                        desc,
+                        &path,
+                        MAX_LAYER_BYTES,
+                    )?;
+                    let f = std::fs::File::open(&path)
+                        .map_err(|e| RegistryError::io("cannot open layer", &path, e))?;
+                    VerifyingReader::new(
+                        Box::new(f) as Box<dyn Read>,
+                        desc.clone(),
+                        MAX_LAYER_BYTES,
+                    )
+                }
+                _ => self.open_layer(i)?,
+            };
+            {
+                let r = unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
+                unpack::unpack_layer(r, root, &desc.digest, limits, &mut stats)?;
+            }
+            vr.finish()?;
+        }
+        Ok(stats)
+    }
+
+    /// The image as a model value whose layers stay where they are: local files, or
+    /// [`BlobSource::Remote`] for a registry image (so a push to the same registry mounts or
+    /// skips them instead of downloading them). Use [`OpenedImage::fetch_layers`] first when a
+    /// local sink needs the bytes.
+    pub fn to_image(&self) -> Image {
+        let layers = self
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Blob {
+                descriptor: d.clone(),
+                source: match (&self.access, self.local_layers.get(i)) {
+                    (Access::Registry { reference, .. }, _) => BlobSource::Remote {
+                        registry: reference.registry.clone(),
+                        repository: reference.repository.clone(),
+                    },
+                    (_, Some(p)) => BlobSource::File(p.clone()),
+                    (_, None) => BlobSource::Remote {
+                        registry: String::new(),
+                        repository: self.name.clone(),
+                    },
+                },
+            })
+            .collect();
+        Image {
+            manifest: Blob {
+                descriptor: Descriptor {
+                    media_type: self.media_type.clone(),
+                    digest: self.digest.clone(),
+                    size: self.manifest.len() as u64,
+                },
+                source: BlobSource::Memory(self.manifest.clone()),
+            },
+            config: Blob {
+                descriptor: self.config_descriptor.clone(),
+                source: BlobSource::Memory(self.config.clone()),
+            },
+            layers,
+        }
+    }
+
+    /// Downloads (verified) every layer of a registry image into `spool` and points the
+    /// image's blobs there; local images are unchanged. For sinks that need the bytes (a layout,
+    /// an archive, a push to another registry).
+    pub fn fetch_layers(&mut self, spool: &Path) -> Result<(), TransportError> {
+        let Access::Registry { client, reference } = &self.access else {
+            return Ok(());
+        };
+        let mut files = Vec::with_capacity(self.layers.len());
+        for desc in &self.layers {
+            let hex = desc.sha256_hex().unwrap_or("blob");
+            let path = spool.join(format!("{hex}.layer"));
+            if !path.exists() {
+                pull::fetch_blob_to_file(
+                    client,
+                    &reference.repository,
+                    desc,
+                    &path,
+                    MAX_LAYER_BYTES,
+                )?;
+            }
+            files.push(path);
+        }
+        self.local_layers = files;
+        self.access = Access::Local {
+            layout: None,
+            _dir: None,
+        };
+        Ok(())
+    }
+
+    /// The layer files of a local (or fetched) image, in manifest order; empty for a registry
+    /// image whose layers were not fetched.
+    pub fn layer_files(&self) -> &[PathBuf] {
+        &self.local_layers
+    }
+
+    /// Where the image's registry blobs live (`registry`, `repository`), `None` when local.
+    pub fn registry_location(&self) -> Option<(&str, &str)> {
+        match &self.access {
+            Access::Registry { reference, .. } => {
+                Some((reference.registry.as_str(), reference.repository.as_str()))
+            }
+            Access::Local { .. } => None,
+        }
+    }
+}
+
+fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, TransportError> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))
+}
+
+/// An image's files unpacked into a temp folder, with what callers usually need next.
+#[derive(Debug)]
+pub struct UnpackedImage {
+    /// The unpacked root file system; deleted on drop.
+    pub dir: tempfile::TempDir,
+    /// Config labels (e.g. `operators.operatorframework.io.index.configs.v1` of a catalog).
+    pub labels: BTreeMap<String, String>,
+    /// The whole config JSON.
+    pub config: serde_json::Value,
+    /// Manifest digest.
+    pub digest: String,
+    /// Manifest media type.
+    pub media_type: String,
+    /// Notes (an index resolved to one platform...).
+    pub warnings: Vec<String>,
+}
+
+/// Opens any source (index resolved to `opts.platform`) and unpacks all its layers safely
+/// (paths, links and whiteouts checked, digests verified while streaming) into a new temp folder.
+/// The call behind rendering a bundle image or a catalog image (read the catalog under the
+/// folder its `…index.configs.v1` label names).
+pub fn unpack_image(source: &str, opts: &RegistryOptions) -> Result<UnpackedImage, TransportError> {
+    let opened = open_image(source, opts)?;
+    let dir = temp_dir("olmpack-image-")?;
+    opened.unpack_into(dir.path(), &Limits::default())?;
+    Ok(UnpackedImage {
+        labels: opened.labels(),
+        config: opened.config_json(),
+        digest: opened.digest.clone(),
+        media_type: opened.media_type.clone(),
+        warnings: opened.warnings.clone(),
+        dir,
+    })
+}
