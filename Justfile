@@ -10,11 +10,15 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog-build
+bench: bench-validate bench-build bench-push bench-catalog-build bench-catalog
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
     cargo bench --bench validate
+
+# Catalog validation speed over ../shared/catalogs/fbc (MB/s, folders/s, peak memory, ratio to opm).
+bench-catalog:
+    cargo bench --bench catalog_validate
 
 # Bundle build speed vs tar|gzip -6 and peak memory (largest corpus bundle, synthetic 50 MB).
 bench-build:
