@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog-build bench-catalog
+bench: bench-validate bench-build bench-push bench-catalog-build bench-catalog bench-render
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -43,3 +43,7 @@ fuzz *ARGS:
 corpus:
     cargo test --release --test corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
+
+# catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
+bench-render:
+    cargo bench --bench render
