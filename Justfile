@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog-build bench-catalog bench-render
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -47,3 +47,7 @@ corpus:
 # catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
 bench-render:
     cargo bench --bench render
+
+# Template rendering from a local registry (-j 1 vs -j N) against the sum of single-bundle renders.
+bench-template:
+    cargo bench --bench catalog_template
