@@ -251,6 +251,10 @@ fn detect(first: Option<&Node>, compat: OpmCompat) -> Result<TemplateType, Locat
         {
             Ok(TemplateType::Basic)
         }
+        "olm.template.substitutes" => Err(Located::new(
+            node.line,
+            "olm.template.substitutes (opm v1.62+) is not supported by olmpack yet: render it with opm",
+        )),
         other => Err(Located::new(
             node.line,
             format!("unknown template schema: {other}"),
