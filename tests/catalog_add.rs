@@ -84,6 +84,7 @@ struct Case {
     ocp: &'static str,
     version: &'static str,
     channel: &'static str,
+    mode: &'static str,
 }
 
 const CASES: &[Case] = &[
@@ -94,6 +95,7 @@ const CASES: &[Case] = &[
         ocp: "v4.18",
         version: "0.7.1",
         channel: "alpha",
+        mode: "replaces",
     },
     // bundle.object form (4.16).
     Case {
@@ -102,6 +104,17 @@ const CASES: &[Case] = &[
         ocp: "v4.16",
         version: "0.7.1",
         channel: "alpha",
+        mode: "replaces",
+    },
+    // A semver-template catalog (major channel, opm >= 1.61 edges): --mode semver links the new
+    // head as the template did.
+    Case {
+        repo: "community-operators-prod",
+        pkg: "kairos-operator",
+        ocp: "v4.18",
+        version: "2.2.0",
+        channel: "candidate-v2",
+        mode: "semver",
     },
 ];
 
@@ -125,7 +138,14 @@ fn add_restores_the_checked_in_catalog() {
             .args(["catalog", "add"])
             .arg(tmp.path())
             .arg(&folder)
-            .args(["--image", &image, "--channel", case.channel])
+            .args([
+                "--image",
+                &image,
+                "--channel",
+                case.channel,
+                "--mode",
+                case.mode,
+            ])
             .output()
             .expect("runs");
         assert!(
