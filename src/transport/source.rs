@@ -572,16 +572,6 @@ impl OpenedImage {
     pub fn layer_files(&self) -> &[PathBuf] {
         &self.local_layers
     }
-
-    /// Where the image's registry blobs live (`registry`, `repository`), `None` when local.
-    pub fn registry_location(&self) -> Option<(&str, &str)> {
-        match &self.access {
-            Access::Registry { reference, .. } => {
-                Some((reference.registry.as_str(), reference.repository.as_str()))
-            }
-            Access::Local { .. } => None,
-        }
-    }
 }
 
 fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, TransportError> {
