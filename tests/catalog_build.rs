@@ -715,6 +715,34 @@ fn generate_dockerfile_writes_opm_text_once() {
         .stderr(predicates::str::contains("invalid label \"novalue\""));
 }
 
+/// opm names the Dockerfile from the lexically cleaned path (Go filepath.Clean), so a symlink
+/// `linked -> real` gives linked.Dockerfile with `ADD linked`; only `.` and `..` use the real
+/// folder's name.
+#[test]
+fn generate_dockerfile_keeps_a_symlinks_name() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let real = tmp.path().join("real");
+    copy_dir(&small_catalog(), &real);
+    std::os::unix::fs::symlink("real", tmp.path().join("linked")).expect("symlink");
+    olmpack()
+        .current_dir(tmp.path())
+        .args(["catalog", "generate-dockerfile", "./linked/"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(tmp.path().join("linked.Dockerfile")).expect("read");
+    assert!(text.contains("ADD linked /configs\n"), "{text}");
+    assert!(!tmp.path().join("real.Dockerfile").exists());
+    std::fs::remove_file(tmp.path().join("linked.Dockerfile")).expect("rm");
+    // `.` inside the folder: the real name, next to the folder.
+    olmpack()
+        .current_dir(&real)
+        .args(["catalog", "generate-dockerfile", "."])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(tmp.path().join("real.Dockerfile")).expect("read");
+    assert!(text.contains("ADD real /configs\n"), "{text}");
+}
+
 /// Pushes through the counting proxy: scratch from real catalogs, then on a multi-platform
 /// base in the same registry (its layers mounted, never downloaded), then the same again
 /// (nothing uploaded), then a local output from the registry base (layers fetched).

@@ -621,22 +621,35 @@ pub fn generate_dockerfile(
             path: dir.to_path_buf(),
         });
     }
-    // Go's filepath.Clean, then Base / Dir: "catalog/" and "./catalog" both name "catalog".
-    let cleaned: PathBuf = dir.components().collect();
-    let absolute = if cleaned.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        cleaned
+    // Go's filepath.Clean, then Base / Dir, all lexical as in opm: "catalog/" and
+    // "./catalog" both name "catalog", and a symlink keeps its own name. Only a cleaned name
+    // of "." or ".." (for which opm writes "..Dockerfile" / "...Dockerfile" with `ADD .`) is
+    // replaced by the real folder's name and parent.
+    let cleaned = clean_path(dir);
+    let (name, parent) = match cleaned.file_name() {
+        Some(name) => {
+            let parent = match cleaned.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (name.to_string_lossy().to_string(), parent)
+        }
+        None => {
+            let real = std::fs::canonicalize(&cleaned).map_err(|source| DockerfileError::Io {
+                path: cleaned.clone(),
+                source,
+            })?;
+            let name = real
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| ".".to_string());
+            let parent = real
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("/"));
+            (name, parent)
+        }
     };
-    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
-    let name = absolute
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| ".".to_string());
-    let parent = absolute
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"));
     let path = parent.join(format!("{name}.Dockerfile"));
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(DockerfileError::Exists { path });
@@ -668,9 +681,63 @@ pub fn generate_dockerfile(
     Ok(path)
 }
 
+/// Go's `filepath.Clean` on a Unix path, without touching the file system: `.` elements go,
+/// `x/..` pairs cancel, `..` at the root goes, and an empty result is `.`. opm names the
+/// Dockerfile from this, so a symlinked folder keeps its link name.
+fn clean_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut rooted = false;
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => rooted = true,
+            Component::CurDir => {}
+            Component::ParentDir => match parts.last() {
+                Some(last) if *last != ".." => {
+                    parts.pop();
+                }
+                _ if rooted => {}
+                _ => parts.push("..".as_ref()),
+            },
+            Component::Normal(n) => parts.push(n),
+        }
+    }
+    let mut out = PathBuf::from(if rooted { "/" } else { "" });
+    out.extend(parts);
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_path_is_go_filepath_clean() {
+        for (input, want) in [
+            ("catalog", "catalog"),
+            ("catalog/", "catalog"),
+            ("./catalog", "catalog"),
+            ("a/./b/../c", "a/c"),
+            ("a/..", "."),
+            ("", "."),
+            (".", "."),
+            ("..", ".."),
+            ("../../a", "../../a"),
+            ("a/../../b", "../b"),
+            ("/../a", "/a"),
+            ("/", "/"),
+            ("//a//b/", "/a/b"),
+        ] {
+            assert_eq!(
+                clean_path(Path::new(input)),
+                PathBuf::from(want),
+                "{input:?}"
+            );
+        }
+    }
 
     #[test]
     fn configs_dirs() {

@@ -140,7 +140,13 @@ impl ConnectionArgs {
 #[command(after_help = "\
 Writes <parent>/<DIR name>.Dockerfile exactly as `opm generate dockerfile` (opm v1.44 and later)
 does, for builds that still use docker or buildah; fails if that file exists. `catalog build`
-builds the image without a daemon.")]
+builds the image without a daemon.
+
+DIR is cleaned lexically as opm does (a symlinked folder keeps its link's name: `catalog ->
+real` gives catalog.Dockerfile with `ADD catalog`). One difference: when DIR cleans to `.` or
+`..`, opm writes `..Dockerfile` / `...Dockerfile` with `ADD .` / `ADD ..`; olmpack uses the
+real folder's name and parent instead (`.` inside /x/catalog gives /x/catalog.Dockerfile with
+`ADD catalog`).")]
 pub struct DockerfileArgs {
     /// The catalog folder.
     pub dir: PathBuf,
