@@ -4,8 +4,8 @@
 //! `REF@sha256:…` line per pushed tag; messages go to stderr; `--digest-file` gets the bare
 //! digest, written atomically.
 
-use super::build::output_names;
-use super::image_source::RegistryArgs;
+use super::build::{label_map, output_names, parse_label};
+use super::image_source::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
     self, CatalogBuildOptions, DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
@@ -14,7 +14,6 @@ use crate::image::build::source_date_epoch_from_env;
 use crate::image::layout::stage_file;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -72,8 +71,8 @@ pub struct Args {
     #[arg(long = "platform", value_name = "OS/ARCH[/VARIANT]")]
     pub platforms: Vec<String>,
     /// Extra image label KEY=VALUE (repeatable).
-    #[arg(long = "label", value_name = "KEY=VALUE")]
-    pub labels: Vec<String>,
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
     /// Also write the digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
@@ -81,58 +80,8 @@ pub struct Args {
     #[arg(long)]
     pub no_validate: bool,
     /// Registry connection flags (for --base and --push).
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
-}
-
-/// The registry flags of [`RegistryArgs`] without its single `--platform` (catalog build takes
-/// several).
-#[derive(Clone, Default, clap::Args)]
-#[command(next_help_heading = "Registry options")]
-pub struct ConnectionArgs {
-    /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
-    #[arg(long, value_name = "USER[:PASSWORD]")]
-    pub creds: Option<String>,
-    /// Read the password from standard input (use with --creds USER).
-    #[arg(long)]
-    pub password_stdin: bool,
-    /// Auth file (docker config.json or containers auth.json format).
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-    /// PEM file of extra CA certificates to trust for registry TLS.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-    /// Talk plain HTTP to the registry (automatic for localhost and 127.0.0.0/8).
-    #[arg(long)]
-    pub plain_http: bool,
-    /// Skip TLS certificate verification.
-    #[arg(long)]
-    pub insecure: bool,
-    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub retries: u32,
-}
-
-impl std::fmt::Debug for ConnectionArgs {
-    /// By hand, through [`RegistryArgs`]'s, so a password never reaches a debug print.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_registry_args().fmt(f)
-    }
-}
-
-impl ConnectionArgs {
-    fn as_registry_args(&self) -> RegistryArgs {
-        RegistryArgs {
-            creds: self.creds.clone(),
-            password_stdin: self.password_stdin,
-            authfile: self.authfile.clone(),
-            ca_file: self.ca_file.clone(),
-            plain_http: self.plain_http,
-            insecure: self.insecure,
-            platform: String::new(),
-            retries: self.retries,
-        }
-    }
 }
 
 /// Arguments of `olmpack catalog generate-dockerfile`.
@@ -159,28 +108,6 @@ pub struct DockerfileArgs {
     /// Extra label KEY=VALUE (repeatable; the last value of a key wins).
     #[arg(short = 'l', long = "extra-labels", value_name = "KEY=VALUE")]
     pub extra_labels: Vec<String>,
-}
-
-fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, Failure> {
-    let mut out = BTreeMap::new();
-    for s in values {
-        let (k, v) = match s.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => (k.trim().to_string(), v.to_string()),
-            _ => {
-                return Err(Failure::usage(format!(
-                    "--label: expected KEY=VALUE, got {s:?}"
-                )));
-            }
-        };
-        if let Some(previous) = out.insert(k.clone(), v.clone())
-            && previous != v
-        {
-            return Err(Failure::usage(format!(
-                "--label {k} is given twice with different values ({previous:?} and {v:?})"
-            )));
-        }
-    }
-    Ok(out)
 }
 
 /// The catalog check before building: every `catalog validate` rule. Findings go to stderr;
@@ -236,12 +163,12 @@ pub fn run(args: &Args) -> Outcome {
             "a docker-archive holds a single platform: give one --platform",
         ));
     }
-    let registry = args.registry.as_registry_args().options()?;
+    let registry = args.registry.options(Platform::default())?;
     let options = CatalogBuildOptions {
         configs_dir: Some(args.configs_dir.clone()),
         base: args.base.clone(),
         platforms,
-        labels: parse_labels(&args.labels)?,
+        labels: label_map(&args.labels)?,
         source_date_epoch: source_date_epoch_from_env()?,
         registry: registry.clone(),
     };
