@@ -38,8 +38,9 @@ use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// The label OLM v0 and v1 read to find the catalog inside the image.
-pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+/// The label OLM v0 and v1 read to find the catalog inside the image (defined once, in
+/// [`crate::catalog`], for build and render).
+pub use crate::catalog::CONFIGS_LABEL;
 /// Where the catalog goes by default (what opm's Dockerfile uses and OLM expects).
 pub const DEFAULT_CONFIGS_DIR: &str = "/configs";
 /// The entrypoint `opm generate dockerfile` sets on a catalog image with a base.
