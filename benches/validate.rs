@@ -2,8 +2,8 @@
 //! and on one, and peak memory. Run with `just bench-validate` (or `cargo bench --bench validate`).
 //! The reference Go validator takes about 0.3 s per bundle (process start included).
 
-use olmpack::commands::validate::validate_dirs;
 use olmpack::validate::Options;
+use olmpack::validate::batch::validate_dirs;
 use std::path::PathBuf;
 use std::time::Instant;
 
