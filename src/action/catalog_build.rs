@@ -24,6 +24,7 @@
 //! same registry mounts or skips them; they are downloaded only for a local output or another
 //! registry ([`deliver`]).
 
+use crate::findings::Report;
 use crate::image::config::Platform;
 use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
@@ -497,6 +498,172 @@ pub fn deliver(
         sink::write_local(built.artifact(), dest, names)?;
     }
     Ok(reports)
+}
+
+/// A whole `catalog build` run: the folder, what to build, whether to validate first, where
+/// the image goes and where the digest is recorded.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogBuildRun {
+    /// The catalog folder.
+    pub dir: PathBuf,
+    /// What to build.
+    pub options: CatalogBuildOptions,
+    /// Check the catalog with every `catalog validate` rule first; errors stop the run before
+    /// anything is built or written, warnings do not.
+    pub validate: bool,
+    /// Where the image goes.
+    pub delivery: Delivery,
+    /// A file to receive the bare digest (`sha256:…`), written only once the image is
+    /// delivered.
+    pub digest_file: Option<PathBuf>,
+}
+
+/// What a run reports while it goes, in order, so a front end can show it as it happens.
+#[derive(Debug)]
+pub enum CatalogBuildEvent<'a> {
+    /// The validation report, when it has findings (given before anything is built).
+    Findings(&'a Report),
+    /// Something the user should know about the built image (a skipped whiteout file...).
+    Warning(&'a str),
+}
+
+/// How a run ended when nothing failed.
+#[derive(Debug)]
+pub enum CatalogBuildOutcome {
+    /// Validation found errors (already given as [`CatalogBuildEvent::Findings`]): nothing was
+    /// built or written.
+    Invalid,
+    /// The image was built and delivered, and the digest file written.
+    Built(CatalogBuildResult),
+}
+
+/// What was built and where it went.
+#[derive(Debug, Clone)]
+pub struct CatalogBuildResult {
+    /// The top-level digest (manifest, or index of a multi-platform image).
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The configs layer's digest.
+    pub configs_layer: String,
+    /// Layer count of a single image, or `None` for an index.
+    pub layers: Option<usize>,
+    /// Platform count of an index, or `None` for a single image.
+    pub platforms: Option<usize>,
+    /// `REF@sha256:…` for every tag pushed.
+    pub pushed: Vec<String>,
+}
+
+/// Why a `catalog build` run failed, with the step that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogBuildRunError {
+    /// The options are unusable (`--configs-dir`...), before anything was read.
+    #[error(transparent)]
+    Options(Box<CatalogBuildError>),
+    /// The catalog could not be validated (not loadable at all).
+    #[error("cannot validate {}", dir.display())]
+    Validate {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::catalog::load::LoadError>,
+    },
+    /// The image could not be built.
+    #[error("cannot build {}", dir.display())]
+    Build {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<CatalogBuildError>,
+    },
+    /// The digest file could not be prepared or written.
+    #[error(transparent)]
+    DigestFile(OutputError),
+    /// The image could not be written or pushed.
+    #[error("cannot {what}")]
+    Deliver {
+        /// What was being done: `deliver the catalog image (DEST)`, or `push the catalog image`
+        /// when there is no local output.
+        what: String,
+        /// Why.
+        #[source]
+        source: Box<CatalogBuildError>,
+    },
+}
+
+/// Runs `catalog build` as one call: validate (unless asked not to), build, stage the digest
+/// file, deliver (push, then local output), then put the digest file in place. Nothing is
+/// written anywhere before the image is built and the digest file staged, and the digest file
+/// only after delivery, so a failure leaves no partial output.
+pub fn run(
+    run: &CatalogBuildRun,
+    on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
+) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
+    let dir = &run.dir;
+    if let Some(value) = &run.options.configs_dir {
+        configs_dir(value).map_err(|e| CatalogBuildRunError::Options(Box::new(e)))?;
+    }
+    // A folder that cannot be read is left to the build, which names it.
+    if run.validate && dir.is_dir() {
+        let report =
+            crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
+                CatalogBuildRunError::Validate {
+                    dir: dir.clone(),
+                    source: Box::new(source),
+                }
+            })?;
+        if !report.diagnostics.is_empty() {
+            on_event(CatalogBuildEvent::Findings(&report));
+        }
+        if report.has_errors() {
+            return Ok(CatalogBuildOutcome::Invalid);
+        }
+    }
+    let mut built = build(dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
+        dir: dir.clone(),
+        source: Box::new(source),
+    })?;
+    for w in &built.warnings {
+        on_event(CatalogBuildEvent::Warning(w));
+    }
+    let (digest, size) = {
+        let (d, s) = built.digest();
+        (d.to_string(), s)
+    };
+    let staged = match &run.digest_file {
+        Some(file) => Some(
+            crate::image::layout::stage_file(file, digest.as_bytes())
+                .map_err(CatalogBuildRunError::DigestFile)?,
+        ),
+        None => None,
+    };
+    let reports = deliver(&mut built, &run.delivery, &run.options.registry).map_err(|source| {
+        CatalogBuildRunError::Deliver {
+            what: match &run.delivery.output {
+                Some((d, _)) => format!("deliver the catalog image ({d})"),
+                None => "push the catalog image".to_string(),
+            },
+            source: Box::new(source),
+        }
+    })?;
+    if let Some(staged) = staged {
+        staged.commit().map_err(CatalogBuildRunError::DigestFile)?;
+    }
+    let (layers, platforms) = match &built.artifact {
+        BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
+        BuiltArtifact::Index(x) => (None, Some(x.images.len())),
+    };
+    Ok(CatalogBuildOutcome::Built(CatalogBuildResult {
+        digest,
+        size,
+        configs_layer: built.configs_layer.clone(),
+        layers,
+        platforms,
+        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
+    }))
 }
 
 /// Why `generate-dockerfile` refused.

@@ -8,14 +8,14 @@ use super::build::{label_map, output_names, parse_label};
 use super::image_source::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
-    self, CatalogBuildOptions, DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
+    self, CatalogBuildEvent, CatalogBuildOptions, CatalogBuildOutcome, CatalogBuildRun,
+    DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
 };
 use crate::image::build::source_date_epoch_from_env;
-use crate::image::layout::stage_file;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
 /// Where the image goes when neither `--output` nor `--push` is given.
 pub const DEFAULT_OUTPUT: &str = "oci:catalog-image";
@@ -110,31 +110,6 @@ pub struct DockerfileArgs {
     pub extra_labels: Vec<String>,
 }
 
-/// The catalog check before building: every `catalog validate` rule. Findings go to stderr;
-/// errors stop the build (`Ok(Err(EXIT_FINDINGS))`), warnings do not. A folder that cannot be
-/// read is left to the build, which names it.
-fn validate_catalog(dir: &Path) -> Result<Result<(), u8>, Failure> {
-    if !dir.is_dir() {
-        return Ok(Ok(()));
-    }
-    let report = crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|e| {
-        Failure::usage(format!(
-            "cannot validate {}: {}",
-            dir.display(),
-            error_chain(&e)
-        ))
-    })?;
-    if !report.diagnostics.is_empty() {
-        let color = super::color_on(std::io::stderr().is_terminal());
-        let _ = crate::validate::render::human(&report, &mut std::io::stderr().lock(), color);
-    }
-    Ok(if report.has_errors() {
-        Err(EXIT_FINDINGS)
-    } else {
-        Ok(())
-    })
-}
-
 /// Runs `olmpack catalog build`.
 pub fn run(args: &Args) -> Outcome {
     if args.push && args.tags.is_empty() {
@@ -163,77 +138,54 @@ pub fn run(args: &Args) -> Outcome {
             "a docker-archive holds a single platform: give one --platform",
         ));
     }
-    let registry = args.registry.options(Platform::default())?;
-    let options = CatalogBuildOptions {
-        configs_dir: Some(args.configs_dir.clone()),
-        base: args.base.clone(),
-        platforms,
-        labels: label_map(&args.labels)?,
-        source_date_epoch: source_date_epoch_from_env()?,
-        registry: registry.clone(),
-    };
-    catalog_build::configs_dir(&args.configs_dir)?;
-    if !args.no_validate
-        && let Err(code) = validate_catalog(&args.dir)?
-    {
-        let _ = writeln!(
-            std::io::stderr(),
-            "not building {}: fix the errors above, or pass --no-validate",
-            args.dir.display()
-        );
-        return Ok(code);
-    }
-    let mut built = catalog_build::build(&args.dir, &options).map_err(|e| {
-        Failure::usage(format!(
-            "cannot build {}: {}",
-            args.dir.display(),
-            error_chain(&e)
-        ))
-    })?;
-    let mut stderr = std::io::stderr();
-    for w in &built.warnings {
-        let _ = writeln!(stderr, "warning: {w}");
-    }
-    let (digest, size) = {
-        let (d, s) = built.digest();
-        (d.to_string(), s)
-    };
-    let digest_file = match &args.digest_file {
-        Some(file) => {
-            Some(stage_file(file, digest.as_bytes()).map_err(|e| Failure::usage(error_chain(&e)))?)
-        }
-        None => None,
-    };
-    let delivery = Delivery {
-        output: dest.clone().map(|d| (d, names.clone())),
-        push: if args.push {
-            args.tags.clone()
-        } else {
-            Vec::new()
+    let request = CatalogBuildRun {
+        dir: args.dir.clone(),
+        options: CatalogBuildOptions {
+            configs_dir: Some(args.configs_dir.clone()),
+            base: args.base.clone(),
+            platforms,
+            labels: label_map(&args.labels)?,
+            source_date_epoch: source_date_epoch_from_env()?,
+            registry: args.registry.options(Platform::default())?,
         },
-        push_options: PushOptions::default(),
-    };
-    let reports = catalog_build::deliver(&mut built, &delivery, &registry).map_err(|e| {
-        Failure::usage(match &dest {
-            Some(d) => format!(
-                "cannot deliver the catalog image ({d}): {}",
-                error_chain(&e)
-            ),
-            None => format!("cannot push the catalog image: {}", error_chain(&e)),
-        })
-    })?;
-    if let Some(dest) = &dest {
-        let _ = writeln!(
-            stderr,
-            "wrote {dest} ({}, catalog layer {}) as {}",
-            match &built.artifact {
-                catalog_build::BuiltArtifact::Image(i) => format!(
-                    "{} layer{}",
-                    i.layers.len(),
-                    if i.layers.len() == 1 { "" } else { "s" }
-                ),
-                catalog_build::BuiltArtifact::Index(x) => format!("{} platforms", x.images.len()),
+        validate: !args.no_validate,
+        delivery: Delivery {
+            output: dest.clone().map(|d| (d, names.clone())),
+            push: if args.push {
+                args.tags.clone()
+            } else {
+                Vec::new()
             },
+            push_options: PushOptions::default(),
+        },
+        digest_file: args.digest_file.clone(),
+    };
+    let color = super::color_on(std::io::stderr().is_terminal());
+    let outcome = catalog_build::run(&request, &mut |event| match event {
+        CatalogBuildEvent::Findings(report) => {
+            let _ = crate::validate::render::human(report, &mut std::io::stderr().lock(), color);
+        }
+        CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
+    })
+    .map_err(|e| Failure::usage(error_chain(&e)))?;
+    let built = match outcome {
+        CatalogBuildOutcome::Invalid => {
+            eprintln!(
+                "not building {}: fix the errors above, or pass --no-validate",
+                args.dir.display()
+            );
+            return Ok(EXIT_FINDINGS);
+        }
+        CatalogBuildOutcome::Built(built) => built,
+    };
+    if let Some(dest) = &dest {
+        let content = match (built.layers, built.platforms) {
+            (_, Some(n)) => format!("{n} platforms"),
+            (Some(n), None) => format!("{n} layer{}", if n == 1 { "" } else { "s" }),
+            (None, None) => String::new(),
+        };
+        eprintln!(
+            "wrote {dest} ({content}, catalog layer {}) as {}",
             built.configs_layer,
             if names.is_empty() {
                 "(untagged)".to_string()
@@ -242,13 +194,8 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
-    if let Some(staged) = digest_file {
-        staged
-            .commit()
-            .map_err(|e| Failure::usage(error_chain(&e)))?;
-    }
-    println!("{digest} {size}");
-    for r in reports.iter().flat_map(|r| &r.refs) {
+    println!("{} {}", built.digest, built.size);
+    for r in &built.pushed {
         println!("{r}");
     }
     Ok(EXIT_OK)
