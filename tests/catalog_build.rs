@@ -956,3 +956,53 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     check_catalog_index(&out, &base);
     tool("skopeo", &["inspect", &format!("oci:{}:v1", out.display())]);
 }
+
+/// The library call behind `catalog build`: validation errors stop it before anything is
+/// written (findings given to the caller), and a valid catalog is built, delivered and its
+/// digest recorded, with the same digest as the result.
+#[test]
+fn library_run_validates_builds_and_records_the_digest() {
+    use olmpack::action::catalog_build::{
+        self, CatalogBuildEvent, CatalogBuildOutcome, CatalogBuildRun, Delivery,
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out: olmpack::image::Destination = format!("oci:{}", tmp.path().join("img").display())
+        .parse()
+        .expect("destination");
+    let digest_file = tmp.path().join("digest");
+    let mut request = CatalogBuildRun {
+        dir: PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/catalogs/broken/channel-empty"),
+        validate: true,
+        delivery: Delivery {
+            output: Some((out, Vec::new())),
+            ..Delivery::default()
+        },
+        digest_file: Some(digest_file.clone()),
+        ..CatalogBuildRun::default()
+    };
+    let mut findings = 0;
+    let outcome = catalog_build::run(&request, &mut |e| {
+        if let CatalogBuildEvent::Findings(r) = e {
+            assert!(r.has_errors());
+            findings += 1;
+        }
+    })
+    .expect("run");
+    assert!(matches!(outcome, CatalogBuildOutcome::Invalid));
+    assert_eq!(findings, 1);
+    assert!(!tmp.path().join("img").exists() && !digest_file.exists());
+
+    request.dir = small_catalog();
+    let outcome = catalog_build::run(&request, &mut |_| {}).expect("run");
+    let CatalogBuildOutcome::Built(built) = outcome else {
+        panic!("not built");
+    };
+    assert_eq!(built.layers, Some(1));
+    assert_eq!(
+        std::fs::read_to_string(&digest_file).expect("digest file"),
+        built.digest
+    );
+    let (top, _) = layout_top(&tmp.path().join("img"));
+    assert_eq!(top, built.digest);
+}
