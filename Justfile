@@ -10,11 +10,15 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog-build
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
     cargo bench --bench validate
+
+# Catalog validation speed over ../shared/catalogs/fbc (MB/s, folders/s, peak memory, ratio to opm).
+bench-catalog:
+    cargo bench --bench catalog_validate
 
 # Bundle build speed vs tar|gzip -6 and peak memory (largest corpus bundle, synthetic 50 MB).
 bench-build:
@@ -28,7 +32,22 @@ bench-push:
 bench-catalog-build:
     cargo bench --bench catalog_build
 
+# Damage real files (testdata/, ../shared/corpus) and run loading, every rule, init planning and
+# the image build on each, in-process: 200,000 cases by default with a printed seed; reports
+# cases/s and panics. Replay a run or one case: `just fuzz SEED=123`, `just fuzz SEED=123 CASE=42`
+# (also CASES=N, JOBS=N, CORPUS=DIR|none, MAX_BUNDLE_KB=N).
+fuzz *ARGS:
+    cargo run --release --example fuzz -- {{ARGS}}
+
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
     cargo test --release --test corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
+
+# catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
+bench-render:
+    cargo bench --bench render
+
+# Template rendering from a local registry (-j 1 vs -j N) against the sum of single-bundle renders.
+bench-template:
+    cargo bench --bench catalog_template

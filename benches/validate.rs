@@ -1,6 +1,9 @@
-//! Validation throughput over the shared corpus, in one process: bundles per second on all cores
-//! and on one, and peak memory. Run with `just bench-validate` (or `cargo bench --bench validate`).
-//! The reference Go validator takes about 0.3 s per bundle (process start included).
+//! Validation throughput over the shared corpus, in one process: MB/s and bundles per second on
+//! all cores and on one (wall clock, and per CPU second, which a busy machine disturbs less), and
+//! peak RSS, then peak RSS again after validating the corpus ten times over in one call (it must
+//! not grow with the number of bundles). Run with `just bench-validate` (or
+//! `cargo bench --bench validate`). Goal (issue 8): at least 250 MB/s on 2 cores. The reference Go
+//! validator takes about 0.3 s per bundle (process start included).
 
 use olmpack::validate::Options;
 use olmpack::validate::batch::validate_dirs;
@@ -57,9 +60,9 @@ fn main() {
         .collect();
     let total: u64 = sized.iter().map(|s| s.0).sum();
     println!(
-        "corpus: {} bundles, {:.1} MiB, median bundle {:.0} KiB",
+        "corpus: {} bundles, {:.1} MB, median bundle {:.0} KiB",
         dirs.len(),
-        total as f64 / 1048576.0,
+        total as f64 / 1e6,
         median as f64 / 1024.0
     );
     for (set, dirs) in [
@@ -82,17 +85,33 @@ fn main() {
             let secs = start.elapsed().as_secs_f64();
             let cpu = cpu_seconds() - cpu_start;
             let n = (dirs.len() * rounds) as f64;
+            let mb = bytes as f64 * rounds as f64 / 1e6;
             println!(
-                "{set}, {label} ({jobs} threads): {:.0} bundles/s wall, {:.2} ms CPU per bundle ({:.0} bundles/s per uncontended core), {:.1} MiB/s, {failed} invalid",
+                "{set}, {label} ({jobs} threads): {:.1} MB/s, {:.0} bundles/s wall ({:.3} s per pass); per CPU second {:.1} MB/s, {:.0} bundles/s ({:.2} ms CPU per bundle); {failed} invalid",
+                mb / secs,
                 n / secs,
-                cpu * 1000.0 / n,
+                secs / rounds as f64,
+                mb / cpu,
                 n / cpu,
-                bytes as f64 * rounds as f64 / 1048576.0 / secs
+                cpu * 1000.0 / n,
             );
         }
     }
     if let Some(kib) = peak_rss_kib() {
-        println!("peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0);
+        println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0);
+    }
+    // Ten times the corpus in one call: peak memory must stay where it was.
+    let many: Vec<PathBuf> = (0..10).flat_map(|_| dirs.iter().cloned()).collect();
+    let start = Instant::now();
+    let reports = validate_dirs(&many, &opts, Some(cores));
+    let secs = start.elapsed().as_secs_f64();
+    if let Some(kib) = peak_rss_kib() {
+        println!(
+            "peak RSS (VmHWM) after {} bundles in one call ({:.1} MB/s): {:.1} MiB",
+            reports.len(),
+            total as f64 * 10.0 / 1e6 / secs,
+            kib as f64 / 1024.0
+        );
     }
 }
 
