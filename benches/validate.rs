@@ -5,8 +5,8 @@
 //! `cargo bench --bench validate`). Goal (issue 8): at least 250 MB/s on 2 cores. The reference Go
 //! validator takes about 0.3 s per bundle (process start included).
 
-use olmpack::commands::validate::validate_dirs;
 use olmpack::validate::Options;
+use olmpack::validate::batch::validate_dirs;
 use std::path::PathBuf;
 use std::time::Instant;
 

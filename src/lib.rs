@@ -20,6 +20,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod cli;
 pub mod commands;
+pub mod errors;
 pub mod findings;
 pub mod guard;
 pub mod image;

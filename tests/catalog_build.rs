@@ -715,6 +715,34 @@ fn generate_dockerfile_writes_opm_text_once() {
         .stderr(predicates::str::contains("invalid label \"novalue\""));
 }
 
+/// opm names the Dockerfile from the lexically cleaned path (Go filepath.Clean), so a symlink
+/// `linked -> real` gives linked.Dockerfile with `ADD linked`; only `.` and `..` use the real
+/// folder's name.
+#[test]
+fn generate_dockerfile_keeps_a_symlinks_name() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let real = tmp.path().join("real");
+    copy_dir(&small_catalog(), &real);
+    std::os::unix::fs::symlink("real", tmp.path().join("linked")).expect("symlink");
+    olmpack()
+        .current_dir(tmp.path())
+        .args(["catalog", "generate-dockerfile", "./linked/"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(tmp.path().join("linked.Dockerfile")).expect("read");
+    assert!(text.contains("ADD linked /configs\n"), "{text}");
+    assert!(!tmp.path().join("real.Dockerfile").exists());
+    std::fs::remove_file(tmp.path().join("linked.Dockerfile")).expect("rm");
+    // `.` inside the folder: the real name, next to the folder.
+    olmpack()
+        .current_dir(&real)
+        .args(["catalog", "generate-dockerfile", "."])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(tmp.path().join("real.Dockerfile")).expect("read");
+    assert!(text.contains("ADD real /configs\n"), "{text}");
+}
+
 /// Pushes through the counting proxy: scratch from real catalogs, then on a multi-platform
 /// base in the same registry (its layers mounted, never downloaded), then the same again
 /// (nothing uploaded), then a local output from the registry base (layers fetched).
@@ -927,4 +955,54 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     assert_eq!(d3, d1);
     check_catalog_index(&out, &base);
     tool("skopeo", &["inspect", &format!("oci:{}:v1", out.display())]);
+}
+
+/// The library call behind `catalog build`: validation errors stop it before anything is
+/// written (findings given to the caller), and a valid catalog is built, delivered and its
+/// digest recorded, with the same digest as the result.
+#[test]
+fn library_run_validates_builds_and_records_the_digest() {
+    use olmpack::action::catalog_build::{
+        self, CatalogBuildEvent, CatalogBuildOutcome, CatalogBuildRun, Delivery,
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out: olmpack::image::Destination = format!("oci:{}", tmp.path().join("img").display())
+        .parse()
+        .expect("destination");
+    let digest_file = tmp.path().join("digest");
+    let mut request = CatalogBuildRun {
+        dir: PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/catalogs/broken/channel-empty"),
+        validate: true,
+        delivery: Delivery {
+            output: Some((out, Vec::new())),
+            ..Delivery::default()
+        },
+        digest_file: Some(digest_file.clone()),
+        ..CatalogBuildRun::default()
+    };
+    let mut findings = 0;
+    let outcome = catalog_build::run(&request, &mut |e| {
+        if let CatalogBuildEvent::Findings(r) = e {
+            assert!(r.has_errors());
+            findings += 1;
+        }
+    })
+    .expect("run");
+    assert!(matches!(outcome, CatalogBuildOutcome::Invalid));
+    assert_eq!(findings, 1);
+    assert!(!tmp.path().join("img").exists() && !digest_file.exists());
+
+    request.dir = small_catalog();
+    let outcome = catalog_build::run(&request, &mut |_| {}).expect("run");
+    let CatalogBuildOutcome::Built(built) = outcome else {
+        panic!("not built");
+    };
+    assert_eq!(built.layers, Some(1));
+    assert_eq!(
+        std::fs::read_to_string(&digest_file).expect("digest file"),
+        built.digest
+    );
+    let (top, _) = layout_top(&tmp.path().join("img"));
+    assert_eq!(top, built.digest);
 }

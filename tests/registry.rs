@@ -7,7 +7,7 @@ mod support;
 
 use assert_cmd::Command;
 use olmpack::action::bundle_image::{compare_labels, parse_annotations};
-use olmpack::commands::image_source::RegistryArgs;
+use olmpack::commands::image_source::{ConnectionArgs, RegistryArgs};
 
 /// The library calls these tests drive, taking the command-line flags as `bundle` commands do
 /// (flags -> `RegistryOptions` -> transport), with errors as the commands report them.
@@ -83,8 +83,11 @@ fn silent() -> PushOptions {
 
 fn args_for(reg: &Registry) -> RegistryArgs {
     RegistryArgs {
-        creds: (reg.mode != Mode::Plain).then(|| format!("{USER}:{PASSWORD}")),
-        ca_file: reg.ca.clone(),
+        connection: ConnectionArgs {
+            creds: (reg.mode != Mode::Plain).then(|| format!("{USER}:{PASSWORD}")),
+            ca_file: reg.ca.clone(),
+            ..ConnectionArgs::default()
+        },
         ..RegistryArgs::default()
     }
 }
@@ -365,8 +368,11 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     let work2 = tempfile::tempdir().expect("tmp");
     let image = support::bundle_image(work2.path(), 0, "testop");
     let args = RegistryArgs {
-        creds: Some(format!("{USER}:{wrong}")),
-        ca_file: reg.ca.clone(),
+        connection: ConnectionArgs {
+            creds: Some(format!("{USER}:{wrong}")),
+            ca_file: reg.ca.clone(),
+            ..ConnectionArgs::default()
+        },
         ..RegistryArgs::default()
     };
     let err = image_source::push_image(&image, &[reg.reference(REPO, "bad")], &args, None)
@@ -1166,8 +1172,11 @@ fn credentials_are_not_sent_to_a_plain_http_token_service_of_a_tls_registry() {
     let work = tempfile::tempdir().expect("tmp");
     let image = support::bundle_image(work.path(), 0, "testop");
     let args = RegistryArgs {
-        creds: Some(format!("{USER}:{PASSWORD}")),
-        ca_file: reg.ca.clone(),
+        connection: ConnectionArgs {
+            creds: Some(format!("{USER}:{PASSWORD}")),
+            ca_file: reg.ca.clone(),
+            ..ConnectionArgs::default()
+        },
         ..RegistryArgs::default()
     };
     let err = image_source::push_image(&image, &[reg.reference("olm/guarded", "v1")], &args, None)

@@ -24,6 +24,7 @@
 //! same registry mounts or skips them; they are downloaded only for a local output or another
 //! registry ([`deliver`]).
 
+use crate::findings::Report;
 use crate::image::config::Platform;
 use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
@@ -38,8 +39,9 @@ use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// The label OLM v0 and v1 read to find the catalog inside the image.
-pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+/// The label OLM v0 and v1 read to find the catalog inside the image (defined once, in
+/// [`crate::catalog`], for build and render).
+pub use crate::catalog::CONFIGS_LABEL;
 /// Where the catalog goes by default (what opm's Dockerfile uses and OLM expects).
 pub const DEFAULT_CONFIGS_DIR: &str = "/configs";
 /// The entrypoint `opm generate dockerfile` sets on a catalog image with a base.
@@ -498,6 +500,172 @@ pub fn deliver(
     Ok(reports)
 }
 
+/// A whole `catalog build` run: the folder, what to build, whether to validate first, where
+/// the image goes and where the digest is recorded.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogBuildRun {
+    /// The catalog folder.
+    pub dir: PathBuf,
+    /// What to build.
+    pub options: CatalogBuildOptions,
+    /// Check the catalog with every `catalog validate` rule first; errors stop the run before
+    /// anything is built or written, warnings do not.
+    pub validate: bool,
+    /// Where the image goes.
+    pub delivery: Delivery,
+    /// A file to receive the bare digest (`sha256:…`), written only once the image is
+    /// delivered.
+    pub digest_file: Option<PathBuf>,
+}
+
+/// What a run reports while it goes, in order, so a front end can show it as it happens.
+#[derive(Debug)]
+pub enum CatalogBuildEvent<'a> {
+    /// The validation report, when it has findings (given before anything is built).
+    Findings(&'a Report),
+    /// Something the user should know about the built image (a skipped whiteout file...).
+    Warning(&'a str),
+}
+
+/// How a run ended when nothing failed.
+#[derive(Debug)]
+pub enum CatalogBuildOutcome {
+    /// Validation found errors (already given as [`CatalogBuildEvent::Findings`]): nothing was
+    /// built or written.
+    Invalid,
+    /// The image was built and delivered, and the digest file written.
+    Built(CatalogBuildResult),
+}
+
+/// What was built and where it went.
+#[derive(Debug, Clone)]
+pub struct CatalogBuildResult {
+    /// The top-level digest (manifest, or index of a multi-platform image).
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The configs layer's digest.
+    pub configs_layer: String,
+    /// Layer count of a single image, or `None` for an index.
+    pub layers: Option<usize>,
+    /// Platform count of an index, or `None` for a single image.
+    pub platforms: Option<usize>,
+    /// `REF@sha256:…` for every tag pushed.
+    pub pushed: Vec<String>,
+}
+
+/// Why a `catalog build` run failed, with the step that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogBuildRunError {
+    /// The options are unusable (`--configs-dir`...), before anything was read.
+    #[error(transparent)]
+    Options(Box<CatalogBuildError>),
+    /// The catalog could not be validated (not loadable at all).
+    #[error("cannot validate {}", dir.display())]
+    Validate {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::catalog::load::LoadError>,
+    },
+    /// The image could not be built.
+    #[error("cannot build {}", dir.display())]
+    Build {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<CatalogBuildError>,
+    },
+    /// The digest file could not be prepared or written.
+    #[error(transparent)]
+    DigestFile(OutputError),
+    /// The image could not be written or pushed.
+    #[error("cannot {what}")]
+    Deliver {
+        /// What was being done: `deliver the catalog image (DEST)`, or `push the catalog image`
+        /// when there is no local output.
+        what: String,
+        /// Why.
+        #[source]
+        source: Box<CatalogBuildError>,
+    },
+}
+
+/// Runs `catalog build` as one call: validate (unless asked not to), build, stage the digest
+/// file, deliver (push, then local output), then put the digest file in place. Nothing is
+/// written anywhere before the image is built and the digest file staged, and the digest file
+/// only after delivery, so a failure leaves no partial output.
+pub fn run(
+    run: &CatalogBuildRun,
+    on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
+) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
+    let dir = &run.dir;
+    if let Some(value) = &run.options.configs_dir {
+        configs_dir(value).map_err(|e| CatalogBuildRunError::Options(Box::new(e)))?;
+    }
+    // A folder that cannot be read is left to the build, which names it.
+    if run.validate && dir.is_dir() {
+        let report =
+            crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
+                CatalogBuildRunError::Validate {
+                    dir: dir.clone(),
+                    source: Box::new(source),
+                }
+            })?;
+        if !report.diagnostics.is_empty() {
+            on_event(CatalogBuildEvent::Findings(&report));
+        }
+        if report.has_errors() {
+            return Ok(CatalogBuildOutcome::Invalid);
+        }
+    }
+    let mut built = build(dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
+        dir: dir.clone(),
+        source: Box::new(source),
+    })?;
+    for w in &built.warnings {
+        on_event(CatalogBuildEvent::Warning(w));
+    }
+    let (digest, size) = {
+        let (d, s) = built.digest();
+        (d.to_string(), s)
+    };
+    let staged = match &run.digest_file {
+        Some(file) => Some(
+            crate::image::layout::stage_file(file, digest.as_bytes())
+                .map_err(CatalogBuildRunError::DigestFile)?,
+        ),
+        None => None,
+    };
+    let reports = deliver(&mut built, &run.delivery, &run.options.registry).map_err(|source| {
+        CatalogBuildRunError::Deliver {
+            what: match &run.delivery.output {
+                Some((d, _)) => format!("deliver the catalog image ({d})"),
+                None => "push the catalog image".to_string(),
+            },
+            source: Box::new(source),
+        }
+    })?;
+    if let Some(staged) = staged {
+        staged.commit().map_err(CatalogBuildRunError::DigestFile)?;
+    }
+    let (layers, platforms) = match &built.artifact {
+        BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
+        BuiltArtifact::Index(x) => (None, Some(x.images.len())),
+    };
+    Ok(CatalogBuildOutcome::Built(CatalogBuildResult {
+        digest,
+        size,
+        configs_layer: built.configs_layer.clone(),
+        layers,
+        platforms,
+        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
+    }))
+}
+
 /// Why `generate-dockerfile` refused.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -621,22 +789,35 @@ pub fn generate_dockerfile(
             path: dir.to_path_buf(),
         });
     }
-    // Go's filepath.Clean, then Base / Dir: "catalog/" and "./catalog" both name "catalog".
-    let cleaned: PathBuf = dir.components().collect();
-    let absolute = if cleaned.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        cleaned
+    // Go's filepath.Clean, then Base / Dir, all lexical as in opm: "catalog/" and
+    // "./catalog" both name "catalog", and a symlink keeps its own name. Only a cleaned name
+    // of "." or ".." (for which opm writes "..Dockerfile" / "...Dockerfile" with `ADD .`) is
+    // replaced by the real folder's name and parent.
+    let cleaned = clean_path(dir);
+    let (name, parent) = match cleaned.file_name() {
+        Some(name) => {
+            let parent = match cleaned.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (name.to_string_lossy().to_string(), parent)
+        }
+        None => {
+            let real = std::fs::canonicalize(&cleaned).map_err(|source| DockerfileError::Io {
+                path: cleaned.clone(),
+                source,
+            })?;
+            let name = real
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| ".".to_string());
+            let parent = real
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("/"));
+            (name, parent)
+        }
     };
-    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
-    let name = absolute
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| ".".to_string());
-    let parent = absolute
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"));
     let path = parent.join(format!("{name}.Dockerfile"));
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(DockerfileError::Exists { path });
@@ -668,9 +849,63 @@ pub fn generate_dockerfile(
     Ok(path)
 }
 
+/// Go's `filepath.Clean` on a Unix path, without touching the file system: `.` elements go,
+/// `x/..` pairs cancel, `..` at the root goes, and an empty result is `.`. opm names the
+/// Dockerfile from this, so a symlinked folder keeps its link name.
+fn clean_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut rooted = false;
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => rooted = true,
+            Component::CurDir => {}
+            Component::ParentDir => match parts.last() {
+                Some(last) if *last != ".." => {
+                    parts.pop();
+                }
+                _ if rooted => {}
+                _ => parts.push("..".as_ref()),
+            },
+            Component::Normal(n) => parts.push(n),
+        }
+    }
+    let mut out = PathBuf::from(if rooted { "/" } else { "" });
+    out.extend(parts);
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_path_is_go_filepath_clean() {
+        for (input, want) in [
+            ("catalog", "catalog"),
+            ("catalog/", "catalog"),
+            ("./catalog", "catalog"),
+            ("a/./b/../c", "a/c"),
+            ("a/..", "."),
+            ("", "."),
+            (".", "."),
+            ("..", ".."),
+            ("../../a", "../../a"),
+            ("a/../../b", "../b"),
+            ("/../a", "/a"),
+            ("/", "/"),
+            ("//a//b/", "/a/b"),
+        ] {
+            assert_eq!(
+                clean_path(Path::new(input)),
+                PathBuf::from(want),
+                "{input:?}"
+            );
+        }
+    }
 
     #[test]
     fn configs_dirs() {

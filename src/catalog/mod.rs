@@ -1,5 +1,10 @@
 //! File-based catalogs (FBC): the declarative-config model, its loader, writers and rules.
 
+/// The image label naming the catalog's folder inside a catalog image (opm's
+/// `containertools.ConfigsLocationLabel`): `catalog build` sets it and `catalog render` reads it
+/// to find the catalog, so both must spell it the same.
+pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+
 pub mod init;
 pub mod load;
 pub mod model;

@@ -95,11 +95,29 @@ where
         .map_err(|e| e.to_string())
 }
 
-fn parse_label(s: &str) -> Result<(String, String), String> {
+/// The `--label KEY=VALUE` value parser of `bundle build` and `catalog build`, so both accept
+/// and refuse the same spellings.
+pub(crate) fn parse_label(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
         _ => Err(format!("expected KEY=VALUE, got {s:?}")),
     }
+}
+
+/// The `--label` pairs as a map; a key given twice with different values is a usage error
+/// (rather than one silently winning), the same for `bundle build` and `catalog build`.
+pub(crate) fn label_map(pairs: &[(String, String)]) -> Result<BTreeMap<String, String>, Failure> {
+    let mut labels = BTreeMap::new();
+    for (k, v) in pairs {
+        if let Some(previous) = labels.insert(k.clone(), v.clone())
+            && &previous != v
+        {
+            return Err(Failure::usage(format!(
+                "--label {k} is given twice with different values ({previous:?} and {v:?})"
+            )));
+        }
+    }
+    Ok(labels)
 }
 
 /// Runs `olmpack bundle build`.
@@ -198,16 +216,7 @@ pub fn run(args: &Args) -> Outcome {
 /// when validation stopped the build (findings already on stderr). Sinks (`--output`, and
 /// `--push` later) take the returned image; its blobs live as long as the value.
 pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
-    let mut extra_labels = BTreeMap::new();
-    for (k, v) in &args.labels {
-        if let Some(previous) = extra_labels.insert(k.clone(), v.clone())
-            && &previous != v
-        {
-            return Err(Failure::usage(format!(
-                "--label {k} is given twice with different values ({previous:?} and {v:?})"
-            )));
-        }
-    }
+    let extra_labels = label_map(&args.labels)?;
     let platform: Platform = if args.registry.platform.is_empty() {
         Platform::default()
     } else {

@@ -4,19 +4,18 @@
 //! `REF@sha256:…` line per pushed tag; messages go to stderr; `--digest-file` gets the bare
 //! digest, written atomically.
 
-use super::build::output_names;
-use super::image_source::RegistryArgs;
+use super::build::{label_map, output_names, parse_label};
+use super::image_source::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
-    self, CatalogBuildOptions, DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
+    self, CatalogBuildEvent, CatalogBuildOptions, CatalogBuildOutcome, CatalogBuildRun,
+    DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
 };
 use crate::image::build::source_date_epoch_from_env;
-use crate::image::layout::stage_file;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
 /// Where the image goes when neither `--output` nor `--push` is given.
 pub const DEFAULT_OUTPUT: &str = "oci:catalog-image";
@@ -72,8 +71,8 @@ pub struct Args {
     #[arg(long = "platform", value_name = "OS/ARCH[/VARIANT]")]
     pub platforms: Vec<String>,
     /// Extra image label KEY=VALUE (repeatable).
-    #[arg(long = "label", value_name = "KEY=VALUE")]
-    pub labels: Vec<String>,
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
     /// Also write the digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
@@ -81,58 +80,8 @@ pub struct Args {
     #[arg(long)]
     pub no_validate: bool,
     /// Registry connection flags (for --base and --push).
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
-}
-
-/// The registry flags of [`RegistryArgs`] without its single `--platform` (catalog build takes
-/// several).
-#[derive(Clone, Default, clap::Args)]
-#[command(next_help_heading = "Registry options")]
-pub struct ConnectionArgs {
-    /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
-    #[arg(long, value_name = "USER[:PASSWORD]")]
-    pub creds: Option<String>,
-    /// Read the password from standard input (use with --creds USER).
-    #[arg(long)]
-    pub password_stdin: bool,
-    /// Auth file (docker config.json or containers auth.json format).
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-    /// PEM file of extra CA certificates to trust for registry TLS.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-    /// Talk plain HTTP to the registry (automatic for localhost and 127.0.0.0/8).
-    #[arg(long)]
-    pub plain_http: bool,
-    /// Skip TLS certificate verification.
-    #[arg(long)]
-    pub insecure: bool,
-    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub retries: u32,
-}
-
-impl std::fmt::Debug for ConnectionArgs {
-    /// By hand, through [`RegistryArgs`]'s, so a password never reaches a debug print.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_registry_args().fmt(f)
-    }
-}
-
-impl ConnectionArgs {
-    fn as_registry_args(&self) -> RegistryArgs {
-        RegistryArgs {
-            creds: self.creds.clone(),
-            password_stdin: self.password_stdin,
-            authfile: self.authfile.clone(),
-            ca_file: self.ca_file.clone(),
-            plain_http: self.plain_http,
-            insecure: self.insecure,
-            platform: String::new(),
-            retries: self.retries,
-        }
-    }
 }
 
 /// Arguments of `olmpack catalog generate-dockerfile`.
@@ -140,7 +89,13 @@ impl ConnectionArgs {
 #[command(after_help = "\
 Writes <parent>/<DIR name>.Dockerfile exactly as `opm generate dockerfile` (opm v1.44 and later)
 does, for builds that still use docker or buildah; fails if that file exists. `catalog build`
-builds the image without a daemon.")]
+builds the image without a daemon.
+
+DIR is cleaned lexically as opm does (a symlinked folder keeps its link's name: `catalog ->
+real` gives catalog.Dockerfile with `ADD catalog`). One difference: when DIR cleans to `.` or
+`..`, opm writes `..Dockerfile` / `...Dockerfile` with `ADD .` / `ADD ..`; olmpack uses the
+real folder's name and parent instead (`.` inside /x/catalog gives /x/catalog.Dockerfile with
+`ADD catalog`).")]
 pub struct DockerfileArgs {
     /// The catalog folder.
     pub dir: PathBuf,
@@ -153,53 +108,6 @@ pub struct DockerfileArgs {
     /// Extra label KEY=VALUE (repeatable; the last value of a key wins).
     #[arg(short = 'l', long = "extra-labels", value_name = "KEY=VALUE")]
     pub extra_labels: Vec<String>,
-}
-
-fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, Failure> {
-    let mut out = BTreeMap::new();
-    for s in values {
-        let (k, v) = match s.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => (k.trim().to_string(), v.to_string()),
-            _ => {
-                return Err(Failure::usage(format!(
-                    "--label: expected KEY=VALUE, got {s:?}"
-                )));
-            }
-        };
-        if let Some(previous) = out.insert(k.clone(), v.clone())
-            && previous != v
-        {
-            return Err(Failure::usage(format!(
-                "--label {k} is given twice with different values ({previous:?} and {v:?})"
-            )));
-        }
-    }
-    Ok(out)
-}
-
-/// The catalog check before building: every `catalog validate` rule. Findings go to stderr;
-/// errors stop the build (`Ok(Err(EXIT_FINDINGS))`), warnings do not. A folder that cannot be
-/// read is left to the build, which names it.
-fn validate_catalog(dir: &Path) -> Result<Result<(), u8>, Failure> {
-    if !dir.is_dir() {
-        return Ok(Ok(()));
-    }
-    let report = crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|e| {
-        Failure::usage(format!(
-            "cannot validate {}: {}",
-            dir.display(),
-            error_chain(&e)
-        ))
-    })?;
-    if !report.diagnostics.is_empty() {
-        let color = super::color_on(std::io::stderr().is_terminal());
-        let _ = crate::validate::render::human(&report, &mut std::io::stderr().lock(), color);
-    }
-    Ok(if report.has_errors() {
-        Err(EXIT_FINDINGS)
-    } else {
-        Ok(())
-    })
 }
 
 /// Runs `olmpack catalog build`.
@@ -230,77 +138,54 @@ pub fn run(args: &Args) -> Outcome {
             "a docker-archive holds a single platform: give one --platform",
         ));
     }
-    let registry = args.registry.as_registry_args().options()?;
-    let options = CatalogBuildOptions {
-        configs_dir: Some(args.configs_dir.clone()),
-        base: args.base.clone(),
-        platforms,
-        labels: parse_labels(&args.labels)?,
-        source_date_epoch: source_date_epoch_from_env()?,
-        registry: registry.clone(),
-    };
-    catalog_build::configs_dir(&args.configs_dir)?;
-    if !args.no_validate
-        && let Err(code) = validate_catalog(&args.dir)?
-    {
-        let _ = writeln!(
-            std::io::stderr(),
-            "not building {}: fix the errors above, or pass --no-validate",
-            args.dir.display()
-        );
-        return Ok(code);
-    }
-    let mut built = catalog_build::build(&args.dir, &options).map_err(|e| {
-        Failure::usage(format!(
-            "cannot build {}: {}",
-            args.dir.display(),
-            error_chain(&e)
-        ))
-    })?;
-    let mut stderr = std::io::stderr();
-    for w in &built.warnings {
-        let _ = writeln!(stderr, "warning: {w}");
-    }
-    let (digest, size) = {
-        let (d, s) = built.digest();
-        (d.to_string(), s)
-    };
-    let digest_file = match &args.digest_file {
-        Some(file) => {
-            Some(stage_file(file, digest.as_bytes()).map_err(|e| Failure::usage(error_chain(&e)))?)
-        }
-        None => None,
-    };
-    let delivery = Delivery {
-        output: dest.clone().map(|d| (d, names.clone())),
-        push: if args.push {
-            args.tags.clone()
-        } else {
-            Vec::new()
+    let request = CatalogBuildRun {
+        dir: args.dir.clone(),
+        options: CatalogBuildOptions {
+            configs_dir: Some(args.configs_dir.clone()),
+            base: args.base.clone(),
+            platforms,
+            labels: label_map(&args.labels)?,
+            source_date_epoch: source_date_epoch_from_env()?,
+            registry: args.registry.options(Platform::default())?,
         },
-        push_options: PushOptions::default(),
-    };
-    let reports = catalog_build::deliver(&mut built, &delivery, &registry).map_err(|e| {
-        Failure::usage(match &dest {
-            Some(d) => format!(
-                "cannot deliver the catalog image ({d}): {}",
-                error_chain(&e)
-            ),
-            None => format!("cannot push the catalog image: {}", error_chain(&e)),
-        })
-    })?;
-    if let Some(dest) = &dest {
-        let _ = writeln!(
-            stderr,
-            "wrote {dest} ({}, catalog layer {}) as {}",
-            match &built.artifact {
-                catalog_build::BuiltArtifact::Image(i) => format!(
-                    "{} layer{}",
-                    i.layers.len(),
-                    if i.layers.len() == 1 { "" } else { "s" }
-                ),
-                catalog_build::BuiltArtifact::Index(x) => format!("{} platforms", x.images.len()),
+        validate: !args.no_validate,
+        delivery: Delivery {
+            output: dest.clone().map(|d| (d, names.clone())),
+            push: if args.push {
+                args.tags.clone()
+            } else {
+                Vec::new()
             },
+            push_options: PushOptions::default(),
+        },
+        digest_file: args.digest_file.clone(),
+    };
+    let color = super::color_on(std::io::stderr().is_terminal());
+    let outcome = catalog_build::run(&request, &mut |event| match event {
+        CatalogBuildEvent::Findings(report) => {
+            let _ = crate::validate::render::human(report, &mut std::io::stderr().lock(), color);
+        }
+        CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
+    })
+    .map_err(|e| Failure::usage(error_chain(&e)))?;
+    let built = match outcome {
+        CatalogBuildOutcome::Invalid => {
+            eprintln!(
+                "not building {}: fix the errors above, or pass --no-validate",
+                args.dir.display()
+            );
+            return Ok(EXIT_FINDINGS);
+        }
+        CatalogBuildOutcome::Built(built) => built,
+    };
+    if let Some(dest) = &dest {
+        let content = match (built.layers, built.platforms) {
+            (_, Some(n)) => format!("{n} platforms"),
+            (Some(n), None) => format!("{n} layer{}", if n == 1 { "" } else { "s" }),
+            (None, None) => String::new(),
+        };
+        eprintln!(
+            "wrote {dest} ({content}, catalog layer {}) as {}",
             built.configs_layer,
             if names.is_empty() {
                 "(untagged)".to_string()
@@ -309,13 +194,8 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
-    if let Some(staged) = digest_file {
-        staged
-            .commit()
-            .map_err(|e| Failure::usage(error_chain(&e)))?;
-    }
-    println!("{digest} {size}");
-    for r in reports.iter().flat_map(|r| &r.refs) {
+    println!("{} {}", built.digest, built.size);
+    for r in &built.pushed {
         println!("{r}");
     }
     Ok(EXIT_OK)

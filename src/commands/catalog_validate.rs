@@ -62,7 +62,7 @@ pub fn run(args: &Args) -> Outcome {
     let mut out = stdout.lock();
     let written = match args.output {
         OutputFormat::Json => render::json(&reports, args.strict, &mut out),
-        OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
+        OutputFormat::Text => render::text(&reports, "catalog", args.strict, color, &mut out),
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -76,34 +76,6 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Ok(EXIT_FINDINGS)
     }
-}
-
-fn write_text(
-    reports: &[Report],
-    strict: bool,
-    color: bool,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    for report in reports {
-        render::human_with(report, out, color, strict)?;
-    }
-    if reports.len() > 1 {
-        let failed = reports.iter().filter(|r| !r.passed(strict)).count();
-        let errors: usize = reports.iter().map(Report::error_count).sum();
-        let warnings: usize = reports.iter().map(Report::warning_count).sum();
-        let s = |n: usize| if n == 1 { "" } else { "s" };
-        writeln!(
-            out,
-            "total: {} catalog{}, {} valid, {} invalid, {errors} error{}, {warnings} warning{}",
-            reports.len(),
-            s(reports.len()),
-            reports.len() - failed,
-            failed,
-            s(errors),
-            s(warnings)
-        )?;
-    }
-    Ok(())
 }
 
 fn list_rules() -> Outcome {

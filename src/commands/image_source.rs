@@ -1,4 +1,5 @@
-//! The registry flags every command that touches images flattens in ([`RegistryArgs`]), and
+//! The registry flags every command that touches images flattens in ([`RegistryArgs`], or
+//! [`ConnectionArgs`] alone where a command takes its own platforms), and
 //! their conversion into the library's [`RegistryOptions`]. Nothing else: opening images lives
 //! in `transport::source`, pushing in `transport::sink`, bundle-image knowledge in
 //! `action::bundle_image`.
@@ -12,10 +13,11 @@ use crate::transport::RegistryOptions;
 use std::io::Read;
 use std::path::PathBuf;
 
-/// Registry flags shared by `inspect`, `pull`, `validate --image` and `build --push`.
+/// The registry connection flags (credentials, TLS, retries), without a platform: flattened
+/// into [`RegistryArgs`] for the commands that pick one platform, and alone into `catalog
+/// build`, which takes several `--platform`s of its own.
 #[derive(Clone, Default, clap::Args)]
-#[command(next_help_heading = "Registry and platform options")]
-pub struct RegistryArgs {
+pub struct ConnectionArgs {
     /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
     #[arg(long, value_name = "USER[:PASSWORD]")]
     pub creds: Option<String>,
@@ -35,36 +37,31 @@ pub struct RegistryArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
-    /// Platform: recorded in the image by `build`; picked from a multi-platform index by
-    /// `validate --image`, `inspect` and `pull`.
-    #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
-    pub platform: String,
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
 }
 
-impl std::fmt::Debug for RegistryArgs {
+impl std::fmt::Debug for ConnectionArgs {
     /// Written by hand so `--creds USER:PASSWORD` never reaches a debug print of the arguments.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let creds = self.creds.as_ref().map(|c| match c.split_once(':') {
             Some((u, _)) => format!("{u}:<redacted>"),
             None => c.clone(),
         });
-        f.debug_struct("RegistryArgs")
+        f.debug_struct("ConnectionArgs")
             .field("creds", &creds)
             .field("password_stdin", &self.password_stdin)
             .field("authfile", &self.authfile)
             .field("ca_file", &self.ca_file)
             .field("plain_http", &self.plain_http)
             .field("insecure", &self.insecure)
-            .field("platform", &self.platform)
             .field("retries", &self.retries)
             .finish()
     }
 }
 
-impl RegistryArgs {
+impl ConnectionArgs {
     /// Credential options: `--creds`, `--password-stdin` (read now, once), `--authfile`, and
     /// the process environment for the default locations.
     pub fn auth_options(&self) -> Result<AuthOptions, Failure> {
@@ -112,6 +109,32 @@ impl RegistryArgs {
         }
     }
 
+    /// The library's registry options from the flags (reads `--password-stdin` now, once), for
+    /// `platform`.
+    pub fn options(&self, platform: Platform) -> Result<RegistryOptions, Failure> {
+        Ok(RegistryOptions {
+            auth: self.auth_options()?,
+            client: self.client_options(),
+            platform,
+        })
+    }
+}
+
+/// Registry flags shared by `inspect`, `pull`, `validate --image`, `build --push` and `catalog
+/// render`: the connection flags and one `--platform`.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Registry and platform options")]
+pub struct RegistryArgs {
+    /// Credentials, TLS and retries.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    /// Platform: recorded in the image by `build`; picked from a multi-platform index by
+    /// `validate --image`, `inspect` and `pull`.
+    #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
+    pub platform: String,
+}
+
+impl RegistryArgs {
     /// The platform flag, parsed.
     /// An empty value (as `Default` gives) means linux/amd64.
     pub fn platform(&self) -> Result<Platform, Failure> {
@@ -125,11 +148,7 @@ impl RegistryArgs {
 
     /// The library's registry options from the flags (reads `--password-stdin` now, once).
     pub fn options(&self) -> Result<RegistryOptions, Failure> {
-        Ok(RegistryOptions {
-            auth: self.auth_options()?,
-            client: self.client_options(),
-            platform: self.platform()?,
-        })
+        self.connection.options(self.platform()?)
     }
 }
 
@@ -140,7 +159,10 @@ mod tests {
     #[test]
     fn debug_of_args_hides_the_password() {
         let a = RegistryArgs {
-            creds: Some("me:s3cr3t:x".into()),
+            connection: ConnectionArgs {
+                creds: Some("me:s3cr3t:x".into()),
+                ..ConnectionArgs::default()
+            },
             ..RegistryArgs::default()
         };
         let d = format!("{a:?}");

@@ -67,20 +67,9 @@ impl<E: std::error::Error> From<E> for Failure {
     }
 }
 
-/// Renders an error and all its sources as `outer: inner: innermost`, so no cause is lost.
-pub fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = cause.source();
-    }
-    out
-}
+/// Renders an error and all its sources as `outer: inner: innermost` (the library's, so
+/// commands and findings spell failures the same way).
+pub use crate::errors::error_chain;
 
 /// Whether output on a stream gets colour: only on a terminal, never when `NO_COLOR` is set.
 pub fn color_on(stream_is_terminal: bool) -> bool {

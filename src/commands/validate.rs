@@ -5,11 +5,10 @@ use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
+use crate::validate::batch::{internal_error_report, validate_dirs};
 use crate::validate::{self, Group, Options, Report, Rule, render};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Output format of the validate command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -105,7 +104,7 @@ pub fn run(args: &Args) -> Outcome {
         .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
     let written = match args.output {
         OutputFormat::Json => render::json(&reports, args.strict, &mut out),
-        OutputFormat::Text => write_text(&reports, args.strict, color, &mut out),
+        OutputFormat::Text => render::text(&reports, "bundle", args.strict, color, &mut out),
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -119,34 +118,6 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Ok(EXIT_FINDINGS)
     }
-}
-
-fn write_text(
-    reports: &[Report],
-    strict: bool,
-    color: bool,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    for report in reports {
-        render::human_with(report, out, color, strict)?;
-    }
-    if reports.len() > 1 {
-        let failed = reports.iter().filter(|r| !r.passed(strict)).count();
-        let errors: usize = reports.iter().map(Report::error_count).sum();
-        let warnings: usize = reports.iter().map(Report::warning_count).sum();
-        let s = |n: usize| if n == 1 { "" } else { "s" };
-        writeln!(
-            out,
-            "total: {} bundle{}, {} valid, {} invalid, {errors} error{}, {warnings} warning{}",
-            reports.len(),
-            s(reports.len()),
-            reports.len() - failed,
-            failed,
-            s(errors),
-            s(warnings)
-        )?;
-    }
-    Ok(())
 }
 
 /// Pulls (or opens) a bundle image, unpacks it to a temp folder, runs every folder rule, then
@@ -209,79 +180,6 @@ fn parse_k8s_version(text: &str) -> Option<semver::Version> {
     let minor = parts.next().unwrap_or("0").parse().ok()?;
     let patch = parts.next().unwrap_or("0").parse().ok()?;
     Some(semver::Version::new(major, minor, patch))
-}
-
-/// Validates folders on up to `jobs` threads; reports keep the input order. A folder that cannot
-/// be loaded gets a report with one `file/unreadable` finding.
-pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> Vec<Report> {
-    let workers = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .clamp(1, dirs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Report>>> = Mutex::new(vec![None; dirs.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(dir) = dirs.get(i) else { break };
-                    // Each bundle is isolated: a bug hit on one becomes its internal/error
-                    // finding, and every other bundle still gets its full report.
-                    let checked = crate::guard::catch(|| {
-                        let _reading = crate::guard::reading(dir);
-                        match Bundle::load(dir) {
-                            Ok(bundle) => validate::validate(&bundle, opts),
-                            Err(e) => unreadable(dir, super::error_chain(&e)),
-                        }
-                    });
-                    let report = checked.unwrap_or_else(|failure| {
-                        internal_error_report(&dir.display().to_string(), Some(dir), &failure)
-                    });
-                    if let Ok(mut guard) = slots.lock() {
-                        guard[i] = Some(report);
-                    }
-                }
-            });
-        }
-    });
-    slots
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .zip(dirs)
-        .map(|(r, dir)| r.unwrap_or_else(|| unreadable(dir, "validation did not run".into())))
-        .collect()
-}
-
-/// The report of a bundle on which olmpack failed internally: one `internal/error` finding that
-/// names the file being read (relative to the bundle when it is inside it) and asks for a bug
-/// report.
-fn internal_error_report(
-    bundle: &str,
-    root: Option<&std::path::Path>,
-    failure: &crate::guard::InternalFailure,
-) -> Report {
-    let mut diagnostic = validate::Diagnostic::new(Rule::InternalError, failure.describe());
-    // `file` is relative to the bundle, as for every finding; a path elsewhere (a temporary
-    // folder, the bundle folder itself) stays in the message only.
-    let rel = failure.file.as_deref().and_then(|file| match root {
-        Some(root) => file.strip_prefix(root).ok(),
-        None => file.is_relative().then_some(file),
-    });
-    if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) {
-        diagnostic = diagnostic.in_file(rel.to_string_lossy().into_owned());
-    }
-    Report {
-        bundle: bundle.to_string(),
-        diagnostics: vec![diagnostic],
-    }
-}
-
-fn unreadable(dir: &std::path::Path, message: String) -> Report {
-    Report {
-        bundle: dir.display().to_string(),
-        diagnostics: vec![validate::Diagnostic::new(Rule::FileUnreadable, message)],
-    }
 }
 
 fn list_rules() -> Outcome {

@@ -42,6 +42,16 @@ pub enum TransportError {
         /// The platforms it has, comma-separated.
         available: String,
     },
+    /// A registry layer's digest is not sha256, the only algorithm blobs are stored under.
+    #[error(
+        "{source_name}: layer digest {digest} is not sha256, which is the only algorithm supported"
+    )]
+    UnsupportedDigest {
+        /// The source as typed.
+        source_name: String,
+        /// The layer digest.
+        digest: String,
+    },
     /// A temp folder or spool file could not be created or written.
     #[error("cannot {action} {}", path.display())]
     Io {

@@ -544,10 +544,22 @@ impl OpenedImage {
         let Access::Registry { client, reference } = &self.access else {
             return Ok(());
         };
+        // Spool files are named by content (several images of one index share the spool and
+        // their common layers), so a digest that is not sha256 is refused before anything is
+        // fetched: no name would be unique, and a reused file would hold another layer's bytes.
+        if let Some(desc) = self.layers.iter().find(|d| d.sha256_hex().is_none()) {
+            return Err(TransportError::UnsupportedDigest {
+                source_name: self.name.clone(),
+                digest: desc.digest.clone(),
+            });
+        }
         let mut files = Vec::with_capacity(self.layers.len());
         for desc in &self.layers {
-            let hex = desc.sha256_hex().unwrap_or("blob");
+            let Some(hex) = desc.sha256_hex() else {
+                continue;
+            };
             let path = spool.join(format!("{hex}.layer"));
+            // Written only after its digest was verified, so an existing file is this layer.
             if !path.exists() {
                 pull::fetch_blob_to_file(
                     client,
@@ -571,16 +583,6 @@ impl OpenedImage {
     /// image whose layers were not fetched.
     pub fn layer_files(&self) -> &[PathBuf] {
         &self.local_layers
-    }
-
-    /// Where the image's registry blobs live (`registry`, `repository`), `None` when local.
-    pub fn registry_location(&self) -> Option<(&str, &str)> {
-        match &self.access {
-            Access::Registry { reference, .. } => {
-                Some((reference.registry.as_str(), reference.repository.as_str()))
-            }
-            Access::Local { .. } => None,
-        }
     }
 }
 
@@ -624,4 +626,50 @@ pub fn unpack_image(source: &str, opts: &RegistryOptions) -> Result<UnpackedImag
         warnings: opened.warnings.clone(),
         dir,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A registry image whose layers are not sha256 must not reach the spool: two such
+    /// layers once shared the file `blob.layer`, and the second got the first one's bytes.
+    #[test]
+    fn fetch_layers_refuses_non_sha256_digests() {
+        let reference = Reference::parse("127.0.0.1:1/x/y:1").unwrap();
+        let client = Client::new(
+            &reference.registry,
+            crate::registry::auth::ResolvedCredential::anonymous(),
+            &Default::default(),
+        )
+        .unwrap();
+        let layer = |n: u8| Descriptor {
+            media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
+            digest: format!("sha512:{}", format!("{n:02x}").repeat(64)),
+            size: 1,
+        };
+        let mut image = OpenedImage {
+            name: "127.0.0.1:1/x/y:1".into(),
+            digest: String::new(),
+            media_type: String::new(),
+            manifest: Vec::new(),
+            config: Vec::new(),
+            config_descriptor: layer(0),
+            layers: vec![layer(1), layer(2)],
+            warnings: Vec::new(),
+            local_layers: Vec::new(),
+            access: Access::Registry {
+                client: Arc::new(client),
+                reference,
+            },
+        };
+        let spool = tempfile::tempdir().unwrap();
+        let err = image.fetch_layers(spool.path()).unwrap_err();
+        assert!(
+            matches!(&err, TransportError::UnsupportedDigest { digest, .. } if digest.starts_with("sha512:01")),
+            "{err}"
+        );
+        assert!(err.to_string().contains("sha512:01"), "{err}");
+        assert_eq!(std::fs::read_dir(spool.path()).unwrap().count(), 0);
+    }
 }

@@ -4,6 +4,7 @@
 //! registry in [`rules`] gives every rule its stable id and severity. [`validate`] runs the
 //! families that apply to a loaded [`Bundle`] and returns a sorted [`Report`].
 
+pub mod batch;
 mod crd;
 mod csv;
 mod dockerfile;

@@ -70,6 +70,37 @@ pub fn summary(report: &Report, out: &mut dyn Write, color: bool, strict: bool) 
     }
 }
 
+/// The text report of a whole run: each report as [`human_with`], then, for more than one, a
+/// `total:` line counting them as `noun`s (`bundle`, `catalog`), so `bundle validate` and
+/// `catalog validate` print the same shape.
+pub fn text(
+    reports: &[Report],
+    noun: &str,
+    strict: bool,
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for report in reports {
+        human_with(report, out, color, strict)?;
+    }
+    if reports.len() > 1 {
+        let failed = reports.iter().filter(|r| !r.passed(strict)).count();
+        let errors: usize = reports.iter().map(Report::error_count).sum();
+        let warnings: usize = reports.iter().map(Report::warning_count).sum();
+        writeln!(
+            out,
+            "total: {} {noun}{}, {} valid, {} invalid, {errors} error{}, {warnings} warning{}",
+            reports.len(),
+            plural(reports.len()),
+            reports.len() - failed,
+            failed,
+            plural(errors),
+            plural(warnings)
+        )?;
+    }
+    Ok(())
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -112,4 +143,38 @@ pub fn json(reports: &[Report], strict: bool, out: &mut dyn Write) -> io::Result
     };
     serde_json::to_writer_pretty(&mut *out, &value).map_err(io::Error::other)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::{Diagnostic, Rule};
+
+    fn report(name: &str, diagnostics: Vec<Diagnostic>) -> Report {
+        Report {
+            bundle: name.into(),
+            diagnostics,
+        }
+    }
+
+    #[test]
+    fn text_names_the_noun_in_the_total() {
+        let reports = [
+            report("a", Vec::new()),
+            report("b", vec![Diagnostic::new(Rule::FileUnreadable, "gone")]),
+        ];
+        let mut out = Vec::new();
+        text(&reports, "catalog", false, false, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.ends_with("total: 2 catalogs, 1 valid, 1 invalid, 1 error, 0 warnings\n"),
+            "{out}"
+        );
+        let mut one = Vec::new();
+        text(&reports[..1], "bundle", false, false, &mut one).unwrap();
+        assert_eq!(
+            String::from_utf8(one).unwrap(),
+            "a: valid (0 errors, 0 warnings)\n"
+        );
+    }
 }

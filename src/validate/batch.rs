@@ -1,0 +1,83 @@
+//! Validating many bundle folders at once: a pool of threads over the folders, each bundle
+//! isolated so that olmpack's own failure on one (a caught panic) becomes that bundle's
+//! `internal/error` finding while every other bundle still gets its full report. Used by
+//! `bundle validate` and its benchmark.
+
+use super::{Diagnostic, Options, Report, Rule};
+use crate::bundle::Bundle;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Validates folders on up to `jobs` threads; reports keep the input order. A folder that cannot
+/// be loaded gets a report with one `file/unreadable` finding.
+pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> Vec<Report> {
+    let workers = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .clamp(1, dirs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Report>>> = Mutex::new(vec![None; dirs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(dir) = dirs.get(i) else { break };
+                    // Each bundle is isolated: a bug hit on one becomes its internal/error
+                    // finding, and every other bundle still gets its full report.
+                    let checked = crate::guard::catch(|| {
+                        let _reading = crate::guard::reading(dir);
+                        match Bundle::load(dir) {
+                            Ok(bundle) => super::validate(&bundle, opts),
+                            Err(e) => unreadable(dir, crate::errors::error_chain(&e)),
+                        }
+                    });
+                    let report = checked.unwrap_or_else(|failure| {
+                        internal_error_report(&dir.display().to_string(), Some(dir), &failure)
+                    });
+                    if let Ok(mut guard) = slots.lock() {
+                        guard[i] = Some(report);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .zip(dirs)
+        .map(|(r, dir)| r.unwrap_or_else(|| unreadable(dir, "validation did not run".into())))
+        .collect()
+}
+
+/// The report of a bundle on which olmpack failed internally: one `internal/error` finding that
+/// names the file being read (relative to the bundle when it is inside it) and asks for a bug
+/// report.
+pub fn internal_error_report(
+    bundle: &str,
+    root: Option<&std::path::Path>,
+    failure: &crate::guard::InternalFailure,
+) -> Report {
+    let mut diagnostic = Diagnostic::new(Rule::InternalError, failure.describe());
+    // `file` is relative to the bundle, as for every finding; a path elsewhere (a temporary
+    // folder, the bundle folder itself) stays in the message only.
+    let rel = failure.file.as_deref().and_then(|file| match root {
+        Some(root) => file.strip_prefix(root).ok(),
+        None => file.is_relative().then_some(file),
+    });
+    if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) {
+        diagnostic = diagnostic.in_file(rel.to_string_lossy().into_owned());
+    }
+    Report {
+        bundle: bundle.to_string(),
+        diagnostics: vec![diagnostic],
+    }
+}
+
+fn unreadable(dir: &std::path::Path, message: String) -> Report {
+    Report {
+        bundle: dir.display().to_string(),
+        diagnostics: vec![Diagnostic::new(Rule::FileUnreadable, message)],
+    }
+}
