@@ -90,16 +90,32 @@ pub fn go_indent(dst: &mut Vec<u8>, src: &[u8], indent: &str) {
             dst.extend_from_slice(indent.as_bytes());
         }
     };
-    for &c in src {
+    let mut i = 0;
+    while i < src.len() {
+        let c = src[i];
+        i += 1;
         if in_string {
-            dst.push(c);
             if escaped {
+                dst.push(c);
                 escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                in_string = false;
+                continue;
             }
+            if c == b'\\' {
+                dst.push(c);
+                escaped = true;
+                continue;
+            }
+            if c == b'"' {
+                dst.push(c);
+                in_string = false;
+                continue;
+            }
+            // Copy the rest of the plain run up to the next quote or backslash at once.
+            let start = i - 1;
+            while i < src.len() && src[i] != b'"' && src[i] != b'\\' {
+                i += 1;
+            }
+            dst.extend_from_slice(&src[start..i]);
             continue;
         }
         if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {

@@ -641,7 +641,17 @@ impl Emitter<'_> {
                 if breaks {
                     self.write_indent();
                 }
-                self.write(v, &mut i);
+                // A whole line at once: characters up to the next break are only copied.
+                let start = i;
+                let mut chars = 0;
+                while i < v.len() && !is_break(v, i) {
+                    if v[i] & 0xC0 != 0x80 {
+                        chars += 1;
+                    }
+                    i += 1;
+                }
+                self.out.extend_from_slice(&v[start..i]);
+                self.column += chars;
                 self.indention = false;
                 breaks = false;
             }
