@@ -10,11 +10,15 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog-build
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
     cargo bench --bench validate
+
+# Catalog validation speed over ../shared/catalogs/fbc (MB/s, folders/s, peak memory, ratio to opm).
+bench-catalog:
+    cargo bench --bench catalog_validate
 
 # Bundle build speed vs tar|gzip -6 and peak memory (largest corpus bundle, synthetic 50 MB).
 bench-build:
@@ -39,3 +43,11 @@ fuzz *ARGS:
 corpus:
     cargo test --release --test corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
+
+# catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
+bench-render:
+    cargo bench --bench render
+
+# Template rendering from a local registry (-j 1 vs -j N) against the sum of single-bundle renders.
+bench-template:
+    cargo bench --bench catalog_template

@@ -32,6 +32,12 @@ enum CatalogCommand {
     Init(commands::catalog_init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
     Validate(commands::catalog_validate::Args),
+    /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
+    Template(commands::catalog_template::Args),
+    /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
+    Graph(commands::catalog_graph::Args),
+    /// Add a bundle (folder or image) and its channel entries to a catalog folder.
+    Add(commands::catalog_add::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
     Build(commands::catalog_build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
@@ -80,6 +86,9 @@ pub fn main() -> ExitCode {
             CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
             CatalogCommand::Render(a) => commands::catalog_render::run(a),
             CatalogCommand::Init(a) => commands::catalog_init::run(a),
+            CatalogCommand::Template(a) => commands::catalog_template::run(a),
+            CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
+            CatalogCommand::Add(a) => commands::catalog_add::run(a),
         },
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

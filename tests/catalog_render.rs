@@ -231,6 +231,10 @@ fn bundle_folders_render_to_the_catalog_blobs() {
         "catalogs/bundles: {json_ok} of {total} equal as JSON values, {yaml_ok} of {total} byte-identical as catalog YAML ({reordered} equal only after ordering runs of equal images by name); {documented} differ only as documented (hand-edited catalog entries)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        reordered, 0,
+        "relatedImages order differs from opm's sort.Slice"
+    );
 }
 
 /// The bundle objects of a rendered blob in a canonical order, so that renders differing only
@@ -379,4 +383,201 @@ fn render_command_reproduces_every_shared_catalog() {
     );
     assert!(opm_total > 0);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+use predicates::prelude::*;
+
+fn olmpack() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("olmpack").unwrap()
+}
+
+fn testdata(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+}
+
+#[test]
+fn bundle_folder_with_image_template_and_migration() {
+    let out = olmpack()
+        .args([
+            "catalog",
+            "render",
+            "-o",
+            "yaml",
+            "--migrate-level",
+            "bundle-object-to-csv-metadata",
+        ])
+        .args([
+            "--image-template",
+            "quay.io/x/{{.Package}}-bundle:v{{ .Version }}",
+        ])
+        .arg(testdata("bundles/valid-basic"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "---\nimage: quay.io/x/kvstore-operator-bundle:v1.2.0\nname: kvstore-operator.v1.2.0\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("- type: olm.csv.metadata\n"));
+    assert!(!text.contains("olm.bundle.object"));
+    assert!(text.contains("- image: quay.io/x/kvstore-operator-bundle:v1.2.0\n  name: \"\"\n"));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn bundle_folder_without_image_warns_and_keeps_objects() {
+    let out = olmpack()
+        .args([
+            "catalog",
+            "render",
+            "--migrate-level",
+            "bundle-object-to-csv-metadata",
+        ])
+        .arg(testdata("bundles/valid-basic"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // opm's migration skips bundles without an image.
+    assert!(text.contains("\"image\": \"\""));
+    assert!(text.contains("\"type\": \"olm.bundle.object\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty image"));
+}
+
+#[test]
+fn opm_compat_1_30_writes_csv_metadata_for_an_image() {
+    olmpack()
+        .args([
+            "catalog",
+            "render",
+            "--opm-compat",
+            "1.30",
+            "--image",
+            "quay.io/x/b:1",
+        ])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("olm.csv.metadata"))
+        .stdout(predicates::str::contains("olm.bundle.object").not());
+}
+
+#[test]
+fn catalog_folder_rerenders_to_itself_and_combines_sources() {
+    let dir = testdata("catalogs/render-small");
+    let want = std::fs::read(dir.join("catalog.yaml")).unwrap();
+    olmpack()
+        .args(["catalog", "render", "-o", "yaml"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(want.clone());
+    // Two inputs: the bundle folder's blob joins the catalog's, in opm's package order.
+    let out = olmpack()
+        .args([
+            "catalog",
+            "render",
+            "-o",
+            "yaml",
+            "--image",
+            "quay.io/x/b:1",
+        ])
+        .arg(&dir)
+        .arg(testdata("bundles/valid-basic"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with(std::str::from_utf8(&want).unwrap()));
+    assert!(text.contains("package: kvstore-operator\n"));
+}
+
+#[test]
+fn errors_name_the_source_and_write_nothing() {
+    olmpack()
+        .args(["catalog", "render", "--migrate-level", "all-the-things"])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("unknown migration level"));
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("b");
+    std::fs::create_dir_all(bundle.join("manifests")).unwrap();
+    std::fs::create_dir_all(bundle.join("metadata")).unwrap();
+    std::fs::write(
+        bundle.join("manifests/svc.yaml"),
+        "apiVersion: v1\nkind: Service\n",
+    )
+    .unwrap();
+    olmpack()
+        .args(["catalog", "render"])
+        .arg(testdata("catalogs/render-small"))
+        .arg(&bundle)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("no csv in bundle").and(predicates::str::contains("/b")));
+    let broken = tmp.path().join("cat");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(
+        broken.join("bad.json"),
+        "{\"schema\": \"olm.package\", \"name\": ",
+    )
+    .unwrap();
+    olmpack()
+        .args(["catalog", "render"])
+        .arg(&broken)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("bad.json"));
+    olmpack()
+        .args(["catalog", "render", "--opm-compat", "2.0"])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn bundle_image_from_a_layout_renders_like_its_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layout = format!("oci:{}:v1", tmp.path().join("layout").display());
+    olmpack()
+        .args(["bundle", "build", "--output", &layout])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .success();
+    let from_image = olmpack()
+        .args(["catalog", "render", &layout])
+        .output()
+        .unwrap();
+    assert!(
+        from_image.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_image.stderr)
+    );
+    let from_folder = olmpack()
+        .args(["catalog", "render", "--image", &layout])
+        .arg(testdata("bundles/valid-basic"))
+        .output()
+        .unwrap();
+    assert!(from_folder.status.success());
+    assert_eq!(
+        String::from_utf8(from_image.stdout).unwrap(),
+        String::from_utf8(from_folder.stdout).unwrap()
+    );
 }

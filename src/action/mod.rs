@@ -6,9 +6,13 @@
 //! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
 //! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
 //!   exact output);
+//! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
+//!   (templates, `catalog add`) and `catalog add` itself;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
 //!   `catalog generate-dockerfile`.
 
 pub mod bundle_image;
+pub mod bundle_source;
+pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_render;

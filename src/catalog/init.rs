@@ -78,8 +78,10 @@ pub fn is_svg(bytes: &[u8]) -> bool {
 /// The MIME type of an icon, from its content; an error unless it is an image.
 pub fn icon_media_type(path: &str, bytes: &[u8]) -> Result<String, InitError> {
     let detected = match infer::get(bytes) {
+        Some(t) if t.mime_type().starts_with("image/") => t.mime_type().to_string(),
+        // `infer` reads an SVG with an XML declaration as text/xml; opm's SVG matcher wins.
+        _ if is_svg(bytes) => "image/svg+xml".to_string(),
         Some(t) => t.mime_type().to_string(),
-        None if is_svg(bytes) => "image/svg+xml".to_string(),
         None => String::new(),
     };
     if detected.starts_with("image/") {

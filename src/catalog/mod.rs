@@ -9,5 +9,10 @@ pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,
     Origin, Package, PackageScopedReference, Property, RelatedImage,
 };
+
+pub mod add;
+pub mod graph;
+pub mod mermaid;
 pub mod render;
+pub mod template;
 pub mod write;

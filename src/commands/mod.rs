@@ -5,9 +5,13 @@
 //! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
 
 pub mod build;
+pub mod catalog_add;
 pub mod catalog_build;
+pub mod catalog_graph;
 pub mod catalog_init;
 pub mod catalog_render;
+pub mod catalog_render_support;
+pub mod catalog_template;
 pub mod catalog_validate;
 pub mod image_source;
 pub mod init;

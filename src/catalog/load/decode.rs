@@ -42,8 +42,9 @@ pub struct Decoded {
     pub duplicate_keys: Vec<(usize, String)>,
 }
 
-/// Decodes one file's text.
-pub fn decode(text: &str) -> Decoded {
+/// Decodes one file's text; YAML documents of a large file are parsed on up to `jobs` threads
+/// (the result does not depend on it).
+pub fn decode(text: &str, jobs: usize) -> Decoded {
     let first = text
         .bytes()
         .take(4096)
@@ -65,7 +66,7 @@ pub fn decode(text: &str) -> Decoded {
         }
         // The newer decoder retries as YAML ("YAML that tastes like JSON"); when that fails
         // too, the JSON error is the one that explains the file.
-        let yaml = decode_yaml(text);
+        let yaml = decode_yaml(text, jobs);
         if yaml.docs.iter().all(|d| matches!(d, Doc::Ok(_))) {
             return yaml;
         }
@@ -74,7 +75,7 @@ pub fn decode(text: &str) -> Decoded {
             duplicate_keys: Vec::new(),
         };
     }
-    decode_yaml(text)
+    decode_yaml(text, jobs)
 }
 
 /// Byte offset → (line, col), both 1-based, counting from a known earlier point.
@@ -182,26 +183,27 @@ fn from_json(value: serde_json::Value, line: usize, col: usize) -> Node {
     Node { value, line, col }
 }
 
+/// Files above this size have their documents parsed in parallel.
+const PARALLEL_BYTES: usize = 256 * 1024;
+
 /// Multi-document YAML, split as apimachinery's `YAMLReader` splits it.
-fn decode_yaml(text: &str) -> Decoded {
-    let mut out = Decoded::default();
+fn decode_yaml(text: &str, jobs: usize) -> Decoded {
+    let mut pieces: Vec<(usize, usize, usize)> = Vec::new(); // (from, to, 1-based line)
+    let mut stop: Option<Doc> = None;
     let mut chunk_start: Option<(usize, usize)> = None; // (byte offset, 1-based line)
     let mut offset = 0usize;
     let mut line_no = 1usize;
-    let flush = |out: &mut Decoded, start: Option<(usize, usize)>, end: usize| {
-        if let Some((from, line)) = start {
-            parse_chunk(out, &text[from..end], line);
-        }
-    };
     while offset < text.len() {
         let end = memchr::memchr(b'\n', &text.as_bytes()[offset..])
             .map_or(text.len(), |i| offset + i + 1);
         let line = &text[offset..end];
         if let Some(rest) = line.strip_prefix("---") {
             let trimmed = rest.trim();
+            if let Some((from, l)) = chunk_start.take() {
+                pieces.push((from, offset, l));
+            }
             if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                flush(&mut out, chunk_start.take(), offset);
-                out.docs.push(Doc::Err(DocError {
+                stop = Some(Doc::Err(DocError {
                     message: format!(
                         "invalid Yaml document separator: {trimmed} (after `---` only spaces or a #comment may follow; put the content on the next line)"
                     ),
@@ -209,21 +211,65 @@ fn decode_yaml(text: &str) -> Decoded {
                     col: 4,
                 }));
                 // opm stops reading the file here.
-                return out;
+                break;
             }
-            flush(&mut out, chunk_start.take(), offset);
         } else if chunk_start.is_none() {
             chunk_start = Some((offset, line_no));
         }
         offset = end;
         line_no += 1;
     }
-    flush(&mut out, chunk_start.take(), text.len());
+    if stop.is_none()
+        && let Some((from, l)) = chunk_start.take()
+    {
+        pieces.push((from, text.len(), l));
+    }
+    let parse_range = |range: &[(usize, usize, usize)]| {
+        let mut out = Decoded::default();
+        for &(from, to, l) in range {
+            if let Some(chunk) = text.get(from..to) {
+                parse_chunk(&mut out, chunk, l);
+            }
+        }
+        out
+    };
+    let workers = jobs.min(pieces.len());
+    let mut out = if workers > 1 && text.len() > PARALLEL_BYTES {
+        let per = pieces.len().div_ceil(workers);
+        let parts: Vec<Decoded> = std::thread::scope(|s| {
+            let handles: Vec<_> = pieces
+                .chunks(per)
+                .map(|range| s.spawn(move || parse_range(range)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let mut all = Decoded::default();
+        for part in parts {
+            all.docs.extend(part.docs);
+            all.duplicate_keys.extend(part.duplicate_keys);
+        }
+        all
+    } else {
+        parse_range(&pieces)
+    };
+    if let Some(doc) = stop {
+        out.docs.push(doc);
+    }
     out
 }
 
 fn parse_chunk(out: &mut Decoded, chunk: &str, first_line: usize) {
     let shift = first_line - 1;
+    if let Some(mut root) = super::fastyaml::parse(chunk) {
+        if shift > 0 {
+            shift_lines(&mut root, shift);
+        }
+        out.docs.push(Doc::Ok(root));
+        return;
+    }
     match yaml::parse_stream_lenient(chunk) {
         Ok((docs, duplicates)) => {
             for d in duplicates {
@@ -271,6 +317,10 @@ fn shift_lines(node: &mut Node, shift: usize) {
 mod tests {
     use super::*;
 
+    fn decode1(text: &str) -> Decoded {
+        decode(text, 1)
+    }
+
     fn lines(d: &Decoded) -> Vec<String> {
         d.docs
             .iter()
@@ -284,33 +334,33 @@ mod tests {
 
     #[test]
     fn yaml_documents_keep_file_lines() {
-        let d = decode("---\nschema: a\n---\n# note\nschema: b\nname: c\n");
+        let d = decode1("---\nschema: a\n---\n# note\nschema: b\nname: c\n");
         assert_eq!(lines(&d), ["ok@2", "ok@5"]);
     }
 
     #[test]
     fn comment_only_document_is_null() {
-        let d = decode("# header\n---\nschema: a\n");
+        let d = decode1("# header\n---\nschema: a\n");
         assert_eq!(lines(&d), ["null@1", "ok@3"]);
     }
 
     #[test]
     fn separator_with_content_stops_the_file() {
-        let d = decode("schema: a\n--- schema: b\nschema: c\n");
+        let d = decode1("schema: a\n--- schema: b\nschema: c\n");
         assert_eq!(lines(&d), ["ok@1", "err@2"]);
-        let d = decode("schema: a\n---  # fine\nschema: c\n");
+        let d = decode1("schema: a\n---  # fine\nschema: c\n");
         assert_eq!(lines(&d), ["ok@1", "ok@3"]);
     }
 
     #[test]
     fn one_broken_yaml_document_does_not_hide_the_next() {
-        let d = decode("---\na: [1\n---\nb: 2\n");
+        let d = decode1("---\na: [1\n---\nb: 2\n");
         assert_eq!(lines(&d), ["err@2", "ok@4"]);
     }
 
     #[test]
     fn json_stream_positions() {
-        let d = decode("  {\"schema\":\"a\"}\n\n{\"schema\":\n \"b\"}");
+        let d = decode1("  {\"schema\":\"a\"}\n\n{\"schema\":\n \"b\"}");
         assert_eq!(lines(&d), ["ok@1", "ok@3"]);
         if let Doc::Ok(n) = &d.docs[0] {
             assert_eq!(n.col, 3);
@@ -318,10 +368,23 @@ mod tests {
     }
 
     #[test]
+    fn parallel_parsing_gives_the_same_documents() {
+        let mut text = String::new();
+        for i in 0..6000 {
+            text.push_str(&format!(
+                "---\nschema: olm.bundle\nname: b{i}\nbroken: {}\n",
+                if i % 500 == 7 { "[" } else { "x" }
+            ));
+        }
+        assert!(text.len() > PARALLEL_BYTES);
+        assert_eq!(lines(&decode(&text, 1)), lines(&decode(&text, 3)));
+    }
+
+    #[test]
     fn json_that_is_yaml_falls_back() {
-        let d = decode("{schema: olm.package, name: foo}\n");
+        let d = decode1("{schema: olm.package, name: foo}\n");
         assert_eq!(lines(&d), ["ok@1"]);
-        let d = decode("{\"schema\": \"a\"} {\"schema\": \"b\"} {bad");
+        let d = decode1("{\"schema\": \"a\"} {\"schema\": \"b\"} {bad");
         assert_eq!(lines(&d), ["ok@1", "ok@1", "err@1"]);
     }
 }

@@ -112,33 +112,69 @@ pub fn write_float(f: f64, text: &str, out: &mut String) -> Result<(), Unsupport
     Ok(())
 }
 
+/// Bytes that may need an escape: controls, `"`, `\\`, and 0xE2 (the lead byte of U+2028/9).
+static NEEDS_CHECK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0xe2] = true;
+    t
+};
+
 /// A JSON string as Go writes it with `SetEscapeHTML(false)`.
 pub fn write_string(s: &str, out: &mut String) {
     out.reserve(s.len() + 2);
     out.push('"');
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            '\u{8}' => Some("\\b"),
-            '\u{c}' => Some("\\f"),
-            '\u{2028}' => Some("\\u2028"),
-            '\u{2029}' => Some("\\u2029"),
-            c if (c as u32) < 0x20 => None,
-            _ => continue,
+    let mut i = 0;
+    while i < bytes.len() {
+        // Skip the bytes that never need escaping in one tight loop.
+        while i < bytes.len() && !NEEDS_CHECK[usize::from(bytes[i])] {
+            i += 1;
+        }
+        let Some(&b) = bytes.get(i) else { break };
+        // Only control bytes, `"`, `\\` and U+2028/U+2029 (E2 80 A8/A9) are escaped.
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            0x00..=0x1f => None,
+            0xe2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) =>
+            {
+                Some(if bytes.get(i + 2) == Some(&0xa8) {
+                    "\\u2028"
+                } else {
+                    "\\u2029"
+                })
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&s[start..i]);
         match escape {
-            Some(e) => out.push_str(e),
+            Some(e) => {
+                out.push_str(e);
+                i += if b == 0xe2 { 3 } else { 1 };
+            }
             None => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+                let _ = write!(out, "\\u{:04x}", b);
+                i += 1;
             }
         }
-        start = i + c.len_utf8();
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');

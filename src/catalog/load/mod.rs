@@ -17,6 +17,7 @@
 //! render refuses to write).
 
 mod decode;
+mod fastyaml;
 mod ignore;
 pub mod json;
 mod typed;
@@ -141,6 +142,7 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
     let ctx = FileCtx {
         root: None,
         rel: name,
+        jobs: std::thread::available_parallelism().map_or(1, usize::from),
     };
     let part = parse_bytes(&ctx, bytes);
     let mut loaded = Loaded {
@@ -170,6 +172,7 @@ pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
     let ctx = FileCtx {
         root: Some(dir),
         rel: &name,
+        jobs: std::thread::available_parallelism().map_or(1, usize::from),
     };
     let part = parse_bytes(&ctx, &bytes);
     let mut loaded = Loaded {
@@ -284,6 +287,8 @@ struct FileCtx<'a> {
     root: Option<&'a Path>,
     /// The file relative to the root.
     rel: &'a str,
+    /// Threads for the documents of one large file (1 when files are already parsed in parallel).
+    jobs: usize,
 }
 
 impl FileCtx<'_> {
@@ -293,10 +298,13 @@ impl FileCtx<'_> {
 }
 
 fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePart> {
+    // One file (the usual catalog) gets every thread for its documents.
+    let file_jobs = if files.len() == 1 { jobs } else { 1 };
     let work = |rel: &str| -> FilePart {
         let ctx = FileCtx {
             root: Some(root),
             rel,
+            jobs: file_jobs,
         };
         match std::fs::read(root.join(rel)) {
             Ok(bytes) => parse_bytes(&ctx, &bytes),
@@ -382,7 +390,7 @@ fn parse_bytes(ctx: &FileCtx, bytes: &[u8]) -> FilePart {
             return part;
         }
     };
-    let decoded = decode::decode(text);
+    let decoded = decode::decode(text, ctx.jobs);
     for (line, message) in decoded.duplicate_keys {
         part.diagnostics.push(ctx.diag(
             Rule::CatalogYamlDuplicateKey,

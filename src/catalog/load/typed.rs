@@ -32,6 +32,15 @@ pub fn go_kind(node: &Node) -> String {
     }
 }
 
+/// A key lower-cased for case-insensitive field matching, without allocating when it already is.
+fn fold(k: &str) -> std::borrow::Cow<'_, str> {
+    if k.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(k.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(k)
+    }
+}
+
 /// Entries of a mapping sorted by key (the order of opm's re-encoded blob).
 pub fn sorted_entries(node: &Node) -> Vec<(&str, &Node)> {
     let mut v: Vec<(&str, &Node)> = match &node.value {
@@ -167,7 +176,7 @@ pub fn package(node: &Node, file: &str) -> Result<Package, Vec<String>> {
         origin: origin(file, node),
     };
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "schema" => d.string(v, "schema", &mut p.schema),
             "name" => d.string(v, "name", &mut p.name),
             "defaultchannel" => d.string(v, "defaultChannel", &mut p.default_channel),
@@ -180,7 +189,7 @@ pub fn package(node: &Node, file: &str) -> Result<Package, Vec<String>> {
                         mediatype: String::new(),
                     });
                     for (k, v) in sorted_entries(v) {
-                        match k.to_ascii_lowercase().as_str() {
+                        match fold(k).as_ref() {
                             "base64data" => icon.base64data = bytes(&mut d, v, "icon.base64data"),
                             "mediatype" => d.string(v, "icon.mediatype", &mut icon.mediatype),
                             _ => {}
@@ -241,7 +250,7 @@ pub fn channel(node: &Node, file: &str) -> Result<Channel, Vec<String>> {
         origin: origin(file, node),
     };
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "schema" => d.string(v, "schema", &mut c.schema),
             "name" => d.string(v, "name", &mut c.name),
             "package" => d.string(v, "package", &mut c.package),
@@ -270,7 +279,7 @@ fn entry(d: &mut Dec, node: &Node, file: &str) -> ChannelEntry {
         return e;
     }
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "name" => d.string(v, "entries.name", &mut e.name),
             "replaces" => d.string(v, "entries.replaces", &mut e.replaces),
             "skiprange" => d.string(v, "entries.skipRange", &mut e.skip_range),
@@ -296,7 +305,7 @@ pub fn bundle(node: &Node, file: &str) -> Result<Bundle, Vec<String>> {
         origin: origin(file, node),
     };
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "schema" => d.string(v, "schema", &mut b.schema),
             "name" => d.string(v, "name", &mut b.name),
             "package" => d.string(v, "package", &mut b.package),
@@ -315,7 +324,7 @@ pub fn bundle(node: &Node, file: &str) -> Result<Bundle, Vec<String>> {
                                 };
                                 if d.object(item, "relatedImages", "declcfg.RelatedImage") {
                                     for (k, v) in sorted_entries(item) {
-                                        match k.to_ascii_lowercase().as_str() {
+                                        match fold(k).as_ref() {
                                             "name" => {
                                                 d.string(v, "relatedImages.name", &mut r.name)
                                             }
@@ -352,7 +361,7 @@ pub fn deprecation(node: &Node, file: &str) -> Result<Deprecation, Vec<String>> 
         origin: origin(file, node),
     };
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "schema" => d.string(v, "schema", &mut out.schema),
             "package" => d.string(v, "package", &mut out.package),
             "entries" => {
@@ -388,11 +397,11 @@ fn deprecation_entry(d: &mut Dec, node: &Node) -> DeprecationEntry {
         return e;
     }
     for (k, v) in sorted_entries(node) {
-        match k.to_ascii_lowercase().as_str() {
+        match fold(k).as_ref() {
             "message" => d.string(v, "entries.message", &mut e.message),
             "reference" if d.object(v, "entries.reference", "declcfg.PackageScopedReference") => {
                 for (k, v) in sorted_entries(v) {
-                    match k.to_ascii_lowercase().as_str() {
+                    match fold(k).as_ref() {
                         "schema" => {
                             d.string(v, "entries.reference.schema", &mut e.reference.schema)
                         }

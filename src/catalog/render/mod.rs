@@ -9,6 +9,7 @@
 pub mod bundle;
 pub mod csv_metadata;
 pub mod gojson;
+pub mod gosort;
 
 pub use bundle::{BundleFiles, BundleRenderError, RenderedBundle, render_bundle};
 
@@ -126,20 +127,24 @@ pub fn objects_in_file_order(b: &mut Bundle) {
 /// `olm.csv.metadata` moved to the end of each bundle's properties (relative order kept),
 /// relatedImages sorted by image, then the migration.
 ///
-/// Entries with the same image keep their input order (a stable sort). opm uses Go's
-/// `sort.Slice`, which is unstable in general but is an insertion sort, hence stable, for lists
-/// of up to 12 entries; keeping input order is what reproduces opm on every real catalog (13 of
-/// the 63 shared catalogs have such entries, and re-rendering them must change nothing) and on
-/// the bundles whose CSV lists one image under several names. Ordering them by name instead
-/// would rewrite those catalogs.
+/// Entries with the same image are ordered as opm orders them: by a port of Go's `sort.Slice`
+/// ([`gosort`]), which keeps input order for up to 12 entries (an insertion sort) and leaves an
+/// already sorted list as it is. Ordering them by name instead (as first planned) would rewrite
+/// 13 of the 63 shared catalogs on a re-render. The only remaining source of difference is opm
+/// itself: it appends deployment images in Go map order (random) before sorting; olmpack
+/// appends them in image order.
 pub fn finish_config(
     cfg: &mut DeclarativeConfig,
     migrate: MigrateLevel,
 ) -> Result<(), FinishError> {
     for b in &mut cfg.bundles {
         move_objects_to_end(b);
-        // Stable: entries with the same image keep their input order (see the doc above).
-        b.related_images.sort_by(|x, y| x.image.cmp(&y.image));
+        gosort::sort_slice(
+            &mut b.related_images,
+            &|x: &crate::catalog::model::RelatedImage, y: &crate::catalog::model::RelatedImage| {
+                x.image < y.image
+            },
+        );
     }
     if migrate == MigrateLevel::BundleObjectToCsvMetadata {
         for b in &mut cfg.bundles {

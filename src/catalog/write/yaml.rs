@@ -127,6 +127,11 @@ struct Analysis {
     block_allowed: bool,
 }
 
+/// Printable ASCII that is neither a space nor an indicator checked after the first position.
+fn is_plain_ascii(b: u8) -> bool {
+    (0x21..=0x7E).contains(&b) && b != b':' && b != b'#'
+}
+
 /// `yaml_emitter_analyze_scalar` (block context only: flow scalars never occur).
 fn analyze(v: &[u8]) -> Analysis {
     if v.is_empty() {
@@ -147,6 +152,20 @@ fn analyze(v: &[u8]) -> Analysis {
     let (mut prev_space, mut prev_break) = (false, false);
     let mut i = 0;
     while i < v.len() {
+        // Fast path: after the first byte, printable ASCII other than ':' and '#' changes
+        // nothing but the "previous" flags (most of a base64 payload or a description).
+        if i > 0 && is_plain_ascii(v[i]) {
+            let start = i;
+            while i < v.len() && is_plain_ascii(v[i]) {
+                i += 1;
+            }
+            if i > start {
+                prev_space = false;
+                prev_break = false;
+                preceded_by_ws = false;
+                continue;
+            }
+        }
         let w = width(v[i]);
         let followed_by_ws = i + w >= v.len() || is_blank(v, i + w);
         let c = v[i];
@@ -349,7 +368,8 @@ impl Emitter<'_> {
         self.increase_indent(false, false);
         for (k, v) in entries {
             self.write_indent();
-            let simple = !analyze(k.as_bytes()).multiline && k.len() <= 128;
+            let simple =
+                k.len() <= 128 && !k.contains(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']);
             let value_ctx = Ctx {
                 sequence: false,
                 mapping: true,
@@ -432,6 +452,18 @@ impl Emitter<'_> {
                     self.write_indent();
                 }
                 self.write(v, &mut i);
+                // The rest of a run of ordinary characters is copied at once: each would only
+                // be written and counted as one column.
+                let start = i;
+                let mut chars = 0;
+                while i < v.len() && v[i] != b' ' && !is_break(v, i) {
+                    if v[i] & 0xC0 != 0x80 {
+                        chars += 1;
+                    }
+                    i += 1;
+                }
+                self.out.extend_from_slice(&v[start..i]);
+                self.column += chars;
                 self.indention = false;
                 spaces = false;
                 breaks = false;

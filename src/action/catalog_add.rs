@@ -1,0 +1,309 @@
+//! `catalog add` on a folder: find the package's file, render the bundle in the file's object
+//! form, add it ([`crate::catalog::add::add_bundle`]), validate the whole catalog as it would be,
+//! and rewrite the file atomically in opm's exact output form.
+
+use crate::catalog::add::{AddError, AddMode, AddOutcome, AddRequest, CsvEdges, add_bundle};
+use crate::catalog::model::{DeclarativeConfig, Origin};
+
+/// Why `catalog add` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum AddFileError {
+    /// The catalog folder cannot be read.
+    #[error(transparent)]
+    Load(#[from] crate::catalog::load::LoadError),
+    /// The catalog does not load cleanly; olmpack will not rewrite a file it cannot read.
+    #[error("the catalog does not load:\n{0}")]
+    Broken(String),
+    /// The bundle could not be rendered.
+    #[error("{0}")]
+    Render(String),
+    /// The bundle cannot be added.
+    #[error(transparent)]
+    Add(#[from] AddError),
+    /// The result would not validate.
+    #[error("the catalog would not validate after adding the bundle; nothing was written:\n{0}")]
+    Invalid(String),
+    /// Writing failed.
+    #[error("{path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// What `catalog add` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddReport {
+    /// Added or already present.
+    pub outcome: AddOutcome,
+    /// The catalog file (relative to the catalog folder).
+    pub file: String,
+    /// Bundle name.
+    pub bundle: String,
+    /// Channels it is in.
+    pub channels: Vec<String>,
+    /// Notes from rendering.
+    pub warnings: Vec<String>,
+}
+
+/// Options of [`add_to_catalog`].
+#[derive(Debug, Clone, Default)]
+pub struct AddOptions {
+    /// Channels (empty: from the bundle's annotations).
+    pub channels: Vec<String>,
+    /// Edge rule.
+    pub mode: AddMode,
+    /// Migration; `None` = match the package's file (csv.metadata form if its bundles use it).
+    pub migrate: Option<crate::catalog::render::MigrateLevel>,
+}
+
+fn diag_text(d: &crate::findings::Diagnostic) -> String {
+    match (&d.file, d.line) {
+        (Some(f), Some(l)) => format!("{f}:{l}: {}", d.message),
+        (Some(f), None) => format!("{f}: {}", d.message),
+        _ => d.message.clone(),
+    }
+}
+
+/// Adds a bundle to the catalog folder `dir`: the package's file is found by its blobs (or
+/// `<package>/catalog.<ext>` is created, in the format the folder already uses), the bundle and
+/// its channel entries are added, the whole catalog is validated, and the file is rewritten
+/// atomically in opm's exact output form. `render` renders the bundle with a migration level.
+pub fn add_to_catalog(
+    dir: &std::path::Path,
+    render: &dyn Fn(
+        crate::catalog::render::MigrateLevel,
+    ) -> Result<crate::action::bundle_source::SourceBundle, String>,
+    options: &AddOptions,
+) -> Result<AddReport, AddFileError> {
+    use crate::catalog::render::MigrateLevel;
+    use crate::catalog::write::{Format, write_config};
+    use crate::findings::Severity;
+
+    let loaded = crate::catalog::load::load_dir(dir)?;
+    let load_errors: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(diag_text)
+        .collect();
+    if !load_errors.is_empty() {
+        return Err(AddFileError::Broken(load_errors.join("\n")));
+    }
+    // Render once to learn the package, then again if the file's object form differs.
+    let probe = render(options.migrate.unwrap_or_default()).map_err(AddFileError::Render)?;
+    let package = probe.bundle.package.clone();
+    let all = &loaded.config;
+    let file = all
+        .packages
+        .iter()
+        .filter(|p| p.name == package)
+        .map(|p| &p.origin.file)
+        .chain(
+            all.channels
+                .iter()
+                .filter(|c| c.package == package)
+                .map(|c| &c.origin.file),
+        )
+        .chain(
+            all.bundles
+                .iter()
+                .filter(|b| b.package == package)
+                .map(|b| &b.origin.file),
+        )
+        .next()
+        .cloned();
+    let in_file = |o: &Origin, f: &str| o.file == f;
+    let (rel, mut file_cfg, format) = match file {
+        Some(rel) => {
+            let file_cfg = DeclarativeConfig {
+                packages: all
+                    .packages
+                    .iter()
+                    .filter(|x| in_file(&x.origin, &rel))
+                    .cloned()
+                    .collect(),
+                channels: all
+                    .channels
+                    .iter()
+                    .filter(|x| in_file(&x.origin, &rel))
+                    .cloned()
+                    .collect(),
+                bundles: all
+                    .bundles
+                    .iter()
+                    .filter(|x| in_file(&x.origin, &rel))
+                    .cloned()
+                    .collect(),
+                deprecations: all
+                    .deprecations
+                    .iter()
+                    .filter(|x| in_file(&x.origin, &rel))
+                    .cloned()
+                    .collect(),
+                others: all
+                    .others
+                    .iter()
+                    .filter(|x| in_file(&x.origin, &rel))
+                    .cloned()
+                    .collect(),
+            };
+            let text = std::fs::read(dir.join(&rel)).unwrap_or_default();
+            let json = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+            (
+                rel,
+                file_cfg,
+                if json { Format::Json } else { Format::Yaml },
+            )
+        }
+        None => {
+            let yaml = loaded
+                .files
+                .iter()
+                .any(|f| f.ends_with(".yaml") || f.ends_with(".yml"));
+            let ext = if yaml { "yaml" } else { "json" };
+            (
+                format!("{package}/catalog.{ext}"),
+                DeclarativeConfig::default(),
+                if yaml { Format::Yaml } else { Format::Json },
+            )
+        }
+    };
+    let file_migrate = file_cfg.bundles.iter().any(|b| {
+        b.properties
+            .iter()
+            .any(|p| p.type_ == crate::catalog::model::property_type::CSV_METADATA)
+    });
+    let migrate = options.migrate.unwrap_or(if file_migrate {
+        MigrateLevel::BundleObjectToCsvMetadata
+    } else {
+        MigrateLevel::None
+    });
+    let rendered = if migrate == options.migrate.unwrap_or_default() {
+        probe
+    } else {
+        render(migrate).map_err(AddFileError::Render)?
+    };
+    let channels = if options.channels.is_empty() {
+        rendered.channels.clone()
+    } else {
+        options.channels.clone()
+    };
+    let edges = rendered
+        .bundle
+        .csv_json
+        .as_deref()
+        .map(CsvEdges::from_csv_json)
+        .unwrap_or_default();
+    let request = AddRequest {
+        bundle: rendered.bundle.clone(),
+        channels: channels.clone(),
+        default_channel: rendered.default_channel.clone(),
+        mode: options.mode,
+        edges,
+    };
+    let outcome = add_bundle(&mut file_cfg, &request)?;
+    let report = AddReport {
+        outcome,
+        file: rel.clone(),
+        bundle: rendered.bundle.name.clone(),
+        channels,
+        warnings: rendered.warnings.clone(),
+    };
+    if outcome == AddOutcome::AlreadyPresent {
+        return Ok(report);
+    }
+
+    // Validate the whole catalog as it would be; refuse only problems the addition introduces.
+    let errors = |cfg: &DeclarativeConfig| -> Vec<String> {
+        crate::catalog::validate::validate(cfg)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| d.message)
+            .collect()
+    };
+    let before = errors(all);
+    let mut after_cfg = DeclarativeConfig {
+        packages: all
+            .packages
+            .iter()
+            .filter(|x| !in_file(&x.origin, &rel))
+            .cloned()
+            .collect(),
+        channels: all
+            .channels
+            .iter()
+            .filter(|x| !in_file(&x.origin, &rel))
+            .cloned()
+            .collect(),
+        bundles: all
+            .bundles
+            .iter()
+            .filter(|x| !in_file(&x.origin, &rel))
+            .cloned()
+            .collect(),
+        deprecations: all
+            .deprecations
+            .iter()
+            .filter(|x| !in_file(&x.origin, &rel))
+            .cloned()
+            .collect(),
+        others: all
+            .others
+            .iter()
+            .filter(|x| !in_file(&x.origin, &rel))
+            .cloned()
+            .collect(),
+    };
+    after_cfg.packages.extend(file_cfg.packages.iter().cloned());
+    after_cfg.channels.extend(file_cfg.channels.iter().cloned());
+    after_cfg.bundles.extend(file_cfg.bundles.iter().cloned());
+    after_cfg
+        .deprecations
+        .extend(file_cfg.deprecations.iter().cloned());
+    after_cfg.others.extend(file_cfg.others.iter().cloned());
+    let new_errors: Vec<String> = errors(&after_cfg)
+        .into_iter()
+        .filter(|e| !before.contains(e))
+        .collect();
+    if !new_errors.is_empty() {
+        return Err(AddFileError::Invalid(new_errors.join("\n")));
+    }
+
+    let mut bytes = Vec::new();
+    write_config(&mut bytes, &file_cfg, format).map_err(|e| AddFileError::Write {
+        path: rel.clone(),
+        message: e.to_string(),
+    })?;
+    write_atomic(&dir.join(&rel), &bytes).map_err(|message| AddFileError::Write {
+        path: rel.clone(),
+        message,
+    })?;
+    Ok(report)
+}
+
+/// Writes through a temp file in the same folder and a rename, so readers never see half a file.
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".olmpack-add-")
+        .tempfile_in(parent)
+        .map_err(|e| e.to_string())?;
+    tmp.write_all(bytes).map_err(|e| e.to_string())?;
+    tmp.as_file().sync_all().map_err(|e| e.to_string())?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
+    }
+    tmp.persist(path).map_err(|e| e.to_string())?;
+    Ok(())
+}

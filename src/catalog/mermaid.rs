@@ -1,0 +1,332 @@
+//! opm's mermaid upgrade-graph output (`alpha/declcfg/write.go` `MermaidWriter.WriteChannels`),
+//! as `opm alpha render-template -o mermaid` and `opm alpha render-graph` print it.
+//!
+//! Why byte-exact: people paste this into GitHub and mermaid.live and diff it in reviews; a tool
+//! that replaces opm must not change the picture or the text.
+
+use crate::bundle::semver_range;
+use crate::catalog::model::{
+    ChannelEntry, DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE,
+};
+use crate::catalog::template::semver::package_property;
+use semver::Version;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+
+/// Which part of the graph to draw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MermaidOptions {
+    /// Only this package (opm's `WithSpecifiedPackageName`).
+    pub package: Option<String>,
+    /// Only channels with this name (an olmpack addition for `catalog graph --channel`).
+    pub channel: Option<String>,
+}
+
+/// Why the graph could not be drawn: a bundle whose version cannot be read (opm's message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MermaidError(pub String);
+
+/// Bundle name → version, from each bundle's `olm.package` property (first bundle of a name wins),
+/// worded as opm's `getBundleVersions`.
+pub fn bundle_versions(cfg: &DeclarativeConfig) -> Result<HashMap<String, Version>, MermaidError> {
+    let mut out = HashMap::new();
+    for b in &cfg.bundles {
+        if out.contains_key(&b.name) {
+            continue;
+        }
+        let (_, text) = package_property(b).map_err(MermaidError)?;
+        let v = Version::parse(&text).map_err(|e| {
+            MermaidError(format!(
+                "bundle {:?} has invalid version {text:?}: {e}",
+                b.name
+            ))
+        })?;
+        out.insert(b.name.clone(), v);
+    }
+    Ok(out)
+}
+
+/// Writes the mermaid graph; invalid skipRanges are skipped with a warning pushed to `warnings`
+/// (opm prints it on standard error).
+pub fn write_mermaid(
+    cfg: &DeclarativeConfig,
+    options: &MermaidOptions,
+    warnings: &mut Vec<String>,
+) -> Result<String, MermaidError> {
+    let versions = bundle_versions(cfg)?;
+    let zero = Version::new(0, 0, 0);
+    let version = |name: &str| versions.get(name).unwrap_or(&zero);
+
+    let mut channels: Vec<_> = cfg.channels.iter().collect();
+    channels.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut dep_package = HashSet::new();
+    let mut dep_channel = HashSet::new();
+    let mut dep_bundle = HashSet::new();
+    for d in &cfg.deprecations {
+        for e in &d.entries {
+            match e.reference.schema.as_str() {
+                SCHEMA_PACKAGE => {
+                    dep_package.insert(d.package.as_str());
+                }
+                SCHEMA_CHANNEL => {
+                    dep_channel.insert(e.reference.name.as_str());
+                }
+                SCHEMA_BUNDLE => {
+                    dep_bundle.insert(e.reference.name.as_str());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    let mut pkgs: BTreeMap<&str, String> = BTreeMap::new();
+    let mut deprecated_package = "";
+    let mut deprecated_channel_ids: Vec<String> = Vec::new();
+    let mut decorated: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut link_id = 0usize;
+    let mut skipped_link_ids: Vec<String> = Vec::new();
+
+    for c in channels {
+        if options.package.as_deref().is_some_and(|p| p != c.package)
+            || options.channel.as_deref().is_some_and(|n| n != c.name)
+        {
+            continue;
+        }
+        let entries: Vec<&ChannelEntry> = c.entries.iter().flatten().collect();
+        if options.package.is_some() && entries.is_empty() {
+            continue;
+        }
+        let out = pkgs.entry(c.package.as_str()).or_default();
+        let channel_id = format!("{}-{}", c.package, c.name);
+        let _ = writeln!(out, "    %% channel {}", go_quote(&c.name));
+        let _ = writeln!(out, "    subgraph {channel_id}[{}]", go_quote(&c.name));
+        if dep_package.contains(c.package.as_str()) {
+            deprecated_package = c.package.as_str();
+        }
+        if dep_channel.contains(c.name.as_str()) {
+            deprecated_channel_ids.push(channel_id.clone());
+        }
+        let mut sorted = entries.clone();
+        sorted.sort_by(|a, b| version(&b.name).cmp_precedence(version(&a.name)));
+        let mut skipped: HashSet<&str> = HashSet::new();
+        for ce in sorted {
+            let entry_id = format!("{channel_id}-{}", ce.name);
+            let _ = writeln!(out, "      {entry_id}[{}]", go_quote(&ce.name));
+            let class = match (
+                dep_bundle.contains(ce.name.as_str()),
+                skipped.contains(ce.name.as_str()),
+            ) {
+                (true, true) => Some("deprecatedskipped"),
+                (true, false) => Some("deprecated"),
+                (false, true) => Some("skipped"),
+                (false, false) => None,
+            };
+            if let Some(class) = class {
+                decorated.entry(class).or_default().push(entry_id.clone());
+            }
+            for s in &ce.skips {
+                let _ = writeln!(
+                    out,
+                    "      {channel_id}-{s}[{}]-- skip --> {entry_id}[{}]",
+                    go_quote(s),
+                    go_quote(&ce.name)
+                );
+                if !skipped.insert(s.as_str()) {
+                    skipped_link_ids.push(link_id.to_string());
+                }
+                link_id += 1;
+            }
+            if !ce.skip_range.is_empty() {
+                match semver_range::parse(&ce.skip_range) {
+                    Ok(range) => {
+                        for edge in &entries {
+                            if range.matches(version(&edge.name)) {
+                                let _ = writeln!(
+                                    out,
+                                    "      {channel_id}-{}[{}]-- \"skipRange({})\" --> {entry_id}[{}]",
+                                    edge.name,
+                                    go_quote(&edge.name),
+                                    ce.skip_range,
+                                    go_quote(&ce.name)
+                                );
+                                if skipped.contains(ce.name.as_str()) {
+                                    skipped_link_ids.push(link_id.to_string());
+                                }
+                                link_id += 1;
+                            }
+                        }
+                    }
+                    Err(e) => warnings.push(format!(
+                        "warning: ignoring invalid SkipRange for package/edge {:?}/{:?}: {e}",
+                        c.package, ce.name
+                    )),
+                }
+            }
+            if !ce.replaces.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "      {channel_id}-{}[{}]-- replace --> {entry_id}[{}]",
+                    ce.replaces,
+                    go_quote(&ce.replaces),
+                    go_quote(&ce.name)
+                );
+                if skipped.contains(ce.name.as_str()) {
+                    skipped_link_ids.push(link_id.to_string());
+                }
+                link_id += 1;
+            }
+        }
+        out.push_str("    end\n");
+    }
+
+    let mut out = String::from("graph LR\n");
+    out.push_str("  classDef deprecated fill:#E8960F\n");
+    out.push_str("  classDef skipped stroke:#FF0000,stroke-width:4px\n");
+    out.push_str("  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px\n");
+    for (name, body) in &pkgs {
+        let _ = writeln!(out, "  %% package {}", go_quote(name));
+        let _ = writeln!(out, "  subgraph {}", go_quote(name));
+        out.push_str(body);
+        out.push_str("  end\n");
+    }
+    if !deprecated_package.is_empty() {
+        let _ = writeln!(out, "style {deprecated_package} fill:#989695");
+    }
+    for id in &deprecated_channel_ids {
+        let _ = writeln!(out, "style {id} fill:#DCD0FF");
+    }
+    for (class, ids) in &mut decorated {
+        if !ids.is_empty() {
+            ids.sort();
+            let _ = writeln!(out, "class {} {class}", ids.join(","));
+        }
+    }
+    if !skipped_link_ids.is_empty() {
+        let _ = writeln!(
+            out,
+            "linkStyle {} stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;",
+            skipped_link_ids.join(",")
+        );
+    }
+    Ok(out)
+}
+
+/// Go's `%q` (`strconv.Quote`): double quotes, `\"` and `\\`, Go escapes for control characters;
+/// printable Unicode is kept.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::model::{
+        Channel, Deprecation, DeprecationEntry, Origin, PackageScopedReference,
+    };
+    use crate::catalog::template::semver::tests::bundle;
+
+    fn entry(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
+        ChannelEntry {
+            name: name.into(),
+            replaces: replaces.into(),
+            skips: skips.iter().map(|s| s.to_string()).collect(),
+            skip_range: range.into(),
+            origin: Origin::default(),
+        }
+    }
+
+    #[test]
+    fn matches_opm_layout() {
+        let cfg = DeclarativeConfig {
+            channels: vec![Channel {
+                schema: "olm.channel".into(),
+                name: "beta".into(),
+                package: "p".into(),
+                entries: Some(vec![
+                    entry("p.v1.2.8", "", &[], ""),
+                    entry("p.v1.2.9", "", &[], ""),
+                    entry("p.v1.3.0", "p.v1.2.8", &["p.v1.2.9"], ""),
+                    entry("p.v1.4.0", "p.v1.3.0", &["p.v1.2.9"], "<1.3.0"),
+                ]),
+                properties: vec![],
+                origin: Origin::default(),
+            }],
+            bundles: ["1.2.8", "1.2.9", "1.3.0", "1.4.0"]
+                .iter()
+                .map(|v| bundle(&format!("p.v{v}"), "p", v, ""))
+                .collect(),
+            deprecations: vec![Deprecation {
+                schema: "olm.deprecations".into(),
+                package: "p".into(),
+                entries: vec![DeprecationEntry {
+                    reference: PackageScopedReference {
+                        schema: "olm.bundle".into(),
+                        name: "p.v1.2.9".into(),
+                    },
+                    message: "old".into(),
+                }],
+                origin: Origin::default(),
+            }],
+            ..DeclarativeConfig::default()
+        };
+        let mut warnings = vec![];
+        let out =
+            write_mermaid(&cfg, &MermaidOptions::default(), &mut warnings).unwrap_or_default();
+        let expected = r#"graph LR
+  classDef deprecated fill:#E8960F
+  classDef skipped stroke:#FF0000,stroke-width:4px
+  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px
+  %% package "p"
+  subgraph "p"
+    %% channel "beta"
+    subgraph p-beta["beta"]
+      p-beta-p.v1.4.0["p.v1.4.0"]
+      p-beta-p.v1.2.9["p.v1.2.9"]-- skip --> p-beta-p.v1.4.0["p.v1.4.0"]
+      p-beta-p.v1.2.8["p.v1.2.8"]-- "skipRange(<1.3.0)" --> p-beta-p.v1.4.0["p.v1.4.0"]
+      p-beta-p.v1.2.9["p.v1.2.9"]-- "skipRange(<1.3.0)" --> p-beta-p.v1.4.0["p.v1.4.0"]
+      p-beta-p.v1.3.0["p.v1.3.0"]-- replace --> p-beta-p.v1.4.0["p.v1.4.0"]
+      p-beta-p.v1.3.0["p.v1.3.0"]
+      p-beta-p.v1.2.9["p.v1.2.9"]-- skip --> p-beta-p.v1.3.0["p.v1.3.0"]
+      p-beta-p.v1.2.8["p.v1.2.8"]-- replace --> p-beta-p.v1.3.0["p.v1.3.0"]
+      p-beta-p.v1.2.9["p.v1.2.9"]
+      p-beta-p.v1.2.8["p.v1.2.8"]
+    end
+  end
+class p-beta-p.v1.2.9 deprecatedskipped
+linkStyle 4 stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;
+"#;
+        assert_eq!(out, expected);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn go_quote_escapes() {
+        assert_eq!(go_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+        assert_eq!(go_quote("é"), "\"é\"");
+    }
+}

@@ -1,0 +1,98 @@
+//! Which opm release's template behaviour to reproduce.
+//!
+//! Why: the public pipelines pin opm (v1.46.0 in most Makefiles) and checked-in catalogs were
+//! written by several releases side by side. opm's template output changed between releases
+//! (semver edges twice, package metadata copied in v1.65.0, the basic wrapper in v1.44.0), so a
+//! drop-in replacement has to reproduce the release a user names, or a Makefile switch would
+//! rewrite every catalog.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An opm release, `MAJOR.MINOR` (the patch level never changed template output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpmCompat {
+    /// Major version (1 for every opm release so far).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+impl OpmCompat {
+    /// The newest opm release whose behaviour olmpack reproduces (v1.73.0, CATALOG.md sources).
+    pub const NEWEST: OpmCompat = OpmCompat::new(1, 73);
+
+    /// A release from its numbers.
+    pub const fn new(major: u32, minor: u32) -> OpmCompat {
+        OpmCompat { major, minor }
+    }
+
+    /// Whether this release is `major.minor` or newer.
+    pub fn at_least(self, major: u32, minor: u32) -> bool {
+        self >= OpmCompat::new(major, minor)
+    }
+}
+
+impl Default for OpmCompat {
+    fn default() -> Self {
+        OpmCompat::NEWEST
+    }
+}
+
+impl fmt::Display for OpmCompat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Why a `--opm-compat` value was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid opm version {0:?}: expected MAJOR.MINOR such as 1.46 (a leading v and a patch level are accepted)"
+)]
+pub struct CompatParseError(pub String);
+
+impl FromStr for OpmCompat {
+    type Err = CompatParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || CompatParseError(s.to_string());
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = t.split('.');
+        let major = parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .ok_or_else(err)?;
+        let minor = parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .ok_or_else(err)?;
+        if let Some(patch) = parts.next()
+            && patch.parse::<u32>().is_err()
+        {
+            return Err(err());
+        }
+        if parts.next().is_some() {
+            return Err(err());
+        }
+        Ok(OpmCompat::new(major, minor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_common_spellings() {
+        assert_eq!("1.46".parse(), Ok(OpmCompat::new(1, 46)));
+        assert_eq!("v1.46.0".parse(), Ok(OpmCompat::new(1, 46)));
+        assert_eq!("1.73.2".parse(), Ok(OpmCompat::new(1, 73)));
+        assert!("1".parse::<OpmCompat>().is_err());
+        assert!("1.x".parse::<OpmCompat>().is_err());
+        assert!("1.2.3.4".parse::<OpmCompat>().is_err());
+        assert!(OpmCompat::new(1, 65).at_least(1, 65));
+        assert!(!OpmCompat::new(1, 46).at_least(1, 57));
+    }
+}
