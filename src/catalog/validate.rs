@@ -13,7 +13,7 @@ use super::model::{
 };
 use crate::bundle::semver_range;
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::names;
+use crate::reference;
 use serde_json::Value as J;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -207,10 +207,10 @@ pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
             ));
             continue;
         }
-        if let Err(reason) = names::dns1123_label(&p.name) {
+        if let Err(reason) = reference::dns1123_label(&p.name) {
             let reason = if !p.name.contains('.') || p.name.len() > 63 {
                 reason
-            } else if names::dns1123_subdomain(&p.name).is_ok() {
+            } else if reference::dns1123_subdomain(&p.name).is_ok() {
                 "must not contain dots".to_string()
             } else {
                 reason
@@ -692,7 +692,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
         ));
     }
     if !b.image.is_empty()
-        && let Err(e) = names::image_pullspec(&b.image)
+        && let Err(e) = reference::image_pullspec(&b.image)
     {
         out.push(at(
             Rule::CatalogImageReference,
@@ -705,7 +705,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
     }
     for (i, r) in b.related_images.iter().enumerate() {
         if !r.image.is_empty()
-            && let Err(e) = names::image_pullspec(&r.image)
+            && let Err(e) = reference::image_pullspec(&r.image)
         {
             out.push(at(
                 Rule::CatalogImageReference,
@@ -727,7 +727,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
             ),
         ));
     }
-    match names::semver(&pp.version) {
+    match reference::semver(&pp.version) {
         Ok(v) => info.version = Some(v),
         Err(e) => out.push(at(
             Rule::CatalogVersion,
