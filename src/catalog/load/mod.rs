@@ -28,7 +28,6 @@ use crate::catalog::model::{
 };
 use crate::findings::{Diagnostic, Rule};
 use serde_json::value::RawValue;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A loaded catalog and everything that could not be loaded.
@@ -154,15 +153,9 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
     loaded
 }
 
-/// Reads a stream to its end and loads it as [`load_bytes`] does.
-pub fn load_reader(name: &str, mut reader: impl Read) -> std::io::Result<Loaded> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes)?;
-    Ok(load_bytes(name, &bytes))
-}
-
 /// Loads one file; `ref` bundle objects resolve relative to its folder (opm's `LoadFile`).
 pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
+    let _reading = crate::guard::reading(path);
     let bytes = std::fs::read(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
