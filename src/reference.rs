@@ -280,6 +280,74 @@ impl fmt::Display for Reference {
     }
 }
 
+// Shared name and version grammars. They live here, with the image reference grammar and with
+// no network, because both the models (`catalog`) and the rule layer (`validate::names`) need
+// them, and models must not import the rule layer.
+
+/// RFC 1123 subdomain: lowercase alphanumerics, `-` and `.`, at most 253 characters; what
+/// Kubernetes requires of most object names. Returns the reason when invalid.
+pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.len() > 253 {
+        return Err(format!(
+            "must be no more than 253 characters (it has {})",
+            name.len()
+        ));
+    }
+    if name.split('.').all(is_label_body) {
+        Ok(())
+    } else {
+        Err("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')".into())
+    }
+}
+
+/// RFC 1123 label: like a subdomain without dots, at most 63 characters.
+pub fn dns1123_label(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.len() > 63 {
+        return Err(format!(
+            "must be no more than 63 characters (it has {})",
+            name.len()
+        ));
+    }
+    if is_label_body(name) {
+        Ok(())
+    } else {
+        Err("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')".into())
+    }
+}
+
+fn is_label_body(part: &str) -> bool {
+    let bytes = part.as_bytes();
+    !bytes.is_empty()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
+/// Checks an image pullspec the way docker/distribution's `ParseNormalizedNamed` does
+/// (`[host[:port]/]path[:tag][@algo:hex]`, lowercase path), with the same parser the registry
+/// client uses for `-t` and `--image`.
+pub fn image_pullspec(image: &str) -> Result<(), String> {
+    if image.trim() != image {
+        return Err("image reference has surrounding white space".into());
+    }
+    Reference::parse(image)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Parses a strict semantic version (no `v` prefix, no leading zeros), as blang's `Parse` does.
+pub fn semver(text: &str) -> Result<semver::Version, String> {
+    semver::Version::parse(text).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

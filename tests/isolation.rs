@@ -6,7 +6,7 @@
 //! `src/guard.rs`): the binary panics when it starts reading a file of that name. Release builds
 //! compile the hook out, so these tests skip (saying so) when run with `--release`.
 //!
-//! Rule covered here: "internal/error".
+//! Rule covered here: "internal/error" (bundles and catalogs).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -338,4 +338,156 @@ fn init_build_inspect_and_pull_fail_cleanly_and_write_nothing() {
     // And every command still works without the hook.
     let run = olmpack(work, None, &["bundle", "pull", "oci:layout:v1", "pulled"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// The file that triggers the failure in the catalog that is meant to fail; without the hook it
+/// is a syntax error (a finding, exit 1), so the hook's effect is visible.
+const CATALOG_TRIGGER: &str = "trigger-internal-failure.json";
+
+fn catalog(name: &str) -> PathBuf {
+    root().join("testdata/catalogs").join(name)
+}
+
+/// A batch of catalogs in which one file of one catalog hits an internal failure: that catalog
+/// gets one `internal/error` finding naming the file (its other file still loads fully, so no
+/// rule blames the user), the run exits 2, and every other catalog's report is exactly what it
+/// is when validated alone, in text and in JSON. Issue 8 item 2 (and 14) for catalogs.
+#[test]
+fn one_failing_catalog_file_does_not_cost_the_others_their_report() {
+    if !hook_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let work = tmp.path();
+    copy_dir(&catalog("valid-basic"), &work.join("valid"));
+    copy_dir(&catalog("valid-json"), &work.join("json"));
+    copy_dir(&catalog("broken/head-not-highest"), &work.join("warns"));
+    copy_dir(&catalog("broken/bundle-image"), &work.join("errs"));
+    copy_dir(&catalog("valid-basic"), &work.join("fails"));
+    fs::write(work.join("fails").join(CATALOG_TRIGGER), "{not json\n").expect("trigger");
+    let batch = ["valid", "json", "warns", "fails", "errs"];
+    let failing = 3;
+
+    // JSON, several catalogs on two workers.
+    let mut args = vec!["catalog", "validate", "-o", "json", "-j", "2"];
+    args.extend(batch);
+    let run = olmpack(work, Some(CATALOG_TRIGGER), &args);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let catalogs = json["bundles"].as_array().expect("reports");
+    assert_eq!(catalogs.len(), batch.len());
+    let failed = &catalogs[failing];
+    assert_eq!(failed["bundle"], "fails");
+    let outputs = failed["outputs"].as_array().expect("outputs");
+    assert_eq!(outputs.len(), 1, "{failed}");
+    assert_eq!(outputs[0]["rule"], "internal/error");
+    assert_eq!(outputs[0]["type"], "error");
+    assert_eq!(outputs[0]["file"], CATALOG_TRIGGER);
+    let message = outputs[0]["message"].as_str().expect("message");
+    assert!(message.contains(CATALOG_TRIGGER), "{message}");
+    assert!(message.contains("please report"), "{message}");
+    for (i, name) in batch.iter().enumerate() {
+        if i == failing {
+            continue;
+        }
+        let alone = olmpack(
+            work,
+            Some(CATALOG_TRIGGER),
+            &["catalog", "validate", "-o", "json", name],
+        );
+        let mut alone: Value = serde_json::from_str(&alone.stdout).expect("JSON");
+        alone["bundle"] = Value::from(*name);
+        assert_eq!(
+            catalogs[i], alone,
+            "{name}: report differs from a run alone"
+        );
+    }
+
+    // Text.
+    let mut args = vec!["catalog", "validate", "-j", "2"];
+    args.extend(batch);
+    let run = olmpack(work, Some(CATALOG_TRIGGER), &args);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    for (i, name) in batch.iter().enumerate() {
+        if i == failing {
+            continue;
+        }
+        let alone = olmpack(work, Some(CATALOG_TRIGGER), &["catalog", "validate", name]);
+        assert!(
+            run.stdout.contains(&alone.stdout),
+            "{name}: its full report is missing from the batch output:\n{}\n--- alone:\n{}",
+            run.stdout,
+            alone.stdout
+        );
+    }
+    assert!(
+        run.stdout.contains(&format!(
+            "error[internal/error] {CATALOG_TRIGGER}: internal error in olmpack while reading fails/{CATALOG_TRIGGER}"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("fails: invalid (1 error, 0 warnings)"));
+
+    // The failing catalog alone: its files are parsed on two workers, and the other file keeps
+    // its full result (valid-basic is valid, so the only finding is the internal error).
+    let run = olmpack(
+        work,
+        Some(CATALOG_TRIGGER),
+        &["catalog", "validate", "-o", "json", "-j", "2", "fails"],
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let outputs = json["outputs"].as_array().expect("outputs");
+    assert_eq!(outputs.len(), 1, "{json}");
+    assert_eq!(outputs[0]["rule"], "internal/error");
+    assert_eq!(outputs[0]["file"], CATALOG_TRIGGER);
+
+    // Without the hook the trigger is an ordinary syntax error: exit 1, no internal error.
+    let mut args = vec!["catalog", "validate"];
+    args.extend(batch);
+    let run = olmpack(work, None, &args);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("internal/error"));
+    assert!(run.stdout.contains("catalog/syntax"), "{}", run.stdout);
+}
+
+/// A failure outside any one file (here: on the catalog folder itself) is caught per catalog:
+/// that catalog gets one `internal/error` finding naming the folder, the others keep their
+/// reports, the run exits 2.
+#[test]
+fn one_failing_catalog_does_not_cost_the_others_their_report() {
+    if !hook_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let work = tmp.path();
+    let failing = "trigger-internal-failure-catalog";
+    copy_dir(&catalog("valid-basic"), &work.join("valid"));
+    copy_dir(&catalog("broken/bundle-image"), &work.join("errs"));
+    copy_dir(&catalog("valid-json"), &work.join(failing));
+    for jobs in ["1", "2"] {
+        let run = olmpack(
+            work,
+            Some(failing),
+            &["catalog", "validate", "-j", jobs, "valid", failing, "errs"],
+        );
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains(&format!(
+                "error[internal/error] internal error in olmpack while reading {failing}:"
+            )),
+            "{}",
+            run.stdout
+        );
+        for name in ["valid", "errs"] {
+            let alone = olmpack(work, Some(failing), &["catalog", "validate", name]);
+            assert!(
+                run.stdout.contains(&alone.stdout),
+                "-j {jobs} {name}: its full report is missing:\n{}\n--- alone:\n{}",
+                run.stdout,
+                alone.stdout
+            );
+        }
+    }
 }

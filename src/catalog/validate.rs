@@ -13,7 +13,7 @@ use super::model::{
 };
 use crate::bundle::semver_range;
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::names;
+use crate::reference;
 use serde_json::Value as J;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -53,7 +53,36 @@ pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError
     Ok(report_for(root.display().to_string(), loaded))
 }
 
-/// Validates several folders, in parallel over folders, results in the order given.
+/// Loads and validates one catalog folder, isolated: a bug hit on it becomes an `internal/error`
+/// finding of this catalog (naming the file being read, relative to the folder when inside it),
+/// so the other catalogs of a run keep their reports and the user's files are not blamed.
+pub fn validate_dir_isolated(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError> {
+    crate::guard::catch(|| {
+        let _reading = crate::guard::reading(root);
+        validate_dir(root, opts)
+    })
+    .unwrap_or_else(|failure| Ok(internal_error_report(root, &failure)))
+}
+
+/// The report of a catalog on which olmpack failed internally: one `internal/error` finding.
+fn internal_error_report(root: &Path, failure: &crate::guard::InternalFailure) -> Report {
+    let mut diagnostic = Diagnostic::new(Rule::InternalError, failure.describe());
+    let rel = failure
+        .file
+        .as_deref()
+        .and_then(|file| file.strip_prefix(root).ok())
+        .filter(|rel| !rel.as_os_str().is_empty());
+    if let Some(rel) = rel {
+        diagnostic = diagnostic.in_file(rel.to_string_lossy().replace('\\', "/"));
+    }
+    Report {
+        bundle: root.display().to_string(),
+        diagnostics: vec![diagnostic],
+    }
+}
+
+/// Validates several folders, in parallel over folders, results in the order given. Each folder
+/// is isolated ([`validate_dir_isolated`]): one that olmpack fails on costs no other its report.
 pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report, LoadError>> {
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
@@ -62,7 +91,10 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
         let opts = LoadOptions {
             jobs: Some(if dirs.len() <= 1 { jobs } else { 1 }),
         };
-        return dirs.iter().map(|d| validate_dir(d, &opts)).collect();
+        return dirs
+            .iter()
+            .map(|d| validate_dir_isolated(d, &opts))
+            .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let opts = LoadOptions { jobs: Some(1) };
@@ -74,7 +106,7 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(dir) = dirs.get(i) else { break };
-                        out.push((i, validate_dir(dir, &opts)));
+                        out.push((i, validate_dir_isolated(dir, &opts)));
                     }
                     out
                 })
@@ -97,11 +129,14 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
         .into_iter()
         .zip(dirs)
         .map(|(r, d)| {
+            // Only if a worker itself stopped (every catalog is caught): still olmpack's fault.
             r.unwrap_or_else(|| {
-                Err(LoadError::Unreadable {
-                    path: d.clone(),
-                    source: std::io::Error::other("validation did not run"),
-                })
+                let failure = crate::guard::InternalFailure {
+                    file: None,
+                    message: "the worker thread validating this catalog stopped".to_string(),
+                    location: None,
+                };
+                Ok(internal_error_report(d, &failure))
             })
         })
         .collect()
@@ -172,10 +207,10 @@ pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
             ));
             continue;
         }
-        if let Err(reason) = names::dns1123_label(&p.name) {
+        if let Err(reason) = reference::dns1123_label(&p.name) {
             let reason = if !p.name.contains('.') || p.name.len() > 63 {
                 reason
-            } else if names::dns1123_subdomain(&p.name).is_ok() {
+            } else if reference::dns1123_subdomain(&p.name).is_ok() {
                 "must not contain dots".to_string()
             } else {
                 reason
@@ -657,7 +692,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
         ));
     }
     if !b.image.is_empty()
-        && let Err(e) = names::image_pullspec(&b.image)
+        && let Err(e) = reference::image_pullspec(&b.image)
     {
         out.push(at(
             Rule::CatalogImageReference,
@@ -670,7 +705,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
     }
     for (i, r) in b.related_images.iter().enumerate() {
         if !r.image.is_empty()
-            && let Err(e) = names::image_pullspec(&r.image)
+            && let Err(e) = reference::image_pullspec(&r.image)
         {
             out.push(at(
                 Rule::CatalogImageReference,
@@ -692,7 +727,7 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
             ),
         ));
     }
-    match names::semver(&pp.version) {
+    match reference::semver(&pp.version) {
         Ok(v) => info.version = Some(v),
         Err(e) => out.push(at(
             Rule::CatalogVersion,

@@ -1,6 +1,7 @@
 //! `olmpack catalog validate DIR...`: load and check file-based catalogs, print one report per
 //! folder and a total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (a
-//! folder could not be read, or a usage error). Output as `bundle validate`.
+//! folder could not be read, olmpack failed internally on one, or a usage error). Output as
+//! `bundle validate`.
 
 use super::validate::{ColorChoice, OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
@@ -69,7 +70,9 @@ pub fn run(args: &Args) -> Outcome {
     {
         return Err(Failure::usage(format!("cannot write output: {e}")));
     }
-    if io_failure {
+    // olmpack failing on a catalog is not a finding about the user's files: exit 2.
+    let internal_failure = reports.iter().any(|r| r.has_rule(Rule::InternalError));
+    if io_failure || internal_failure {
         Ok(EXIT_USAGE)
     } else if reports.iter().all(|r| r.passed(args.strict)) {
         Ok(EXIT_OK)

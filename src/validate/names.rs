@@ -1,42 +1,11 @@
 //! Kubernetes name grammars (k8s.io/apimachinery `validation`) and image pullspecs, written once
 //! so every rule words its complaint the same way.
+//!
+//! The grammars the catalog model's rules need too (DNS-1123 names, pull specs, strict semver)
+//! live in [`crate::reference`], below both the models and the rule layer, and are re-exported
+//! here so the bundle rules keep one vocabulary.
 
-/// RFC 1123 subdomain: lowercase alphanumerics, `-` and `.`, at most 253 characters; what
-/// Kubernetes requires of most object names. Returns the reason when invalid.
-pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("must not be empty".into());
-    }
-    if name.len() > 253 {
-        return Err(format!(
-            "must be no more than 253 characters (it has {})",
-            name.len()
-        ));
-    }
-    if name.split('.').all(is_label_body) {
-        Ok(())
-    } else {
-        Err("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')".into())
-    }
-}
-
-/// RFC 1123 label: like a subdomain without dots, at most 63 characters.
-pub fn dns1123_label(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("must not be empty".into());
-    }
-    if name.len() > 63 {
-        return Err(format!(
-            "must be no more than 63 characters (it has {})",
-            name.len()
-        ));
-    }
-    if is_label_body(name) {
-        Ok(())
-    } else {
-        Err("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')".into())
-    }
-}
+pub use crate::reference::{dns1123_label, dns1123_subdomain, image_pullspec, semver};
 
 /// RFC 1035 label (CRD version names): like an RFC 1123 label but starting with a letter.
 pub fn dns1035_label(name: &str) -> Result<(), String> {
@@ -46,16 +15,6 @@ pub fn dns1035_label(name: &str) -> Result<(), String> {
     } else {
         Err("a DNS-1035 label must start with a lowercase letter".into())
     }
-}
-
-fn is_label_body(part: &str) -> bool {
-    let bytes = part.as_bytes();
-    !bytes.is_empty()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes[0] != b'-'
-        && bytes[bytes.len() - 1] != b'-'
 }
 
 /// Kubernetes label value: empty, or at most 63 alphanumerics, `-`, `_`, `.`, starting and ending
@@ -108,23 +67,6 @@ pub fn qualified_name(key: &str) -> Result<(), String> {
     label_value(name).map_err(|_| {
         "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".to_string()
     })
-}
-
-/// Checks an image pullspec the way docker/distribution's `ParseNormalizedNamed` does
-/// (`[host[:port]/]path[:tag][@algo:hex]`, lowercase path), with the same parser the registry
-/// client uses for `-t` and `--image`.
-pub fn image_pullspec(image: &str) -> Result<(), String> {
-    if image.trim() != image {
-        return Err("image reference has surrounding white space".into());
-    }
-    crate::reference::Reference::parse(image)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
-/// Parses a strict semantic version (no `v` prefix, no leading zeros), as blang's `Parse` does.
-pub fn semver(text: &str) -> Result<semver::Version, String> {
-    semver::Version::parse(text).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

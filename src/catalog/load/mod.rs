@@ -28,7 +28,6 @@ use crate::catalog::model::{
 };
 use crate::findings::{Diagnostic, Rule};
 use serde_json::value::RawValue;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A loaded catalog and everything that could not be loaded.
@@ -154,15 +153,9 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
     loaded
 }
 
-/// Reads a stream to its end and loads it as [`load_bytes`] does.
-pub fn load_reader(name: &str, mut reader: impl Read) -> std::io::Result<Loaded> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes)?;
-    Ok(load_bytes(name, &bytes))
-}
-
 /// Loads one file; `ref` bundle objects resolve relative to its folder (opm's `LoadFile`).
 pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
+    let _reading = crate::guard::reading(path);
     let bytes = std::fs::read(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
@@ -300,7 +293,7 @@ impl FileCtx<'_> {
 fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePart> {
     // One file (the usual catalog) gets every thread for its documents.
     let file_jobs = if files.len() == 1 { jobs } else { 1 };
-    let work = |rel: &str| -> FilePart {
+    let parse = |rel: &str| -> FilePart {
         let ctx = FileCtx {
             root: Some(root),
             rel,
@@ -319,6 +312,16 @@ fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePar
                 ..FilePart::default()
             },
         }
+    };
+    // Each file is isolated: a bug hit while parsing it becomes its `internal/error` finding, and
+    // the worker goes on with the next file, so no other file loses its result.
+    let work = |rel: &str| -> FilePart {
+        let path = root.join(rel);
+        crate::guard::catch(|| {
+            let _reading = crate::guard::reading(&path);
+            parse(rel)
+        })
+        .unwrap_or_else(|failure| internal_failure_part(rel, &failure))
     };
     if jobs <= 1 || files.len() <= 1 {
         return files.iter().map(|(rel, _)| work(rel)).collect();
@@ -345,6 +348,8 @@ fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePar
                 })
             })
             .collect();
+        // `work` catches every panic, so a worker cannot fail; should one still do, its files
+        // are reported as internal failures below, not blamed on the user.
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
@@ -359,15 +364,27 @@ fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePar
         .into_iter()
         .zip(files)
         .map(|(part, (rel, _))| {
-            part.unwrap_or_else(|| FilePart {
-                diagnostics: vec![
-                    Diagnostic::new(Rule::CatalogUnreadable, "the file could not be loaded")
-                        .in_file(rel.clone()),
-                ],
-                ..FilePart::default()
+            part.unwrap_or_else(|| {
+                let failure = crate::guard::InternalFailure {
+                    file: Some(root.join(rel)),
+                    message: "the worker thread parsing this file stopped".to_string(),
+                    location: None,
+                };
+                internal_failure_part(rel, &failure)
             })
         })
         .collect()
+}
+
+/// The result of a file on which olmpack failed internally: one `internal/error` finding naming
+/// it (the user's file is not blamed), nothing loaded from it.
+fn internal_failure_part(rel: &str, failure: &crate::guard::InternalFailure) -> FilePart {
+    FilePart {
+        diagnostics: vec![
+            Diagnostic::new(Rule::InternalError, failure.describe()).in_file(rel.to_string()),
+        ],
+        ..FilePart::default()
+    }
 }
 
 fn parse_bytes(ctx: &FileCtx, bytes: &[u8]) -> FilePart {
