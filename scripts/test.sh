@@ -18,4 +18,5 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-cargo test --release --all-targets --no-fail-fast "$@"
+# `test-hooks` compiles in the test-only panic hook that tests/isolation.rs drives (src/guard.rs).
+cargo test --release --all-targets --features test-hooks --no-fail-fast "$@"

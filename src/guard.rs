@@ -18,10 +18,11 @@
 //! This relies on `panic = "unwind"` (Cargo's default): with `panic = "abort"` nothing can be
 //! caught.
 //!
-//! Test hook: in debug builds only (`cfg(debug_assertions)`: every `cargo test` run, never a
-//! `--release`, `cargo install` or bench build), setting `OLMPACK_TEST_PANIC_ON=<file name>`
+//! Test hook: in debug builds and builds with the `test-hooks` feature only (every debug
+//! `cargo test` run and `scripts/test.sh`, which CI runs with `--release --features test-hooks`;
+//! never a plain `--release`, `cargo install` or bench build), setting `OLMPACK_TEST_PANIC_ON=<file name>`
 //! makes [`reading`] panic when it is given a file of exactly that name. The tests use it to prove
-//! the isolation end to end through the real binary. Release builds do not even read the
+//! the isolation end to end through the real binary. Other builds do not even read the
 //! variable, so it cannot be triggered by accident in real use; a debug build needs the variable
 //! set to an exact file name.
 
@@ -173,7 +174,7 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-#[cfg(debug_assertions)]
+#[cfg(any(debug_assertions, feature = "test-hooks"))]
 fn test_hook(path: &Path) {
     static TARGET: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
     let target = TARGET.get_or_init(|| std::env::var_os(TEST_PANIC_ENV).filter(|v| !v.is_empty()));
@@ -184,7 +185,7 @@ fn test_hook(path: &Path) {
     }
 }
 
-#[cfg(not(debug_assertions))]
+#[cfg(not(any(debug_assertions, feature = "test-hooks")))]
 fn test_hook(_path: &Path) {}
 
 #[cfg(test)]
