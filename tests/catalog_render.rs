@@ -581,3 +581,72 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         String::from_utf8(from_folder.stdout).unwrap()
     );
 }
+
+/// An `oci:` layout holding one catalog image: `catalog` under `/configs`, with `label` as the
+/// configs label.
+fn catalog_image(tmp: &Path, catalog: &Path, label: &str, tag: &str) -> String {
+    use olmpack::image::extend::{folder_layer, scratch_image};
+    let (layer, _) =
+        folder_layer(catalog, "configs", 0, &tmp.join(format!("{tag}.layer"))).unwrap();
+    let labels = [(
+        olmpack::catalog::CONFIGS_LABEL.to_string(),
+        label.to_string(),
+    )]
+    .into();
+    let image = scratch_image(
+        &layer,
+        &labels,
+        &olmpack::image::Platform::default(),
+        olmpack::image::Format::Oci,
+        0,
+    );
+    let dir = tmp.join("layout");
+    olmpack::image::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
+    format!("oci:{}:{tag}", dir.display())
+}
+
+#[test]
+fn configs_label_cannot_leave_the_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("secret.json"),
+        "{\"auths\": {\"registry\": {\"auth\": \"SECRET-TOKEN\"}}}\n",
+    )
+    .unwrap();
+    let catalog = testdata("catalogs/render-small");
+    let good = catalog_image(tmp.path(), &catalog, "/configs", "good");
+    olmpack()
+        .args(["catalog", "render", &good])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("schema"));
+    let climb = format!("/{}{}", "../".repeat(64), outside.display());
+    for (n, label) in [
+        climb.as_str(),
+        "/configs/../..",
+        "/configs/./",
+        "configs//x",
+        "",
+        "/",
+        "..",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let image = catalog_image(tmp.path(), &catalog, label, &format!("bad{n}"));
+        olmpack()
+            .args(["catalog", "render", &image])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                predicates::str::contains("SECRET")
+                    .not()
+                    .and(predicates::str::contains(
+                        "not a clean path inside the image",
+                    )),
+            );
+    }
+}

@@ -20,8 +20,7 @@ use crate::transport::{RegistryOptions, source::unpack_image};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Label of a catalog image naming the folder that holds the catalog.
-pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+pub use crate::catalog::CONFIGS_LABEL;
 /// Label of a bundle image naming its package.
 pub const BUNDLE_PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
 
@@ -219,7 +218,7 @@ fn render_image(
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
-        let dir = root.join(configs.trim_start_matches('/'));
+        let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
         return load_catalog(source, &dir);
     }
     if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
@@ -228,6 +227,39 @@ fn render_image(
         return one_bundle(source, &files, source, opts.compat, warnings);
     }
     Err(fail(source, image_type_error(&image.labels)))
+}
+
+/// The catalog folder the configs label names, inside the unpacked image `root`. The label is
+/// image data: one with a `..`, `.` or empty component is refused, and the folder, with links
+/// resolved, must stay under `root`, so render never reads (or quotes in an error) a file
+/// outside the image.
+fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
+    let bad = || {
+        format!(
+            "label {CONFIGS_LABEL}={label:?} is not a clean path inside the image (expected e.g. /configs)"
+        )
+    };
+    let rel = label.strip_prefix('/').unwrap_or(label);
+    let rel = rel.strip_suffix('/').unwrap_or(rel);
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Err(bad());
+    }
+    let rel = crate::transport::unpack::safe_relative(Path::new(rel))
+        .map_err(|_| bad())?
+        .ok_or_else(bad)?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
+    let dir = root.join(&rel).canonicalize().map_err(|e| {
+        format!("label {CONFIGS_LABEL}={label:?} names a folder the image does not have: {e}")
+    })?;
+    if !dir.starts_with(&root) {
+        return Err(bad());
+    }
+    Ok(dir)
 }
 
 fn image_type_error(labels: &BTreeMap<String, String>) -> String {
