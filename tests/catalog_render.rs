@@ -561,8 +561,9 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         .arg(testdata("bundles/valid-basic"))
         .assert()
         .success();
+    let image = "quay.io/example/basic-bundle:v1";
     let from_image = olmpack()
-        .args(["catalog", "render", &layout])
+        .args(["catalog", "render", "--image", image, &layout])
         .output()
         .unwrap();
     assert!(
@@ -571,7 +572,7 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         String::from_utf8_lossy(&from_image.stderr)
     );
     let from_folder = olmpack()
-        .args(["catalog", "render", "--image", &layout])
+        .args(["catalog", "render", "--image", image])
         .arg(testdata("bundles/valid-basic"))
         .output()
         .unwrap();
@@ -649,4 +650,63 @@ fn configs_label_cannot_leave_the_image() {
                     )),
             );
     }
+}
+
+#[test]
+fn local_bundle_image_gets_no_transport_string_as_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layout = format!("oci:{}:v1", tmp.path().join("layout").display());
+    olmpack()
+        .args(["bundle", "build", "--output", &layout])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .success();
+    let out = olmpack()
+        .args(["catalog", "render", "-o", "yaml", &layout])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("oci:"), "{text}");
+    assert!(text.contains("image: \"\"\n"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has an empty image"));
+    let templated = olmpack()
+        .args([
+            "catalog",
+            "render",
+            "-o",
+            "yaml",
+            "--image-template",
+            "quay.io/x/{{.Package}}:v{{.Version}}",
+            &layout,
+        ])
+        .output()
+        .unwrap();
+    assert!(templated.status.success());
+    let text = String::from_utf8(templated.stdout).unwrap();
+    assert!(text.contains("image: quay.io/x/"), "{text}");
+    assert!(!text.contains("oci:"), "{text}");
+}
+
+#[test]
+fn one_image_for_several_bundles_is_a_usage_error() {
+    let bundle = testdata("bundles/valid-basic");
+    olmpack()
+        .args(["catalog", "render", "--image", "quay.io/x/y:v1"])
+        .arg(&bundle)
+        .arg(&bundle)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("--image-template"));
+    olmpack()
+        .args(["catalog", "render", "--image", "quay.io/x/y:v1"])
+        .arg(&bundle)
+        .arg(testdata("catalogs/render-small"))
+        .assert()
+        .success();
 }

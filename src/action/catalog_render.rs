@@ -30,7 +30,8 @@ pub enum BundleImage {
     /// None: `image: ""` (opm's default for bundle folders); a warning is printed.
     #[default]
     Empty,
-    /// The same reference for every bundle folder.
+    /// One reference, for the single bundle folder or local bundle image rendered (more than one
+    /// such bundle is refused: they would all claim the same image).
     Fixed(String),
     /// A template over `{{.Package}}`, `{{.Name}}`, `{{.Version}}` (opm's
     /// `--alpha-image-ref-template`).
@@ -90,8 +91,22 @@ pub fn render_catalog(
 ) -> Result<RenderOutput, RenderError> {
     let mut combined = DeclarativeConfig::default();
     let mut warnings = Vec::new();
+    let mut fixed_image_users: Vec<&str> = Vec::new();
     for source in sources {
-        let mut cfg = render_source(source, opts, &mut warnings)?;
+        let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+        if took_image && matches!(opts.image, BundleImage::Fixed(_)) {
+            fixed_image_users.push(source);
+            if fixed_image_users.len() > 1 {
+                return Err(fail(
+                    source,
+                    format!(
+                        "--image gives one reference, but {} bundle sources would all get it ({}); use --image-template with {{{{.Package}}}}, {{{{.Name}}}} or {{{{.Version}}}} instead",
+                        fixed_image_users.len(),
+                        fixed_image_users.join(", ")
+                    ),
+                ));
+            }
+        }
         finish_config(&mut cfg, opts.migrate).map_err(|e| fail(source, e))?;
         for b in &cfg.bundles {
             if b.image.is_empty() {
@@ -129,19 +144,21 @@ fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// Renders one source; the flag says whether its bundle took its image from `opts.image`.
 fn render_source(
     source: &str,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
-) -> Result<DeclarativeConfig, RenderError> {
+) -> Result<(DeclarativeConfig, bool), RenderError> {
     let path = Path::new(source);
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => {
             if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
-                bundle_config(source, &files, &opts.image, opts.compat, warnings)
+                let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+                Ok((cfg, true))
             } else {
-                load_catalog(source, path)
+                Ok((load_catalog(source, path)?, false))
             }
         }
         Ok(_) => Err(fail(
@@ -209,22 +226,33 @@ fn one_bundle(
     Ok(cfg)
 }
 
+/// Renders an image source. A bundle image from a registry keeps the reference as given (as
+/// opm does); one from a local transport (`oci:`, `oci-archive:`, `docker-archive:`) has no
+/// pullable reference, so it gets `--image` / `--image-template` like a folder, or an empty
+/// image (with the same warning).
 fn render_image(
     source: &str,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
-) -> Result<DeclarativeConfig, RenderError> {
+) -> Result<(DeclarativeConfig, bool), RenderError> {
     let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
         let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
-        return load_catalog(source, &dir);
+        return Ok((load_catalog(source, &dir)?, false));
     }
     if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
         let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
         files.source = source.to_string();
-        return one_bundle(source, &files, source, opts.compat, warnings);
+        if crate::transport::local::parse_source(source).is_some() {
+            let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+            return Ok((cfg, true));
+        }
+        return Ok((
+            one_bundle(source, &files, source, opts.compat, warnings)?,
+            false,
+        ));
     }
     Err(fail(source, image_type_error(&image.labels)))
 }
