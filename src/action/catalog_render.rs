@@ -9,11 +9,11 @@
 //! through opm's post-processing, and the whole output is built in memory so nothing is
 //! written when any source fails.
 
+use crate::catalog::OpmCompat;
 use crate::catalog::load;
 use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::render::{
-    self, BundleFiles, MigrateLevel, OpmCompat, expand_image_template, finish_config,
-    objects_in_file_order, render_bundle,
+    BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
 };
 use crate::catalog::write::{self, Format};
 use crate::transport::{RegistryOptions, source::unpack_image};
@@ -212,17 +212,11 @@ fn one_bundle(
     compat: OpmCompat,
     warnings: &mut Vec<String>,
 ) -> Result<DeclarativeConfig, RenderError> {
-    let mut rendered = render_bundle(files, image_ref).map_err(|e| fail(source, e))?;
-    warnings.append(&mut rendered.warnings);
-    if compat.objects_in_file_order() {
-        objects_in_file_order(&mut rendered.bundle);
-    }
-    if compat.csv_metadata_for_images() && !image_ref.is_empty() {
-        render::move_objects_to_end(&mut rendered.bundle);
-        render::bundle_object_to_csv_metadata(&mut rendered.bundle).map_err(|e| fail(source, e))?;
-    }
+    let (bundle, mut notes) = super::bundle_source::render_bundle_files(files, image_ref, compat)
+        .map_err(|e| fail(source, e))?;
+    warnings.append(&mut notes);
     let mut cfg = DeclarativeConfig::default();
-    cfg.bundles.push(rendered.bundle);
+    cfg.bundles.push(bundle);
     Ok(cfg)
 }
 

@@ -61,7 +61,9 @@ pub struct Args {
 pub fn run(args: &Args) -> Outcome {
     let migrate: MigrateLevel = args.migrate_level.parse().map_err(Failure::usage)?;
     let compat: OpmCompat = match &args.opm_compat {
-        Some(v) => v.parse().map_err(Failure::usage)?,
+        Some(v) => v
+            .parse()
+            .map_err(|e: crate::catalog::CompatParseError| Failure::usage(e.to_string()))?,
         None => OpmCompat::default(),
     };
     let image = match (&args.image, &args.image_template) {
