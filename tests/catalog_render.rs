@@ -185,30 +185,34 @@ fn bundle_folders_render_to_the_catalog_blobs() {
                 continue;
             }
         };
-        let mut json = Vec::new();
-        write_json_blob(&mut json, &got).unwrap();
-        let mut got_value: serde_json::Value = serde_json::from_slice(&json).unwrap();
-        let mut want_value: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(root.join(expected)).unwrap()).unwrap();
-        if got_value != want_value {
-            // Equal images in another order than opm's (unstable sort): count them, compare
-            // with runs ordered by name.
-            let mut g = got_value.clone();
-            let mut w = want_value.clone();
-            normalize_related(&mut g);
-            normalize_related(&mut w);
-            if g == w {
-                reordered += 1;
-                got_value = g;
-                want_value = w;
-            }
-        }
-        let mut got_yaml = Vec::new();
-        write_yaml_blob(&mut got_yaml, &got_value).unwrap();
-        let mut want_yaml = Vec::new();
-        write_yaml_blob(&mut want_yaml, &want_value).unwrap();
-        if got_value == want_value {
+        let mut got_json = Vec::new();
+        write_json_blob(&mut got_json, &got).unwrap();
+        let want_json = std::fs::read(root.join(expected)).unwrap();
+        // YAML from the writer for both sides, each from its JSON text as written (RawValue
+        // keeps key order, number spelling and escapes): equal bytes mean equal catalog YAML.
+        let yaml_of = |json: &[u8]| {
+            let raw: Box<RawValue> = serde_json::from_slice(json).unwrap();
+            let mut yaml = Vec::new();
+            write_yaml_blob(&mut yaml, &raw).unwrap();
+            yaml
+        };
+        let (got_yaml, want_yaml) = (yaml_of(&got_json), yaml_of(&want_json));
+        if got_json == want_json {
             json_ok += 1;
+        }
+        if got_yaml == want_yaml {
+            yaml_ok += 1;
+            continue;
+        }
+        let mut got_value: serde_json::Value = serde_json::from_slice(&got_json).unwrap();
+        let want_value: serde_json::Value = serde_json::from_slice(&want_json).unwrap();
+        let mut g = got_value.clone();
+        let mut w = want_value.clone();
+        normalize_related(&mut g);
+        normalize_related(&mut w);
+        if g == w {
+            // Equal images in another order than opm's (unstable sort): fails below.
+            reordered += 1;
         } else if HAND_EDITED.contains(&folder) && {
             // The checked-in blob lacks the bundle image in relatedImages: compare without it.
             if let Some(list) = got_value["relatedImages"].as_array_mut() {
@@ -219,16 +223,18 @@ fn bundle_folders_render_to_the_catalog_blobs() {
             documented += 1;
         } else {
             failures.push(format!(
-                "{folder} (JSON value): {}",
+                "{folder} (catalog YAML): {}",
                 first_difference(&want_yaml, &got_yaml)
             ));
         }
-        if got_yaml == want_yaml {
-            yaml_ok += 1;
-        }
     }
     println!(
-        "catalogs/bundles: {json_ok} of {total} equal as JSON values, {yaml_ok} of {total} byte-identical as catalog YAML ({reordered} equal only after ordering runs of equal images by name); {documented} differ only as documented (hand-edited catalog entries)"
+        "catalogs/bundles: {json_ok} of {total} byte-identical as JSON, {yaml_ok} of {total} byte-identical as catalog YAML ({reordered} equal only after ordering runs of equal images by name); {documented} differ only as documented (hand-edited catalog entries)"
+    );
+    assert_eq!(
+        yaml_ok + documented + reordered + failures.len(),
+        total,
+        "every blob is counted once"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(
@@ -561,8 +567,9 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         .arg(testdata("bundles/valid-basic"))
         .assert()
         .success();
+    let image = "quay.io/example/basic-bundle:v1";
     let from_image = olmpack()
-        .args(["catalog", "render", &layout])
+        .args(["catalog", "render", "--image", image, &layout])
         .output()
         .unwrap();
     assert!(
@@ -571,7 +578,7 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         String::from_utf8_lossy(&from_image.stderr)
     );
     let from_folder = olmpack()
-        .args(["catalog", "render", "--image", &layout])
+        .args(["catalog", "render", "--image", image])
         .arg(testdata("bundles/valid-basic"))
         .output()
         .unwrap();
@@ -580,4 +587,132 @@ fn bundle_image_from_a_layout_renders_like_its_folder() {
         String::from_utf8(from_image.stdout).unwrap(),
         String::from_utf8(from_folder.stdout).unwrap()
     );
+}
+
+/// An `oci:` layout holding one catalog image: `catalog` under `/configs`, with `label` as the
+/// configs label.
+fn catalog_image(tmp: &Path, catalog: &Path, label: &str, tag: &str) -> String {
+    use olmpack::image::extend::{folder_layer, scratch_image};
+    let (layer, _) =
+        folder_layer(catalog, "configs", 0, &tmp.join(format!("{tag}.layer"))).unwrap();
+    let labels = [(
+        olmpack::catalog::CONFIGS_LABEL.to_string(),
+        label.to_string(),
+    )]
+    .into();
+    let image = scratch_image(
+        &layer,
+        &labels,
+        &olmpack::image::Platform::default(),
+        olmpack::image::Format::Oci,
+        0,
+    );
+    let dir = tmp.join("layout");
+    olmpack::image::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
+    format!("oci:{}:{tag}", dir.display())
+}
+
+#[test]
+fn configs_label_cannot_leave_the_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("secret.json"),
+        "{\"auths\": {\"registry\": {\"auth\": \"SECRET-TOKEN\"}}}\n",
+    )
+    .unwrap();
+    let catalog = testdata("catalogs/render-small");
+    let good = catalog_image(tmp.path(), &catalog, "/configs", "good");
+    olmpack()
+        .args(["catalog", "render", &good])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("schema"));
+    let climb = format!("/{}{}", "../".repeat(64), outside.display());
+    for (n, label) in [
+        climb.as_str(),
+        "/configs/../..",
+        "/configs/./",
+        "configs//x",
+        "",
+        "/",
+        "..",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let image = catalog_image(tmp.path(), &catalog, label, &format!("bad{n}"));
+        olmpack()
+            .args(["catalog", "render", &image])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                predicates::str::contains("SECRET")
+                    .not()
+                    .and(predicates::str::contains(
+                        "not a clean path inside the image",
+                    )),
+            );
+    }
+}
+
+#[test]
+fn local_bundle_image_gets_no_transport_string_as_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layout = format!("oci:{}:v1", tmp.path().join("layout").display());
+    olmpack()
+        .args(["bundle", "build", "--output", &layout])
+        .arg(testdata("bundles/valid-basic"))
+        .assert()
+        .success();
+    let out = olmpack()
+        .args(["catalog", "render", "-o", "yaml", &layout])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("oci:"), "{text}");
+    assert!(text.contains("image: \"\"\n"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has an empty image"));
+    let templated = olmpack()
+        .args([
+            "catalog",
+            "render",
+            "-o",
+            "yaml",
+            "--image-template",
+            "quay.io/x/{{.Package}}:v{{.Version}}",
+            &layout,
+        ])
+        .output()
+        .unwrap();
+    assert!(templated.status.success());
+    let text = String::from_utf8(templated.stdout).unwrap();
+    assert!(text.contains("image: quay.io/x/"), "{text}");
+    assert!(!text.contains("oci:"), "{text}");
+}
+
+#[test]
+fn one_image_for_several_bundles_is_a_usage_error() {
+    let bundle = testdata("bundles/valid-basic");
+    olmpack()
+        .args(["catalog", "render", "--image", "quay.io/x/y:v1"])
+        .arg(&bundle)
+        .arg(&bundle)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("--image-template"));
+    olmpack()
+        .args(["catalog", "render", "--image", "quay.io/x/y:v1"])
+        .arg(&bundle)
+        .arg(testdata("catalogs/render-small"))
+        .assert()
+        .success();
 }

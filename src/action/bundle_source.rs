@@ -1,20 +1,22 @@
 //! One bundle source (a bundle folder, a local image or a registry reference) rendered into the
 //! `olm.bundle` blob opm would write for the published image `image_ref`.
 //!
-//! The same steps as `catalog render` applies to one bundle (`action::catalog_render`), kept
-//! here as a function of (source, published reference) because templates and `catalog add`
-//! render content under a name it was not read from.
+//! [`render_bundle_files`] holds the per-bundle steps (render, then the object form of the opm
+//! release asked for); `catalog render` (`action::catalog_render`) uses it too, so both agree.
+//! [`render_source`] is a function of (source, published reference) because templates and
+//! `catalog add` render content under a name it was not read from.
 //!
 //! Why here: templates, `catalog add` and `--bundle-map` all need "render this content under
 //! that name", with opm's per-input clean-up and the version-dependent object form applied in
 //! one place, so their outputs agree byte for byte.
 
+use crate::catalog::OpmCompat;
 use crate::catalog::model::{Bundle, DeclarativeConfig};
 use crate::catalog::render::{
-    BundleFiles, MigrateLevel, OpmCompat as RenderCompat, bundle_object_to_csv_metadata,
-    finish_config, move_objects_to_end, objects_in_file_order, render_bundle,
+    BundleFiles, MigrateLevel, bundle_object_to_csv_metadata, finish_config, move_objects_to_end,
+    objects_in_file_order, render_bundle,
 };
-use crate::catalog::template::{BundleRenderError, OpmCompat};
+use crate::catalog::template::BundleRenderError;
 use crate::transport::{RegistryOptions, unpack_image};
 use std::path::Path;
 
@@ -65,22 +67,8 @@ fn render_dir(
     options: &SourceOptions,
 ) -> Result<SourceBundle, BundleRenderError> {
     let files = BundleFiles::read_dir(root).map_err(BundleRenderError::new)?;
-    let rendered = render_bundle(&files, image_ref).map_err(BundleRenderError::new)?;
-    let compat = if options.compat >= OpmCompat::NEWEST || options.compat.major != 1 {
-        RenderCompat::default()
-    } else {
-        RenderCompat {
-            minor: options.compat.minor,
-        }
-    };
-    let mut bundle = rendered.bundle;
-    if compat.objects_in_file_order() {
-        objects_in_file_order(&mut bundle);
-    }
-    if compat.csv_metadata_for_images() && !image_ref.is_empty() {
-        move_objects_to_end(&mut bundle);
-        bundle_object_to_csv_metadata(&mut bundle).map_err(BundleRenderError::new)?;
-    }
+    let (bundle, warnings) =
+        render_bundle_files(&files, image_ref, options.compat).map_err(BundleRenderError::new)?;
     let mut cfg = DeclarativeConfig {
         bundles: vec![bundle],
         ..DeclarativeConfig::default()
@@ -95,8 +83,29 @@ fn render_dir(
         bundle,
         channels,
         default_channel,
-        warnings: rendered.warnings,
+        warnings,
     })
+}
+
+/// One bundle's files rendered as the `olm.bundle` blob for `image_ref`, in the object form of
+/// the opm release `compat` (manifest order before 1.28; only `olm.csv.metadata` for a bundle
+/// with an image from 1.28 to 1.45), with opm's notes. The per-input clean-up
+/// ([`finish_config`]) is left to the caller, which applies it to the whole input.
+pub fn render_bundle_files(
+    files: &BundleFiles,
+    image_ref: &str,
+    compat: OpmCompat,
+) -> Result<(Bundle, Vec<String>), String> {
+    let rendered = render_bundle(files, image_ref).map_err(|e| e.to_string())?;
+    let mut bundle = rendered.bundle;
+    if compat.objects_in_file_order() {
+        objects_in_file_order(&mut bundle);
+    }
+    if compat.csv_metadata_for_images() && !image_ref.is_empty() {
+        move_objects_to_end(&mut bundle);
+        bundle_object_to_csv_metadata(&mut bundle).map_err(|e| e.to_string())?;
+    }
+    Ok((bundle, rendered.warnings))
 }
 
 /// The channel annotations from the first metadata file that has them.

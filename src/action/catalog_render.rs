@@ -9,19 +9,18 @@
 //! through opm's post-processing, and the whole output is built in memory so nothing is
 //! written when any source fails.
 
+use crate::catalog::OpmCompat;
 use crate::catalog::load;
 use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::render::{
-    self, BundleFiles, MigrateLevel, OpmCompat, expand_image_template, finish_config,
-    objects_in_file_order, render_bundle,
+    BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
 };
 use crate::catalog::write::{self, Format};
 use crate::transport::{RegistryOptions, source::unpack_image};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Label of a catalog image naming the folder that holds the catalog.
-pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+pub use crate::catalog::CONFIGS_LABEL;
 /// Label of a bundle image naming its package.
 pub const BUNDLE_PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
 
@@ -31,7 +30,8 @@ pub enum BundleImage {
     /// None: `image: ""` (opm's default for bundle folders); a warning is printed.
     #[default]
     Empty,
-    /// The same reference for every bundle folder.
+    /// One reference, for the single bundle folder or local bundle image rendered (more than one
+    /// such bundle is refused: they would all claim the same image).
     Fixed(String),
     /// A template over `{{.Package}}`, `{{.Name}}`, `{{.Version}}` (opm's
     /// `--alpha-image-ref-template`).
@@ -91,8 +91,22 @@ pub fn render_catalog(
 ) -> Result<RenderOutput, RenderError> {
     let mut combined = DeclarativeConfig::default();
     let mut warnings = Vec::new();
+    let mut fixed_image_users: Vec<&str> = Vec::new();
     for source in sources {
-        let mut cfg = render_source(source, opts, &mut warnings)?;
+        let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+        if took_image && matches!(opts.image, BundleImage::Fixed(_)) {
+            fixed_image_users.push(source);
+            if fixed_image_users.len() > 1 {
+                return Err(fail(
+                    source,
+                    format!(
+                        "--image gives one reference, but {} bundle sources would all get it ({}); use --image-template with {{{{.Package}}}}, {{{{.Name}}}} or {{{{.Version}}}} instead",
+                        fixed_image_users.len(),
+                        fixed_image_users.join(", ")
+                    ),
+                ));
+            }
+        }
         finish_config(&mut cfg, opts.migrate).map_err(|e| fail(source, e))?;
         for b in &cfg.bundles {
             if b.image.is_empty() {
@@ -130,19 +144,21 @@ fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// Renders one source; the flag says whether its bundle took its image from `opts.image`.
 fn render_source(
     source: &str,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
-) -> Result<DeclarativeConfig, RenderError> {
+) -> Result<(DeclarativeConfig, bool), RenderError> {
     let path = Path::new(source);
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => {
             if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
-                bundle_config(source, &files, &opts.image, opts.compat, warnings)
+                let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+                Ok((cfg, true))
             } else {
-                load_catalog(source, path)
+                Ok((load_catalog(source, path)?, false))
             }
         }
         Ok(_) => Err(fail(
@@ -196,38 +212,76 @@ fn one_bundle(
     compat: OpmCompat,
     warnings: &mut Vec<String>,
 ) -> Result<DeclarativeConfig, RenderError> {
-    let mut rendered = render_bundle(files, image_ref).map_err(|e| fail(source, e))?;
-    warnings.append(&mut rendered.warnings);
-    if compat.objects_in_file_order() {
-        objects_in_file_order(&mut rendered.bundle);
-    }
-    if compat.csv_metadata_for_images() && !image_ref.is_empty() {
-        render::move_objects_to_end(&mut rendered.bundle);
-        render::bundle_object_to_csv_metadata(&mut rendered.bundle).map_err(|e| fail(source, e))?;
-    }
+    let (bundle, mut notes) = super::bundle_source::render_bundle_files(files, image_ref, compat)
+        .map_err(|e| fail(source, e))?;
+    warnings.append(&mut notes);
     let mut cfg = DeclarativeConfig::default();
-    cfg.bundles.push(rendered.bundle);
+    cfg.bundles.push(bundle);
     Ok(cfg)
 }
 
+/// Renders an image source. A bundle image from a registry keeps the reference as given (as
+/// opm does); one from a local transport (`oci:`, `oci-archive:`, `docker-archive:`) has no
+/// pullable reference, so it gets `--image` / `--image-template` like a folder, or an empty
+/// image (with the same warning).
 fn render_image(
     source: &str,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
-) -> Result<DeclarativeConfig, RenderError> {
+) -> Result<(DeclarativeConfig, bool), RenderError> {
     let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
-        let dir = root.join(configs.trim_start_matches('/'));
-        return load_catalog(source, &dir);
+        let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
+        return Ok((load_catalog(source, &dir)?, false));
     }
     if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
         let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
         files.source = source.to_string();
-        return one_bundle(source, &files, source, opts.compat, warnings);
+        if crate::transport::local::parse_source(source).is_some() {
+            let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+            return Ok((cfg, true));
+        }
+        return Ok((
+            one_bundle(source, &files, source, opts.compat, warnings)?,
+            false,
+        ));
     }
     Err(fail(source, image_type_error(&image.labels)))
+}
+
+/// The catalog folder the configs label names, inside the unpacked image `root`. The label is
+/// image data: one with a `..`, `.` or empty component is refused, and the folder, with links
+/// resolved, must stay under `root`, so render never reads (or quotes in an error) a file
+/// outside the image.
+fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
+    let bad = || {
+        format!(
+            "label {CONFIGS_LABEL}={label:?} is not a clean path inside the image (expected e.g. /configs)"
+        )
+    };
+    let rel = label.strip_prefix('/').unwrap_or(label);
+    let rel = rel.strip_suffix('/').unwrap_or(rel);
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Err(bad());
+    }
+    let rel = crate::transport::unpack::safe_relative(Path::new(rel))
+        .map_err(|_| bad())?
+        .ok_or_else(bad)?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
+    let dir = root.join(&rel).canonicalize().map_err(|e| {
+        format!("label {CONFIGS_LABEL}={label:?} names a folder the image does not have: {e}")
+    })?;
+    if !dir.starts_with(&root) {
+        return Err(bad());
+    }
+    Ok(dir)
 }
 
 fn image_type_error(labels: &BTreeMap<String, String>) -> String {

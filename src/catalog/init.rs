@@ -62,7 +62,11 @@ pub fn is_svg(bytes: &[u8]) -> bool {
                 return false;
             };
             rest = r[end + 3..].trim_start();
-        } else if rest.len() >= 9 && rest[..9].eq_ignore_ascii_case("<!doctype") {
+        } else if rest
+            .as_bytes()
+            .get(..9)
+            .is_some_and(|b| b.eq_ignore_ascii_case(b"<!doctype"))
+        {
             let Some(end) = rest.find('>') else {
                 return false;
             };
@@ -139,6 +143,14 @@ pub fn init_package(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn multibyte_text_is_not_an_svg_and_does_not_panic() {
+        assert!(!is_svg("12345678é".as_bytes()));
+        assert!(!is_svg("<!doctypé".as_bytes()));
+        assert!(icon_media_type("icon", "12345678é".as_bytes()).is_err());
+        assert!(is_svg(b"<!DOCTYPE svg><svg xmlns='x'/>"));
+    }
 
     #[test]
     fn names_and_types() {

@@ -16,6 +16,8 @@ pub use model::{
 };
 
 pub mod add;
+pub mod compat;
+pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
 pub mod mermaid;
 pub mod render;

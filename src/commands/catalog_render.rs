@@ -36,7 +36,9 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     pub output: OutputFormat,
-    /// Image reference written into bundles rendered from folders (images keep their own).
+    /// Image reference written into the bundle rendered from a folder or a local image (oci:,
+    /// oci-archive:, docker-archive:); registry images keep their own. One bundle only: use
+    /// --image-template for several.
     #[arg(long, value_name = "REF", conflicts_with = "image_template")]
     pub image: Option<String>,
     /// Image reference template for bundle folders, with {{.Package}}, {{.Name}} and
@@ -59,7 +61,9 @@ pub struct Args {
 pub fn run(args: &Args) -> Outcome {
     let migrate: MigrateLevel = args.migrate_level.parse().map_err(Failure::usage)?;
     let compat: OpmCompat = match &args.opm_compat {
-        Some(v) => v.parse().map_err(Failure::usage)?,
+        Some(v) => v
+            .parse()
+            .map_err(|e: crate::catalog::CompatParseError| Failure::usage(e.to_string()))?,
         None => OpmCompat::default(),
     };
     let image = match (&args.image, &args.image_template) {

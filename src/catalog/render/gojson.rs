@@ -2,35 +2,17 @@
 //! `json.Marshal`) `<`, `>`, `&` escaped. Used for the `olm.bundle.object` payloads (opm marshals
 //! each manifest as an `unstructured.Unstructured`) and for property values read from YAML.
 
+use crate::catalog::write::json::go_escape;
 use serde_json::Value;
 
-/// Appends `s` as a Go JSON string. `html` selects `json.Marshal` (escapes `<>&`) over an encoder
-/// with `SetEscapeHTML(false)`.
+/// Appends `s` as a Go JSON string (escapes from [`go_escape`], shared with the writers).
+/// `html` selects `json.Marshal` (escapes `<>&`) over an encoder with `SetEscapeHTML(false)`.
 pub fn write_str(out: &mut String, s: &str, html: bool) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' if html => {
-                out.push_str("\\u00");
-                out.push(HEX[(c as usize) >> 4] as char);
-                out.push(HEX[(c as usize) & 0xf] as char);
-            }
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => {
-                out.push_str("\\u00");
-                out.push(HEX[(c as usize) >> 4] as char);
-                out.push(HEX[(c as usize) & 0xf] as char);
-            }
-            c => out.push(c),
+        match go_escape(c, html) {
+            Some(esc) => out.push_str(esc.as_str()),
+            None => out.push(c),
         }
     }
     out.push('"');

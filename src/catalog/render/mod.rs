@@ -39,52 +39,7 @@ impl std::str::FromStr for MigrateLevel {
     }
 }
 
-/// `--opm-compat VERSION`: the opm release whose output to reproduce. Render output differs
-/// between releases only in how bundle objects are written (CATALOG.md D.3):
-/// before 1.28 every object is an `olm.bundle.object` kept in manifest order; 1.28 to 1.45 write
-/// only `olm.csv.metadata` for a bundle rendered with an image; 1.46 and later (the default)
-/// write every object, sorted by value, and switch only with the migration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct OpmCompat {
-    /// Minor version of opm 1.x.
-    pub minor: u32,
-}
-
-impl Default for OpmCompat {
-    fn default() -> Self {
-        OpmCompat { minor: u32::MAX }
-    }
-}
-
-impl std::str::FromStr for OpmCompat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim().trim_start_matches('v');
-        let mut parts = t.split('.');
-        let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-        match (major, minor) {
-            (Some(1), Some(minor)) if parts.all(|p| p.parse::<u32>().is_ok()) => {
-                Ok(OpmCompat { minor })
-            }
-            _ => Err(format!(
-                "invalid --opm-compat {s:?}: expected an opm 1.x version such as 1.46 or v1.26.5"
-            )),
-        }
-    }
-}
-
-impl OpmCompat {
-    /// Bundle objects kept in manifest order instead of sorted by value (opm before 1.28).
-    pub fn objects_in_file_order(self) -> bool {
-        self.minor < 28
-    }
-
-    /// A bundle rendered with an image gets only `olm.csv.metadata` (opm 1.28 to 1.45).
-    pub fn csv_metadata_for_images(self) -> bool {
-        (28..46).contains(&self.minor)
-    }
-}
+pub use crate::catalog::compat::OpmCompat;
 
 /// A problem in the post-processing (only the migration can fail: a CSV it cannot read).
 #[derive(Debug, thiserror::Error)]

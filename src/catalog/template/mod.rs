@@ -13,10 +13,9 @@
 
 pub mod basic;
 pub mod bundle_map;
-mod compat;
 pub mod semver;
 
-pub use compat::{CompatParseError, OpmCompat};
+pub use crate::catalog::compat::{CompatParseError, OpmCompat};
 
 use crate::bundle::yaml::{self, Node, Value};
 use crate::catalog::model::{Bundle, DeclarativeConfig};

@@ -10,10 +10,67 @@ use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter};
 use std::io;
 
-/// serde_json's compact formatter with Go's string escaping: U+2028 and U+2029 are written as
-/// `\u2028`/`\u2029` (Go does it even with HTML escaping off); `<`, `>` and `&` stay raw.
-/// Control characters are escaped as Go 1.22 and later do (`\b`, `\f`, `\n`, `\r`, `\t`, else
-/// `\u00xx`), which is what serde_json already does.
+/// How Go's `encoding/json` writes one character inside a string: `Some(escape)` when escaped,
+/// `None` when written as it is. `html` selects `json.Marshal` (escapes `<`, `>`, `&`) over an
+/// encoder with `SetEscapeHTML(false)`. Go escapes U+2028 and U+2029 in both modes, and control
+/// characters as Go 1.22 and later do (`\b`, `\f`, `\n`, `\r`, `\t`, else `\u00xx`).
+///
+/// Why one function: the render payloads (`render::gojson`) and the writers must escape the same
+/// way, or a string would come out differently depending on which path wrote it.
+pub fn go_escape(c: char, html: bool) -> Option<GoEscape> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let named = |s: &[u8]| {
+        let mut e = GoEscape {
+            buf: [0; 6],
+            len: s.len(),
+        };
+        e.buf[..s.len()].copy_from_slice(s);
+        Some(e)
+    };
+    let unicode = |c: u32| {
+        let hex = |shift: u32| HEX[((c >> shift) & 0xf) as usize];
+        Some(GoEscape {
+            buf: [b'\\', b'u', hex(12), hex(8), hex(4), hex(0)],
+            len: 6,
+        })
+    };
+    match c {
+        '"' => named(b"\\\""),
+        '\\' => named(b"\\\\"),
+        '\n' => named(b"\\n"),
+        '\r' => named(b"\\r"),
+        '\t' => named(b"\\t"),
+        '\u{8}' => named(b"\\b"),
+        '\u{c}' => named(b"\\f"),
+        '<' | '>' | '&' if html => unicode(c as u32),
+        '\u{2028}' | '\u{2029}' => unicode(c as u32),
+        c if (c as u32) < 0x20 => unicode(c as u32),
+        _ => None,
+    }
+}
+
+/// The bytes of one escape from [`go_escape`] (at most `\uXXXX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GoEscape {
+    buf: [u8; 6],
+    len: usize,
+}
+
+impl GoEscape {
+    /// The escape as written, e.g. `\n` or `\u2028`.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&self.buf)
+    }
+
+    /// The escape as text (always ASCII).
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
+    }
+}
+
+/// serde_json's compact formatter with Go's string escaping ([`go_escape`], HTML escaping off):
+/// serde_json already escapes quotes, backslashes and control characters; Go also escapes U+2028
+/// and U+2029, which serde_json passes to [`Formatter::write_string_fragment`].
 struct GoFormatter;
 
 impl Formatter for GoFormatter {
@@ -24,16 +81,14 @@ impl Formatter for GoFormatter {
     ) -> io::Result<()> {
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
-            let esc = match c {
-                '\u{2028}' => "\\u2028",
-                '\u{2029}' => "\\u2029",
-                _ => continue,
+            let Some(esc) = go_escape(c, false) else {
+                continue;
             };
-            writer.write_all(&fragment.as_bytes()[start..i])?;
+            writer.write_all(fragment.as_bytes().get(start..i).unwrap_or_default())?;
             writer.write_all(esc.as_bytes())?;
             start = i + c.len_utf8();
         }
-        writer.write_all(&fragment.as_bytes()[start..])
+        writer.write_all(fragment.as_bytes().get(start..).unwrap_or_default())
     }
 
     fn write_char_escape<W: ?Sized + io::Write>(
@@ -41,29 +96,24 @@ impl Formatter for GoFormatter {
         writer: &mut W,
         char_escape: CharEscape,
     ) -> io::Result<()> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let s: &[u8] = match char_escape {
-            CharEscape::Quote => b"\\\"",
-            CharEscape::ReverseSolidus => b"\\\\",
-            CharEscape::Solidus => b"/",
-            CharEscape::Backspace => b"\\b",
-            CharEscape::FormFeed => b"\\f",
-            CharEscape::LineFeed => b"\\n",
-            CharEscape::CarriageReturn => b"\\r",
-            CharEscape::Tab => b"\\t",
-            CharEscape::AsciiControl(b) => {
-                let buf = [
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(b >> 4) as usize],
-                    HEX[(b & 0xf) as usize],
-                ];
-                return writer.write_all(&buf);
-            }
+        let c = match char_escape {
+            CharEscape::Quote => '"',
+            CharEscape::ReverseSolidus => '\\',
+            CharEscape::Solidus => return writer.write_all(b"/"),
+            CharEscape::Backspace => '\u{8}',
+            CharEscape::FormFeed => '\u{c}',
+            CharEscape::LineFeed => '\n',
+            CharEscape::CarriageReturn => '\r',
+            CharEscape::Tab => '\t',
+            CharEscape::AsciiControl(b) => char::from(b),
         };
-        writer.write_all(s)
+        match go_escape(c, false) {
+            Some(esc) => writer.write_all(esc.as_bytes()),
+            None => {
+                let mut buf = [0; 4];
+                writer.write_all(c.encode_utf8(&mut buf).as_bytes())
+            }
+        }
     }
 }
 
@@ -171,6 +221,18 @@ pub fn write_json_blob<T: Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_go_escape_for_writer_and_render() {
+        let mut marshal = String::new();
+        crate::catalog::render::gojson::write_str(&mut marshal, "a<\u{2028}\u{1}\"\\\n", true);
+        assert_eq!(marshal, "\"a\\u003c\\u2028\\u0001\\\"\\\\\\n\"");
+        let mut encoder = String::new();
+        crate::catalog::render::gojson::write_str(&mut encoder, "a<\u{2028}\u{1}", false);
+        let compact = to_compact("a<\u{2028}\u{1}").unwrap();
+        assert_eq!(encoder.as_bytes(), compact.as_slice());
+        assert_eq!(encoder, "\"a<\\u2028\\u0001\"");
+    }
     use serde_json::value::RawValue;
 
     #[test]

@@ -1,10 +1,11 @@
-//! Which opm release's template behaviour to reproduce.
+//! Which opm release's output to reproduce (`--opm-compat`), for render and templates alike.
 //!
 //! Why: the public pipelines pin opm (v1.46.0 in most Makefiles) and checked-in catalogs were
 //! written by several releases side by side. opm's template output changed between releases
-//! (semver edges twice, package metadata copied in v1.65.0, the basic wrapper in v1.44.0), so a
-//! drop-in replacement has to reproduce the release a user names, or a Makefile switch would
-//! rewrite every catalog.
+//! (semver edges twice, package metadata copied in v1.65.0, the basic wrapper in v1.44.0), and so
+//! did render's bundle objects (CATALOG.md D.3), so a drop-in replacement has to reproduce the
+//! release a user names, or a Makefile switch would rewrite every catalog. One type, so a
+//! version means the same thing to `catalog render`, `catalog template` and `catalog add`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -31,6 +32,16 @@ impl OpmCompat {
     pub fn at_least(self, major: u32, minor: u32) -> bool {
         self >= OpmCompat::new(major, minor)
     }
+
+    /// Bundle objects kept in manifest order instead of sorted by value (opm before 1.28).
+    pub fn objects_in_file_order(self) -> bool {
+        !self.at_least(1, 28)
+    }
+
+    /// A bundle rendered with an image gets only `olm.csv.metadata` (opm 1.28 to 1.45).
+    pub fn csv_metadata_for_images(self) -> bool {
+        self.at_least(1, 28) && !self.at_least(1, 46)
+    }
 }
 
 impl Default for OpmCompat {
@@ -48,7 +59,7 @@ impl fmt::Display for OpmCompat {
 /// Why a `--opm-compat` value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid opm version {0:?}: expected MAJOR.MINOR such as 1.46 (a leading v and a patch level are accepted)"
+    "invalid --opm-compat {0:?}: expected an opm 1.x version MAJOR.MINOR such as 1.46 (a leading v and a patch level are accepted)"
 )]
 pub struct CompatParseError(pub String);
 
@@ -73,7 +84,7 @@ impl FromStr for OpmCompat {
         {
             return Err(err());
         }
-        if parts.next().is_some() {
+        if parts.next().is_some() || major != 1 {
             return Err(err());
         }
         Ok(OpmCompat::new(major, minor))
@@ -94,5 +105,18 @@ mod tests {
         assert!("1.2.3.4".parse::<OpmCompat>().is_err());
         assert!(OpmCompat::new(1, 65).at_least(1, 65));
         assert!(!OpmCompat::new(1, 46).at_least(1, 57));
+        assert!("2.0".parse::<OpmCompat>().is_err());
+    }
+
+    #[test]
+    fn render_forms_by_release() {
+        let v = |s: &str| s.parse::<OpmCompat>().unwrap();
+        assert!(v("v1.26.5").objects_in_file_order());
+        assert!(!v("1.28").objects_in_file_order());
+        assert!(v("1.28").csv_metadata_for_images());
+        assert!(v("1.45").csv_metadata_for_images());
+        assert!(!v("1.46").csv_metadata_for_images());
+        assert!(!OpmCompat::default().objects_in_file_order());
+        assert!(!OpmCompat::default().csv_metadata_for_images());
     }
 }
