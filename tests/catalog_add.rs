@@ -8,29 +8,15 @@
 //! Data from `../shared/catalogs` (or `$OLMPACK_CATALOGS`); skipped when absent unless
 //! `OLMPACK_REQUIRE_CORPUS=1`.
 
+#[path = "support/shared_catalogs.rs"]
+mod shared;
 use assert_cmd::Command;
 use olmpack::catalog::load::load_file;
 use olmpack::catalog::write::{Format, write_config};
 use std::path::{Path, PathBuf};
 
 fn catalogs_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CATALOGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs"));
-    if dir.join("packages").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "catalogs not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: catalogs not found at {} (set OLMPACK_CATALOGS)",
-        dir.display()
-    );
-    None
+    shared::shared_catalogs("packages")
 }
 
 fn olmpack() -> Command {

@@ -9,6 +9,8 @@
 #[path = "support/registry.rs"]
 mod support;
 
+#[path = "support/shared_catalogs.rs"]
+mod shared;
 use assert_cmd::Command;
 use olmpack::image::extend::{index_of, platform_json};
 use olmpack::image::{Blob, BlobSource, Descriptor, Image, Platform};
@@ -24,23 +26,7 @@ fn small_catalog() -> PathBuf {
 }
 
 fn shared_catalogs() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CATALOGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs"));
-    if dir.join("fbc").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "catalogs not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: catalogs not found at {} (set OLMPACK_CATALOGS)",
-        dir.display()
-    );
-    None
+    shared::shared_catalogs("fbc")
 }
 
 fn copy_dir(src: &Path, dst: &Path) {

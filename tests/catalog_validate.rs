@@ -4,6 +4,8 @@
 //! output formats and exit codes, and the real catalogs of `../shared/catalogs/fbc`, which current
 //! opm accepts (OPM-VERDICTS.tsv: the 4 that opm v1.26.5 rejects are valid).
 
+#[path = "support/shared_catalogs.rs"]
+mod shared;
 use assert_cmd::Command;
 use olmpack::findings::{Rule, Severity};
 use std::collections::BTreeSet;
@@ -251,23 +253,7 @@ fn list_rules_names_every_catalog_rule_and_whether_opm_checks_it() {
 // Real catalogs
 
 fn shared_catalogs() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CATALOGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/catalogs"));
-    if dir.join("fbc").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "catalogs not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: catalogs not found at {} (set OLMPACK_CATALOGS)",
-        dir.display()
-    );
-    None
+    shared::shared_catalogs("fbc")
 }
 
 #[test]

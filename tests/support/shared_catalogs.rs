@@ -1,0 +1,25 @@
+//! Where the real catalogs of `../shared/catalogs` are, for the catalog tests: one policy for all
+//! of them. Absent data is a printed skip, or a failure under `OLMPACK_REQUIRE_CORPUS=1` (CI).
+
+use std::path::PathBuf;
+
+/// `../shared/catalogs` (or `$OLMPACK_CATALOGS`) when it holds `probe` (e.g. `fbc`, `packages`).
+pub fn shared_catalogs(probe: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("OLMPACK_CATALOGS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs"));
+    if dir.join(probe).is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "catalogs not found at {} and OLMPACK_REQUIRE_CORPUS=1",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: catalogs not found at {} (set OLMPACK_CATALOGS)",
+        dir.display()
+    );
+    None
+}
