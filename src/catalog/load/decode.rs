@@ -263,7 +263,7 @@ fn decode_yaml(text: &str, jobs: usize) -> Decoded {
 
 fn parse_chunk(out: &mut Decoded, chunk: &str, first_line: usize) {
     let shift = first_line - 1;
-    if let Some(mut root) = super::fastyaml::parse(chunk) {
+    if let Some(mut root) = yaml::fast::parse(chunk) {
         if shift > 0 {
             shift_lines(&mut root, shift);
         }
