@@ -623,12 +623,6 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
     stage("yaml fast path", &mut || {
         mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
     });
-    if let Some(message) = mismatch {
-        crashes.push(Crash {
-            stage: "yaml fast path",
-            message,
-        });
-    }
     let all = validate::Options {
         optional: Group::ALL.to_vec(),
         k8s_version: variant
@@ -666,5 +660,11 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
             let _ = build_in(&input, &BuildOptions::default(), spool);
         }
     });
+    if let Some(message) = mismatch {
+        crashes.push(Crash {
+            stage: "yaml fast path",
+            message,
+        });
+    }
     crashes
 }
