@@ -42,7 +42,6 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
     let mut piece_line = 1usize;
     let mut first_piece = true;
     let mut offset = 0usize;
-    let mut line_no = 1usize;
     let mut finish = |piece: &str, first_line: usize, first: bool, last: bool| -> Option<()> {
         if piece.bytes().all(|b| b == b' ' || b == b'\n') {
             // Blank lines before the first `---` make no document, and a blank document at the
@@ -70,7 +69,7 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
         docs.push(Document { index, root });
         Some(())
     };
-    for raw in text.split_inclusive('\n') {
+    for (line_no, raw) in (1usize..).zip(text.split_inclusive('\n')) {
         let line = raw.strip_suffix('\n').unwrap_or(raw);
         if line.starts_with("---") || line.starts_with("...") || line.starts_with('%') {
             if line != "---" {
@@ -84,7 +83,6 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
             piece_line = line_no + 1;
         }
         offset += raw.len();
-        line_no += 1;
     }
     let piece = text.get(piece_start..)?;
     // Without any `---` the only piece is the whole text: a blank one goes to libyaml.

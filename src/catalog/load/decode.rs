@@ -270,7 +270,8 @@ fn parse_chunk(out: &mut Decoded, chunk: &str, first_line: usize) {
         out.docs.push(Doc::Ok(root));
         return;
     }
-    match yaml::parse_stream_lenient(chunk) {
+    // The fast path refused this chunk already: straight to the general parser.
+    match yaml::parse_stream_general(chunk) {
         Ok((docs, duplicates)) => {
             for d in duplicates {
                 out.duplicate_keys.push((d.line + shift, d.message));
