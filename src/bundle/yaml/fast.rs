@@ -53,7 +53,7 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
                 fail(line!())
             };
         }
-        let mut root = parse(piece)?;
+        let mut root = parse_printable(piece)?;
         if root.is_null() {
             return fail(line!());
         }
@@ -95,19 +95,27 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
 /// byte-order mark and none of the Unicode line breaks libyaml counts as new lines (U+0085,
 /// U+2028, U+2029).
 fn printable(text: &str) -> bool {
-    if text
-        .bytes()
-        .all(|b| b == b'\n' || (0x20..0x7f).contains(&b))
-    {
-        return true;
+    // One pass over the bytes of valid UTF-8: ASCII must be a line feed or visible/space; of the
+    // multi-byte characters only C1 controls (C2 80..9F), U+2028/U+2029 (E2 80 A8/A9), U+FEFF
+    // (EF BB BF) and U+FFFE/U+FFFF (EF BF BE/BF) are refused.
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let refused = match c {
+            b'\n' | 0x20..=0x7e => false,
+            0x00..=0x7f => true,
+            0xc2 => b.get(i + 1).is_none_or(|n| *n < 0xa0),
+            0xe2 => b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)),
+            0xef => matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
+            ),
+            _ => false,
+        };
+        if refused {
+            return false;
+        }
     }
-    text.chars().all(|c| {
-        c == '\n'
-            || (' '..='~').contains(&c)
-            || (('\u{a0}'..='\u{d7ff}').contains(&c) && c != '\u{2028}' && c != '\u{2029}')
-            || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}')
-            || c >= '\u{10000}'
-    })
+    true
 }
 
 /// Moves a tree parsed from a piece of a stream to the piece's place in the stream.
@@ -130,6 +138,11 @@ pub(crate) fn parse(chunk: &str) -> Option<Node> {
     if !printable(chunk) {
         return fail(line!());
     }
+    parse_printable(chunk)
+}
+
+/// [`parse`] for text already checked with [`printable`].
+fn parse_printable(chunk: &str) -> Option<Node> {
     let mut lines = Vec::with_capacity(chunk.len() / 24);
     for (i, raw) in chunk.split('\n').enumerate() {
         let trimmed = raw.trim_end_matches(' ');
@@ -819,6 +832,12 @@ mod tests {
     #[test]
     fn refuses_what_it_does_not_know() {
         for text in [
+            "a: b\u{0}\n",
+            "a: b\u{85}c\n",
+            "a: b\u{2028}c\n",
+            "a: \u{feff}\n",
+            "a: b\u{ffff}\n",
+            "a: b\r\n",
             "a: &x 1\nb: *x\n",
             "a: [1, 2]\n",
             "a: 1 # c\n",
