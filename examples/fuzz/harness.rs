@@ -584,6 +584,18 @@ pub fn run_case(
     })
 }
 
+/// Why the fast YAML path's answer for `text` is wrong, if it answers and differs from libyaml.
+pub fn fast_path_mismatch(text: &str) -> Option<String> {
+    let fast = yaml::parse_stream_fast(text)?;
+    match yaml::parse_stream_general(text) {
+        Ok((general, duplicates)) if duplicates.is_empty() => (fast != general).then(|| {
+            format!("fast path tree differs from libyaml's:\nfast: {fast:?}\nlibyaml: {general:?}")
+        }),
+        Ok((_, duplicates)) => Some(format!("fast path accepted duplicate keys: {duplicates:?}")),
+        Err(e) => Some(format!("fast path accepted text libyaml rejects: {e}")),
+    }
+}
+
 /// Runs every entry point on a bundle folder; `text` is also given to the YAML layer directly.
 pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
     install_panic_hook();
@@ -604,6 +616,12 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
         let text = String::from_utf8_lossy(text);
         // parse_stream is parse_stream_lenient plus the duplicate-key verdict: both paths run.
         let _ = yaml::parse_stream(&text);
+    });
+    // When the fast path answers, its tree must be exactly libyaml's (and libyaml must accept
+    // the text without duplicate keys): a difference is a failure like a panic.
+    let mut mismatch = None;
+    stage("yaml fast path", &mut || {
+        mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
     });
     let all = validate::Options {
         optional: Group::ALL.to_vec(),
@@ -642,5 +660,11 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
             let _ = build_in(&input, &BuildOptions::default(), spool);
         }
     });
+    if let Some(message) = mismatch {
+        crashes.push(Crash {
+            stage: "yaml fast path",
+            message,
+        });
+    }
     crashes
 }

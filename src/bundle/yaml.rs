@@ -12,6 +12,7 @@
 //! alias expansion so hostile input cannot exhaust the stack or memory.
 
 mod events;
+pub(crate) mod fast;
 
 use events::{Event, Events};
 use std::collections::HashMap;
@@ -226,6 +227,29 @@ pub fn parse_stream(text: &str) -> Result<Vec<Document>, YamlError> {
 /// Like [`parse_stream`], but a duplicate key is not fatal: the later value wins (as in the
 /// lenient decoders OLM uses) and every duplicate is returned so it can still be reported.
 pub fn parse_stream_lenient(text: &str) -> Result<(Vec<Document>, Vec<YamlError>), YamlError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Most manifests are plain block YAML, which the fast path reads ~10x quicker; it answers
+    // only when its tree is exactly libyaml's, and everything else (every error included) goes
+    // to the general parser below.
+    if let Some(docs) = fast::parse_stream(text) {
+        return Ok((docs, Vec::new()));
+    }
+    parse_stream_general(text)
+}
+
+/// The fast path alone: `Some` only for streams of the block-style subset it reads exactly as
+/// libyaml does. Public so the differential tests and the fuzz harness can compare it with
+/// [`parse_stream_general`]; callers should use [`parse_stream`].
+#[doc(hidden)]
+pub fn parse_stream_fast(text: &str) -> Option<Vec<Document>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    fast::parse_stream(text)
+}
+
+/// The libyaml-based parser alone, without the fast path (same contract as
+/// [`parse_stream_lenient`]). Public so tests can compare both paths.
+#[doc(hidden)]
+pub fn parse_stream_general(text: &str) -> Result<(Vec<Document>, Vec<YamlError>), YamlError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // The parser is translated C: a panic inside it (none is known; the fuzz harness hunts for
     // them) must become an error for this file, not the end of a batch run.

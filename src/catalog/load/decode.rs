@@ -263,14 +263,15 @@ fn decode_yaml(text: &str, jobs: usize) -> Decoded {
 
 fn parse_chunk(out: &mut Decoded, chunk: &str, first_line: usize) {
     let shift = first_line - 1;
-    if let Some(mut root) = super::fastyaml::parse(chunk) {
+    if let Some(mut root) = yaml::fast::parse(chunk) {
         if shift > 0 {
             shift_lines(&mut root, shift);
         }
         out.docs.push(Doc::Ok(root));
         return;
     }
-    match yaml::parse_stream_lenient(chunk) {
+    // The fast path refused this chunk already: straight to the general parser.
+    match yaml::parse_stream_general(chunk) {
         Ok((docs, duplicates)) => {
             for d in duplicates {
                 out.duplicate_keys.push((d.line + shift, d.message));

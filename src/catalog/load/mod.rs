@@ -17,7 +17,6 @@
 //! render refuses to write).
 
 mod decode;
-mod fastyaml;
 mod ignore;
 pub mod json;
 mod typed;

@@ -8,7 +8,7 @@
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! catalogs are almost entirely this subset.
 
-use crate::bundle::yaml::{Key, Node, ScalarKind, Value};
+use crate::bundle::yaml::{Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Value};
 
 #[derive(Clone, Copy)]
 struct Line<'a> {
@@ -28,11 +28,121 @@ impl Line<'_> {
     }
 }
 
-/// Parses one document of the subset; `None` means "use the general parser".
-pub fn parse(chunk: &str) -> Option<Node> {
-    if chunk.contains(['\t', '\r']) || chunk.starts_with('\u{feff}') {
+/// Parses a whole stream of the subset: documents separated by lines that are exactly `---`.
+/// `None` means "use the general parser" for the whole stream: any other marker or directive
+/// (`--- x`, `...`, `%`), an empty or null document (libyaml counts those in a special way), a
+/// document outside the subset, or a stream large enough to approach the node limit.
+pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
+    if !printable(text) {
         return fail(line!());
     }
+    let mut docs = Vec::new();
+    let mut nodes = 0usize;
+    let mut piece_start = 0usize;
+    let mut piece_line = 1usize;
+    let mut first_piece = true;
+    let mut offset = 0usize;
+    let mut finish = |piece: &str, first_line: usize, first: bool, last: bool| -> Option<()> {
+        if piece.bytes().all(|b| b == b' ' || b == b'\n') {
+            // Blank lines before the first `---` make no document, and a blank document at the
+            // end is a null one libyaml drops; anywhere else an empty document is counted by
+            // libyaml, so leave it to the general parser.
+            return if first || last {
+                Some(())
+            } else {
+                fail(line!())
+            };
+        }
+        let mut root = parse_printable(piece)?;
+        if root.is_null() {
+            return fail(line!());
+        }
+        nodes += super::count_nodes(&root);
+        if nodes > MAX_NODES / 2 {
+            return fail(line!());
+        }
+        if first_line > 1 {
+            shift_lines(&mut root, first_line - 1);
+        }
+        // Every earlier piece made a document (empty ones went to the general parser).
+        let index = docs.len();
+        docs.push(Document { index, root });
+        Some(())
+    };
+    for (line_no, raw) in (1usize..).zip(text.split_inclusive('\n')) {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        if line.starts_with("---") || line.starts_with("...") || line.starts_with('%') {
+            if line != "---" {
+                return fail(line!());
+            }
+            let piece = text.get(piece_start..offset)?;
+            // Text before the first marker is a document only if it is not blank.
+            finish(piece, piece_line, first_piece, false)?;
+            first_piece = false;
+            piece_start = offset + raw.len();
+            piece_line = line_no + 1;
+        }
+        offset += raw.len();
+    }
+    let piece = text.get(piece_start..)?;
+    // Without any `---` the only piece is the whole text: a blank one goes to libyaml.
+    finish(piece, piece_line, false, !first_piece)?;
+    Some(docs)
+}
+
+/// Whether every character is one libyaml reads as ordinary text: no control characters (libyaml
+/// rejects them, with its own message), no tab or CR (they change columns and line ends), no
+/// byte-order mark and none of the Unicode line breaks libyaml counts as new lines (U+0085,
+/// U+2028, U+2029).
+fn printable(text: &str) -> bool {
+    // One pass over the bytes of valid UTF-8: ASCII must be a line feed or visible/space; of the
+    // multi-byte characters only C1 controls (C2 80..9F), U+2028/U+2029 (E2 80 A8/A9), U+FEFF
+    // (EF BB BF) and U+FFFE/U+FFFF (EF BF BE/BF) are refused.
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let refused = match c {
+            b'\n' | 0x20..=0x7e => false,
+            0x00..=0x7f => true,
+            0xc2 => b.get(i + 1).is_none_or(|n| *n < 0xa0),
+            0xe2 => b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)),
+            0xef => matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
+            ),
+            _ => false,
+        };
+        if refused {
+            return false;
+        }
+    }
+    true
+}
+
+/// Moves a tree parsed from a piece of a stream to the piece's place in the stream.
+fn shift_lines(node: &mut Node, shift: usize) {
+    node.line += shift;
+    match &mut node.value {
+        Value::Scalar(..) => {}
+        Value::Seq(items) => items.iter_mut().for_each(|n| shift_lines(n, shift)),
+        Value::Map(entries) => {
+            for (k, v) in entries {
+                k.line += shift;
+                shift_lines(v, shift);
+            }
+        }
+    }
+}
+
+/// Parses one document of the subset; `None` means "use the general parser".
+pub(crate) fn parse(chunk: &str) -> Option<Node> {
+    if !printable(chunk) {
+        return fail(line!());
+    }
+    parse_printable(chunk)
+}
+
+/// [`parse`] for text already checked with [`printable`].
+fn parse_printable(chunk: &str) -> Option<Node> {
     let mut lines = Vec::with_capacity(chunk.len() / 24);
     for (i, raw) in chunk.split('\n').enumerate() {
         let trimmed = raw.trim_end_matches(' ');
@@ -45,7 +155,7 @@ pub fn parse(chunk: &str) -> Option<Node> {
             no: i + 1,
         });
     }
-    let mut p = P { lines };
+    let mut p = P { lines, depth: 0 };
     let start = p.skip_blank(0);
     let first = *p.lines.get(start)?;
     if first.indent != 0 {
@@ -60,6 +170,9 @@ pub fn parse(chunk: &str) -> Option<Node> {
 
 struct P<'a> {
     lines: Vec<Line<'a>>,
+    /// Collections open around the current line; deep nesting goes to the general parser,
+    /// which reports it (and the recursion here stays bounded).
+    depth: usize,
 }
 
 /// Where `key: value` splits, if the line is a mapping entry with a simple plain key.
@@ -108,7 +221,17 @@ impl<'a> P<'a> {
         }
     }
 
-    fn sequence(&mut self, mut i: usize) -> Option<(Node, usize)> {
+    fn sequence(&mut self, i: usize) -> Option<(Node, usize)> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH / 2 {
+            return fail(line!());
+        }
+        let out = self.sequence_items(i);
+        self.depth -= 1;
+        out
+    }
+
+    fn sequence_items(&mut self, mut i: usize) -> Option<(Node, usize)> {
         let first = *self.lines.get(i)?;
         let n = first.indent;
         let mut items = Vec::new();
@@ -149,10 +272,23 @@ impl<'a> P<'a> {
         Some((node, i))
     }
 
-    fn mapping(&mut self, mut i: usize) -> Option<(Node, usize)> {
+    fn mapping(&mut self, i: usize) -> Option<(Node, usize)> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH / 2 {
+            return fail(line!());
+        }
+        let out = self.mapping_entries(i);
+        self.depth -= 1;
+        out
+    }
+
+    fn mapping_entries(&mut self, mut i: usize) -> Option<(Node, usize)> {
         let first = *self.lines.get(i)?;
         let n = first.indent;
         let mut entries: Vec<(Key, Node)> = Vec::new();
+        // Keys seen, for the duplicate check once a mapping is too large for a linear scan.
+        let mut keys: Vec<&'a str> = Vec::new();
+        let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
         while let Some(line) = self.lines.get(i).copied() {
             if line.indent != n {
                 if line.indent > n {
@@ -166,7 +302,16 @@ impl<'a> P<'a> {
                 }
                 return fail(line!());
             };
-            if entries.iter().any(|(k, _)| k.text == key) {
+            let duplicate = if keys.len() < 32 {
+                keys.contains(&key)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(keys.iter().copied());
+                }
+                !seen.insert(key)
+            };
+            keys.push(key);
+            if duplicate {
                 return fail(line!());
             }
             let k = Key {
@@ -444,6 +589,11 @@ impl<'a> P<'a> {
             any = true;
             j += 1;
         }
+        // A last line without a line break (the end of the text) is chomped differently by
+        // libyaml; leave it to the general parser.
+        if any && j == self.lines.len() && !self.lines.last().is_some_and(Line::blank) {
+            return fail(line!());
+        }
         if any {
             match chomp {
                 '-' => {}
@@ -642,15 +792,8 @@ fn resolve_plain(text: &str) -> ScalarKind {
     if !special && (!numeric_chars || dots > 1) {
         return ScalarKind::Str;
     }
-    // Number-like text: ask the general parser, so both always agree.
-    let doc = format!("{text}\n");
-    match crate::bundle::yaml::parse_stream(&doc) {
-        Ok(docs) => match docs.first().map(|d| &d.root.value) {
-            Some(Value::Scalar(_, kind)) => *kind,
-            _ => ScalarKind::Str,
-        },
-        Err(_) => ScalarKind::Str,
-    }
+    // Number-like text: the general parser's own resolution, so both always agree.
+    super::resolve_plain(text)
 }
 
 #[cfg(test)]
@@ -689,6 +832,12 @@ mod tests {
     #[test]
     fn refuses_what_it_does_not_know() {
         for text in [
+            "a: b\u{0}\n",
+            "a: b\u{85}c\n",
+            "a: b\u{2028}c\n",
+            "a: \u{feff}\n",
+            "a: b\u{ffff}\n",
+            "a: b\r\n",
             "a: &x 1\nb: *x\n",
             "a: [1, 2]\n",
             "a: 1 # c\n",
