@@ -141,7 +141,11 @@ pub fn json(reports: &[Report], strict: bool, out: &mut dyn Write) -> io::Result
             .collect();
         json!({ "passed": reports.iter().all(|r| r.passed(strict)), "bundles": bundles })
     };
-    serde_json::to_writer_pretty(&mut *out, &value).map_err(io::Error::other)?;
+    // Keep the I/O error's kind: callers treat a closed pipe (`| head`) as a normal end.
+    serde_json::to_writer_pretty(&mut *out, &value).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    })?;
     writeln!(out)
 }
 
@@ -149,6 +153,25 @@ pub fn json(reports: &[Report], strict: bool, out: &mut dyn Write) -> io::Result
 mod tests {
     use super::*;
     use crate::findings::{Diagnostic, Rule};
+
+    /// A reader that went away, as `olmpack ... | head` does.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn json_keeps_a_broken_pipe_recognisable() {
+        let reports = vec![report("a", vec![]), report("b", vec![])];
+        let err = json(&reports, false, &mut ClosedPipe).expect_err("the pipe is closed");
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+    }
 
     fn report(name: &str, diagnostics: Vec<Diagnostic>) -> Report {
         Report {
