@@ -8,7 +8,7 @@
 //! Data from `../shared/catalogs` (or `$OLMPACK_CATALOGS`); skipped when absent unless
 //! `OLMPACK_REQUIRE_CORPUS=1`.
 
-#[path = "support/shared_catalogs.rs"]
+#[path = "support/shared.rs"]
 mod shared;
 use assert_cmd::Command;
 use olmpack::catalog::load::load_file;

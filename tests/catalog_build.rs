@@ -9,7 +9,7 @@
 #[path = "support/registry.rs"]
 mod support;
 
-#[path = "support/shared_catalogs.rs"]
+#[path = "support/shared.rs"]
 mod shared;
 use assert_cmd::Command;
 use olmpack::image::extend::{index_of, platform_json};

@@ -8,7 +8,7 @@
 //! The data lives outside the repository (`../shared/catalogs`, or `$OLMPACK_CATALOGS`). When it
 //! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI).
 
-#[path = "support/shared_catalogs.rs"]
+#[path = "support/shared.rs"]
 mod shared;
 use assert_cmd::Command;
 use olmpack::bundle::yaml::{Node, Value, parse_stream};

@@ -4,7 +4,7 @@
 //! output formats and exit codes, and the real catalogs of `../shared/catalogs/fbc`, which current
 //! opm accepts (OPM-VERDICTS.tsv: the 4 that opm v1.26.5 rejects are valid).
 
-#[path = "support/shared_catalogs.rs"]
+#[path = "support/shared.rs"]
 mod shared;
 use assert_cmd::Command;
 use olmpack::findings::{Rule, Severity};

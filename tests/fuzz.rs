@@ -6,6 +6,8 @@
 #[path = "../examples/fuzz/harness.rs"]
 mod harness;
 
+#[path = "support/shared.rs"]
+mod shared;
 use olmpack::bundle::yaml;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,25 +20,8 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared corpus, as tests/corpus.rs finds it (required when OLMPACK_REQUIRE_CORPUS=1).
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "corpus not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED corpus part: not found at {} (set OLMPACK_CORPUS)",
-        dir.display()
-    );
-    None
+    shared::shared_corpus()
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! file without a duplicate key. The corpus part is skipped when `../shared/corpus` is absent,
 //! and fails instead when `OLMPACK_REQUIRE_CORPUS=1` (as in tests/corpus.rs).
 
+#[path = "support/shared.rs"]
+mod shared;
 use olmpack::bundle::yaml;
 use std::path::{Path, PathBuf};
 
@@ -12,23 +14,7 @@ fn repo() -> PathBuf {
 }
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "corpus not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED corpus part: not found at {} (set OLMPACK_CORPUS)",
-        dir.display()
-    );
-    None
+    shared::shared_corpus()
 }
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -222,11 +222,21 @@ impl<'a> P<'a> {
     }
 
     fn sequence(&mut self, i: usize) -> Option<(Node, usize)> {
+        self.nested(i, Self::sequence_items)
+    }
+
+    /// One level deeper: refused past half of the general parser's depth limit (so the general
+    /// parser, not this one, reports the limit), and the depth is restored on the way out.
+    fn nested(
+        &mut self,
+        i: usize,
+        items: fn(&mut Self, usize) -> Option<(Node, usize)>,
+    ) -> Option<(Node, usize)> {
         self.depth += 1;
         if self.depth > MAX_DEPTH / 2 {
             return fail(line!());
         }
-        let out = self.sequence_items(i);
+        let out = items(self, i);
         self.depth -= 1;
         out
     }
@@ -273,13 +283,7 @@ impl<'a> P<'a> {
     }
 
     fn mapping(&mut self, i: usize) -> Option<(Node, usize)> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH / 2 {
-            return fail(line!());
-        }
-        let out = self.mapping_entries(i);
-        self.depth -= 1;
-        out
+        self.nested(i, Self::mapping_entries)
     }
 
     fn mapping_entries(&mut self, mut i: usize) -> Option<(Node, usize)> {
