@@ -246,6 +246,13 @@ pub fn parse_stream_fast(text: &str) -> Option<Vec<Document>> {
     fast::parse_stream(text)
 }
 
+/// Where the fast path last gave up on this thread (a source line of its module), so the
+/// differential tests can say which constructs still go to libyaml. Not an API.
+#[doc(hidden)]
+pub fn last_fast_refusal() -> u32 {
+    fast::last_refusal()
+}
+
 /// The libyaml-based parser alone, without the fast path (same contract as
 /// [`parse_stream_lenient`]). Public so tests can compare both paths.
 #[doc(hidden)]
