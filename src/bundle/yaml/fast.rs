@@ -21,6 +21,9 @@ struct Line<'a> {
     full: &'a str,
     /// 1-based line number in the whole stream.
     no: usize,
+    /// Whether the line holds a tab: only block scalars read such lines (and comments, which
+    /// are skipped); everything else leaves them to the general parser.
+    tab: bool,
 }
 
 impl Line<'_> {
@@ -36,28 +39,42 @@ impl Line<'_> {
 }
 
 /// Splits text at `\n` (as `str::split` does: a final line break leaves an empty last line),
-/// numbering lines from 1.
-fn split_lines(text: &str) -> Option<Vec<Line<'_>>> {
+/// numbering lines from 1. `tabs` says whether the text holds any tab at all.
+fn split_lines(text: &str, tabs: bool) -> Option<Vec<Line<'_>>> {
     let bytes = text.as_bytes();
     let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
     let mut start = 0usize;
     let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
     for (no, end) in (1usize..).zip(ends) {
-        let raw = text.get(start..end)?;
+        let raw = bytes.get(start..end)?;
+        // Trailing, then leading spaces (byte loops: the lines are short).
+        let mut e = raw.len();
+        while e > 0 && raw.get(e - 1) == Some(&b' ') {
+            e -= 1;
+        }
+        let mut indent = 0usize;
+        while indent < e && raw.get(indent) == Some(&b' ') {
+            indent += 1;
+        }
+        let line = if indent == e {
+            Line {
+                indent: 0,
+                text: "",
+                full: text.get(start..end)?,
+                no,
+                tab: false,
+            }
+        } else {
+            Line {
+                indent,
+                text: text.get(start + indent..start + e)?,
+                full: text.get(start + indent..end)?,
+                no,
+                tab: tabs && memchr::memchr(b'\t', raw).is_some(),
+            }
+        };
+        lines.push(line);
         start = end + 1;
-        let trimmed = raw.trim_end_matches(' ');
-        let content = trimmed.trim_start_matches(' ');
-        let indent = trimmed.len() - content.len();
-        lines.push(Line {
-            indent: if content.is_empty() { 0 } else { indent },
-            text: content,
-            full: if content.is_empty() {
-                raw
-            } else {
-                raw.get(indent..)?
-            },
-            no,
-        });
     }
     Some(lines)
 }
@@ -67,10 +84,10 @@ fn split_lines(text: &str) -> Option<Vec<Line<'_>>> {
 /// (`--- x`, `...`, `%`), an empty or null document (libyaml counts those in a special way), a
 /// document outside the subset, or a stream large enough to approach the node limit.
 pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
-    if !printable(text) {
+    let Some(tabs) = printable(text) else {
         return fail(line!());
-    }
-    let mut lines = split_lines(text)?;
+    };
+    let mut lines = split_lines(text, tabs)?;
     let mut docs = Vec::new();
     let mut nodes = 0usize;
     let mut piece_start = 0usize;
@@ -106,7 +123,7 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
             // document at the end is a null one libyaml drops; anywhere else an empty document
             // is counted by libyaml, so leave it to the general parser. Without any `---` the
             // only piece is the whole text: a blank one goes to libyaml too.
-            if !((first_piece && !last) || (last && !first_piece)) {
+            if first_piece == last {
                 return fail(line!());
             }
         } else {
@@ -132,40 +149,78 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
     Some(docs)
 }
 
-/// Whether every character is one libyaml reads as ordinary text: no control characters (libyaml
-/// rejects them, with its own message), no tab or CR (they change columns and line ends), no
-/// byte-order mark and none of the Unicode line breaks libyaml counts as new lines (U+0085,
-/// U+2028, U+2029).
-fn printable(text: &str) -> bool {
-    // One pass over the bytes of valid UTF-8: ASCII must be a line feed or visible/space; of the
-    // multi-byte characters only C1 controls (C2 80..9F), U+2028/U+2029 (E2 80 A8/A9), U+FEFF
-    // (EF BB BF) and U+FFFE/U+FFFF (EF BF BE/BF) are refused.
+/// Whether every character is one libyaml reads as ordinary text (`Some`, with whether a tab
+/// was seen): no control characters but tab and line feed (libyaml rejects them, with its own
+/// message), no CR (it changes line ends), no byte-order mark and none of the Unicode line
+/// breaks libyaml counts as new lines (U+0085, U+2028, U+2029).
+fn printable(text: &str) -> Option<bool> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each byte of `w` that is zero (exact per byte: no carries between bytes).
+    let zero = |w: u64| !(((w & LOW7) + LOW7) | w) & HIGH;
     let b = text.as_bytes();
-    for (i, &c) in b.iter().enumerate() {
-        let refused = match c {
-            b'\n' | 0x20..=0x7e => false,
-            0x00..=0x7f => true,
-            0xc2 => b.get(i + 1).is_none_or(|n| *n < 0xa0),
-            0xe2 => b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)),
-            0xef => matches!(
-                (b.get(i + 1), b.get(i + 2)),
-                (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
-            ),
-            _ => false,
-        };
-        if refused {
-            return false;
+    let mut tab = false;
+    let mut i = 0usize;
+    // Eight bytes at a time while they are ASCII: each must be visible, a space, a line feed
+    // or a tab.
+    while let Some(word) = b.get(i..i + 8) {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let w = u64::from_le_bytes(bytes);
+        if w & HIGH != 0 {
+            // Non-ASCII: checked byte by byte below.
+            if !printable_byte(b, i, &mut tab) {
+                return None;
+            }
+            i += 1;
+            continue;
         }
+        let at_least_space = ((w & LOW7) + ONES * (0x80 - 0x20)) & HIGH;
+        let delete = zero(w ^ (ONES * 0x7f));
+        let newline = zero(w ^ (ONES * b'\n' as u64));
+        let tabs = zero(w ^ (ONES * b'\t' as u64));
+        if (at_least_space & !delete) | newline | tabs != HIGH {
+            return None;
+        }
+        tab |= tabs != 0;
+        i += 8;
     }
-    true
+    while i < b.len() {
+        if !printable_byte(b, i, &mut tab) {
+            return None;
+        }
+        i += 1;
+    }
+    Some(tab)
+}
+
+/// [`printable`] for the byte at `i` (the first byte of a character, or a continuation byte
+/// of a multi-byte one, which is always accepted).
+fn printable_byte(b: &[u8], i: usize, tab: &mut bool) -> bool {
+    match b.get(i).copied().unwrap_or(b' ') {
+        b'\n' | 0x20..=0x7e => true,
+        b'\t' => {
+            *tab = true;
+            true
+        }
+        0x00..=0x7f => false,
+        0xc2 => b.get(i + 1).is_some_and(|n| *n >= 0xa0),
+        0xe2 => !(b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9))),
+        0xef => !matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
+        ),
+        _ => true,
+    }
 }
 
 /// Parses one document of the subset; `None` means "use the general parser".
 pub(crate) fn parse(chunk: &str) -> Option<Node> {
-    if !printable(chunk) {
+    let Some(tabs) = printable(chunk) else {
         return fail(line!());
-    }
-    let mut lines = split_lines(chunk)?;
+    };
+    let mut lines = split_lines(chunk, tabs)?;
     let mut p = P {
         lines: &mut lines,
         depth: 0,
@@ -333,7 +388,7 @@ impl<'a> P<'a, '_> {
     /// (libyaml's block indentation there: continuation lines must be deeper).
     fn block(&mut self, i: usize, parent: Option<usize>) -> Option<(Node, usize)> {
         let line = *self.lines.get(i)?;
-        if parent.is_some_and(|p| line.indent < p) || line.void() {
+        if parent.is_some_and(|p| line.indent < p) || line.void() || line.tab {
             return fail(line!());
         }
         if is_dash(line.text) {
@@ -391,6 +446,9 @@ impl<'a> P<'a, '_> {
         let n = first.indent;
         let mut items = Vec::new();
         while let Some(line) = self.lines.get(i).copied() {
+            if line.tab {
+                return fail(line!());
+            }
             if line.indent != n || !is_dash(line.text) {
                 break;
             }
@@ -406,6 +464,7 @@ impl<'a> P<'a, '_> {
                     text: rest,
                     full: line.full.get(offset..)?,
                     no: line.no,
+                    tab: line.tab,
                 };
                 let out = self.block(i, Some(n));
                 if let Some(slot) = self.lines.get_mut(i) {
@@ -428,6 +487,9 @@ impl<'a> P<'a, '_> {
         let mut keys: Vec<&'a str> = Vec::new();
         let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
         while let Some(line) = self.lines.get(i).copied() {
+            if line.tab {
+                return fail(line!());
+            }
             if line.indent != n {
                 if line.indent > n {
                     return fail(line!());
@@ -486,8 +548,8 @@ impl<'a> P<'a, '_> {
         match text.as_bytes().first()? {
             b'|' => self.block_scalar(text, no, col, i, floor, false),
             b'>' => self.block_scalar(text, no, col, i, floor, true),
-            b'\'' => self.single_quoted(text, no, col, i, floor),
-            b'"' => self.double_quoted(text, no, col, i, floor),
+            b'\'' => self.single_quoted(text, no, col, i),
+            b'"' => self.double_quoted(text, no, col, i),
             b'[' | b'{' => {
                 let mut f = Flow {
                     text,
@@ -523,6 +585,9 @@ impl<'a> P<'a, '_> {
         let mut out: Option<String> = None;
         while !commented {
             let Some(line) = self.lines.get(j) else { break };
+            if line.tab {
+                return fail(line!());
+            }
             if line.blank() {
                 blanks += 1;
                 j += 1;
@@ -574,7 +639,6 @@ impl<'a> P<'a, '_> {
         no: usize,
         col: usize,
         i: usize,
-        floor: usize,
     ) -> Option<(Node, usize)> {
         let mut out = String::new();
         let mut j = i;
@@ -614,8 +678,9 @@ impl<'a> P<'a, '_> {
                         blanks += 1;
                         j += 1;
                     }
+                    // libyaml reads continuation lines at any indentation.
                     let line = self.lines.get(j)?;
-                    if line.indent <= floor {
+                    if line.tab {
                         return fail(line!());
                     }
                     if blanks == 0 {
@@ -666,7 +731,20 @@ impl<'a> P<'a, '_> {
             None => {
                 let k = self.skip_blank(j);
                 match self.lines.get(k) {
-                    Some(l) if l.indent > floor => l.indent,
+                    Some(l) if l.indent > floor => {
+                        // libyaml takes the longest leading run of spaces as the indentation
+                        // when a blank line has more than the first text line, and refuses a
+                        // tab there.
+                        let longer = self
+                            .lines
+                            .get(j..k)?
+                            .iter()
+                            .any(|b| b.full.len() > l.indent);
+                        if longer || l.text.starts_with('\t') {
+                            return fail(line!());
+                        }
+                        l.indent
+                    }
                     _ => {
                         // Empty block scalar (kept blank lines would be its text).
                         if chomp == '+' && k > j {
@@ -685,20 +763,25 @@ impl<'a> P<'a, '_> {
         // Whether the previous content line was more indented (folding keeps its break).
         let mut prev_more = false;
         while let Some(line) = self.lines.get(j) {
-            if line.blank() {
-                // Blank lines only (no spaces at all): whitespace-only lines are left to the
-                // general parser.
-                if !line.full.is_empty() {
+            let (pad, content, more) = if line.blank() {
+                // Spaces only: up to the indentation a blank line, past it text of spaces.
+                let spaces = line.full.len();
+                if spaces <= content_indent {
+                    trailing += 1;
+                    j += 1;
+                    continue;
+                }
+                (spaces - content_indent, "", true)
+            } else if line.indent < content_indent {
+                if line.text.starts_with('\t') {
+                    // A tab where libyaml expects indentation: an error.
                     return fail(line!());
                 }
-                trailing += 1;
-                j += 1;
-                continue;
-            }
-            if line.indent < content_indent {
                 break;
-            }
-            let more = line.indent > content_indent;
+            } else {
+                let pad = line.indent - content_indent;
+                (pad, line.full, pad > 0 || line.text.starts_with('\t'))
+            };
             if any && folded && !prev_more && !more {
                 if trailing == 0 {
                     out.push(' ');
@@ -709,33 +792,32 @@ impl<'a> P<'a, '_> {
                 out.extend(std::iter::repeat_n('\n', trailing + usize::from(any)));
             }
             trailing = 0;
-            out.extend(std::iter::repeat_n(' ', line.indent - content_indent));
-            out.push_str(line.full);
+            out.extend(std::iter::repeat_n(' ', pad));
+            out.push_str(content);
             any = true;
             prev_more = more;
             j += 1;
         }
+        let at_end = self.open_end && j == self.lines.len();
         // A last line without a line break (the end of the text) is chomped differently by
         // libyaml; leave it to the general parser.
-        if any
-            && self.open_end
-            && j == self.lines.len()
-            && !self.lines.last().is_some_and(Line::blank)
-        {
+        if any && at_end && !self.lines.last().is_some_and(|l| l.full.is_empty()) {
             return fail(line!());
         }
         if any {
             match chomp {
                 '-' => {}
-                '+' => out.extend(std::iter::repeat_n('\n', trailing + 1)),
+                '+' => {
+                    // At the end of the text the last (empty) line is no line: the text ended
+                    // with the line break before it.
+                    let kept = if at_end { trailing - 1 } else { trailing };
+                    out.extend(std::iter::repeat_n('\n', kept + 1));
+                }
                 _ => out.push('\n'),
             }
         }
         // Trailing blank lines belong to what follows unless kept.
         let end = j - trailing;
-        if chomp == '+' && trailing > 0 {
-            return fail(line!());
-        }
         Some((self.node(Value::Scalar(out, ScalarKind::Str), no, col), end))
     }
 
@@ -747,7 +829,6 @@ impl<'a> P<'a, '_> {
         no: usize,
         col: usize,
         i: usize,
-        floor: usize,
     ) -> Option<(Node, usize)> {
         let mut out = String::new();
         let mut j = i;
@@ -784,8 +865,9 @@ impl<'a> P<'a, '_> {
                     } else {
                         out.push(' ');
                     }
+                    // libyaml reads continuation lines at any indentation.
                     let line = *self.lines.get(j)?;
-                    if line.indent <= floor {
+                    if line.tab {
                         return fail(line!());
                     }
                     raw = line.full;
@@ -877,9 +959,17 @@ impl<'a> Flow<'a> {
                 fail(line!())
             }
             _ => {
-                let end = b
-                    .iter()
-                    .position(|c| matches!(c, b',' | b'[' | b']' | b'{' | b'}' | b'#' | b':'))
+                // Up to a flow indicator, or a `:` that libyaml reads as one (followed by a
+                // space, the end or a flow indicator).
+                let end = (0..b.len())
+                    .find(|&k| match b.get(k) {
+                        Some(b',' | b'[' | b']' | b'{' | b'}' | b'#') => true,
+                        Some(b':') => matches!(
+                            b.get(k + 1),
+                            None | Some(b' ' | b',' | b'?' | b'[' | b']' | b'{' | b'}')
+                        ),
+                        _ => false,
+                    })
                     .unwrap_or(b.len());
                 if !matches!(b.get(end), Some(b',' | b']' | b'}')) {
                     return fail(line!());
