@@ -74,8 +74,43 @@ fn fast_path_equals_libyaml_on_the_corpus() {
     assert!(total > 100, "only {total} YAML files in the corpus");
     // The point of the fast path: it must answer for most real manifests.
     assert!(
-        answered * 10 >= total * 8,
+        answered * 100 >= total * 98,
         "fast path answered only {answered} of {total}"
+    );
+}
+
+/// How much of the corpus still goes to libyaml, and why (the fast path's refusal sites):
+/// printed for the record, and bounded so a regression in coverage is noticed.
+#[test]
+fn few_corpus_bytes_go_to_libyaml() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    yaml_files(&corpus, &mut files);
+    let (mut bytes, mut refused_bytes, mut refused) = (0usize, 0usize, 0usize);
+    let mut reasons = std::collections::BTreeMap::new();
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        bytes += text.len();
+        if yaml::parse_stream_fast(&text).is_none() {
+            refused += 1;
+            refused_bytes += text.len();
+            let at = yaml::last_fast_refusal();
+            let entry = reasons.entry(at).or_insert((0usize, 0usize));
+            entry.0 += 1;
+            entry.1 += text.len();
+        }
+    }
+    eprintln!(
+        "corpus: {refused} of {} streams ({refused_bytes} of {bytes} bytes) go to libyaml; by fast.rs refusal line (streams, bytes): {reasons:?}",
+        files.len()
+    );
+    assert!(
+        refused_bytes * 20 <= bytes,
+        "{refused_bytes} of {bytes} bytes refused by the fast path"
     );
 }
 
@@ -109,6 +144,215 @@ fn multi_document_streams_keep_indexes_and_lines() {
         "",
     ] {
         assert!(yaml::parse_stream_fast(text).is_none(), "{text:?}");
+    }
+}
+
+/// The fast path answers for `text` and builds exactly libyaml's documents.
+fn answered_and_same(text: &str) {
+    let fast = yaml::parse_stream_fast(text).unwrap_or_else(|| {
+        panic!(
+            "fast path refused {text:?} (at fast.rs line {})",
+            yaml::last_fast_refusal()
+        )
+    });
+    let (general, duplicates) = yaml::parse_stream_general(text).expect("libyaml accepts");
+    assert!(duplicates.is_empty(), "{text:?}");
+    assert_eq!(fast, general, "{text:?}");
+}
+
+/// Whatever the fast path answers for `text` is exactly libyaml's answer (it may refuse).
+fn same_if_answered(text: &str) {
+    if let Some(fast) = yaml::parse_stream_fast(text) {
+        let (general, duplicates) = yaml::parse_stream_general(text)
+            .unwrap_or_else(|e| panic!("fast path accepted {text:?}, libyaml: {e}"));
+        assert!(duplicates.is_empty(), "{text:?}");
+        assert_eq!(fast, general, "{text:?}");
+    }
+}
+
+#[test]
+fn hand_written_constructs_take_the_fast_path() {
+    let mut files = Vec::new();
+    yaml_files(&repo().join("testdata/yaml-fast"), &mut files);
+    assert!(files.len() >= 2);
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("read");
+        answered_and_same(&text);
+    }
+}
+
+#[test]
+fn comments_match_libyaml() {
+    for text in [
+        "# c\na: 1\n",
+        "a: 1 # c\nb: 2\n",
+        "a: a#b\nb: a #b\nc: 'x'   #c\nd: \"y\"  # c\ne: |  # c\n  text\n",
+        "a: # c\n  b: 1\n",
+        "a:\n  - b\n  # c\n  - d\n# end\n",
+        "- foo\n  # c\n- bar\n",
+        "a: |\n  # not a comment\n  x\nb: 1\n",
+        "a: |\n# c\nb: 1\n",
+        "a: 'it''s' # c\n",
+        "a: 'multi\n  line' # c\n",
+        "a: \"multi\n  line\" # c\n",
+        "# only\n---\na: 1\n",
+        "a: 1\n---\n# only a comment\n",
+        "- # c\n  x\n",
+        "k: v # c: d\n",
+        "a: x\n# c\ttab inside a comment\nb: 1\n",
+    ] {
+        answered_and_same(text);
+    }
+    // A comment ends a plain scalar: what follows deeper is libyaml's to judge.
+    for text in [
+        "x: foo\n  # c\n  bar\n",
+        "x: foo # c\n  bar\n",
+        "a: 1\n---\n# only\n---\nb: 2\n",
+        "a: \"x\"#c\n",
+        "a: |#c\n  x\n",
+    ] {
+        same_if_answered(text);
+    }
+}
+
+#[test]
+fn block_scalars_match_libyaml() {
+    for text in [
+        "a: >\n  one\n  two\n\n  three\n    more\n  back\n\n  end\nb: >-\n  x\nc: >+\n  y\nd: end\n",
+        "- >\n folded\n text\n",
+        "a: >-\n  a\n  b\n\n  c\n",
+        "a: >+\n  x\n\n\n",
+        "a: |+\n  x\n\n",
+        "a: |+\n  x\n\n\nb: 1\n",
+        "a: |+\n  x\n\n---\nb: 1\n",
+        "a: |\n  x\n     \n  y\n",
+        "a: >\n  x\n     \n  y\n",
+        "a: |\n  x\n  \ty\n  z\n",
+        "a: >\n  x\n  \ty\n  z\n",
+        "a: |2\n  \tx\n",
+        "- |1\n  x\n",
+        "a:\n- |2\n   x\n",
+        "a: |\n  x\n# c\tc\nb: 1\n",
+    ] {
+        answered_and_same(text);
+    }
+    for text in [
+        "a: |\n  x\n\ty\n",
+        "a: |\n\tx\n",
+        "a: |\n  \tx\n",
+        "a: |\n     \n  x\n",
+        "a: |+\n\nb: 1\n",
+        "a: |+\n  x",
+        "a: >\n  x\n  y",
+        "a: |+\n  x\n  \n   ",
+    ] {
+        same_if_answered(text);
+    }
+}
+
+#[test]
+fn flow_collections_and_keys_match_libyaml() {
+    for text in [
+        "k: [a, \"b\", 'c', 1, ~, [x, {y: 1}], {}, []]\n",
+        "k: {a: 1, \"b c\": [2], 'd': {e: f},}\n",
+        "k: [a, b,]\n",
+        "k: [ a , b ]   # c\n",
+        "a: \"é\" # c\nb: [é, \"é\", x]\n",
+        "a: [a b, c  d]\n",
+        "a: {\"x\": 1, y: \"2\"}\n",
+        "a: [-1, -x, .5]\n",
+        "a: [urn:a:b, c:d, a:b:c]\n",
+        "[a, b]\n",
+        "{a: [1, 2]}\n",
+        "\"a b\": 1\n'c': 2\n\"é\": x\n",
+        "a:\n",
+        "a:\nb: 1\n",
+        "- \n- x\n",
+        "-\n",
+        "a: # c\nb:\n  - # c\n  -\n  - x\n",
+        "- a:\n  b: 1\n",
+    ] {
+        answered_and_same(text);
+    }
+    for text in [
+        "a: [a:, b]\n",
+        "a: [a, b\n",
+        "a: [a,\n  b]\n",
+        "a: {x: 1, x: 2}\n",
+        "a: [,]\n",
+        "a: [a,,b]\n",
+        "a: {a}\n",
+        "a: {a: }\n",
+        "a: {a:1}\n",
+        "a: [a #b]\n",
+        "a: [a]x\n",
+        "[a]: b\n",
+        "\"a\" : b\n",
+        "\"a\\\"b\": c\n",
+        "'it''s': v\n",
+        "\"\": v\n",
+        "\"<<\": v\n",
+        "a: [\"x\\qy\"]\n",
+        "a: \"\\x+1\"\n",
+    ] {
+        same_if_answered(text);
+    }
+}
+
+#[test]
+fn anchors_and_aliases_match_libyaml() {
+    for text in [
+        "a: &x 1\nb: *x\n",
+        "a: &x\n  k: v\n  l: [1, 2]\nb: *x\nc:\n  *x\n",
+        "a: &x\nb: *x\n",
+        "- &x foo\n- *x\n- &y\n  k: v\n- *y\n",
+        "a: &x # c\n  k: v\nb: *x # c\n",
+        "a: &x [1, 2]\nb: *x\n",
+        "a: &x 'q'\nb: &x |\n  lit\nc: *x\n",
+        "a: &a-b_c 1\nb: *a-b_c\n",
+    ] {
+        answered_and_same(text);
+    }
+    // Ordinary reuse, as CRD schemas and Helm-made CSVs do, in block style.
+    let mut text = String::from("base: &b\n  x: 1\n  z:\n  - a\n  - b\nitems:\n");
+    for i in 0..300 {
+        text.push_str(&format!("- name: n{i}\n  spec: *b\n"));
+    }
+    answered_and_same(&text);
+    // An alias bomb in block style and aliasing past go-yaml's ratio are libyaml's to refuse.
+    let mut bomb = String::from("a: &a\n");
+    bomb.push_str(&"  - x\n".repeat(10));
+    let mut prev = 'a';
+    for name in ['b', 'c', 'd', 'e', 'f', 'g', 'h'] {
+        bomb.push_str(&format!("{name}: &{name}\n"));
+        bomb.push_str(&format!("  - *{prev}\n").repeat(10));
+        prev = name;
+    }
+    assert!(yaml::parse_stream_fast(&bomb).is_none());
+    let err = yaml::parse_stream(&bomb).expect_err("bomb");
+    assert!(err.message.contains("alias"), "{err}");
+    let mut heavy = String::from("base: &b\n");
+    for i in 0..200 {
+        heavy.push_str(&format!("  k{i}: v\n"));
+    }
+    heavy.push_str("items:\n");
+    heavy.push_str(&"- *b\n".repeat(200));
+    assert!(yaml::parse_stream_fast(&heavy).is_none());
+    assert!(yaml::parse_stream(&heavy).is_err());
+    for text in [
+        "a: &x\n- 1\n- 2\nb: *x\n",
+        "&x a: 1\n",
+        "&x\na: 1\n",
+        "a: &x b: c\n",
+        "a: *y\n",
+        "a: &x\n  - 1\nb: [*x]\n",
+        "a: &x{ 1\n",
+        "- &x\n- a\n",
+        "a: &x\n  b: *x\n",
+        "<<: *x\n",
+        "a: &x 1\nb:\n  <<: *x\n",
+    ] {
+        same_if_answered(text);
     }
 }
 

@@ -103,6 +103,8 @@ pub fn sources(repo: &Path, corpus: Option<&Path>, max_bytes: usize) -> Vec<Sour
         repo.join("testdata/bundles/valid-basic"),
         repo.join("testdata/init/bundle-custom"),
         repo.join("testdata/init/flat"),
+        // Hand-written YAML full of what the fast path reads (comments, flow, folded scalars).
+        repo.join("testdata/yaml-fast"),
     ];
     roots.extend(subdirs(&repo.join("testdata/bundles/broken")));
     if let Some(corpus) = corpus {

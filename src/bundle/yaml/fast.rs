@@ -1,15 +1,17 @@
 //! A fast path for the YAML that manifests and catalogs are made of: block mappings and
 //! sequences with plain, quoted, literal and folded block scalars, one-line flow collections of
-//! scalars (`[a, "b"]`, `{k: v}`), simple or quoted keys and comments. It builds the same
-//! positioned tree as [`crate::bundle::yaml`] and gives up (`None`) on anything outside that
-//! subset — multi-line flow collections, anchors, tags, tabs, directives, duplicate keys,
-//! explicit keys — so the general parser handles every other input and every error. Tests
+//! scalars (`[a, "b"]`, `{k: v}`), simple or quoted keys, comments, anchors and aliases in
+//! block context. It builds the same positioned tree as [`crate::bundle::yaml`] and gives up
+//! (`None`) on anything outside that subset — multi-line flow collections, tags, tabs outside
+//! block scalars, directives, duplicate and merge keys, explicit keys, anything near a limit —
+//! so the general parser handles every other input and every error. Tests
 //! (tests/yaml_fast.rs, the fuzz harness) check that both parsers build identical trees.
 //!
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! bundles and catalogs are almost entirely this subset.
 
 use crate::bundle::yaml::{Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Value};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy)]
 struct Line<'a> {
@@ -53,9 +55,21 @@ fn split_lines(text: &str, tabs: bool) -> Option<Vec<Line<'_>>> {
             e -= 1;
         }
         let mut indent = 0usize;
-        while indent < e && raw.get(indent) == Some(&b' ') {
+        // Leading spaces eight at a time (manifests are deeply indented).
+        while let Some(word) = raw.get(indent..indent + 8) {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(word);
+            let other = u64::from_le_bytes(bytes) ^ 0x2020_2020_2020_2020;
+            if other != 0 {
+                indent += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            indent += 8;
+        }
+        while raw.get(indent) == Some(&b' ') {
             indent += 1;
         }
+        let indent = indent.min(e);
         let line = if indent == e {
             Line {
                 indent: 0,
@@ -132,6 +146,11 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
                 depth: 0,
                 nodes: 0,
                 open_end: last,
+                items: Vec::new(),
+                entries: Vec::new(),
+                keys: Vec::new(),
+                anchors: HashMap::new(),
+                aliased: 0,
             };
             let root = p.document()?;
             nodes += p.nodes;
@@ -226,6 +245,11 @@ pub(crate) fn parse(chunk: &str) -> Option<Node> {
         depth: 0,
         nodes: 0,
         open_end: true,
+        items: Vec::new(),
+        entries: Vec::new(),
+        keys: Vec::new(),
+        anchors: HashMap::new(),
+        aliased: 0,
     };
     p.document()
 }
@@ -240,11 +264,31 @@ struct P<'a, 's> {
     /// Whether the last line is the end of the text (no line break after it), not a line
     /// before a `---`.
     open_end: bool,
+    /// Items, entries and keys of the collections being read, innermost last: each collection
+    /// takes its own off the top when it ends, in one allocation of the exact size (no
+    /// growing vectors per collection).
+    items: Vec<Node>,
+    entries: Vec<(Key, Node)>,
+    keys: Vec<&'a str>,
+    /// Anchored nodes of the document with their node count and depth (as the general
+    /// parser keeps them), and how many values aliases copied so far.
+    anchors: HashMap<&'a str, (Node, usize, usize)>,
+    aliased: usize,
 }
 
 /// Key bytes of the simple plain keys the fast path reads.
 fn key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/')
+    static TABLE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0usize;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'/');
+            b += 1;
+        }
+        table
+    };
+    TABLE[b as usize]
 }
 
 /// Where `key: value` splits, if the line is a mapping entry: the key's text, its width in
@@ -337,6 +381,22 @@ fn plain_part(text: &str) -> Option<(&str, bool)> {
     Some((text, false))
 }
 
+/// The name of an anchor or alias (`&name`, `*name`: letters, digits, `-`, `_`) and the text
+/// after it, which must start with a space if any.
+fn anchor_name(text: &str) -> Option<(&str, &str)> {
+    let b = text.as_bytes();
+    let end = b
+        .iter()
+        .skip(1)
+        .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_')))
+        .map_or(b.len(), |k| k + 1);
+    let (name, rest) = (text.get(1..end)?, text.get(end..)?);
+    if name.is_empty() || !(rest.is_empty() || rest.starts_with(' ')) {
+        return fail(line!());
+    }
+    Some((name, rest))
+}
+
 /// Whether what follows a closed scalar or flow collection on its line is nothing or a comment
 /// (libyaml also reads `"a"#c` as a comment; the fast path wants the space).
 fn rest_is_void(rest: &str) -> bool {
@@ -352,7 +412,7 @@ impl<'a> P<'a, '_> {
     fn document(&mut self) -> Option<Node> {
         let start = self.skip_void(0);
         let first = *self.lines.get(start)?;
-        if first.indent != 0 {
+        if first.indent != 0 || first.text.starts_with('&') {
             return fail(line!());
         }
         let (node, next) = self.block(start, None)?;
@@ -444,7 +504,7 @@ impl<'a> P<'a, '_> {
     fn sequence_items(&mut self, mut i: usize) -> Option<(Node, usize)> {
         let first = *self.lines.get(i)?;
         let n = first.indent;
-        let mut items = Vec::new();
+        let base = self.items.len();
         while let Some(line) = self.lines.get(i).copied() {
             if line.tab {
                 return fail(line!());
@@ -472,9 +532,10 @@ impl<'a> P<'a, '_> {
                 }
                 out?
             };
-            items.push(node);
+            self.items.push(node);
             i = self.skip_void(after);
         }
+        let items = self.items.drain(base..).collect();
         let node = self.node(Value::Seq(items), first.no, n + 1);
         Some((node, i))
     }
@@ -482,9 +543,9 @@ impl<'a> P<'a, '_> {
     fn mapping_entries(&mut self, mut i: usize) -> Option<(Node, usize)> {
         let first = *self.lines.get(i)?;
         let n = first.indent;
-        let mut entries: Vec<(Key, Node)> = Vec::new();
+        let base = self.entries.len();
+        let key_base = self.keys.len();
         // Keys seen, for the duplicate check once a mapping is too large for a linear scan.
-        let mut keys: Vec<&'a str> = Vec::new();
         let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
         while let Some(line) = self.lines.get(i).copied() {
             if line.tab {
@@ -502,6 +563,7 @@ impl<'a> P<'a, '_> {
                 }
                 return fail(line!());
             };
+            let keys = self.keys.get(key_base..)?;
             let duplicate = if keys.len() < 32 {
                 keys.contains(&key)
             } else {
@@ -510,7 +572,7 @@ impl<'a> P<'a, '_> {
                 }
                 !seen.insert(key)
             };
-            keys.push(key);
+            self.keys.push(key);
             if duplicate {
                 return fail(line!());
             }
@@ -528,9 +590,11 @@ impl<'a> P<'a, '_> {
                 let col = n + 1 + width(line.text.get(..line.text.len() - rest.len())?);
                 self.value(rest, line.no, col, i, n)?
             };
-            entries.push((k, value));
+            self.entries.push((k, value));
             i = self.skip_void(after);
         }
+        self.keys.truncate(key_base);
+        let entries = self.entries.drain(base..).collect();
         let node = self.node(Value::Map(entries), first.no, n + 1);
         Some((node, i))
     }
@@ -563,12 +627,79 @@ impl<'a> P<'a, '_> {
                 }
                 Some((node, i + 1))
             }
-            b']' | b'}' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' | b',' | b'#' | b':' => {
-                fail(line!())
+            b'&' => self.anchored(text, no, col, i, floor),
+            b'*' => {
+                let (name, rest) = anchor_name(text)?;
+                if !rest_is_void(rest) {
+                    return fail(line!());
+                }
+                Some((self.alias(name, no, col)?, i + 1))
             }
+            b']' | b'}' | b'!' | b'%' | b'@' | b'`' | b'?' | b',' | b'#' | b':' => fail(line!()),
             b'-' if text.len() == 1 || text.as_bytes().get(1) == Some(&b' ') => fail(line!()),
             _ => self.plain(text, no, col, i, floor),
         }
+    }
+
+    /// A value with an anchor (`&name value`, or `&name` with the value on the lines below):
+    /// positioned at the `&`, as libyaml positions it, and remembered for aliases.
+    fn anchored(
+        &mut self,
+        text: &'a str,
+        no: usize,
+        col: usize,
+        i: usize,
+        floor: usize,
+    ) -> Option<(Node, usize)> {
+        let (name, after) = anchor_name(text)?;
+        let rest = after.trim_start_matches(' ');
+        let (mut node, next) = if rest.is_empty() || rest.starts_with('#') {
+            let j = self.skip_void(i + 1);
+            match self.lines.get(j) {
+                Some(next) if next.indent > floor => self.block(j, Some(floor))?,
+                // A sequence at the same indentation is a mapping's value but ends a
+                // sequence's item: leave that to libyaml.
+                Some(next) if next.indent == floor && is_dash(next.text) => return fail(line!()),
+                _ => {
+                    let null = Value::Scalar(String::new(), ScalarKind::Null);
+                    (self.node(null, no, col), i + 1)
+                }
+            }
+        } else if rest.starts_with(['&', '*', '!']) {
+            return fail(line!());
+        } else {
+            let col = col + width(text.get(..text.len() - rest.len())?);
+            self.value(rest, no, col, i, floor)?
+        };
+        node.line = no;
+        node.col = col;
+        let (size, depth) = (super::count_nodes(&node), super::node_depth(&node));
+        self.anchors.insert(name, (node.clone(), size, depth));
+        Some((node, next))
+    }
+
+    /// A copy of an anchored node at the alias's position, within the general parser's limits
+    /// (anything near them is left to it, so it reports them).
+    fn alias(&mut self, name: &str, no: usize, col: usize) -> Option<Node> {
+        let Some((node, size, depth)) = self.anchors.get(name) else {
+            return fail(line!());
+        };
+        let (size, depth) = (*size, *depth);
+        if self.depth + depth >= MAX_DEPTH / 2 {
+            return fail(line!());
+        }
+        // The general parser counts open collections when they start: ours are counted when
+        // they end, so add the open ones.
+        let decoded = self.nodes + self.depth + size;
+        self.aliased += size;
+        if super::excessive_aliasing(self.aliased, decoded) {
+            return fail(line!());
+        }
+        let mut copy = node.clone();
+        copy.line = no;
+        copy.col = col;
+        self.nodes += size;
+        Some(copy)
     }
 
     fn plain(
@@ -1008,8 +1139,11 @@ impl P<'_, '_> {
         let map = f.peek()? == b'{';
         let close = if map { b'}' } else { b']' };
         f.pos += 1;
-        let mut items = Vec::new();
-        let mut entries: Vec<(Key, Node)> = Vec::new();
+        let base = if map {
+            self.entries.len()
+        } else {
+            self.items.len()
+        };
         loop {
             f.skip_spaces();
             if f.peek()? == close {
@@ -1034,7 +1168,13 @@ impl P<'_, '_> {
                     f.pos += k;
                     key.to_string()
                 };
-                if text == "<<" || entries.iter().any(|(k, _)| k.text == text) {
+                if text == "<<"
+                    || self
+                        .entries
+                        .get(base..)?
+                        .iter()
+                        .any(|(k, _)| k.text == text)
+                {
                     return fail(line!());
                 }
                 if f.text.get(f.pos..)?.starts_with(": ") {
@@ -1050,9 +1190,10 @@ impl P<'_, '_> {
                     col: key_col,
                 };
                 let value = self.flow_node(f)?;
-                entries.push((key, value));
+                self.entries.push((key, value));
             } else {
-                items.push(self.flow_node(f)?);
+                let item = self.flow_node(f)?;
+                self.items.push(item);
             }
             f.skip_spaces();
             match f.peek()? {
@@ -1065,9 +1206,9 @@ impl P<'_, '_> {
             }
         }
         let value = if map {
-            Value::Map(entries)
+            Value::Map(self.entries.drain(base..).collect())
         } else {
-            Value::Seq(items)
+            Value::Seq(self.items.drain(base..).collect())
         };
         Some(self.node(value, line, col))
     }
