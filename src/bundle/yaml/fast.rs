@@ -41,10 +41,11 @@ impl Line<'_> {
 }
 
 /// Splits text at `\n` (as `str::split` does: a final line break leaves an empty last line),
-/// numbering lines from 1. `tabs` says whether the text holds any tab at all.
-fn split_lines(text: &str, tabs: bool) -> Option<Vec<Line<'_>>> {
+/// numbering lines from 1. `tabs` says whether the text holds any tab at all, `newlines` how
+/// many line feeds it has.
+fn split_lines(text: &str, tabs: bool, newlines: usize) -> Option<Vec<Line<'_>>> {
     let bytes = text.as_bytes();
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut lines = Vec::with_capacity(newlines + 1);
     let mut start = 0usize;
     let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
     for (no, end) in (1usize..).zip(ends) {
@@ -98,10 +99,10 @@ fn split_lines(text: &str, tabs: bool) -> Option<Vec<Line<'_>>> {
 /// (`--- x`, `...`, `%`), an empty or null document (libyaml counts those in a special way), a
 /// document outside the subset, or a stream large enough to approach the node limit.
 pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
-    let Some(tabs) = printable(text) else {
+    let Some((tabs, newlines)) = printable(text) else {
         return fail(line!());
     };
-    let mut lines = split_lines(text, tabs)?;
+    let mut lines = split_lines(text, tabs, newlines)?;
     let mut docs = Vec::new();
     let mut nodes = 0usize;
     let mut piece_start = 0usize;
@@ -169,10 +170,10 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
 }
 
 /// Whether every character is one libyaml reads as ordinary text (`Some`, with whether a tab
-/// was seen): no control characters but tab and line feed (libyaml rejects them, with its own
+/// was seen and the number of line feeds, which sizes the line table): no control characters but tab and line feed (libyaml rejects them, with its own
 /// message), no CR (it changes line ends), no byte-order mark and none of the Unicode line
 /// breaks libyaml counts as new lines (U+0085, U+2028, U+2029).
-fn printable(text: &str) -> Option<bool> {
+fn printable(text: &str) -> Option<(bool, usize)> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -180,6 +181,7 @@ fn printable(text: &str) -> Option<bool> {
     let zero = |w: u64| !(((w & LOW7) + LOW7) | w) & HIGH;
     let b = text.as_bytes();
     let mut tab = false;
+    let mut newlines = 0usize;
     let mut i = 0usize;
     // Eight bytes at a time while they are ASCII: each must be visible, a space, a line feed
     // or a tab.
@@ -192,6 +194,7 @@ fn printable(text: &str) -> Option<bool> {
             if !printable_byte(b, i, &mut tab) {
                 return None;
             }
+            newlines += usize::from(b.get(i) == Some(&b'\n'));
             i += 1;
             continue;
         }
@@ -203,15 +206,18 @@ fn printable(text: &str) -> Option<bool> {
             return None;
         }
         tab |= tabs != 0;
+        // One bit per line feed at the top of its byte: summed by a multiplication.
+        newlines += (((newline >> 7).wrapping_mul(ONES)) >> 56) as usize;
         i += 8;
     }
     while i < b.len() {
         if !printable_byte(b, i, &mut tab) {
             return None;
         }
+        newlines += usize::from(b.get(i) == Some(&b'\n'));
         i += 1;
     }
-    Some(tab)
+    Some((tab, newlines))
 }
 
 /// [`printable`] for the byte at `i` (the first byte of a character, or a continuation byte
@@ -236,10 +242,10 @@ fn printable_byte(b: &[u8], i: usize, tab: &mut bool) -> bool {
 
 /// Parses one document of the subset; `None` means "use the general parser".
 pub(crate) fn parse(chunk: &str) -> Option<Node> {
-    let Some(tabs) = printable(chunk) else {
+    let Some((tabs, newlines)) = printable(chunk) else {
         return fail(line!());
     };
-    let mut lines = split_lines(chunk, tabs)?;
+    let mut lines = split_lines(chunk, tabs, newlines)?;
     let mut p = P {
         lines: &mut lines,
         depth: 0,
@@ -716,9 +722,6 @@ impl<'a> P<'a, '_> {
         let mut out: Option<String> = None;
         while !commented {
             let Some(line) = self.lines.get(j) else { break };
-            if line.tab {
-                return fail(line!());
-            }
             if line.blank() {
                 blanks += 1;
                 j += 1;
@@ -731,6 +734,9 @@ impl<'a> P<'a, '_> {
                 // A comment ends a plain scalar.
                 commented = true;
                 break;
+            }
+            if line.tab {
+                return fail(line!());
             }
             let (part, ended) = plain_part(line.text)?;
             let out = out.get_or_insert_with(|| String::from(first));
@@ -888,7 +894,16 @@ impl<'a> P<'a, '_> {
                 }
             }
         };
-        let mut out = String::new();
+        // The text's size, so it is allocated once: every line up to the first one less
+        // indented than the content, with its line break.
+        let capacity: usize = self
+            .lines
+            .get(j..)?
+            .iter()
+            .take_while(|l| l.blank() || l.indent >= content_indent)
+            .map(|l| l.full.len() + 1 + l.indent.saturating_sub(content_indent))
+            .sum();
+        let mut out = String::with_capacity(capacity);
         let mut trailing = 0usize;
         let mut any = false;
         // Whether the previous content line was more indented (folding keeps its break).
