@@ -956,7 +956,11 @@ impl<'a> P<'a, '_> {
                 '+' => {
                     // At the end of the text the last (empty) line is no line: the text ended
                     // with the line break before it.
-                    let kept = if at_end { trailing - 1 } else { trailing };
+                    let kept = if at_end {
+                        trailing.saturating_sub(1)
+                    } else {
+                        trailing
+                    };
                     out.extend(std::iter::repeat_n('\n', kept + 1));
                 }
                 _ => out.push('\n'),
@@ -980,7 +984,9 @@ impl<'a> P<'a, '_> {
         let mut j = i;
         // The first line with its trailing spaces (`\` then spaces is no escaped line break).
         let first = *self.lines.get(i)?;
-        let mut raw = first.full.get(first.text.len() - text.len() + 1..)?;
+        let mut raw = first
+            .full
+            .get(first.text.len().checked_sub(text.len())? + 1..)?;
         loop {
             match closing_double_quote(raw) {
                 Some(k) => {
