@@ -742,6 +742,148 @@ mod tests {
         assert_eq!(LENGTH_CODES[255], 28);
     }
 
+    /// A xorshift stream: bytes that do not compress.
+    fn noise(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// Symbol `i` repeated fib(i + 1) times (1, 1, 2, 3, 5, ...), shuffled: frequencies skewed
+    /// enough that unlimited Huffman codes would exceed 15 bits.
+    fn skewed() -> Vec<u8> {
+        let (mut a, mut b) = (1usize, 1usize);
+        let mut out = Vec::new();
+        for symbol in 0..24u8 {
+            out.extend(std::iter::repeat_n(symbol, a));
+            (a, b) = (b, a + b);
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in (1..out.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        out
+    }
+
+    /// Numbered lines of text, `len` bytes.
+    fn lines(len: usize) -> Vec<u8> {
+        let mut out = String::new();
+        let mut i = 0u64;
+        while out.len() < len {
+            out.push_str(&format!("line {i}: value {} of the list\n", i * 7 % 1000));
+            i += 1;
+        }
+        out.truncate(len);
+        out.into_bytes()
+    }
+
+    /// Inputs covering each path of the port: empty and tiny inputs, runs, stored blocks, the
+    /// window slide, distances at the window's edge, token-limited blocks, length-limited codes.
+    fn cases() -> Vec<(&'static str, Vec<u8>)> {
+        vec![
+            ("empty", Vec::new()),
+            ("one byte", b"a".to_vec()),
+            ("65536 a", vec![b'a'; 65536]),
+            ("noise 16385", noise(16_385, 1)),
+            ("noise 65535", noise(65_535, 2)),
+            ("noise 1 MiB", noise(1 << 20, 3)),
+            ("period 32760", noise(32_760, 4).repeat(4)),
+            ("period 32769", noise(32_769, 5).repeat(3)),
+            ("skewed", skewed()),
+            ("lines 300 kB", lines(300_000)),
+        ]
+    }
+
+    /// Go 1.19's lengths for `cases()` (flate.NewWriter level 6, one Write, Close).
+    const GO: [(&str, u64); 10] = [
+        ("empty", 5),
+        ("one byte", 7),
+        ("65536 a", 83),
+        ("noise 16385", 16_395),
+        ("noise 65535", 65_560),
+        ("noise 1 MiB", 1_048_901),
+        ("period 32760", 33_552),
+        ("period 32769", 98_343),
+        ("skewed", 45_828),
+        ("lines 300 kB", 42_288),
+    ];
+
+    #[test]
+    fn lengths_are_go_s() {
+        let mut deflate = GoDeflate::new();
+        for ((name, data), (go_name, go)) in cases().iter().zip(GO) {
+            assert_eq!(*name, go_name);
+            assert_eq!(deflate.deflate_len(data), go, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_reused_counter_gives_what_a_new_one_gives() {
+        // In reverse order, and with positions numbered just below Go's rebasing point, so that
+        // stale entries from earlier inputs meet the in-stream rebase.
+        let mut deflate = GoDeflate::new();
+        for ((name, data), (_, go)) in cases().iter().zip(GO).rev() {
+            assert_eq!(deflate.deflate_len(data), go, "{name}");
+        }
+        for ((name, data), (_, go)) in cases().iter().zip(GO) {
+            deflate.hash_offset = MAX_HASH_OFFSET - 4 * WINDOW as i64 - 5;
+            deflate.index = 0;
+            assert_eq!(deflate.deflate_len(data), go, "{name} near the rebase");
+        }
+    }
+
+    #[test]
+    fn code_lengths_are_limited_and_complete() {
+        // Fibonacci frequencies would give a 23-bit code unlimited.
+        let mut freq = [0i32; NUM_LIT];
+        let (mut a, mut b) = (1, 1);
+        for f in freq.iter_mut().take(24) {
+            *f = a;
+            (a, b) = (b, a + b);
+        }
+        let mut encoder = Encoder::default();
+        for max_bits in [7, 15] {
+            encoder.generate(&freq, max_bits);
+            let lengths = &encoder.lengths[..24];
+            assert_eq!(lengths.iter().max().copied(), Some(max_bits as u8));
+            // Kraft: a complete prefix code.
+            let kraft: u64 = lengths.iter().map(|&l| 1u64 << (15 - l)).sum();
+            assert_eq!(kraft, 1 << 15, "{lengths:?}");
+        }
+    }
+
+    #[test]
+    fn adversarial_shapes_do_not_panic() {
+        let mut deflate = GoDeflate::new();
+        for len in [
+            0, 1, 2, 3, 4, 5, 261, 262, 263, 65_273, 65_274, 65_275, 65_536, 65_537,
+        ] {
+            for byte in [0u8, 0xff] {
+                let data = vec![byte; len];
+                assert!(deflate.deflate_len(&data) >= 5);
+            }
+            assert!(deflate.deflate_len(&noise(len, len as u64)) >= len as u64);
+        }
+    }
+
+    #[test]
+    #[ignore = "writes the cases to $GOFLATE_DUMP, to be measured by Go"]
+    fn dump_cases() {
+        let dir = std::path::PathBuf::from(std::env::var("GOFLATE_DUMP").expect("GOFLATE_DUMP"));
+        for (name, data) in cases() {
+            std::fs::write(dir.join(name), data).expect("write");
+        }
+    }
+
     /// The differential check against Go itself, run by hand: `GOFLATE_DIFF` names a file of
     /// `length<TAB>path` lines, each the length of the stream Go 1.19's `flate.NewWriter(w, 6)`
     /// writes for the file at `path` (one `Write`, `Close`). One counter serves every file, as in
