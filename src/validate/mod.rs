@@ -9,7 +9,7 @@ mod crd;
 mod csv;
 mod dockerfile;
 mod format;
-mod goflate;
+pub mod goflate;
 pub mod image;
 mod metadata;
 pub mod names;
