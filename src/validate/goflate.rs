@@ -105,9 +105,9 @@ fn fixed_literal_len(symbol: usize) -> u64 {
 /// for the benchmark (`benches/gzip_size.rs`); the bundle size rule is its user.
 pub struct GoDeflate {
     /// `hashHead`: per hash, the latest position (plus `hash_offset`) with that hash.
-    hash_head: Vec<u32>,
+    hash_head: Box<[u32; HASH_SIZE]>,
     /// `hashPrev`: per position in the window, the previous position with the same hash.
-    hash_prev: Vec<u32>,
+    hash_prev: Box<[u32; WINDOW]>,
     hash_offset: i64,
     chain_head: i64,
     /// Offset in the input of the window's first byte.
@@ -138,8 +138,8 @@ impl GoDeflate {
     /// A counter with empty tables (about 640 KiB, reused for every input).
     pub fn new() -> Self {
         Self {
-            hash_head: vec![0; HASH_SIZE],
-            hash_prev: vec![0; WINDOW],
+            hash_head: Box::new([0; HASH_SIZE]),
+            hash_prev: Box::new([0; WINDOW]),
             hash_offset: 1,
             chain_head: -1,
             base: 0,
@@ -238,12 +238,10 @@ impl GoDeflate {
         let bytes = win.get(index..index + MIN_MATCH)?;
         let word = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         let hash = (word.wrapping_mul(0x1e35_a7bd) >> (32 - HASH_BITS)) as usize;
-        let head = self.hash_head.get_mut(hash)?;
+        let head = &mut self.hash_head[hash & (HASH_SIZE - 1)];
         let previous = *head;
         *head = (index as i64 + self.hash_offset) as u32;
-        if let Some(slot) = self.hash_prev.get_mut(index & WINDOW_MASK) {
-            *slot = previous;
-        }
+        self.hash_prev[index & WINDOW_MASK] = previous;
         Some(i64::from(previous))
     }
 
@@ -288,7 +286,14 @@ impl GoDeflate {
             let min_index = index.saturating_sub(WINDOW) as i64;
             let head = self.chain_head - self.hash_offset;
             if head >= min_index && lookahead > prev_length && prev_length < LAZY {
-                if let Some((length, offset)) = self.find_match(win, index, head, lookahead) {
+                if let Some((length, offset)) = find_match(
+                    win,
+                    &self.hash_prev,
+                    self.hash_offset,
+                    index,
+                    head,
+                    lookahead,
+                ) {
                     self.length = length;
                     self.offset = offset;
                 }
@@ -319,56 +324,6 @@ impl GoDeflate {
                 self.byte_available = true;
             }
         }
-    }
-
-    /// Go's `findMatch` with level 6's limits: the longest match (more than 3 bytes, and more
-    /// than 4 beyond 4 KiB back) along the hash chain from `head`, as `(length, distance)`.
-    fn find_match(
-        &self,
-        win: &[u8],
-        pos: usize,
-        head: i64,
-        lookahead: usize,
-    ) -> Option<(usize, usize)> {
-        let look = MAX_MATCH.min(lookahead);
-        let win = win.get(..pos + look)?;
-        let current = win.get(pos..)?;
-        let nice = look.min(NICE);
-        let mut length = MIN_MATCH - 1;
-        let mut tries = if length >= GOOD { CHAIN >> 2 } else { CHAIN };
-        let mut found = None;
-        let mut last = *current.get(length)?;
-        let min_index = pos as i64 - WINDOW as i64;
-        let mut i = head;
-        while tries > 0 {
-            // Chains only lead backwards; anything else would be a broken table.
-            let Some(at) = usize::try_from(i).ok().filter(|&at| at < pos) else {
-                break;
-            };
-            if win.get(at + length) == Some(&last) {
-                let n = match_len(&win[at..], current, look);
-                if n > length && (n > MIN_MATCH || pos - at <= 4096) {
-                    length = n;
-                    found = Some((n, pos - at));
-                    if n >= nice {
-                        break;
-                    }
-                    last = *current.get(n)?;
-                }
-            }
-            if i == min_index {
-                break;
-            }
-            let Some(&previous) = self.hash_prev.get(at & WINDOW_MASK) else {
-                break;
-            };
-            i = i64::from(previous) - self.hash_offset;
-            if i < min_index || i < 0 {
-                break;
-            }
-            tries -= 1;
-        }
-        found
     }
 
     fn literal(&mut self, win: &[u8], at: usize) {
@@ -473,6 +428,63 @@ impl GoDeflate {
     fn stored_block(&mut self, len: u64) {
         self.bits = (self.bits + 3).div_ceil(8) * 8 + 32 + 8 * len;
     }
+}
+
+/// Go's `findMatch` with level 6's limits: the longest match (more than 3 bytes, and more than 4
+/// beyond 4 KiB back) along the hash chain from `head`, as `(length, distance)`.
+fn find_match(
+    win: &[u8],
+    hash_prev: &[u32; WINDOW],
+    hash_offset: i64,
+    pos: usize,
+    head: i64,
+    lookahead: usize,
+) -> Option<(usize, usize)> {
+    let look = MAX_MATCH.min(lookahead);
+    let win = win.get(..pos + look)?;
+    let current = win.get(pos..)?;
+    let nice = look.min(NICE);
+    let mut length = MIN_MATCH - 1;
+    let mut tries = if length >= GOOD { CHAIN >> 2 } else { CHAIN };
+    let mut found = None;
+    // Go compares the byte at `length` first; a candidate can only be longer if the 4 bytes
+    // ending there match too, which is one cheaper test (and the same verdict).
+    let mut tail = word_at(current, length - 3)?;
+    let min_index = pos as i64 - WINDOW as i64;
+    let mut i = head;
+    while tries > 0 {
+        // Chains only lead backwards; anything else would be a broken table.
+        let Some(at) = usize::try_from(i).ok().filter(|&at| at < pos) else {
+            break;
+        };
+        if word_at(win, at + length - 3) == Some(tail) {
+            let n = match_len(&win[at..], current, look);
+            if n > length && (n > MIN_MATCH || pos - at <= 4096) {
+                length = n;
+                found = Some((n, pos - at));
+                if n >= nice {
+                    break;
+                }
+                tail = word_at(current, length - 3)?;
+            }
+        }
+        if i == min_index {
+            break;
+        }
+        i = i64::from(hash_prev[at & WINDOW_MASK]) - hash_offset;
+        if i < min_index || i < 0 {
+            break;
+        }
+        tries -= 1;
+    }
+    found
+}
+
+/// The 4 bytes of `bytes` at `at`, if there are 4.
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let word: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+    Some(u32::from_le_bytes(word))
 }
 
 /// Go's `matchLen`: how many of the first `max` bytes of `a` and `b` are equal.
