@@ -1,7 +1,7 @@
 //! The YAML fast path against libyaml: for every YAML file of the shared corpus and of testdata/,
 //! whenever the fast path answers, its documents (values, keys, scalar kinds, lines, columns and
-//! document indexes) must equal the general parser's, and the general parser must accept the
-//! file without a duplicate key. The corpus part is skipped when `../shared/corpus` is absent,
+//! document indexes) and duplicate-key reports must equal the general parser's, and the general
+//! parser must accept the file. The corpus part is skipped when `../shared/corpus` is absent,
 //! and fails instead when `OLMPACK_REQUIRE_CORPUS=1` (as in tests/corpus.rs).
 
 #[path = "support/shared.rs"]
@@ -41,14 +41,7 @@ fn compare(path: &Path) -> bool {
         return false;
     };
     match yaml::parse_stream_general(&text) {
-        Ok((general, duplicates)) => {
-            assert!(
-                duplicates.is_empty(),
-                "{}: fast path accepted a file with duplicate keys {duplicates:?}",
-                path.display()
-            );
-            assert_eq!(fast, general, "{}: trees differ", path.display());
-        }
+        Ok(general) => assert_eq!(fast, general, "{}: trees differ", path.display()),
         Err(e) => panic!(
             "{}: fast path accepted a file libyaml rejects: {e}",
             path.display()
@@ -131,7 +124,7 @@ fn multi_document_streams_keep_indexes_and_lines() {
         "kind: A\nspec:\n  x: 'q'\n---\nkind: B\n",
     ] {
         let fast = yaml::parse_stream_fast(text).unwrap_or_else(|| panic!("refused {text:?}"));
-        let (general, _) = yaml::parse_stream_general(text).expect("valid");
+        let general = yaml::parse_stream_general(text).expect("valid");
         assert_eq!(fast, general, "{text:?}");
     }
     // Empty documents in the middle, other markers and directives go to libyaml.
@@ -155,17 +148,15 @@ fn answered_and_same(text: &str) {
             yaml::last_fast_refusal()
         )
     });
-    let (general, duplicates) = yaml::parse_stream_general(text).expect("libyaml accepts");
-    assert!(duplicates.is_empty(), "{text:?}");
+    let general = yaml::parse_stream_general(text).expect("libyaml accepts");
     assert_eq!(fast, general, "{text:?}");
 }
 
 /// Whatever the fast path answers for `text` is exactly libyaml's answer (it may refuse).
 fn same_if_answered(text: &str) {
     if let Some(fast) = yaml::parse_stream_fast(text) {
-        let (general, duplicates) = yaml::parse_stream_general(text)
+        let general = yaml::parse_stream_general(text)
             .unwrap_or_else(|e| panic!("fast path accepted {text:?}, libyaml: {e}"));
-        assert!(duplicates.is_empty(), "{text:?}");
         assert_eq!(fast, general, "{text:?}");
     }
 }
@@ -300,6 +291,28 @@ fn flow_collections_and_keys_match_libyaml() {
 }
 
 #[test]
+fn duplicate_keys_are_reported_as_libyaml_reports_them() {
+    let mut wide = String::new();
+    for i in 0..40 {
+        wide.push_str(&format!("k{i}: {i}\n"));
+    }
+    wide.push_str("k1: again\nk39: last\n");
+    for text in [
+        "a: 1\nb: 2\na: 3\n",
+        "a:\n  x: 1\n  x: 2\n  x: 3\nb: {}\nb:\n  c: 1\n  c: 2\n",
+        "a: 1\n---\nb: 1\nb: 2\n---\nc: 1\n",
+        "- a: 1\n  a: 2\n",
+        "\"a\": 1\na: 2\n",
+        "a: &x 1\na: *x\nb: *x\n",
+        wide.as_str(),
+    ] {
+        answered_and_same(text);
+    }
+    // In flow mappings they stay with libyaml.
+    same_if_answered("a: {x: 1, x: 2}\n");
+}
+
+#[test]
 fn anchors_and_aliases_match_libyaml() {
     for text in [
         "a: &x 1\nb: *x\n",
@@ -364,7 +377,8 @@ fn deep_nesting_and_errors_keep_libyaml_messages() {
     let general = yaml::parse_stream_general(&deep).expect_err("too deep");
     assert_eq!(fast_path, general);
     let dup = "a: 1\nb: 2\na: 3\n";
-    assert!(yaml::parse_stream_fast(dup).is_none());
+    answered_and_same(dup);
     let err = yaml::parse_stream(dup).expect_err("duplicate");
     assert!(err.duplicate_key, "{err}");
+    assert!(err.message.contains("first defined on line 1"), "{err}");
 }

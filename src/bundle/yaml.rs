@@ -231,17 +231,17 @@ pub fn parse_stream_lenient(text: &str) -> Result<(Vec<Document>, Vec<YamlError>
     // Most manifests are plain block YAML, which the fast path reads ~10x quicker; it answers
     // only when its tree is exactly libyaml's, and everything else (every error included) goes
     // to the general parser below.
-    if let Some(docs) = fast::parse_stream(text) {
-        return Ok((docs, Vec::new()));
+    if let Some(parsed) = fast::parse_stream(text) {
+        return Ok(parsed);
     }
     parse_stream_general(text)
 }
 
-/// The fast path alone: `Some` only for streams of the block-style subset it reads exactly as
-/// libyaml does. Public so the differential tests and the fuzz harness can compare it with
+/// The fast path alone: `Some` only for streams of the subset it reads exactly as libyaml does,
+/// with the duplicate keys as [`parse_stream_general`] reports them. Public so the differential tests and the fuzz harness can compare it with
 /// [`parse_stream_general`]; callers should use [`parse_stream`].
 #[doc(hidden)]
-pub fn parse_stream_fast(text: &str) -> Option<Vec<Document>> {
+pub fn parse_stream_fast(text: &str) -> Option<(Vec<Document>, Vec<YamlError>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     fast::parse_stream(text)
 }

@@ -10,7 +10,9 @@
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! bundles and catalogs are almost entirely this subset.
 
-use crate::bundle::yaml::{Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Value};
+use crate::bundle::yaml::{
+    Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Value, YamlError,
+};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy)]
@@ -98,12 +100,13 @@ fn split_lines(text: &str, tabs: bool, newlines: usize) -> Option<Vec<Line<'_>>>
 /// `None` means "use the general parser" for the whole stream: any other marker or directive
 /// (`--- x`, `...`, `%`), an empty or null document (libyaml counts those in a special way), a
 /// document outside the subset, or a stream large enough to approach the node limit.
-pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
+pub(crate) fn parse_stream(text: &str) -> Option<(Vec<Document>, Vec<YamlError>)> {
     let Some((tabs, newlines)) = printable(text) else {
         return fail(line!());
     };
     let mut lines = split_lines(text, tabs, newlines)?;
     let mut docs = Vec::new();
+    let mut duplicates = Vec::new();
     let mut nodes = 0usize;
     let mut piece_start = 0usize;
     let mut first_piece = true;
@@ -152,8 +155,10 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
                 keys: Vec::new(),
                 anchors: HashMap::new(),
                 aliased: 0,
+                duplicates: Vec::new(),
             };
             let root = p.document()?;
+            duplicates.append(&mut p.duplicates);
             nodes += p.nodes;
             if root.is_null() || nodes > MAX_NODES / 2 {
                 return fail(line!());
@@ -166,7 +171,7 @@ pub(crate) fn parse_stream(text: &str) -> Option<Vec<Document>> {
         piece_start = k + 1;
         k += 1;
     }
-    Some(docs)
+    Some((docs, duplicates))
 }
 
 /// Whether every character is one libyaml reads as ordinary text (`Some`, with whether a tab
@@ -249,8 +254,13 @@ pub(crate) fn parse(chunk: &str) -> Option<Node> {
         keys: Vec::new(),
         anchors: HashMap::new(),
         aliased: 0,
+        duplicates: Vec::new(),
     };
     let root = p.document()?;
+    // Duplicate keys are the general parser's to report to the catalog loader.
+    if !p.duplicates.is_empty() {
+        return fail(line!());
+    }
     // A null root next to comments (`# c` then `~`) is a document the general parser drops;
     // the catalog loader reports it as such, so leave it to that parser (as before comments
     // were read here; a lone `~` stays as it was).
@@ -280,6 +290,8 @@ struct P<'a, 's> {
     /// parser keeps them), and how many values aliases copied so far.
     anchors: HashMap<&'a str, (Node, usize, usize)>,
     aliased: usize,
+    /// Duplicate keys, reported as the general parser reports them.
+    duplicates: Vec<YamlError>,
 }
 
 /// Key bytes of the simple plain keys the fast path reads.
@@ -579,9 +591,29 @@ impl<'a> P<'a, '_> {
                 !seen.insert(key)
             };
             self.keys.push(key);
-            if duplicate {
-                return fail(line!());
-            }
+            // A duplicate is reported as the general parser reports it (naming the line of the
+            // previous occurrence), before anything inside its value, and its entry is
+            // replaced in place (the later key and value win).
+            let slot = if duplicate {
+                let at = self
+                    .entries
+                    .get(base..)?
+                    .iter()
+                    .position(|(k, _)| k.text == key)?;
+                let previous = self.entries.get(base + at)?.0.line;
+                self.duplicates.push(YamlError {
+                    message: format!(
+                        "duplicate key \"{key}\" at column {} (first defined on line {previous})",
+                        n + 1
+                    ),
+                    line: line.no,
+                    col: n + 1,
+                    duplicate_key: true,
+                });
+                Some(base + at)
+            } else {
+                None
+            };
             self.nodes += 1;
             let k = Key {
                 text: key.to_string(),
@@ -596,7 +628,10 @@ impl<'a> P<'a, '_> {
                 let col = n + 1 + width(line.text.get(..line.text.len() - rest.len())?);
                 self.value(rest, line.no, col, i, n)?
             };
-            self.entries.push((k, value));
+            match slot.and_then(|at| self.entries.get_mut(at)) {
+                Some(entry) => *entry = (k, value),
+                None => self.entries.push((k, value)),
+            }
             i = self.skip_void(after);
         }
         self.keys.truncate(key_base);
