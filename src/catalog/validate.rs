@@ -647,6 +647,12 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
             parse_failed = true;
             continue;
         }
+        if p.type_ == property_type::CSV_METADATA {
+            if value.is_object() {
+                info.csv_metadata = Some(value);
+            }
+            continue;
+        }
         let J::Object(m) = &value else { continue };
         match p.type_.as_str() {
             property_type::PACKAGE => info.packages.push(PkgProp {
@@ -660,7 +666,6 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
                     info.gvk_kinds.insert(k);
                 }
             }
-            property_type::CSV_METADATA => info.csv_metadata = Some(value.clone()),
             _ => {}
         }
     }

@@ -1027,27 +1027,38 @@ pub fn go_key_cmp(a: &str, b: &str) -> Ordering {
 }
 
 fn go_key_less(a: &str, b: &str) -> bool {
+    // Keys are almost always ASCII: compare bytes without collecting the characters.
+    if a.is_ascii() && b.is_ascii() {
+        return key_less(a.as_bytes(), b.as_bytes());
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    key_less(&ar, &br)
+}
+
+/// `keyList.Less` over the runes of two keys (bytes when both are ASCII, where they agree).
+fn key_less<T: Copy + Into<char>>(ar: &[T], br: &[T]) -> bool {
+    let ch = |s: &[T], i: usize| -> char { s.get(i).map_or('\0', |c| (*c).into()) };
     let digit = |c: char| c.is_ascii_digit();
     for i in 0..ar.len().min(br.len()) {
-        if ar[i] == br[i] {
+        let (ai_c, bi_c) = (ch(ar, i), ch(br, i));
+        if ai_c == bi_c {
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = ai_c.is_alphabetic();
+        let bl = bi_c.is_alphabetic();
         if al && bl {
-            return ar[i] < br[i];
+            return ai_c < bi_c;
         }
         if al || bl {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if ai_c == '0' || bi_c == '0' {
             let mut j = i;
-            while j > 0 && digit(ar[j - 1]) {
+            while j > 0 && digit(ch(ar, j - 1)) {
                 j -= 1;
-                if ar[j] != '0' {
+                if ch(ar, j) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -1055,17 +1066,17 @@ fn go_key_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && digit(ar[ai]) {
+        while ai < ar.len() && digit(ch(ar, ai)) {
             an = an
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+                .wrapping_add(i64::from(ch(ar, ai) as u8 - b'0'));
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && digit(br[bi]) {
+        while bi < br.len() && digit(ch(br, bi)) {
             bn = bn
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
+                .wrapping_add(i64::from(ch(br, bi) as u8 - b'0'));
             bi += 1;
         }
         if an != bn {
@@ -1074,7 +1085,7 @@ fn go_key_less(a: &str, b: &str) -> bool {
         if ai != bi {
             return ai < bi;
         }
-        return ar[i] < br[i];
+        return ai_c < bi_c;
     }
     ar.len() < br.len()
 }
