@@ -17,6 +17,16 @@ pub fn canonical(node: &Node) -> Result<String, Unsupported> {
     Ok(out)
 }
 
+/// [`canonical`] as a raw JSON value, without parsing the text again to check it: [`write`]
+/// only ever writes one well-formed JSON value (literals, finite numbers, escaped strings,
+/// arrays and objects of those), with no surrounding whitespace.
+pub fn canonical_raw(node: &Node) -> Result<Box<serde_json::value::RawValue>, Unsupported> {
+    let text = canonical(node)?;
+    // SAFETY: `text` is the output of `write`, which emits exactly one JSON value and nothing
+    // around it (see its match arms); debug builds re-parse it to check.
+    Ok(unsafe { serde_json::value::RawValue::from_string_unchecked(text) })
+}
+
 /// Appends the canonical JSON of `node` to `out`.
 pub fn write(node: &Node, out: &mut String) -> Result<(), Unsupported> {
     match &node.value {
