@@ -592,15 +592,13 @@ fn csv_metadata_types(
         }
         let lower = k.to_ascii_lowercase();
         match lower.as_str() {
-            "description" | "displayname" | "maturity" | "minkubeversion" => {
-                if raw_kind != "string" {
-                    return err(k, raw_kind, "string");
-                }
+            "description" | "displayname" | "maturity" | "minkubeversion"
+                if raw_kind != "string" =>
+            {
+                return err(k, raw_kind, "string");
             }
-            "provider" | "apiservicedefinitions" | "crddescriptions" => {
-                if raw_kind != "object" {
-                    return err(k, raw_kind, "struct");
-                }
+            "provider" | "apiservicedefinitions" | "crddescriptions" if raw_kind != "object" => {
+                return err(k, raw_kind, "struct");
             }
             "annotations" | "labels" | "keywords" | "installmodes" | "links" | "maintainers"
             | "nativeapis" => {

@@ -97,6 +97,9 @@ impl Blob<'_> {
     }
 }
 
+/// One chunk's bytes (or its first error), with the chunk's index.
+type ChunkResult = (usize, Result<Vec<u8>, WriteError>);
+
 /// Below this many blobs the threads cost more than they save.
 const PARALLEL_BLOBS: usize = 64;
 
@@ -118,7 +121,7 @@ pub fn write_config_with(
     // sizes differ; each chunk's bytes land in its own slot.
     let chunks: Vec<&[Blob]> = blobs.chunks(16).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<Vec<(usize, Result<Vec<u8>, WriteError>)>> = std::thread::scope(|s| {
+    let done: Vec<Vec<ChunkResult>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs.min(chunks.len()))
             .map(|_| {
                 s.spawn(|| {

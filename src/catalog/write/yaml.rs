@@ -146,7 +146,11 @@ fn has_byte(w: u64, b: u8) -> bool {
 
 /// Eight ASCII bytes with no line break (and no space when `space_ends`): one column each.
 fn line_ascii_word(w: u64, space_ends: bool) -> bool {
-    w & HI == 0 && !has_byte(w, b'\n') && !has_byte(w, b'\r') && !(space_ends && has_byte(w, b' '))
+    let stops = w & HI != 0
+        || has_byte(w, b'\n')
+        || has_byte(w, b'\r')
+        || (space_ends && has_byte(w, b' '));
+    !stops
 }
 
 /// From `i`, the end of the run of bytes up to a line break (or a space when `space_ends`) and
