@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -51,3 +51,7 @@ bench-render:
 # Template rendering from a local registry (-j 1 vs -j N) against the sum of single-bundle renders.
 bench-template:
     cargo bench --bench catalog_template
+
+# The bundle size rule's exact tier: ms/MB of Go's deflate length (goflate) vs zlib-rs level 6.
+bench-gzip-size:
+    cargo bench --bench gzip_size

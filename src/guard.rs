@@ -21,7 +21,8 @@
 //! Test hook: in debug builds and builds with the `test-hooks` feature only (every debug
 //! `cargo test` run and `scripts/test.sh`, which CI runs with `--release --features test-hooks`;
 //! never a plain `--release`, `cargo install` or bench build), setting `OLMPACK_TEST_PANIC_ON=<file name>`
-//! makes [`reading`] panic when it is given a file of exactly that name. The tests use it to prove
+//! makes [`reading`] panic when it is given a file of exactly that name (`parse:<file name>`:
+//! [`parsing`], on the parser threads of a large bundle). The tests use it to prove
 //! the isolation end to end through the real binary. Other builds do not even read the
 //! variable, so it cannot be triggered by accident in real use; a debug build needs the variable
 //! set to an exact file name.
@@ -91,7 +92,16 @@ impl InternalFailure {
 pub fn reading(path: &Path) -> Reading {
     let previous = CURRENT_FILE.with(|c| c.replace(Some(path.to_path_buf())));
     let guard = Reading { previous };
-    test_hook(path);
+    test_hook(path, "");
+    guard
+}
+
+/// [`reading`] for the parse of a file, which may run on a parser thread: the test hook fires
+/// here for `OLMPACK_TEST_PANIC_ON=parse:<file name>`, so tests can make that thread fail.
+pub fn parsing(path: &Path) -> Reading {
+    let previous = CURRENT_FILE.with(|c| c.replace(Some(path.to_path_buf())));
+    let guard = Reading { previous };
+    test_hook(path, "parse:");
     guard
 }
 
@@ -138,6 +148,19 @@ pub fn catch<T>(work: impl FnOnce() -> T) -> Result<T, InternalFailure> {
     })
 }
 
+/// Re-raises on this thread a failure caught on another one (a parallel parser's), so that the
+/// [`catch`] around this thread reports it as it is: message, source location and file.
+pub fn rethrow(failure: InternalFailure) -> ! {
+    let message = failure.message.clone();
+    if DEPTH.with(Cell::get) > 0 {
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(failure));
+    } else if let Ok(mut orphan) = ORPHAN.lock() {
+        orphan.get_or_insert(failure);
+    }
+    // resume_unwind skips the panic hook, which would overwrite what was recorded above.
+    panic::resume_unwind(Box::new(message))
+}
+
 fn install_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -175,18 +198,24 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 #[cfg(any(debug_assertions, feature = "test-hooks"))]
-fn test_hook(path: &Path) {
-    static TARGET: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
-    let target = TARGET.get_or_init(|| std::env::var_os(TEST_PANIC_ENV).filter(|v| !v.is_empty()));
+fn test_hook(path: &Path, phase: &str) {
+    static TARGET: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let target = TARGET.get_or_init(|| {
+        std::env::var_os(TEST_PANIC_ENV)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    });
     if let Some(target) = target
-        && path.file_name() == Some(target.as_os_str())
+        && let Some(name) = target.strip_prefix(phase)
+        && (phase.is_empty() || !name.is_empty())
+        && path.file_name().and_then(|n| n.to_str()) == Some(name)
     {
         panic!("{TEST_PANIC_ENV} test hook fired on {}", path.display());
     }
 }
 
 #[cfg(not(any(debug_assertions, feature = "test-hooks")))]
-fn test_hook(_path: &Path) {}
+fn test_hook(_path: &Path, _phase: &str) {}
 
 #[cfg(test)]
 mod tests {
@@ -234,6 +263,32 @@ mod tests {
             failure.file.as_deref(),
             Some(Path::new("catalog/pkg/index.json"))
         );
+    }
+
+    #[test]
+    fn a_failure_caught_on_another_thread_is_rethrown_as_it_was() {
+        let failure = catch(|| {
+            let inner = std::thread::scope(|s| {
+                s.spawn(|| {
+                    catch(|| {
+                        let _file = reading(Path::new("manifests/big.crd.yaml"));
+                        panic!("parser failed");
+                    })
+                })
+                .join()
+            });
+            match inner {
+                Ok(Err(failure)) => rethrow(failure),
+                _ => unreachable!("the worker catches its own panic"),
+            }
+        })
+        .expect_err("rethrown");
+        assert_eq!(failure.message, "parser failed");
+        assert_eq!(
+            failure.file.as_deref(),
+            Some(Path::new("manifests/big.crd.yaml"))
+        );
+        assert!(failure.location.is_some_and(|l| l.contains("guard.rs")));
     }
 
     #[test]

@@ -214,3 +214,37 @@ fn the_whole_corpus_in_one_run_reports_every_bundle() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// sn-operator 0.19.7 is near the bundle size limit: the reference (operator-framework/api with
+/// Go 1.19's gzip) measures its manifests at 996,656 bytes, and olmpack must print that figure in
+/// the reference's own words, not a neighbouring one from another compressor.
+#[test]
+fn a_bundle_near_the_size_limit_gets_the_reference_s_exact_figure() {
+    let Some(corpus) = corpus_dir() else { return };
+    let bundle = corpus.join("bundles/sn-operator/0.19.7");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmpack"))
+        .args(["bundle", "validate", "-o", "json"])
+        .arg(&bundle)
+        .output()
+        .expect("run olmpack");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let sizes: Vec<(&str, &str)> = json["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .filter(|o| o["rule"] == "bundle/size")
+        .map(|o| {
+            (
+                o["type"].as_str().unwrap_or(""),
+                o["message"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sizes,
+        [(
+            "warning",
+            "nearing maximum bundle compressed size with gzip: size=~996.7 kB , max=1.0 MB. Bundle uncompressed size is 6.8 MB"
+        )]
+    );
+}

@@ -207,6 +207,54 @@ fn one_failing_bundle_does_not_cost_the_others_their_report() {
     assert!(!run.stdout.contains("internal/error"));
 }
 
+/// A bundle large enough that its manifests are parsed on several threads: a failure on one of
+/// those threads is still that bundle's `internal/error` finding, naming the file.
+#[test]
+fn a_failure_on_a_parser_thread_names_its_file() {
+    if !hook_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let work = tmp.path();
+    copy_dir(&valid_basic(), &work.join("big"));
+    // Two ConfigMaps of 600 KB each: over the size at which parsing goes parallel.
+    for n in 0..2 {
+        let mut text =
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: filler-{n}\ndata:\n");
+        let mut i = 0;
+        while text.len() < 600 * 1024 {
+            text.push_str(&format!("  key{i}: value number {i} of the filler map\n"));
+            i += 1;
+        }
+        fs::write(work.join(format!("big/manifests/filler-{n}.yaml")), text).expect("write");
+    }
+    fs::copy(
+        valid_basic().join("manifests/kvstore-operator-metrics_v1_service.yaml"),
+        work.join("big/manifests").join(TRIGGER),
+    )
+    .expect("copy trigger");
+    let hook = format!("parse:{TRIGGER}");
+    let run = olmpack(
+        work,
+        Some(&hook),
+        &["bundle", "validate", "-o", "json", "big"],
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let outputs = json["outputs"].as_array().expect("outputs");
+    assert_eq!(outputs.len(), 1, "{json}");
+    assert_eq!(outputs[0]["rule"], "internal/error");
+    assert_eq!(outputs[0]["file"], format!("manifests/{TRIGGER}"));
+    let message = outputs[0]["message"].as_str().expect("message");
+    assert!(
+        message.contains("OLMPACK_TEST_PANIC_ON test hook fired"),
+        "{message}"
+    );
+    // Without the hook the bundle validates normally.
+    let run = olmpack(work, None, &["bundle", "validate", "-o", "json", "big"]);
+    assert!(!run.stdout.contains("internal/error"), "{}", run.stdout);
+}
+
 /// The single-input commands: a clear error naming the file, exit 2, and nothing written.
 #[test]
 fn init_build_inspect_and_pull_fail_cleanly_and_write_nothing() {

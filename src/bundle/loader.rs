@@ -8,6 +8,7 @@ use crate::findings::{Diagnostic, Rule, Severity};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Files above this size are not read: real bundles stay under 3 MiB per file, and a bundle has to
 /// fit a 1 MiB compressed ConfigMap anyway.
@@ -647,6 +648,7 @@ impl Loader {
             return;
         };
         let mut yaml_files = 0usize;
+        let mut pending: Vec<(String, PathBuf, String)> = Vec::new();
         for (name, path) in self.list(&dir) {
             let _reading = crate::guard::reading(&path);
             let rel = self.rel(&path);
@@ -694,7 +696,14 @@ impl Loader {
                 size,
                 in_manifests: true,
             });
-            self.parse_manifest(&rel, &text);
+            pending.push((rel, path, text));
+        }
+        // Parsing is most of the work: a large bundle's files are parsed on all cores, then
+        // taken in file order, so objects and findings do not depend on the threads.
+        let parsed = parse_many(&pending);
+        for ((rel, path, text), parsed) in pending.iter().zip(parsed) {
+            let _reading = crate::guard::reading(path);
+            self.take_manifest(rel, text, parsed);
         }
         if yaml_files == 0
             && self.bundle.unparsable_manifests.is_empty()
@@ -711,8 +720,8 @@ impl Loader {
         }
     }
 
-    fn parse_manifest(&mut self, rel: &str, text: &str) {
-        let docs = match yaml::parse_stream_lenient(text) {
+    fn take_manifest(&mut self, rel: &str, text: &str, parsed: Parsed) {
+        let docs = match parsed {
             Ok((docs, duplicates)) => {
                 for d in &duplicates {
                     self.yaml_finding(rel, d);
@@ -903,4 +912,76 @@ fn decode_utf16(bytes: &[u8]) -> Option<String> {
         })
         .collect();
     String::from_utf16(&units).ok()
+}
+
+/// What parsing one manifest file gave: its documents and the duplicate keys found, or the error.
+type Parsed = Result<(Vec<yaml::Document>, Vec<YamlError>), YamlError>;
+
+/// Bundles with fewer bytes than this are parsed on the calling thread: a thread costs more.
+const PARALLEL_FROM: usize = 1 << 20;
+
+/// Parses manifest files, in parallel when there is enough text, results in input order. A panic
+/// while parsing a file reaches the caller's isolation boundary naming that file, as it would
+/// have on the calling thread.
+fn parse_many(files: &[(String, PathBuf, String)]) -> Vec<Parsed> {
+    let parse = |(_, path, text): &(String, PathBuf, String)| {
+        let _parsing = crate::guard::parsing(path);
+        yaml::parse_stream_lenient(text)
+    };
+    let bytes: usize = files.iter().map(|(_, _, t)| t.len()).sum();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(files.len())
+        .min(bytes / PARALLEL_FROM + 1);
+    if threads <= 1 {
+        return files.iter().map(parse).collect();
+    }
+    // Each thread takes the next file until none is left, inside its own isolation boundary.
+    let next = AtomicUsize::new(0);
+    let drain = || {
+        crate::guard::catch(|| {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                done.push((i, parse(file)));
+            }
+            done
+        })
+    };
+    let outcomes = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(drain)).collect();
+        let mut outcomes = vec![drain()];
+        for helper in helpers {
+            // A helper's panics are caught inside it; a join error cannot carry one.
+            outcomes.extend(helper.join().ok());
+        }
+        outcomes
+    });
+    let mut slots: Vec<Option<Parsed>> = files.iter().map(|_| None).collect();
+    for outcome in outcomes {
+        match outcome {
+            Ok(done) => {
+                for (i, parsed) in done {
+                    if let Some(slot) = slots.get_mut(i) {
+                        *slot = Some(parsed);
+                    }
+                }
+            }
+            Err(failure) => crate::guard::rethrow(failure),
+        }
+    }
+    slots
+        .into_iter()
+        .map(|parsed| {
+            parsed.unwrap_or_else(|| {
+                Err(YamlError {
+                    message: "olmpack did not parse this file (internal error)".into(),
+                    line: 1,
+                    col: 1,
+                    duplicate_key: false,
+                })
+            })
+        })
+        .collect()
 }

@@ -9,6 +9,7 @@ mod crd;
 mod csv;
 mod dockerfile;
 mod format;
+pub mod goflate;
 pub mod image;
 mod metadata;
 pub mod names;
