@@ -98,6 +98,14 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
             .map(|d| validate_dir_isolated(d, &opts))
             .collect();
     }
+    // Largest folders first, so no worker is left with a big one at the end; each result goes
+    // back to its slot, so the order of the reports does not change.
+    let mut order: Vec<(u64, usize)> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (size_hint(d), i))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let opts = LoadOptions { jobs: Some(1) };
     let mut done: Vec<(usize, Result<Report, LoadError>)> = std::thread::scope(|s| {
@@ -106,7 +114,8 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
                 s.spawn(|| {
                     let mut out = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(_, i)) = order.get(n) else { break };
                         let Some(dir) = dirs.get(i) else { break };
                         out.push((i, validate_dir_isolated(dir, &opts)));
                     }
@@ -142,6 +151,19 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
             })
         })
         .collect()
+}
+
+/// Bytes in the files directly inside `dir` (0 when unreadable): enough to schedule the usual
+/// one-file package folders, and cheap.
+fn size_hint(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.metadata().ok())
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+            .sum()
+    })
 }
 
 /// The sorted report for a loaded catalog: load problems plus every rule.
