@@ -228,3 +228,50 @@ fn config_order(cfg: &DeclarativeConfig) -> Vec<Blob<'_>> {
     }
     order
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::model::{Origin, Property};
+
+    fn bundle(package: &str, i: usize) -> Bundle {
+        let value = format!(
+            r#"{{"packageName":"{package}","version":"1.{i}.0","note":"line one\nline two {i} \u2028"}}"#
+        );
+        Bundle {
+            schema: "olm.bundle".into(),
+            name: format!("{package}.v1.{i}.0"),
+            package: package.into(),
+            image: format!("quay.io/x/{package}@sha256:{i:064}"),
+            properties: vec![Property::new("olm.package", value).expect("json")],
+            related_images: Vec::new(),
+            objects: Vec::new(),
+            csv_json: None,
+            origin: Origin::default(),
+        }
+    }
+
+    #[test]
+    fn threads_write_the_same_bytes_in_the_same_order() {
+        let mut cfg = DeclarativeConfig::default();
+        // Packages and bundles out of order, more blobs than the parallel threshold.
+        for i in (0..150).rev() {
+            cfg.bundles
+                .push(bundle(if i % 3 == 0 { "b" } else { "a" }, i));
+        }
+        for format in [Format::Json, Format::Yaml] {
+            let mut serial = Vec::new();
+            write_config_with(&mut serial, &cfg, format, 1).expect("serial");
+            for jobs in [2, 3, 8] {
+                let mut parallel = Vec::new();
+                write_config_with(&mut parallel, &cfg, format, jobs).expect("parallel");
+                assert_eq!(serial, parallel, "{format:?} with {jobs} threads");
+            }
+            let text = String::from_utf8(serial).expect("utf-8");
+            // Package "a" first, bundles by name within it.
+            let a = text.find("a.v1.1.0").expect("a");
+            let b = text.find("b.v1.0.0").expect("b");
+            assert!(a < b);
+        }
+    }
+}
