@@ -92,8 +92,12 @@ pub fn render_catalog(
     let mut combined = DeclarativeConfig::default();
     let mut warnings = Vec::new();
     let mut fixed_image_users: Vec<&str> = Vec::new();
-    for source in sources {
-        let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+    let mut preloaded = preload_catalogs(sources);
+    for (i, source) in sources.iter().enumerate() {
+        let (mut cfg, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
+            Some(loaded) => (loaded?, false),
+            None => render_source(source, opts, &mut warnings)?,
+        };
         if took_image && matches!(opts.image, BundleImage::Fixed(_)) {
             fixed_image_users.push(source);
             if fixed_image_users.len() > 1 {
@@ -169,8 +173,70 @@ fn render_source(
     }
 }
 
+/// Catalog folders among several sources, loaded in parallel (one folder per thread), in the
+/// order given; `None` for every other source, and for all when there are fewer than two
+/// (one folder then gets every thread for its files and documents).
+fn preload_catalogs(sources: &[String]) -> Vec<Option<Result<DeclarativeConfig, RenderError>>> {
+    let mut slots: Vec<Option<Result<DeclarativeConfig, RenderError>>> = Vec::new();
+    slots.resize_with(sources.len(), || None);
+    let catalogs: Vec<usize> = sources
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            let path = Path::new(s.as_str());
+            std::fs::metadata(path).is_ok_and(|m| m.is_dir()) && !is_bundle_dir(path)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    if catalogs.len() < 2 || jobs < 2 {
+        return slots;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let opts = load::LoadOptions { jobs: Some(1) };
+    let done: Vec<Vec<(usize, Result<DeclarativeConfig, RenderError>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(catalogs.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = catalogs.get(n) else { break };
+                        if let Some(source) = sources.get(i) {
+                            out.push((i, load_catalog_with(source, Path::new(source), &opts)));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(out) => out,
+                // Carry a loader panic to the command's guard, as a serial load would.
+                Err(payload) => std::panic::resume_unwind(payload),
+            })
+            .collect()
+    });
+    for (i, result) in done.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(result);
+        }
+    }
+    slots
+}
+
 fn load_catalog(source: &str, path: &Path) -> Result<DeclarativeConfig, RenderError> {
-    let loaded = load::load_dir(path).map_err(|e| fail(source, e))?;
+    load_catalog_with(source, path, &load::LoadOptions::default())
+}
+
+fn load_catalog_with(
+    source: &str,
+    path: &Path,
+    opts: &load::LoadOptions,
+) -> Result<DeclarativeConfig, RenderError> {
+    let loaded = load::load_dir_with(path, opts).map_err(|e| fail(source, e))?;
     if let Some(d) = loaded
         .diagnostics
         .iter()

@@ -9,12 +9,14 @@
 
 use super::load::{self, LoadError, LoadOptions, Loaded};
 use super::model::{
-    self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, property_type,
+    self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, Property,
+    property_type,
 };
 use crate::bundle::semver_range;
 use crate::findings::{Diagnostic, Report, Rule};
 use crate::reference;
 use serde_json::Value as J;
+use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -96,6 +98,14 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
             .map(|d| validate_dir_isolated(d, &opts))
             .collect();
     }
+    // Largest folders first, so no worker is left with a big one at the end; each result goes
+    // back to its slot, so the order of the reports does not change.
+    let mut order: Vec<(u64, usize)> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (size_hint(d), i))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let opts = LoadOptions { jobs: Some(1) };
     let mut done: Vec<(usize, Result<Report, LoadError>)> = std::thread::scope(|s| {
@@ -104,7 +114,8 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
                 s.spawn(|| {
                     let mut out = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(_, i)) = order.get(n) else { break };
                         let Some(dir) = dirs.get(i) else { break };
                         out.push((i, validate_dir_isolated(dir, &opts)));
                     }
@@ -140,6 +151,19 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
             })
         })
         .collect()
+}
+
+/// Bytes in the files directly inside `dir` (0 when unreadable): enough to schedule the usual
+/// one-file package folders, and cheap.
+fn size_hint(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.metadata().ok())
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+            .sum()
+    })
 }
 
 /// The sorted report for a loaded catalog: load problems plus every rule.
@@ -179,7 +203,48 @@ struct BundleInfo<'a> {
     /// `version[-release]`, opm's duplicate-version key.
     version_key: Option<String>,
     gvk_kinds: BTreeSet<String>,
-    csv_metadata: Option<J>,
+    /// The `olm.csv.metadata` object, its members left as raw text: only the few that the
+    /// checks read are parsed (the description, CRD descriptors and icons never are).
+    csv_metadata: Option<CsvMetadata<'a>>,
+}
+
+/// A type-checked `olm.csv.metadata` value.
+struct CsvMetadata<'a> {
+    /// Its members, unparsed.
+    members: RawObject<'a>,
+    /// Members the type check already parsed (exact key), so the checks do not parse them again.
+    parsed: BTreeMap<&'static str, J>,
+}
+
+impl CsvMetadata<'_> {
+    /// The member `key` (exact case) as a tree.
+    fn member(&self, key: &'static str) -> Option<std::borrow::Cow<'_, J>> {
+        match self.parsed.get(key) {
+            Some(v) => Some(std::borrow::Cow::Borrowed(v)),
+            None => parse_member(&self.members, key).map(std::borrow::Cow::Owned),
+        }
+    }
+}
+
+/// A JSON object's members, unparsed; sorted and last-one-wins like `serde_json::Map`.
+type RawObject<'a> = BTreeMap<String, &'a RawValue>;
+
+/// Parses a raw object member into a tree (`None` when absent or not JSON).
+fn parse_member(obj: &RawObject, key: &str) -> Option<J> {
+    obj.get(key)
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+}
+
+/// Go's JSON kind of a raw value, from its first byte (the text is valid JSON).
+fn raw_kind(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'n') => "null",
+        Some(b't' | b'f') => "bool",
+        Some(b'"') => "string",
+        Some(b'[') => "array",
+        Some(b'{') => "object",
+        _ => "number",
+    }
 }
 
 /// Runs every rule on a loaded catalog.
@@ -527,80 +592,173 @@ fn check_property(type_: &str, value: &J) -> Result<(), String> {
             }
             Ok(())
         }
-        property_type::CSV_METADATA => csv_metadata_types(value),
         _ => Ok(()),
     }
 }
 
-/// The typed fields of opm's `property.CSVMetadata`.
-fn csv_metadata_types(value: &J) -> Result<(), String> {
-    let J::Object(m) = value else {
-        return match value {
-            J::Null => Ok(()),
-            other => Err(format!(
-                "json: cannot unmarshal {} into Go value of type property.CSVMetadata",
-                kind(other)
-            )),
-        };
+/// The typed fields of opm's `property.CSVMetadata`, checked on the raw members (in key order,
+/// the first wrong one reported); only the members with nested typed fields are parsed.
+fn csv_metadata_types(
+    m: &RawObject,
+    parsed: &mut BTreeMap<&'static str, J>,
+) -> Result<(), MetadataError> {
+    let err = |field: &str, kind: &str, ty: &str| {
+        Err(MetadataError::Type(format!(
+            "json: cannot unmarshal {kind} into Go struct field CSVMetadata.{field} of type {ty}"
+        )))
     };
+    for (k, raw) in m {
+        let raw_kind = raw_kind(raw);
+        if raw_kind == "null" {
+            continue;
+        }
+        let lower = k.to_ascii_lowercase();
+        match lower.as_str() {
+            "description" | "displayname" | "maturity" | "minkubeversion"
+                if raw_kind != "string" =>
+            {
+                return err(k, raw_kind, "string");
+            }
+            "provider" | "apiservicedefinitions" | "crddescriptions" if raw_kind != "object" => {
+                return err(k, raw_kind, "struct");
+            }
+            "annotations" | "labels" | "keywords" | "installmodes" | "links" | "maintainers"
+            | "nativeapis" => {
+                let v: J = serde_json::from_str(raw.get()).map_err(MetadataError::Json)?;
+                csv_metadata_nested(k, &lower, &v).map_err(MetadataError::Type)?;
+                // The checks read these two (exact key): keep the tree.
+                for key in ["annotations", "installModes"] {
+                    if k == key {
+                        parsed.insert(key, v);
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Why an `olm.csv.metadata` value was refused.
+enum MetadataError {
+    /// Not JSON that serde_json can hold (only a number out of `f64` range can get here).
+    Json(serde_json::Error),
+    /// A member of the wrong type, worded as Go's `UnmarshalTypeError`.
+    Type(String),
+}
+
+/// The `olm.csv.metadata` property at `i` as a raw object (`None` for `null`), reporting what
+/// opm's `property.Parse` would refuse with the same messages as the other property types.
+fn csv_metadata_property<'a>(
+    b: &Bundle,
+    i: usize,
+    p: &'a Property,
+    out: &mut Vec<Diagnostic>,
+) -> Result<Option<CsvMetadata<'a>>, ()> {
+    let not_json = |e: serde_json::Error, out: &mut Vec<Diagnostic>| {
+        out.push(at(
+            Rule::CatalogPropertyInvalid,
+            &b.origin,
+            format!(
+                "parse properties for bundle {:?}: property[{i}] value is not valid json: {e}",
+                b.name
+            ),
+        ));
+    };
+    let wrong_type = |e: String, out: &mut Vec<Diagnostic>| {
+        out.push(at(
+            Rule::CatalogPropertyInvalid,
+            &b.origin,
+            format!(
+                "parse properties for bundle {:?}: parse property[{i}] of type {:?}: {e}: fix the value's shape",
+                b.name, p.type_
+            ),
+        ));
+    };
+    let raw: &RawValue = &p.value;
+    match raw_kind(raw) {
+        "null" => return Ok(None),
+        "object" => {}
+        other => {
+            wrong_type(
+                format!(
+                    "json: cannot unmarshal {other} into Go value of type property.CSVMetadata"
+                ),
+                out,
+            );
+            return Err(());
+        }
+    }
+    let m: RawObject = match serde_json::from_str(raw.get()) {
+        Ok(m) => m,
+        Err(e) => {
+            not_json(e, out);
+            return Err(());
+        }
+    };
+    let mut parsed = BTreeMap::new();
+    match csv_metadata_types(&m, &mut parsed) {
+        Ok(()) => Ok(Some(CsvMetadata { members: m, parsed })),
+        Err(MetadataError::Json(e)) => {
+            not_json(e, out);
+            Err(())
+        }
+        Err(MetadataError::Type(e)) => {
+            wrong_type(e, out);
+            Err(())
+        }
+    }
+}
+
+/// The members of `property.CSVMetadata` with typed elements (maps, lists, lists of structs).
+fn csv_metadata_nested(k: &str, lower: &str, v: &J) -> Result<(), String> {
     let err = |field: &str, v: &J, ty: &str| {
         Err(format!(
             "json: cannot unmarshal {} into Go struct field CSVMetadata.{field} of type {ty}",
             kind(v)
         ))
     };
-    for (k, v) in m {
-        if v.is_null() {
-            continue;
-        }
-        let lower = k.to_ascii_lowercase();
-        match lower.as_str() {
-            "description" | "displayname" | "maturity" | "minkubeversion" if !v.is_string() => {
-                return err(k, v, "string");
+    match lower {
+        "annotations" | "labels" => match v {
+            J::Object(map) => {
+                if let Some(bad) = map.values().find(|x| !x.is_string() && !x.is_null()) {
+                    return err(k, bad, "string");
+                }
             }
-            "annotations" | "labels" => match v {
-                J::Object(map) => {
-                    if let Some(bad) = map.values().find(|x| !x.is_string() && !x.is_null()) {
-                        return err(k, bad, "string");
-                    }
+            _ => return err(k, v, "map[string]string"),
+        },
+        "keywords" => match v {
+            J::Array(items) => {
+                if let Some(bad) = items.iter().find(|x| !x.is_string() && !x.is_null()) {
+                    return err(k, bad, "string");
                 }
-                _ => return err(k, v, "map[string]string"),
-            },
-            "keywords" => match v {
-                J::Array(items) => {
-                    if let Some(bad) = items.iter().find(|x| !x.is_string() && !x.is_null()) {
-                        return err(k, bad, "string");
-                    }
-                }
-                _ => return err(k, v, "[]string"),
-            },
-            "installmodes" | "links" | "maintainers" | "nativeapis" => match v {
-                J::Array(items) => {
-                    for item in items {
-                        match item {
-                            J::Object(o) => {
-                                for (ik, iv) in o {
-                                    let bad = match ik.to_ascii_lowercase().as_str() {
-                                        "supported" => !(iv.is_boolean() || iv.is_null()),
-                                        _ => !(iv.is_string() || iv.is_null()),
-                                    };
-                                    if bad {
-                                        return err(&format!("{k}.{ik}"), iv, "string");
-                                    }
+            }
+            _ => return err(k, v, "[]string"),
+        },
+        "installmodes" | "links" | "maintainers" | "nativeapis" => match v {
+            J::Array(items) => {
+                for item in items {
+                    match item {
+                        J::Object(o) => {
+                            for (ik, iv) in o {
+                                let bad = match ik.to_ascii_lowercase().as_str() {
+                                    "supported" => !(iv.is_boolean() || iv.is_null()),
+                                    _ => !(iv.is_string() || iv.is_null()),
+                                };
+                                if bad {
+                                    return err(&format!("{k}.{ik}"), iv, "string");
                                 }
                             }
-                            J::Null => {}
-                            other => return err(k, other, "struct"),
                         }
+                        J::Null => {}
+                        other => return err(k, other, "struct"),
                     }
                 }
-                _ => return err(k, v, "[]struct"),
-            },
-            "provider" | "apiservicedefinitions" | "crddescriptions" if !v.is_object() => {
-                return err(k, v, "struct");
             }
-            _ => {}
-        }
+            _ => return err(k, v, "[]struct"),
+        },
+        _ => {}
     }
     Ok(())
 }
@@ -616,6 +774,14 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
     };
     let mut parse_failed = false;
     for (i, p) in b.properties.iter().enumerate() {
+        if p.type_ == property_type::CSV_METADATA {
+            match csv_metadata_property(b, i, p, out) {
+                Ok(Some(m)) => info.csv_metadata = Some(m),
+                Ok(None) => {}
+                Err(()) => parse_failed = true,
+            }
+            continue;
+        }
         let value: J = match serde_json::from_str(p.value.get()) {
             Ok(v) => v,
             Err(e) => {
@@ -660,7 +826,6 @@ fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
                     info.gvk_kinds.insert(k);
                 }
             }
-            property_type::CSV_METADATA => info.csv_metadata = Some(value.clone()),
             _ => {}
         }
     }
@@ -1144,21 +1309,33 @@ type CsvView<'a> = (
 /// the ClusterServiceVersion among the bundle objects.
 fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
     let b = info.bundle;
-    let csv_value: Option<J> = b
-        .csv_json
-        .as_deref()
-        .and_then(|t| serde_json::from_str::<J>(t).ok());
+    // Parsed only when read: the metadata's few members, or else the whole CSV.
+    let fields: [Option<std::borrow::Cow<J>>; 4];
+    let csv_value: Option<J>;
     // (install modes, minKubeVersion, displayName, annotations, owned CRD kinds)
     let (modes, min_kube, display, annotations, mut owned): CsvView =
         if let Some(m) = &info.csv_metadata {
+            fields = [
+                m.member("installModes"),
+                m.member("minKubeVersion"),
+                m.member("displayName"),
+                m.member("annotations"),
+            ];
+            let [modes, min_kube, display, annotations] = &fields;
             (
-                m.get("installModes"),
-                m.get("minKubeVersion"),
-                m.get("displayName"),
-                m.get("annotations"),
-                owned_kinds(m.get("crdDescriptions")),
+                modes.as_deref(),
+                min_kube.as_deref(),
+                display.as_deref(),
+                annotations.as_deref(),
+                raw_owned_kinds(m.members.get("crdDescriptions").copied()),
             )
-        } else if let Some(csv) = &csv_value {
+        } else if let Some(csv) = {
+            csv_value = b
+                .csv_json
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<J>(t).ok());
+            &csv_value
+        } {
             let spec = csv.get("spec");
             if let Some(s) = spec
                 && !s.is_object()
@@ -1276,6 +1453,212 @@ fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
                 &b.origin,
                 format!("bundle {name:?}: alm-examples is not valid JSON: {e}"),
             )),
+        }
+    }
+}
+
+/// [`owned_kinds`] of a raw `crdDescriptions`, in one pass that skips everything but the
+/// `kind` of each `owned` entry.
+fn raw_owned_kinds(crds: Option<&RawValue>) -> BTreeSet<String> {
+    crds.and_then(|c| serde_json::from_str::<kinds::OwnedKinds>(c.get()).ok())
+        .map(|k| k.0)
+        .unwrap_or_default()
+}
+
+/// Visitors reading `owned[].kind` as `serde_json::Value::get` would find it: keys matched
+/// exactly, the last of repeated keys wins, anything of another shape reads as absent.
+mod kinds {
+    use serde::Deserializer;
+    use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::collections::BTreeSet;
+    use std::fmt;
+
+    /// The kinds of `owned` (empty unless `crdDescriptions` is an object with a list there).
+    pub struct OwnedKinds(pub BTreeSet<String>);
+
+    impl<'de> de::Deserialize<'de> for OwnedKinds {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = OwnedKinds;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OwnedKinds, A::Error> {
+                    let mut owned = Vec::new();
+                    while let Some(key) = map.next_key::<Key<OWNED>>()? {
+                        if key.0 {
+                            owned = map.next_value::<List>()?.0;
+                        } else {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                    Ok(OwnedKinds(owned.into_iter().flatten().collect()))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    const OWNED: u8 = 0;
+    const KIND: u8 = 1;
+
+    /// Whether a key is the one looked for: `owned` (crdDescriptions) or `kind` (an entry).
+    struct Key<const WHICH: u8>(bool);
+
+    impl<'de, const WHICH: u8> de::Deserialize<'de> for Key<WHICH> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<const WHICH: u8>;
+            impl<const WHICH: u8> Visitor<'_> for V<WHICH> {
+                type Value = Key<WHICH>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a key")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<WHICH>, E> {
+                    let wanted = if WHICH == OWNED { "owned" } else { "kind" };
+                    Ok(Key(v == wanted))
+                }
+            }
+            d.deserialize_str(V::<WHICH>)
+        }
+    }
+
+    /// `owned`: each entry's `kind` when it is a string; empty when not a list.
+    struct List(Vec<Option<String>>);
+
+    impl<'de> de::Deserialize<'de> for List {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = List;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(Entry(kind)) = seq.next_element::<Entry>()? {
+                        out.push(kind);
+                    }
+                    Ok(List(out))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<List, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(List(Vec::new()))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<List, E> {
+                    Ok(List(Vec::new()))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// One `owned` entry: its `kind` when it is an object whose `kind` is a string.
+    struct Entry(Option<String>);
+
+    impl<'de> de::Deserialize<'de> for Entry {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Entry;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+                    let mut kind = None;
+                    while let Some(key) = map.next_key::<Key<KIND>>()? {
+                        if key.0 {
+                            kind = map.next_value::<Scalar>()?.0;
+                        } else {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Entry(kind))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entry, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Entry(None))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Entry, E> {
+                    Ok(Entry(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// A `kind` value: the string, or `None` for any other value (skipped).
+    struct Scalar(Option<String>);
+
+    impl<'de> de::Deserialize<'de> for Scalar {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Scalar;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.to_string())))
+                }
+                fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v)))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Scalar(None))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Scalar(None))
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scalar, E> {
+                    Ok(Scalar(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Scalar, E> {
+                    Ok(Scalar(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Scalar, E> {
+                    Ok(Scalar(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Scalar, E> {
+                    Ok(Scalar(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                    Ok(Scalar(None))
+                }
+            }
+            d.deserialize_any(V)
         }
     }
 }

@@ -17,6 +17,16 @@ pub fn canonical(node: &Node) -> Result<String, Unsupported> {
     Ok(out)
 }
 
+/// [`canonical`] as a raw JSON value, without parsing the text again to check it: [`write`]
+/// only ever writes one well-formed JSON value (literals, finite numbers, escaped strings,
+/// arrays and objects of those), with no surrounding whitespace.
+pub fn canonical_raw(node: &Node) -> Result<Box<serde_json::value::RawValue>, Unsupported> {
+    let text = canonical(node)?;
+    // SAFETY: `text` is the output of `write`, which emits exactly one JSON value and nothing
+    // around it (see its match arms); debug builds re-parse it to check.
+    Ok(unsafe { serde_json::value::RawValue::from_string_unchecked(text) })
+}
+
 /// Appends the canonical JSON of `node` to `out`.
 pub fn write(node: &Node, out: &mut String) -> Result<(), Unsupported> {
     match &node.value {
@@ -126,6 +136,19 @@ static NEEDS_CHECK: [bool; 256] = {
     t
 };
 
+/// Whether any of eight bytes is one [`NEEDS_CHECK`] flags (a control byte, `"`, `\\` or
+/// 0xE2). Exact for "any": the per-byte flags may be off, but the caller rescans bytewise.
+fn word_needs_check(w: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| (v.wrapping_sub(LO) & !v & HI) != 0;
+    let below_space = (w.wrapping_sub(LO * 0x20) & !w & HI) != 0;
+    below_space
+        || has_zero(w ^ (LO * u64::from(b'"')))
+        || has_zero(w ^ (LO * u64::from(b'\\')))
+        || has_zero(w ^ (LO * 0xE2))
+}
+
 /// A JSON string as Go writes it with `SetEscapeHTML(false)`.
 pub fn write_string(s: &str, out: &mut String) {
     out.reserve(s.len() + 2);
@@ -134,7 +157,15 @@ pub fn write_string(s: &str, out: &mut String) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        // Skip the bytes that never need escaping in one tight loop.
+        // Skip the bytes that never need escaping: eight at a time, then one by one.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if word_needs_check(u64::from_le_bytes(w)) {
+                break;
+            }
+            i += 8;
+        }
         while i < bytes.len() && !NEEDS_CHECK[usize::from(bytes[i])] {
             i += 1;
         }
@@ -205,6 +236,31 @@ mod tests {
         assert_eq!(
             canon("s: \"<a&b> \\\"q\\\" \\\\ \\n \\t \\b \\x01 \\u2028\"\n"),
             r#"{"s":"<a&b> \"q\" \\ \n \t \b \u0001 \u2028"}"#
+        );
+    }
+
+    #[test]
+    fn word_check_agrees_with_the_byte_table() {
+        // Every byte value in every lane, among bytes that never need a check.
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let mut w = [b'a'; 8];
+                w[lane] = b;
+                assert_eq!(
+                    word_needs_check(u64::from_le_bytes(w)),
+                    NEEDS_CHECK[usize::from(b)],
+                    "byte {b:#x} in lane {lane}"
+                );
+            }
+        }
+        let mut out = String::new();
+        write_string(
+            "abcdefgh\"ijklmnop\u{2028}qrstuvw\u{1}xyz\u{e9}\u{2027}",
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "\"abcdefgh\\\"ijklmnop\\u2028qrstuvw\\u0001xyz\u{e9}\u{2027}\""
         );
     }
 

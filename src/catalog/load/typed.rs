@@ -11,6 +11,7 @@ use crate::catalog::model::{
     Bundle, Channel, ChannelEntry, Deprecation, DeprecationEntry, Icon, Origin, Package,
     PackageScopedReference, Property, RelatedImage,
 };
+use serde_json::value::RawValue;
 
 /// Collects the type errors of one blob.
 pub struct Dec {
@@ -132,24 +133,22 @@ impl Dec {
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             let mut type_ = String::new();
-            let mut value: Option<String> = None;
+            let mut value: Option<Box<RawValue>> = None;
             if self.object(item, path, "property.Property") {
                 for (k, v) in sorted_entries(item) {
                     if k.eq_ignore_ascii_case("type") {
                         self.string(v, &format!("{path}.type"), &mut type_);
                     } else if k.eq_ignore_ascii_case("value") {
-                        match json::canonical(v) {
-                            Ok(text) => value = Some(text),
+                        match json::canonical_raw(v) {
+                            Ok(raw) => value = Some(raw),
                             Err(e) => self.errors.push(e.0),
                         }
                     }
                 }
             }
-            let value = value.unwrap_or_else(|| "null".to_string());
-            match Property::new(type_, value) {
-                Ok(p) => out.push(p),
-                Err(e) => self.errors.push(format!("property value is not JSON: {e}")),
-            }
+            // No `value` key: Go leaves the `json.RawMessage` nil, written as `null`.
+            let value = value.unwrap_or_else(|| RawValue::NULL.to_owned());
+            out.push(Property { type_, value });
         }
         out
     }

@@ -79,6 +79,11 @@ impl Formatter for GoFormatter {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // serde_json hands over fragments without quotes, backslashes or control characters;
+        // only U+2028/U+2029 (lead byte 0xE2) can still need an escape.
+        if memchr::memchr(0xE2, fragment.as_bytes()).is_none() {
+            return writer.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             let Some(esc) = go_escape(c, false) else {
@@ -162,9 +167,10 @@ pub fn go_indent(dst: &mut Vec<u8>, src: &[u8], indent: &str) {
             }
             // Copy the rest of the plain run up to the next quote or backslash at once.
             let start = i - 1;
-            while i < src.len() && src[i] != b'"' && src[i] != b'\\' {
-                i += 1;
-            }
+            i = src
+                .get(i..)
+                .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                .map_or(src.len(), |n| i + n);
             dst.extend_from_slice(&src[start..i]);
             continue;
         }

@@ -38,8 +38,9 @@ pub fn write_yaml_blob<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<(), WriteError> {
-    let compact = json::to_compact(value)?;
-    let tree: serde_json::Value = serde_json::from_slice(&compact)?;
+    // Straight to the tree (raw property values are parsed into it): the same value the
+    // compact JSON text would parse back to, without writing and re-reading that text.
+    let tree = serde_json::to_value(value)?;
     out.extend_from_slice(b"---\n");
     yaml::json_to_yaml(out, &tree);
     Ok(())
@@ -62,11 +63,122 @@ pub fn write_blob<T: Serialize + ?Sized>(
 /// `olm.package` blobs, channels by name, bundles by name (plain string order), other schemas
 /// (stable by schema), deprecations; finally other-schema blobs without a package.
 /// opm sorts channels and bundles with an unstable sort; equal names keep input order here.
+///
+/// Large catalogs are written on several threads (each blob into its own buffer, joined in
+/// order), so the bytes never depend on scheduling.
 pub fn write_config(
     out: &mut Vec<u8>,
     cfg: &DeclarativeConfig,
     format: Format,
 ) -> Result<(), WriteError> {
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    write_config_with(out, cfg, format, jobs)
+}
+
+/// One blob of the output, in the order it is written.
+#[derive(Clone, Copy)]
+enum Blob<'a> {
+    Package(&'a Package),
+    Channel(&'a Channel),
+    Bundle(&'a Bundle),
+    Other(&'a Meta),
+    Deprecation(&'a Deprecation),
+}
+
+impl Blob<'_> {
+    fn write(self, out: &mut Vec<u8>, format: Format) -> Result<(), WriteError> {
+        match self {
+            Blob::Package(p) => write_blob(out, p, format),
+            Blob::Channel(c) => write_blob(out, c, format),
+            Blob::Bundle(b) => write_blob(out, b, format),
+            Blob::Other(o) => write_blob(out, o, format),
+            Blob::Deprecation(d) => write_blob(out, d, format),
+        }
+    }
+}
+
+/// One chunk's bytes (or its first error), with the chunk's index.
+type ChunkResult = (usize, Result<Vec<u8>, WriteError>);
+
+/// Below this many blobs the threads cost more than they save.
+const PARALLEL_BLOBS: usize = 64;
+
+/// [`write_config`] on at most `jobs` threads.
+pub fn write_config_with(
+    out: &mut Vec<u8>,
+    cfg: &DeclarativeConfig,
+    format: Format,
+    jobs: usize,
+) -> Result<(), WriteError> {
+    let blobs = config_order(cfg);
+    if jobs <= 1 || blobs.len() < PARALLEL_BLOBS {
+        for blob in &blobs {
+            blob.write(out, format)?;
+        }
+        return Ok(());
+    }
+    // Small contiguous chunks taken from a shared counter keep both threads busy when blob
+    // sizes differ; each chunk's bytes land in its own slot.
+    let chunks: Vec<&[Blob]> = blobs.chunks(16).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<Vec<ChunkResult>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(chunks.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else { break };
+                        let mut buf = Vec::new();
+                        let result = chunk
+                            .iter()
+                            .try_for_each(|blob| blob.write(&mut buf, format))
+                            .map(|()| buf);
+                        done.push((i, result));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(done) => done,
+                // A writer panicked: carry the panic to the caller's guard, as a serial
+                // write would have.
+                Err(payload) => std::panic::resume_unwind(payload),
+            })
+            .collect()
+    });
+    let mut slots: Vec<Option<Result<Vec<u8>, WriteError>>> = Vec::new();
+    slots.resize_with(chunks.len(), || None);
+    for (i, result) in done.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(result);
+        }
+    }
+    out.reserve(
+        slots
+            .iter()
+            .map(|s| s.as_ref().and_then(|r| r.as_ref().ok()).map_or(0, Vec::len))
+            .sum(),
+    );
+    // Chunks in order: the first error is the one a serial write would have met.
+    for (slot, chunk) in slots.into_iter().zip(&chunks) {
+        match slot {
+            Some(result) => out.extend_from_slice(&result?),
+            None => {
+                for blob in *chunk {
+                    blob.write(out, format)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The blobs of `cfg` in the order [`write_config`] writes them.
+fn config_order(cfg: &DeclarativeConfig) -> Vec<Blob<'_>> {
     #[derive(Default)]
     struct Group<'a> {
         packages: Vec<&'a Package>,
@@ -91,33 +203,75 @@ pub fn write_config(
     for d in &cfg.deprecations {
         groups.entry(&d.package).or_default().deprecations.push(d);
     }
+    let mut order = Vec::with_capacity(
+        cfg.packages.len()
+            + cfg.channels.len()
+            + cfg.bundles.len()
+            + cfg.others.len()
+            + cfg.deprecations.len(),
+    );
     for (name, group) in &mut groups {
         if name.is_empty() {
             continue;
         }
-        for p in &group.packages {
-            write_blob(out, *p, format)?;
-        }
+        order.extend(group.packages.iter().map(|p| Blob::Package(p)));
         group.channels.sort_by(|a, b| a.name.cmp(&b.name));
-        for c in &group.channels {
-            write_blob(out, *c, format)?;
-        }
+        order.extend(group.channels.iter().map(|c| Blob::Channel(c)));
         group.bundles.sort_by(|a, b| a.name.cmp(&b.name));
-        for b in &group.bundles {
-            write_blob(out, *b, format)?;
-        }
+        order.extend(group.bundles.iter().map(|b| Blob::Bundle(b)));
         group.others.sort_by(|a, b| a.schema.cmp(&b.schema));
-        for o in &group.others {
-            write_blob(out, *o, format)?;
-        }
-        for d in &group.deprecations {
-            write_blob(out, *d, format)?;
-        }
+        order.extend(group.others.iter().map(|o| Blob::Other(o)));
+        order.extend(group.deprecations.iter().map(|d| Blob::Deprecation(d)));
     }
     if let Some(group) = groups.get("") {
-        for o in &group.others {
-            write_blob(out, *o, format)?;
+        order.extend(group.others.iter().map(|o| Blob::Other(o)));
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::model::{Origin, Property};
+
+    fn bundle(package: &str, i: usize) -> Bundle {
+        let value = format!(
+            r#"{{"packageName":"{package}","version":"1.{i}.0","note":"line one\nline two {i} \u2028"}}"#
+        );
+        Bundle {
+            schema: "olm.bundle".into(),
+            name: format!("{package}.v1.{i}.0"),
+            package: package.into(),
+            image: format!("quay.io/x/{package}@sha256:{i:064}"),
+            properties: vec![Property::new("olm.package", value).expect("json")],
+            related_images: Vec::new(),
+            objects: Vec::new(),
+            csv_json: None,
+            origin: Origin::default(),
         }
     }
-    Ok(())
+
+    #[test]
+    fn threads_write_the_same_bytes_in_the_same_order() {
+        let mut cfg = DeclarativeConfig::default();
+        // Packages and bundles out of order, more blobs than the parallel threshold.
+        for i in (0..150).rev() {
+            cfg.bundles
+                .push(bundle(if i % 3 == 0 { "b" } else { "a" }, i));
+        }
+        for format in [Format::Json, Format::Yaml] {
+            let mut serial = Vec::new();
+            write_config_with(&mut serial, &cfg, format, 1).expect("serial");
+            for jobs in [2, 3, 8] {
+                let mut parallel = Vec::new();
+                write_config_with(&mut parallel, &cfg, format, jobs).expect("parallel");
+                assert_eq!(serial, parallel, "{format:?} with {jobs} threads");
+            }
+            let text = String::from_utf8(serial).expect("utf-8");
+            // Package "a" first, bundles by name within it.
+            let a = text.find("a.v1.1.0").expect("a");
+            let b = text.find("b.v1.0.0").expect("b");
+            assert!(a < b);
+        }
+    }
 }

@@ -127,6 +127,61 @@ struct Analysis {
     block_allowed: bool,
 }
 
+/// Eight bytes at `i` as one word (little-endian), `None` near the end.
+fn word(v: &[u8], i: usize) -> Option<u64> {
+    let bytes = v.get(i..i.checked_add(8)?)?;
+    let mut w = [0u8; 8];
+    w.copy_from_slice(bytes);
+    Some(u64::from_le_bytes(w))
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `w` is `b` (exact for "any").
+fn has_byte(w: u64, b: u8) -> bool {
+    let x = w ^ (LO * u64::from(b));
+    (x.wrapping_sub(LO) & !x & HI) != 0
+}
+
+/// Eight ASCII bytes with no line break (and no space when `space_ends`): one column each.
+fn line_ascii_word(w: u64, space_ends: bool) -> bool {
+    let stops = w & HI != 0
+        || has_byte(w, b'\n')
+        || has_byte(w, b'\r')
+        || (space_ends && has_byte(w, b' '));
+    !stops
+}
+
+/// From `i`, the end of the run of bytes up to a line break (or a space when `space_ends`) and
+/// the number of characters in it.
+fn line_run(v: &[u8], mut i: usize, space_ends: bool) -> (usize, usize) {
+    let mut chars = 0;
+    loop {
+        while let Some(w) = word(v, i) {
+            if !line_ascii_word(w, space_ends) {
+                break;
+            }
+            i += 8;
+            chars += 8;
+        }
+        match v.get(i) {
+            None => break,
+            Some(b' ') if space_ends => break,
+            Some(&b) => {
+                if is_break(v, i) {
+                    break;
+                }
+                if b & 0xC0 != 0x80 {
+                    chars += 1;
+                }
+                i += 1;
+            }
+        }
+    }
+    (i, chars)
+}
+
 /// Printable ASCII that is neither a space nor an indicator checked after the first position.
 fn is_plain_ascii(b: u8) -> bool {
     (0x21..=0x7E).contains(&b) && b != b':' && b != b'#'
@@ -455,13 +510,8 @@ impl Emitter<'_> {
                 // The rest of a run of ordinary characters is copied at once: each would only
                 // be written and counted as one column.
                 let start = i;
-                let mut chars = 0;
-                while i < v.len() && v[i] != b' ' && !is_break(v, i) {
-                    if v[i] & 0xC0 != 0x80 {
-                        chars += 1;
-                    }
-                    i += 1;
-                }
+                let (end, chars) = line_run(v, i, true);
+                i = end;
                 self.out.extend_from_slice(&v[start..i]);
                 self.column += chars;
                 self.indention = false;
@@ -643,13 +693,8 @@ impl Emitter<'_> {
                 }
                 // A whole line at once: characters up to the next break are only copied.
                 let start = i;
-                let mut chars = 0;
-                while i < v.len() && !is_break(v, i) {
-                    if v[i] & 0xC0 != 0x80 {
-                        chars += 1;
-                    }
-                    i += 1;
-                }
+                let (end, chars) = line_run(v, i, false);
+                i = end;
                 self.out.extend_from_slice(&v[start..i]);
                 self.column += chars;
                 self.indention = false;
@@ -1027,27 +1072,38 @@ pub fn go_key_cmp(a: &str, b: &str) -> Ordering {
 }
 
 fn go_key_less(a: &str, b: &str) -> bool {
+    // Keys are almost always ASCII: compare bytes without collecting the characters.
+    if a.is_ascii() && b.is_ascii() {
+        return key_less(a.as_bytes(), b.as_bytes());
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    key_less(&ar, &br)
+}
+
+/// `keyList.Less` over the runes of two keys (bytes when both are ASCII, where they agree).
+fn key_less<T: Copy + Into<char>>(ar: &[T], br: &[T]) -> bool {
+    let ch = |s: &[T], i: usize| -> char { s.get(i).map_or('\0', |c| (*c).into()) };
     let digit = |c: char| c.is_ascii_digit();
     for i in 0..ar.len().min(br.len()) {
-        if ar[i] == br[i] {
+        let (ai_c, bi_c) = (ch(ar, i), ch(br, i));
+        if ai_c == bi_c {
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = ai_c.is_alphabetic();
+        let bl = bi_c.is_alphabetic();
         if al && bl {
-            return ar[i] < br[i];
+            return ai_c < bi_c;
         }
         if al || bl {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if ai_c == '0' || bi_c == '0' {
             let mut j = i;
-            while j > 0 && digit(ar[j - 1]) {
+            while j > 0 && digit(ch(ar, j - 1)) {
                 j -= 1;
-                if ar[j] != '0' {
+                if ch(ar, j) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -1055,17 +1111,17 @@ fn go_key_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && digit(ar[ai]) {
+        while ai < ar.len() && digit(ch(ar, ai)) {
             an = an
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+                .wrapping_add(i64::from(ch(ar, ai) as u8 - b'0'));
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && digit(br[bi]) {
+        while bi < br.len() && digit(ch(br, bi)) {
             bn = bn
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
+                .wrapping_add(i64::from(ch(br, bi) as u8 - b'0'));
             bi += 1;
         }
         if an != bn {
@@ -1074,7 +1130,7 @@ fn go_key_less(a: &str, b: &str) -> bool {
         if ai != bi {
             return ai < bi;
         }
-        return ar[i] < br[i];
+        return ai_c < bi_c;
     }
     ar.len() < br.len()
 }
@@ -1120,6 +1176,29 @@ mod tests {
         let first = got.lines().next().unwrap();
         assert!(first.len() > 80 && first.len() < 90, "{first}");
         assert!(got.lines().nth(1).unwrap().starts_with("  word"));
+    }
+
+    #[test]
+    fn word_predicates_agree_with_the_byte_checks() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let mut w = [b'a'; 8];
+                w[lane] = b;
+                let word = u64::from_le_bytes(w);
+                let ascii_line = b < 0x80 && b != b'\n' && b != b'\r';
+                assert_eq!(line_ascii_word(word, false), ascii_line, "{b:#x}@{lane}");
+                assert_eq!(
+                    line_ascii_word(word, true),
+                    ascii_line && b != b' ',
+                    "{b:#x}@{lane}"
+                );
+            }
+        }
+        let text = "abcdefghijkl\u{e9}mnopqrstuvwxyz0123 next\u{2028}x\nlast".as_bytes();
+        assert_eq!(line_run(text, 0, true), (32, 31));
+        assert_eq!(line_run(text, 0, false), (37, 36));
+        assert_eq!(line_run(text, 37, false), (37, 0));
+        assert_eq!(line_run(text, 40, false), (41, 1));
     }
 
     #[test]
