@@ -97,9 +97,6 @@ impl Blob<'_> {
     }
 }
 
-/// One chunk's bytes (or its first error), with the chunk's index.
-type ChunkResult = (usize, Result<Vec<u8>, WriteError>);
-
 /// Below this many blobs the threads cost more than they save.
 const PARALLEL_BLOBS: usize = 64;
 
@@ -118,14 +115,20 @@ pub fn write_config_with(
         return Ok(());
     }
     // Small contiguous chunks taken from a shared counter keep both threads busy when blob
-    // sizes differ; each chunk's bytes land in its own slot.
+    // sizes differ. A finished chunk is appended to `out` as soon as every chunk before it is,
+    // so only the chunks written out of order wait in memory, not a second copy of the output.
     let chunks: Vec<&[Blob]> = blobs.chunks(16).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<Vec<ChunkResult>> = std::thread::scope(|s| {
+    let joined = std::sync::Mutex::new(Joiner {
+        out,
+        next: 0,
+        waiting: BTreeMap::new(),
+        failed: None,
+    });
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs.min(chunks.len()))
             .map(|_| {
                 s.spawn(|| {
-                    let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(chunk) = chunks.get(i) else { break };
@@ -134,47 +137,68 @@ pub fn write_config_with(
                             .iter()
                             .try_for_each(|blob| blob.write(&mut buf, format))
                             .map(|()| buf);
-                        done.push((i, result));
+                        let stop = result.is_err();
+                        if let Ok(mut joiner) = joined.lock() {
+                            joiner.add(i, result);
+                        }
+                        if stop {
+                            // Later chunks cannot be written any more; let the others stop.
+                            next.fetch_add(chunks.len(), std::sync::atomic::Ordering::Relaxed);
+                        }
                     }
-                    done
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(done) => done,
-                // A writer panicked: carry the panic to the caller's guard, as a serial
-                // write would have.
-                Err(payload) => std::panic::resume_unwind(payload),
-            })
-            .collect()
-    });
-    let mut slots: Vec<Option<Result<Vec<u8>, WriteError>>> = Vec::new();
-    slots.resize_with(chunks.len(), || None);
-    for (i, result) in done.into_iter().flatten() {
-        if let Some(slot) = slots.get_mut(i) {
-            *slot = Some(result);
-        }
-    }
-    out.reserve(
-        slots
-            .iter()
-            .map(|s| s.as_ref().and_then(|r| r.as_ref().ok()).map_or(0, Vec::len))
-            .sum(),
-    );
-    // Chunks in order: the first error is the one a serial write would have met.
-    for (slot, chunk) in slots.into_iter().zip(&chunks) {
-        match slot {
-            Some(result) => out.extend_from_slice(&result?),
-            None => {
-                for blob in *chunk {
-                    blob.write(out, format)?;
-                }
+        for handle in handles {
+            // A writer panicked: carry the panic to the caller's guard, as a serial write
+            // would have.
+            if let Err(payload) = handle.join() {
+                std::panic::resume_unwind(payload);
             }
+        }
+    });
+    // A panicking writer was rethrown above, so the lock cannot be poisoned here.
+    let joiner = joined
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(error) = joiner.failed {
+        // The first error in chunk order is the one a serial write would have met.
+        return Err(error);
+    }
+    // Every chunk was appended; anything left (not possible) is written here, in order.
+    for chunk in chunks.get(joiner.next..).unwrap_or(&[]) {
+        for blob in *chunk {
+            blob.write(joiner.out, format)?;
         }
     }
     Ok(())
+}
+
+/// Appends chunks written on several threads to the output in chunk order.
+struct Joiner<'o> {
+    out: &'o mut Vec<u8>,
+    /// The chunk to append next.
+    next: usize,
+    /// Chunks finished before all those in front of them.
+    waiting: BTreeMap<usize, Result<Vec<u8>, WriteError>>,
+    /// The error of the earliest failed chunk reached in order.
+    failed: Option<WriteError>,
+}
+
+impl Joiner<'_> {
+    fn add(&mut self, i: usize, chunk: Result<Vec<u8>, WriteError>) {
+        self.waiting.insert(i, chunk);
+        while self.failed.is_none() {
+            let Some(chunk) = self.waiting.remove(&self.next) else {
+                break;
+            };
+            match chunk {
+                Ok(bytes) => self.out.extend_from_slice(&bytes),
+                Err(error) => self.failed = Some(error),
+            }
+            self.next += 1;
+        }
+    }
 }
 
 /// The blobs of `cfg` in the order [`write_config`] writes them.
