@@ -98,7 +98,7 @@ fn annotations(path: &Path) -> Vec<(String, String)> {
         .iter()
         .map(|(k, v)| {
             (
-                k.text.clone(),
+                k.text.to_string(),
                 v.as_str().expect("every value is a string").to_string(),
             )
         })

@@ -140,10 +140,10 @@ pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String>
     };
     for (key, value) in map {
         let text = match &value.value {
-            crate::bundle::yaml::Value::Scalar(t, _) => t.clone(),
+            crate::bundle::yaml::Value::Scalar(t, _) => t.to_string(),
             _ => "<non-scalar>".to_string(),
         };
-        out.insert(key.text.clone(), text);
+        out.insert(key.text.to_string(), text);
     }
     Ok(out)
 }

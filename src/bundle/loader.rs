@@ -392,7 +392,7 @@ impl Loader {
                 );
             }
             let root = docs.into_iter().next().map(|d| d.root).unwrap_or(Node {
-                value: Value::Scalar(String::new(), yaml::ScalarKind::Null),
+                value: Value::Scalar(yaml::Text::default(), yaml::ScalarKind::Null),
                 line: 1,
                 col: 1,
             });
@@ -521,7 +521,7 @@ impl Loader {
                 Value::Scalar(t, yaml::ScalarKind::Null) if t == "~" || t == "null" => {
                     String::new()
                 }
-                Value::Scalar(t, _) => t.clone(),
+                Value::Scalar(t, _) => t.to_string(),
                 _ => {
                     self.finding(
                         Diagnostic::new(
@@ -539,7 +539,7 @@ impl Loader {
                 }
             };
             entries.push(Annotation {
-                key: key.text.clone(),
+                key: key.text.to_string(),
                 value: text,
                 line: key.line,
                 node: value.clone(),

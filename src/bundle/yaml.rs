@@ -64,11 +64,16 @@ pub struct Node {
     pub col: usize,
 }
 
+/// The text of keys and scalars: up to 24 bytes stored inline, so most keys and short values
+/// (`type: string`, names, versions) cost no allocation. A manifest tree has one key and often
+/// one scalar per line, and allocating and freeing them was a third of the parse.
+pub type Text = compact_str::CompactString;
+
 /// A mapping key with its position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key {
     /// The key as written (scalar text).
-    pub text: String,
+    pub text: Text,
     /// 1-based line.
     pub line: usize,
     /// 1-based column.
@@ -79,7 +84,7 @@ pub struct Key {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// A scalar: its text exactly as decoded, and how it resolves.
-    Scalar(String, ScalarKind),
+    Scalar(Text, ScalarKind),
     /// A sequence.
     Seq(Vec<Node>),
     /// A mapping, in document order.
@@ -177,18 +182,18 @@ impl Node {
             Value::Scalar(_, ScalarKind::Bool(b)) => J::Bool(*b),
             Value::Scalar(text, ScalarKind::Int) => match parse_int(text) {
                 Some(i) => J::from(i),
-                None => J::String(text.clone()),
+                None => J::String(text.to_string()),
             },
             Value::Scalar(text, ScalarKind::Float) => parse_float(text)
                 .and_then(serde_json::Number::from_f64)
                 .map(J::Number)
-                .unwrap_or_else(|| J::String(text.clone())),
-            Value::Scalar(text, ScalarKind::Str) => J::String(text.clone()),
+                .unwrap_or_else(|| J::String(text.to_string())),
+            Value::Scalar(text, ScalarKind::Str) => J::String(text.to_string()),
             Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Map(entries) => J::Object(
                 entries
                     .iter()
-                    .map(|(k, v)| (k.text.clone(), v.to_json()))
+                    .map(|(k, v)| (k.text.to_string(), v.to_json()))
                     .collect(),
             ),
         }
@@ -362,7 +367,7 @@ enum Frame {
         node: Node,
         anchor: Option<String>,
         pending_key: Option<Key>,
-        seen: HashMap<String, usize>,
+        seen: HashMap<Text, usize>,
     },
 }
 
@@ -391,7 +396,7 @@ impl Builder {
         col: usize,
     ) -> Result<(), YamlError> {
         let node = Node {
-            value: Value::Scalar(text, kind),
+            value: Value::Scalar(text.into(), kind),
             line,
             col,
         };

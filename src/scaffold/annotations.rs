@@ -97,7 +97,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Existing, ScaffoldError> {
             }
             Value::Scalar(text, kind) => {
                 all_strings &= *kind == ScalarKind::Str;
-                text.clone()
+                text.to_string()
             }
             _ => {
                 return Err(shape(
@@ -111,7 +111,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Existing, ScaffoldError> {
             }
         };
         entries.push(Entry {
-            key: key.text.clone(),
+            key: key.text.to_string(),
             value: text,
         });
     }

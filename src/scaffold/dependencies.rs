@@ -215,7 +215,7 @@ fn other_keys_equal(a: &Node, b: &Node) -> bool {
             .unwrap_or(&[])
             .iter()
             .filter(|(k, _)| k.text != "dependencies")
-            .map(|(k, v)| (k.text.clone(), v.to_json()))
+            .map(|(k, v)| (k.text.to_string(), v.to_json()))
             .collect()
     };
     rest(a) == rest(b)
@@ -319,7 +319,7 @@ fn scalar(node: &Node) -> String {
     match &node.value {
         Value::Scalar(_, ScalarKind::Null) => "null".into(),
         Value::Scalar(t, ScalarKind::Str) => yaml_quote(t),
-        Value::Scalar(t, _) => t.clone(),
+        Value::Scalar(t, _) => t.to_string(),
         _ => String::new(),
     }
 }

@@ -11,7 +11,7 @@
 //! bundles and catalogs are almost entirely this subset.
 
 use crate::bundle::yaml::{
-    Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Value, YamlError,
+    Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Text, Value, YamlError,
 };
 use std::collections::HashMap;
 
@@ -513,7 +513,7 @@ impl<'a> P<'a, '_> {
                 self.block(j, Some(n))
             }
             _ => {
-                let node = self.node(Value::Scalar(String::new(), ScalarKind::Null), line, col);
+                let node = self.node(Value::Scalar(Text::default(), ScalarKind::Null), line, col);
                 Some((node, i + 1))
             }
         }
@@ -616,7 +616,7 @@ impl<'a> P<'a, '_> {
             };
             self.nodes += 1;
             let k = Key {
-                text: key.to_string(),
+                text: Text::from(key),
                 line: line.no,
                 col: n + 1,
             };
@@ -702,7 +702,7 @@ impl<'a> P<'a, '_> {
                 // sequence's item: leave that to libyaml.
                 Some(next) if next.indent == floor && is_dash(next.text) => return fail(line!()),
                 _ => {
-                    let null = Value::Scalar(String::new(), ScalarKind::Null);
+                    let null = Value::Scalar(Text::default(), ScalarKind::Null);
                     (self.node(null, no, col), i + 1)
                 }
             }
@@ -795,10 +795,10 @@ impl<'a> P<'a, '_> {
             }
         }
         let (text, kind) = match out {
-            None => (String::from(first), resolve_plain(first)),
+            None => (Text::from(first), resolve_plain(first)),
             // A multi-line plain scalar is almost always text; let the general parser decide.
             Some(out) => match resolve_plain(&out) {
-                ScalarKind::Str => (out, ScalarKind::Str),
+                ScalarKind::Str => (Text::from(out), ScalarKind::Str),
                 _ => return fail(line!()),
             },
         };
@@ -865,7 +865,7 @@ impl<'a> P<'a, '_> {
             }
         }
         Some((
-            self.node(Value::Scalar(out, ScalarKind::Str), no, col),
+            self.node(Value::Scalar(out.into(), ScalarKind::Str), no, col),
             j + 1,
         ))
     }
@@ -923,7 +923,7 @@ impl<'a> P<'a, '_> {
                             return fail(line!());
                         }
                         let node =
-                            self.node(Value::Scalar(String::new(), ScalarKind::Str), no, col);
+                            self.node(Value::Scalar(Text::default(), ScalarKind::Str), no, col);
                         return Some((node, j));
                     }
                 }
@@ -1003,7 +1003,10 @@ impl<'a> P<'a, '_> {
         }
         // Trailing blank lines belong to what follows unless kept.
         let end = j - trailing;
-        Some((self.node(Value::Scalar(out, ScalarKind::Str), no, col), end))
+        Some((
+            self.node(Value::Scalar(out.into(), ScalarKind::Str), no, col),
+            end,
+        ))
     }
 
     /// A double-quoted scalar: on one line, or folded over several as go-yaml writes long
@@ -1062,7 +1065,7 @@ impl<'a> P<'a, '_> {
             }
         }
         Some((
-            self.node(Value::Scalar(out, ScalarKind::Str), no, col),
+            self.node(Value::Scalar(out.into(), ScalarKind::Str), no, col),
             j + 1,
         ))
     }
@@ -1186,7 +1189,7 @@ impl P<'_, '_> {
             }
             _ => {
                 let (text, kind) = f.scalar()?;
-                Some(self.node(Value::Scalar(text, kind), line, col))
+                Some(self.node(Value::Scalar(text.into(), kind), line, col))
             }
         }
     }
@@ -1241,7 +1244,7 @@ impl P<'_, '_> {
                 }
                 self.nodes += 1;
                 let key = Key {
-                    text,
+                    text: text.into(),
                     line,
                     col: key_col,
                 };

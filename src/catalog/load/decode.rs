@@ -8,7 +8,7 @@
 //!   does not hide the others), and a piece holding only blanks or comments is a `null` document,
 //!   which opm rejects as missing its schema.
 
-use crate::bundle::yaml::{self, Key, Node, ScalarKind, Value};
+use crate::bundle::yaml::{self, Key, Node, ScalarKind, Text, Value};
 
 /// One decoded document: its tree (positions are lines of the whole file) or what went wrong.
 #[derive(Debug)]
@@ -162,21 +162,33 @@ fn strip_position(message: &str) -> &str {
 fn from_json(value: serde_json::Value, line: usize, col: usize) -> Node {
     use serde_json::Value as J;
     let value = match value {
-        J::Null => Value::Scalar(String::new(), ScalarKind::Null),
-        J::Bool(b) => Value::Scalar(b.to_string(), ScalarKind::Bool(b)),
+        J::Null => Value::Scalar(Text::default(), ScalarKind::Null),
+        J::Bool(b) => Value::Scalar(
+            Text::from(if b { "true" } else { "false" }),
+            ScalarKind::Bool(b),
+        ),
         J::Number(n) => {
             let kind = if n.is_f64() {
                 ScalarKind::Float
             } else {
                 ScalarKind::Int
             };
-            Value::Scalar(n.to_string(), kind)
+            Value::Scalar(n.to_string().into(), kind)
         }
-        J::String(s) => Value::Scalar(s, ScalarKind::Str),
+        J::String(s) => Value::Scalar(s.into(), ScalarKind::Str),
         J::Array(items) => Value::Seq(items.into_iter().map(|v| from_json(v, line, col)).collect()),
         J::Object(map) => Value::Map(
             map.into_iter()
-                .map(|(k, v)| (Key { text: k, line, col }, from_json(v, line, col)))
+                .map(|(k, v)| {
+                    (
+                        Key {
+                            text: k.into(),
+                            line,
+                            col,
+                        },
+                        from_json(v, line, col),
+                    )
+                })
                 .collect(),
         ),
     };

@@ -457,7 +457,7 @@ fn go_value(node: &Node) -> String {
             let _ = json::write_float(json::number(node).unwrap_or(0.0), "", &mut n);
             format!("%!t(float64={n}): {n}")
         }
-        Value::Scalar(text, ScalarKind::Str) => text.clone(),
+        Value::Scalar(text, ScalarKind::Str) => text.to_string(),
         Value::Seq(_) => "%!t([]interface {}=[…]): […]".to_string(),
         Value::Map(_) => "%!t(map[string]interface {}=map[…]): map[…]".to_string(),
     }
@@ -479,7 +479,7 @@ fn add_blob(ctx: &FileCtx, node: Node, part: &mut FilePart) {
     // Meta: keys folded; `schema`, `package`, `name` must be strings.
     let mut folded: Vec<(String, &str)> = entries
         .iter()
-        .map(|(k, _)| (k.text.to_lowercase(), k.text.as_str()))
+        .map(|(k, _)| (k.text.as_str().to_lowercase(), k.text.as_str()))
         .collect();
     folded.sort();
     let mut dup = false;
@@ -512,7 +512,7 @@ fn add_blob(ctx: &FileCtx, node: Node, part: &mut FilePart) {
             _ => continue,
         };
         match &v.value {
-            Value::Scalar(text, ScalarKind::Str) => slot.clone_from(text),
+            Value::Scalar(text, ScalarKind::Str) => text.as_str().clone_into(slot),
             _ => {
                 part.diagnostics.push(ctx.diag(
                     Rule::CatalogMetaType,

@@ -75,7 +75,7 @@ impl Dec {
     pub fn string(&mut self, node: &Node, path: &str, slot: &mut String) {
         match &node.value {
             Value::Scalar(_, ScalarKind::Null) => {}
-            Value::Scalar(text, ScalarKind::Str) => slot.clone_from(text),
+            Value::Scalar(text, ScalarKind::Str) => text.as_str().clone_into(slot),
             _ => self.type_error(node, path, "string"),
         }
     }

@@ -94,7 +94,7 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
         };
         if let Some(node) = go_field(fields, "schema") {
             match &node.value {
-                Value::Scalar(s, ScalarKind::Str) => schema = s.clone(),
+                Value::Scalar(s, ScalarKind::Str) => schema = s.to_string(),
                 Value::Scalar(_, ScalarKind::Null) => {}
                 _ => {
                     return Err(unmarshal(

@@ -345,7 +345,7 @@ fn read_channel(
 fn string_of(node: &Node) -> Result<Option<String>, ()> {
     match &node.value {
         Value::Scalar(_, ScalarKind::Null) => Ok(None),
-        Value::Scalar(s, ScalarKind::Str) => Ok(Some(s.clone())),
+        Value::Scalar(s, ScalarKind::Str) => Ok(Some(s.to_string())),
         _ => Err(()),
     }
 }
