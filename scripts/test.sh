@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh Debian machine or a developer's one.
-# Installs what the integration tests need (a real OCI registry and independent OCI clients)
+# Installs what the integration tests need (a real OCI registry, independent OCI clients, and Go
+# as the reference for the bundle-size figure)
 # when it is missing, then runs every test. The README's second set-up command runs this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,8 @@ command -v docker-registry >/dev/null 2>&1 || need+=(docker-registry)
 command -v skopeo >/dev/null 2>&1 || need+=(skopeo)
 command -v umoci >/dev/null 2>&1 || need+=(umoci)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Go itself is the reference for the bundle-size figure (tests/goflate_go.rs).
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

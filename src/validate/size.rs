@@ -23,7 +23,8 @@
 //!    to 0.9 % above Go on real bundles, which moved sn-operator 0.19.7 from the reference's
 //!    "996.7 kB" to "1.0 MB" and would flag bundles within a percent above a threshold where the
 //!    reference is silent. The port gave Go 1.19's exact length for every file of `../shared`
-//!    and on thousands of synthetic ones (see `goflate`'s tests).
+//!    and on thousands of synthetic ones; `tests/goflate_go.rs` runs Go itself against it in CI
+//!    (every manifest of `../shared` plus edge cases).
 
 use super::goflate::GoDeflate;
 use super::{Ctx, Diagnostic, Rule, Severity};
