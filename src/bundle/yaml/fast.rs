@@ -145,18 +145,7 @@ pub(crate) fn parse_stream(text: &str) -> Option<(Vec<Document>, Vec<YamlError>)
                 return fail(line!());
             }
         } else {
-            let mut p = P {
-                lines: piece,
-                depth: 0,
-                nodes: 0,
-                open_end: last,
-                items: Vec::new(),
-                entries: Vec::new(),
-                keys: Vec::new(),
-                anchors: HashMap::new(),
-                aliased: 0,
-                duplicates: Vec::new(),
-            };
+            let mut p = P::new(piece, last);
             let root = p.document()?;
             duplicates.append(&mut p.duplicates);
             nodes += p.nodes;
@@ -244,18 +233,7 @@ pub(crate) fn parse(chunk: &str) -> Option<Node> {
         return fail(line!());
     };
     let mut lines = split_lines(chunk, tabs, newlines)?;
-    let mut p = P {
-        lines: &mut lines,
-        depth: 0,
-        nodes: 0,
-        open_end: true,
-        items: Vec::new(),
-        entries: Vec::new(),
-        keys: Vec::new(),
-        anchors: HashMap::new(),
-        aliased: 0,
-        duplicates: Vec::new(),
-    };
+    let mut p = P::new(&mut lines, true);
     let root = p.document()?;
     // Duplicate keys are the general parser's to report to the catalog loader.
     if !p.duplicates.is_empty() {
@@ -423,6 +401,24 @@ fn rest_is_void(rest: &str) -> bool {
             let r = rest.trim_start_matches(' ');
             r.is_empty() || r.starts_with('#')
         })
+}
+
+impl<'a, 's> P<'a, 's> {
+    /// A parser for one document's lines; `open_end` as the field says.
+    fn new(lines: &'s mut [Line<'a>], open_end: bool) -> Self {
+        P {
+            lines,
+            depth: 0,
+            nodes: 0,
+            open_end,
+            items: Vec::new(),
+            entries: Vec::new(),
+            keys: Vec::new(),
+            anchors: HashMap::new(),
+            aliased: 0,
+            duplicates: Vec::new(),
+        }
+    }
 }
 
 impl<'a> P<'a, '_> {
