@@ -24,6 +24,7 @@ pub mod errors;
 pub mod findings;
 pub mod guard;
 pub mod image;
+pub mod parallel;
 pub mod reference;
 pub mod registry;
 pub mod scaffold;

@@ -192,34 +192,13 @@ fn preload_catalogs(sources: &[String]) -> Vec<Option<Result<DeclarativeConfig, 
     if catalogs.len() < 2 || jobs < 2 {
         return slots;
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let opts = load::LoadOptions { jobs: Some(1) };
-    let done: Vec<Vec<(usize, Result<DeclarativeConfig, RenderError>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..jobs.min(catalogs.len()))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&i) = catalogs.get(n) else { break };
-                        if let Some(source) = sources.get(i) {
-                            out.push((i, load_catalog_with(source, Path::new(source), &opts)));
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(out) => out,
-                // Carry a loader panic to the command's guard, as a serial load would.
-                Err(payload) => std::panic::resume_unwind(payload),
-            })
-            .collect()
+    let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
+        let i = catalogs.get(n).copied()?;
+        let source = sources.get(i)?;
+        Some((i, load_catalog_with(source, Path::new(source), &opts)))
     });
-    for (i, result) in done.into_iter().flatten() {
+    for (i, result) in loaded.into_iter().flatten() {
         if let Some(slot) = slots.get_mut(i) {
             *slot = Some(result);
         }

@@ -8,7 +8,6 @@ use crate::findings::{Diagnostic, Rule, Severity};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Files above this size are not read: real bundles stay under 3 MiB per file, and a bundle has to
 /// fit a 1 MiB compressed ConfigMap anyway.
@@ -936,52 +935,22 @@ fn parse_many(files: &[(String, PathBuf, String)]) -> Vec<Parsed> {
     if threads <= 1 {
         return files.iter().map(parse).collect();
     }
-    // Each thread takes the next file until none is left, inside its own isolation boundary.
-    let next = AtomicUsize::new(0);
-    let drain = || {
-        crate::guard::catch(|| {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(file) = files.get(i) else { break };
-                done.push((i, parse(file)));
-            }
-            done
-        })
-    };
-    let outcomes = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(drain)).collect();
-        let mut outcomes = vec![drain()];
-        for helper in helpers {
-            // A helper's panics are caught inside it; a join error cannot carry one.
-            outcomes.extend(helper.join().ok());
-        }
-        outcomes
+    // Each file inside its own isolation boundary, so a failure keeps its message and file on
+    // its way back to this thread.
+    let parsed = crate::parallel::map_indexed(files.len(), threads, None, |i| {
+        crate::guard::catch(|| files.get(i).map(parse))
     });
-    let mut slots: Vec<Option<Parsed>> = files.iter().map(|_| None).collect();
-    for outcome in outcomes {
-        match outcome {
-            Ok(done) => {
-                for (i, parsed) in done {
-                    if let Some(slot) = slots.get_mut(i) {
-                        *slot = Some(parsed);
-                    }
-                }
-            }
-            Err(failure) => crate::guard::rethrow(failure),
-        }
-    }
-    slots
+    parsed
         .into_iter()
-        .map(|parsed| {
-            parsed.unwrap_or_else(|| {
-                Err(YamlError {
-                    message: "olmpack did not parse this file (internal error)".into(),
-                    line: 1,
-                    col: 1,
-                    duplicate_key: false,
-                })
-            })
+        .map(|outcome| match outcome {
+            Ok(Some(parsed)) => parsed,
+            Ok(None) => Err(YamlError {
+                message: "olmpack did not parse this file (internal error)".into(),
+                line: 1,
+                col: 1,
+                duplicate_key: false,
+            }),
+            Err(failure) => crate::guard::rethrow(failure),
         })
         .collect()
 }

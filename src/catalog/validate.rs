@@ -98,59 +98,14 @@ pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report
             .map(|d| validate_dir_isolated(d, &opts))
             .collect();
     }
-    // Largest folders first, so no worker is left with a big one at the end; each result goes
-    // back to its slot, so the order of the reports does not change.
-    let mut order: Vec<(u64, usize)> = dirs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (size_hint(d), i))
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Largest folders first, so no worker is left with a big one at the end; the reports keep
+    // the order given.
+    let sizes: Vec<u64> = dirs.iter().map(|d| size_hint(d)).collect();
     let opts = LoadOptions { jobs: Some(1) };
-    let mut done: Vec<(usize, Result<Report, LoadError>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..jobs.min(dirs.len()))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(_, i)) = order.get(n) else { break };
-                        let Some(dir) = dirs.get(i) else { break };
-                        out.push((i, validate_dir_isolated(dir, &opts)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    let mut by_index: Vec<Option<Result<Report, LoadError>>> =
-        (0..dirs.len()).map(|_| None).collect();
-    for (i, r) in done {
-        if let Some(slot) = by_index.get_mut(i) {
-            *slot = Some(r);
-        }
-    }
-    by_index
-        .into_iter()
-        .zip(dirs)
-        .map(|(r, d)| {
-            // Only if a worker itself stopped (every catalog is caught): still olmpack's fault.
-            r.unwrap_or_else(|| {
-                let failure = crate::guard::InternalFailure {
-                    file: None,
-                    message: "the worker thread validating this catalog stopped".to_string(),
-                    location: None,
-                };
-                Ok(internal_error_report(d, &failure))
-            })
-        })
-        .collect()
+    crate::parallel::map_indexed(dirs.len(), jobs, Some(&sizes), |i| match dirs.get(i) {
+        Some(dir) => validate_dir_isolated(dir, &opts),
+        None => Ok(Report::default()),
+    })
 }
 
 /// Bytes in the files directly inside `dir` (0 when unreadable): enough to schedule the usual

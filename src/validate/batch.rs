@@ -5,9 +5,8 @@
 
 use super::{Diagnostic, Options, Report, Rule};
 use crate::bundle::Bundle;
-use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use crate::parallel::map_indexed;
+use std::path::{Path, PathBuf};
 
 /// Validates folders on up to `jobs` threads; reports keep the input order. A folder that cannot
 /// be loaded gets a report with one `file/unreadable` finding.
@@ -19,69 +18,29 @@ pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> V
     let workers = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .clamp(1, dirs.len().max(1));
-    let order = largest_first(dirs, workers);
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Report>>> = Mutex::new(vec![None; dirs.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let Some(dir) = dirs.get(i) else { break };
-                    // Each bundle is isolated: a bug hit on one becomes its internal/error
-                    // finding, and every other bundle still gets its full report.
-                    let checked = crate::guard::catch(|| {
-                        let _reading = crate::guard::reading(dir);
-                        match Bundle::load(dir) {
-                            Ok(bundle) => super::validate(&bundle, opts),
-                            Err(e) => unreadable(dir, crate::errors::error_chain(&e)),
-                        }
-                    });
-                    let report = checked.unwrap_or_else(|failure| {
-                        internal_error_report(&dir.display().to_string(), Some(dir), &failure)
-                    });
-                    if let Ok(mut guard) = slots.lock()
-                        && let Some(slot) = guard.get_mut(i)
-                    {
-                        *slot = Some(report);
-                    }
-                }
-            });
-        }
+    // With one worker the order cannot matter and no folder is listed.
+    let sizes = (workers > 1).then(|| {
+        map_indexed(dirs.len(), workers, None, |i| {
+            dirs.get(i).map_or(0, |dir| shallow_size(dir))
+        })
     });
-    slots
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .zip(dirs)
-        .map(|(r, dir)| r.unwrap_or_else(|| unreadable(dir, "validation did not run".into())))
-        .collect()
-}
-
-/// Indices of `dirs`, largest bundle first (ties keep the input order). With one worker, or one
-/// folder, the order cannot matter and no folder is listed.
-fn largest_first(dirs: &[PathBuf], workers: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..dirs.len()).collect();
-    if workers < 2 || dirs.len() < 2 {
-        return order;
-    }
-    let next = AtomicUsize::new(0);
-    let sizes: Vec<AtomicU64> = dirs.iter().map(|_| AtomicU64::new(0)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let (Some(dir), Some(size)) = (dirs.get(i), sizes.get(i)) else {
-                        break;
-                    };
-                    size.store(shallow_size(dir), Ordering::Relaxed);
-                }
-            });
-        }
-    });
-    order
-        .sort_by_key(|&i| std::cmp::Reverse(sizes.get(i).map_or(0, |s| s.load(Ordering::Relaxed))));
-    order
+    map_indexed(dirs.len(), workers, sizes.as_deref(), |i| {
+        let Some(dir) = dirs.get(i) else {
+            return unreadable(Path::new(""), "validation did not run".into());
+        };
+        // Each bundle is isolated: a bug hit on one becomes its internal/error finding, and
+        // every other bundle still gets its full report.
+        let checked = crate::guard::catch(|| {
+            let _reading = crate::guard::reading(dir);
+            match Bundle::load(dir) {
+                Ok(bundle) => super::validate(&bundle, opts),
+                Err(e) => unreadable(dir, crate::errors::error_chain(&e)),
+            }
+        });
+        checked.unwrap_or_else(|failure| {
+            internal_error_report(&dir.display().to_string(), Some(dir), &failure)
+        })
+    })
 }
 
 /// Bytes in the files of a bundle folder and of its direct subfolders (`manifests/`,

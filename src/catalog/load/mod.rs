@@ -322,57 +322,12 @@ fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePar
         })
         .unwrap_or_else(|failure| internal_failure_part(rel, &failure))
     };
-    if jobs <= 1 || files.len() <= 1 {
-        return files.iter().map(|(rel, _)| work(rel)).collect();
-    }
-    // Largest files first keeps the workers busy; slots keep the file order.
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by(|a, b| files[*b].1.cmp(&files[*a].1).then(a.cmp(b)));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut slots: Vec<Option<FilePart>> = Vec::new();
-    slots.resize_with(files.len(), || None);
-    let results: Vec<Vec<(usize, FilePart)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..jobs.min(files.len()))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&idx) = order.get(i) else { break };
-                        if let Some((rel, _)) = files.get(idx) {
-                            done.push((idx, work(rel)));
-                        }
-                    }
-                    done
-                })
-            })
-            .collect();
-        // `work` catches every panic, so a worker cannot fail; should one still do, its files
-        // are reported as internal failures below, not blamed on the user.
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (idx, part) in results.into_iter().flatten() {
-        if let Some(slot) = slots.get_mut(idx) {
-            *slot = Some(part);
-        }
-    }
-    slots
-        .into_iter()
-        .zip(files)
-        .map(|(part, (rel, _))| {
-            part.unwrap_or_else(|| {
-                let failure = crate::guard::InternalFailure {
-                    file: Some(root.join(rel)),
-                    message: "the worker thread parsing this file stopped".to_string(),
-                    location: None,
-                };
-                internal_failure_part(rel, &failure)
-            })
-        })
-        .collect()
+    // Largest files first keeps the workers busy; results keep the file order.
+    let sizes: Vec<u64> = files.iter().map(|(_, size)| *size).collect();
+    crate::parallel::map_indexed(files.len(), jobs, Some(&sizes), |i| match files.get(i) {
+        Some((rel, _)) => work(rel),
+        None => FilePart::default(),
+    })
 }
 
 /// The result of a file on which olmpack failed internally: one `internal/error` finding naming

@@ -20,8 +20,6 @@ pub use crate::catalog::compat::{CompatParseError, OpmCompat};
 use crate::bundle::yaml::{self, Node, Value};
 use crate::catalog::model::{Bundle, DeclarativeConfig};
 use std::fmt;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The template kinds olmpack renders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,36 +294,10 @@ pub fn render_all(
     renderer: &dyn BundleRenderer,
     jobs: usize,
 ) -> Vec<RenderResult> {
-    let workers = jobs.max(1).min(refs.len());
-    if workers <= 1 {
-        return refs.iter().map(|r| renderer.render(r)).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<RenderResult>>> = Mutex::new(refs.iter().map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(reference) = refs.get(i) else { break };
-                    let result = renderer.render(reference);
-                    if let Ok(mut slots) = slots.lock()
-                        && let Some(slot) = slots.get_mut(i)
-                    {
-                        *slot = Some(result);
-                    }
-                }
-            });
-        }
-    });
-    let slots = match slots.into_inner() {
-        Ok(slots) => slots,
-        Err(poisoned) => poisoned.into_inner(),
-    };
-    slots
-        .into_iter()
-        .map(|s| s.unwrap_or_else(|| Err(BundleRenderError::new("rendering was interrupted"))))
-        .collect()
+    crate::parallel::map_indexed(refs.len(), jobs.max(1), None, |i| match refs.get(i) {
+        Some(reference) => renderer.render(reference),
+        None => Err(BundleRenderError::new("rendering was interrupted")),
+    })
 }
 
 #[cfg(test)]
