@@ -9,16 +9,14 @@ use olmpack::catalog::validate::validate_dirs;
 use std::path::PathBuf;
 use std::time::Instant;
 
+#[path = "support/measure.rs"]
+mod measure;
+use measure::{cpu_seconds, peak_rss_kib};
+
 fn shared() -> PathBuf {
     std::env::var_os("OLMPACK_CATALOGS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs"))
-}
-
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn main() {
@@ -110,23 +108,4 @@ fn main() {
             kib as f64 * 1024.0 / largest.max(1) as f64
         );
     }
-}
-
-/// User+system CPU time of this process, from /proc/self/stat (clock ticks of 1/100 s): the
-/// machine is shared, so wall time alone says little.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }

@@ -8,29 +8,14 @@ use olmpack::catalog::write::Format;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[path = "support/measure.rs"]
+mod measure;
+use measure::{cpu_seconds, peak_rss_kib};
+
 fn shared() -> PathBuf {
     std::env::var_os("OLMPACK_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
-
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// CPU seconds (user + system) used by this process so far: on a shared machine wall time
-/// measures the neighbours as much as olmpack.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 of the file (utime, stime) are 11 and 12 after the command name.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn dir_size(p: &Path) -> u64 {
