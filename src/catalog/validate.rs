@@ -1428,6 +1428,28 @@ mod kinds {
     use std::collections::BTreeSet;
     use std::fmt;
 
+    /// The visitor methods for the scalar values (booleans, numbers, null) that a visitor reads
+    /// as absent: `$value` for each.
+    macro_rules! other_values_are {
+        ($ty:ty, $value:expr) => {
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<$ty, E> {
+                Ok($value)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<$ty, E> {
+                Ok($value)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<$ty, E> {
+                Ok($value)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<$ty, E> {
+                Ok($value)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<$ty, E> {
+                Ok($value)
+            }
+        };
+    }
+
     /// The kinds of `owned` (empty unless `crdDescriptions` is an object with a list there).
     pub struct OwnedKinds(pub BTreeSet<String>);
 
@@ -1503,21 +1525,7 @@ mod kinds {
                 fn visit_str<E: de::Error>(self, _: &str) -> Result<List, E> {
                     Ok(List(Vec::new()))
                 }
-                fn visit_bool<E: de::Error>(self, _: bool) -> Result<List, E> {
-                    Ok(List(Vec::new()))
-                }
-                fn visit_i64<E: de::Error>(self, _: i64) -> Result<List, E> {
-                    Ok(List(Vec::new()))
-                }
-                fn visit_u64<E: de::Error>(self, _: u64) -> Result<List, E> {
-                    Ok(List(Vec::new()))
-                }
-                fn visit_f64<E: de::Error>(self, _: f64) -> Result<List, E> {
-                    Ok(List(Vec::new()))
-                }
-                fn visit_unit<E: de::Error>(self) -> Result<List, E> {
-                    Ok(List(Vec::new()))
-                }
+                other_values_are!(List, List(Vec::new()));
             }
             d.deserialize_any(V)
         }
@@ -1552,21 +1560,7 @@ mod kinds {
                 fn visit_str<E: de::Error>(self, _: &str) -> Result<Entry, E> {
                     Ok(Entry(None))
                 }
-                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Entry, E> {
-                    Ok(Entry(None))
-                }
-                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Entry, E> {
-                    Ok(Entry(None))
-                }
-                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Entry, E> {
-                    Ok(Entry(None))
-                }
-                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Entry, E> {
-                    Ok(Entry(None))
-                }
-                fn visit_unit<E: de::Error>(self) -> Result<Entry, E> {
-                    Ok(Entry(None))
-                }
+                other_values_are!(Entry, Entry(None));
             }
             d.deserialize_any(V)
         }
@@ -1597,21 +1591,7 @@ mod kinds {
                     while seq.next_element::<IgnoredAny>()?.is_some() {}
                     Ok(Scalar(None))
                 }
-                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scalar, E> {
-                    Ok(Scalar(None))
-                }
-                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Scalar, E> {
-                    Ok(Scalar(None))
-                }
-                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Scalar, E> {
-                    Ok(Scalar(None))
-                }
-                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Scalar, E> {
-                    Ok(Scalar(None))
-                }
-                fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
-                    Ok(Scalar(None))
-                }
+                other_values_are!(Scalar, Scalar(None));
             }
             d.deserialize_any(V)
         }
@@ -1628,4 +1608,41 @@ fn owned_kinds(crds: Option<&J>) -> BTreeSet<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod owned_kinds_tests {
+    use super::*;
+
+    /// The one-pass reader of raw `crdDescriptions` must find exactly what reading the parsed
+    /// value finds, whatever the shapes around `owned[].kind`.
+    #[test]
+    fn raw_and_parsed_readers_agree_on_every_shape() {
+        let cases = [
+            r#"{"owned":[{"kind":"A"},{"kind":"B","name":"b"}]}"#,
+            r#"{"owned":[{"kind":"A","kind":"B"}]}"#,
+            r#"{"owned":[{"Kind":"A"},{"kind":5},{"kind":null},{"kind":["A"]},{"kind":{"x":1}}]}"#,
+            r#"{"owned":[1,true,null,"A",1.5,[],{}]}"#,
+            r#"{"owned":{"kind":"A"}}"#,
+            r#"{"owned":"A"}"#,
+            r#"{"owned":null}"#,
+            r#"{"owned":7,"required":[{"kind":"R"}]}"#,
+            r#"{"owned":[{"kind":"A"}],"owned":[{"kind":"B"}]}"#,
+            r#"[{"kind":"A"}]"#,
+            r#""text""#,
+            r#"12"#,
+            r#"false"#,
+            r#"null"#,
+            r#"{}"#,
+        ];
+        for case in cases {
+            let raw: Box<RawValue> = serde_json::from_str(case).expect("raw");
+            let value: J = serde_json::from_str(case).expect("value");
+            assert_eq!(
+                raw_owned_kinds(Some(&raw)),
+                owned_kinds(Some(&value)),
+                "{case}"
+            );
+        }
+    }
 }
