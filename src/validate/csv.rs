@@ -249,11 +249,12 @@ const FIELD_SHAPES: &[(&str, Shape)] = &[
 fn field_types(ctx: &mut Ctx<'_>, csv: &Object) {
     for (path, shape) in FIELD_SHAPES {
         let parts: Vec<&str> = path.split('.').collect();
-        let mut found = Vec::new();
-        collect_at(&csv.root, &parts, String::new(), &mut found);
-        for (at, node) in found {
+        // The path of a finding is spelled out only when there is one: a large CSV has
+        // thousands of permission rules, and formatting each one's path cost more than the rule.
+        let mut trail = Vec::with_capacity(parts.len());
+        walk_at(&csv.root, &parts, &mut trail, &mut |trail, node| {
             if node.is_null() {
-                continue;
+                return;
             }
             let ok = match shape {
                 Shape::Scalar => node.scalar_text().is_some(),
@@ -269,12 +270,16 @@ fn field_types(ctx: &mut Ctx<'_>, csv: &Object) {
                 ctx.push(
                     Diagnostic::new(
                         Rule::CsvFieldType,
-                        format!("{at} must be {want}, found a {}", node.kind_name()),
+                        format!(
+                            "{} must be {want}, found a {}",
+                            spell_trail(trail),
+                            node.kind_name()
+                        ),
                     )
                     .at(&csv.file, node.line),
                 );
             }
-        }
+        });
     }
     // Annotation values are strings; `categories: [a, b]` is a common slip.
     if let Some(entries) = csv
@@ -300,23 +305,52 @@ fn field_types(ctx: &mut Ctx<'_>, csv: &Object) {
     }
 }
 
-fn collect_at<'a>(node: &'a Node, parts: &[&str], at: String, out: &mut Vec<(String, &'a Node)>) {
+/// One step of a path to a node: a mapping key or a sequence index.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Calls `found` with every node at `parts` under `node` (`*` stands for every item of a
+/// sequence), in document order, with the steps taken to reach it.
+fn walk_at<'a>(
+    node: &Node,
+    parts: &[&'a str],
+    trail: &mut Vec<Step<'a>>,
+    found: &mut impl FnMut(&[Step<'a>], &Node),
+) {
     let Some((first, rest)) = parts.split_first() else {
-        out.push((at, node));
+        found(trail, node);
         return;
     };
     if *first == "*" {
         for (i, item) in node.as_seq().unwrap_or(&[]).iter().enumerate() {
-            collect_at(item, rest, format!("{at}[{i}]"), out);
+            trail.push(Step::Index(i));
+            walk_at(item, rest, trail, found);
+            trail.pop();
         }
     } else if let Some(child) = node.get(first) {
-        let at = if at.is_empty() {
-            (*first).to_string()
-        } else {
-            format!("{at}.{first}")
-        };
-        collect_at(child, rest, at, out);
+        trail.push(Step::Key(first));
+        walk_at(child, rest, trail, found);
+        trail.pop();
     }
+}
+
+/// A path as the messages write it: `spec.install.spec.permissions[0].rules`.
+fn spell_trail(trail: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in trail {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 fn required_fields(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
@@ -901,5 +935,37 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Step, spell_trail, walk_at};
+    use crate::bundle::yaml::parse_stream;
+
+    #[test]
+    fn paths_are_spelled_with_keys_and_indexes_in_document_order() {
+        let text = "spec:\n  rules:\n  - verbs: [get]\n  - verbs: get\n  - other: 1\n";
+        let docs = parse_stream(text).expect("valid YAML");
+        let root = &docs[0].root;
+        let mut seen = Vec::new();
+        let mut trail = Vec::new();
+        walk_at(
+            root,
+            &["spec", "rules", "*", "verbs"],
+            &mut trail,
+            &mut |t, n| {
+                seen.push((spell_trail(t), n.line));
+            },
+        );
+        assert_eq!(
+            seen,
+            [
+                ("spec.rules[0].verbs".to_string(), 3),
+                ("spec.rules[1].verbs".to_string(), 4)
+            ]
+        );
+        assert!(trail.is_empty(), "the walk leaves the trail as it found it");
+        assert_eq!(spell_trail(&[Step::Index(2), Step::Key("a")]), "[2].a");
     }
 }
