@@ -3,7 +3,16 @@
 //! output never depends on scheduling. Bundles, catalog files, catalog folders and templates'
 //! bundle images all fan out through it.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The number of threads worth running, asked of the system once per process: the standard
+/// library reads the cgroup quota files on every call (a dozen system calls), and the bundle
+/// batch asked once per bundle.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
 
 /// Maps `work` over `0..len` on up to `threads` threads and returns the results in index order.
 ///

@@ -928,8 +928,7 @@ fn parse_many(files: &[(String, PathBuf, String)]) -> Vec<Parsed> {
         yaml::parse_stream_lenient(text)
     };
     let bytes: usize = files.iter().map(|(_, _, t)| t.len()).sum();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
+    let threads = crate::parallel::cores()
         .min(files.len())
         .min(bytes / PARALLEL_FROM + 1);
     if threads <= 1 {

@@ -95,8 +95,8 @@ pub fn run(args: &Args) -> Outcome {
         ColorChoice::Never => false,
         ColorChoice::Auto => super::color_on(std::io::stdout().is_terminal()),
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Stdout is line-buffered even into a pipe: one write for the whole report, not one per line.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     // A bundle that could not be read at all, or on which olmpack itself failed, is reported like
     // a finding (the other bundles keep their full report), then the run exits 2.
     let io_failure = reports
@@ -106,7 +106,7 @@ pub fn run(args: &Args) -> Outcome {
         OutputFormat::Json => render::json(&reports, args.strict, &mut out),
         OutputFormat::Text => render::text(&reports, "bundle", args.strict, color, &mut out),
     };
-    if let Err(e) = written
+    if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
         return Err(Failure::usage(format!("cannot write output: {e}")));

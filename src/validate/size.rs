@@ -114,8 +114,7 @@ fn encoded_len(n: u64) -> u64 {
 /// died (a bug: the rule then stays silent rather than guess).
 fn exact_size(files: &[Vec<u8>]) -> Option<u64> {
     let bytes: usize = files.iter().map(Vec::len).sum();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
+    let threads = crate::parallel::cores()
         .min(files.len())
         // Below a megabyte a thread costs more than it saves.
         .min(bytes / (1 << 20) + 1);
