@@ -232,17 +232,41 @@ impl GoDeflate {
         self.window_end += room.min(left);
     }
 
-    /// Inserts position `index` of the window in the hash chains; returns the previous head.
-    #[inline]
-    fn insert(&mut self, win: &[u8], index: usize) -> Option<i64> {
-        let bytes = win.get(index..index + MIN_MATCH)?;
-        let word = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        let hash = (word.wrapping_mul(0x1e35_a7bd) >> (32 - HASH_BITS)) as usize;
-        let head = &mut self.hash_head[hash & (HASH_SIZE - 1)];
+    /// Inserts position `index`, whose first 4 bytes are `bytes` and whose stored value is
+    /// `value` (the position plus `hash_offset`), in the hash chains; returns the previous
+    /// head's value.
+    #[inline(always)]
+    fn insert(&mut self, bytes: [u8; 4], index: usize, value: u32) -> u32 {
+        let head = &mut self.hash_head[hash4(bytes)];
         let previous = *head;
-        *head = (index as i64 + self.hash_offset) as u32;
+        *head = value;
         self.hash_prev[index & WINDOW_MASK] = previous;
-        Some(i64::from(previous))
+        previous
+    }
+
+    /// Inserts the consecutive positions from `first` on whose 4 bytes are `bytes.windows(4)`
+    /// (fewer than `WINDOW` of them) in the hash chains, as `insert` would one by one.
+    fn insert_run(&mut self, bytes: &[u8], first: usize, hash_offset: u32) {
+        let count = bytes.len().saturating_sub(MIN_MATCH - 1);
+        let start = first & WINDOW_MASK;
+        // The slots of `hash_prev` the positions take: to the table's end, then from its start.
+        let (tail, head) = self.hash_prev.split_at_mut(start);
+        // The first part's words, then the rest (overlapping by the 3 bytes words share).
+        let split = count.min(WINDOW - start);
+        let words_end = bytes.get(..split + MIN_MATCH - 1).unwrap_or_default();
+        let words_wrapped = bytes.get(split..).unwrap_or_default();
+        let mut value = (first as u32).wrapping_add(hash_offset);
+        let hash_head = &mut *self.hash_head;
+        for (slots, words) in [(head, words_end), (tail, words_wrapped)] {
+            for (slot, w) in slots.iter_mut().zip(words.windows(MIN_MATCH)) {
+                if let &[a, b, c, d] = w {
+                    let head = &mut hash_head[hash4([a, b, c, d])];
+                    *slot = *head;
+                    *head = value;
+                }
+                value = value.wrapping_add(1);
+            }
+        }
     }
 
     /// Go's `deflate()` at level 6 (lazy matching): tokens for the window until the lookahead
@@ -251,21 +275,31 @@ impl GoDeflate {
         let Some(win) = data.get(self.base..self.base + self.window_end) else {
             return;
         };
-        let window_end = self.window_end;
+        let window_end = win.len();
         if window_end.saturating_sub(self.index) < MIN_LOOKAHEAD && !sync {
             return;
         }
+        // `maxInsertIndex`: the positions below it have the four bytes a hash needs.
+        let max_insert = window_end.saturating_sub(MIN_MATCH - 1);
+        // Stored values are positions plus this. `fill` keeps it in 1..=MAX_HASH_OFFSET, and
+        // `hash_offset + index` (below 2^24 + 2^16) fits a u32, as Go's table entries do.
+        let hash_offset = u32::try_from(self.hash_offset).unwrap_or(0);
+        // The matcher's state lives in locals for the loop, and goes back to `self` at the end.
+        let mut index = self.index;
+        let mut length = self.length;
+        let mut offset = self.offset;
+        let mut byte_available = self.byte_available;
+        let mut chain_head = self.chain_head;
         loop {
-            let index = self.index;
             let lookahead = window_end.saturating_sub(index);
             if lookahead < MIN_LOOKAHEAD {
                 if !sync {
                     break;
                 }
                 if lookahead == 0 {
-                    if self.byte_available {
+                    if byte_available {
                         self.literal(win, index.saturating_sub(1));
-                        self.byte_available = false;
+                        byte_available = false;
                     }
                     if self.tokens > 0 {
                         self.write_block(index);
@@ -273,59 +307,59 @@ impl GoDeflate {
                     break;
                 }
             }
-            // `maxInsertIndex` is windowEnd - 3: the last positions with four bytes to hash.
-            if index + MIN_MATCH - 1 < window_end
-                && let Some(head) = self.insert(win, index)
+            if index < max_insert
+                && let Some(&[a, b, c, d]) = win.get(index..index + MIN_MATCH)
             {
-                self.chain_head = head;
+                let value = (index as u32).wrapping_add(hash_offset);
+                chain_head = i64::from(self.insert([a, b, c, d], index, value));
             }
-            let prev_length = self.length;
-            let prev_offset = self.offset;
-            self.length = MIN_MATCH - 1;
-            self.offset = 0;
+            let prev_length = length;
+            let prev_offset = offset;
+            length = MIN_MATCH - 1;
+            offset = 0;
             let min_index = index.saturating_sub(WINDOW) as i64;
-            let head = self.chain_head - self.hash_offset;
-            if head >= min_index
-                && lookahead > prev_length
-                && prev_length < LAZY
-                && let Some((length, offset)) = find_match(
+            let head = chain_head - self.hash_offset;
+            if head >= min_index && lookahead > prev_length && prev_length < LAZY {
+                (length, offset) = find_match(
                     win,
                     &self.hash_prev,
-                    self.hash_offset,
+                    hash_offset,
                     index,
-                    head,
+                    head as usize,
                     lookahead,
-                )
-            {
-                self.length = length;
-                self.offset = offset;
+                );
             }
-            if prev_length >= MIN_MATCH && self.length <= prev_length {
-                // The match at the previous position is at least as long: emit it.
+            if prev_length >= MIN_MATCH && length <= prev_length {
+                // The match at the previous position is at least as long: emit it, and hash
+                // the positions it covers (but the last, which the loop hashes next).
                 self.matched(prev_length, prev_offset);
                 let end = index + prev_length - 1;
-                for i in index + 1..end {
-                    if i + MIN_MATCH - 1 < window_end {
-                        self.insert(win, i);
-                    }
+                let stop = end.min(max_insert);
+                if let Some(covered) = win.get(index + 1..stop + MIN_MATCH - 1) {
+                    self.insert_run(covered, index + 1, hash_offset);
                 }
-                self.index = end;
-                self.byte_available = false;
-                self.length = MIN_MATCH - 1;
+                index = end;
+                byte_available = false;
+                length = MIN_MATCH - 1;
                 if self.tokens == MAX_BLOCK_TOKENS {
-                    self.write_block(self.index);
+                    self.write_block(index);
                 }
             } else {
-                if self.byte_available {
+                if byte_available {
                     self.literal(win, index.saturating_sub(1));
                     if self.tokens == MAX_BLOCK_TOKENS {
                         self.write_block(index);
                     }
                 }
-                self.index = index + 1;
-                self.byte_available = true;
+                index += 1;
+                byte_available = true;
             }
         }
+        self.index = index;
+        self.length = length;
+        self.offset = offset;
+        self.byte_available = byte_available;
+        self.chain_head = chain_head;
     }
 
     fn literal(&mut self, win: &[u8], at: usize) {
@@ -432,67 +466,116 @@ impl GoDeflate {
     }
 }
 
+/// The hash of 4 bytes (`hash4` in deflate.go), an index of `hash_head`.
+#[inline(always)]
+fn hash4(bytes: [u8; 4]) -> usize {
+    (u32::from_be_bytes(bytes).wrapping_mul(0x1e35_a7bd) >> (32 - HASH_BITS)) as usize
+}
+
 /// Go's `findMatch` with level 6's limits: the longest match (more than 3 bytes, and more than 4
-/// beyond 4 KiB back) along the hash chain from `head`, as `(length, distance)`.
+/// beyond 4 KiB back) along the hash chain from `head` (a position below `pos`), as `(length,
+/// distance)`; `(MIN_MATCH - 1, 0)` when there is none.
+#[inline(never)]
 fn find_match(
     win: &[u8],
     hash_prev: &[u32; WINDOW],
-    hash_offset: i64,
+    hash_offset: u32,
     pos: usize,
-    head: i64,
+    head: usize,
     lookahead: usize,
-) -> Option<(usize, usize)> {
-    let look = MAX_MATCH.min(lookahead);
-    let win = win.get(..pos + look)?;
-    let current = win.get(pos..)?;
-    let nice = look.min(NICE);
+) -> (usize, usize) {
     let mut length = MIN_MATCH - 1;
-    let mut tries = if length >= GOOD { CHAIN >> 2 } else { CHAIN };
-    let mut found = None;
+    let mut distance = 0;
+    let look = MAX_MATCH.min(lookahead);
+    // Go's `minIndex` clamped at 0: the chain goes no further back than this.
+    let low_pos = pos.saturating_sub(WINDOW);
+    // The caller calls with more lookahead than the previous length, at least 3, so `look` is
+    // at least 4 and so is `current`; a candidate is below `pos` and `length < look`, so the
+    // word at its `length - 3` ends by `pos + look`.
+    let (Some(win), true) = (win.get(..pos + look), (low_pos..pos).contains(&head)) else {
+        return (length, distance);
+    };
+    let Some(current) = win.get(pos..) else {
+        return (length, distance);
+    };
+    let nice = look.min(NICE);
     // Go compares the byte at `length` first; a candidate can only be longer if the 4 bytes
     // ending there match too, which is one cheaper test (and the same verdict).
-    let mut tail = word_at(current, length - 3)?;
-    let min_index = pos as i64 - WINDOW as i64;
-    let mut i = head;
-    while tries > 0 {
-        // Chains only lead backwards; anything else would be a broken table.
-        let Some(at) = usize::try_from(i).ok().filter(|&at| at < pos) else {
+    let Some(mut tail) = word_at(current, length - 3) else {
+        return (length, distance);
+    };
+    // Candidates are walked as `r`, their position minus `low_pos`; `tails[r..]` starts at
+    // their byte `length - 3`.
+    let mut tails = win.get(low_pos + length - 3..).unwrap_or_default();
+    // Stored values at or above `low` are positions from `low_pos` on: below it are Go's
+    // `i < minIndex || i < 0` (older entries, and those of earlier inputs).
+    let low = hash_offset.wrapping_add(low_pos as u32);
+    let mut r = (head - low_pos) as u32;
+    // Go's `tries`: candidates left to look at, this one included (a quarter of the chain
+    // limit from a good length on, which the length Go starts from never is).
+    let mut tries = if length >= GOOD { CHAIN >> 2 } else { CHAIN };
+    'chain: loop {
+        // The hot loop: skip the candidates whose tail word differs.
+        while word_at(tails, r as usize) != Some(tail) {
+            let Some(next) = next_candidate(hash_prev, low_pos, low, r, &mut tries) else {
+                break 'chain;
+            };
+            r = next;
+        }
+        let at = low_pos + r as usize;
+        let n = match_len(win.get(at..).unwrap_or_default(), current);
+        if n > length && (n > MIN_MATCH || pos - at <= 4096) {
+            length = n;
+            distance = pos - at;
+            if n >= nice {
+                break;
+            }
+            match word_at(current, length - 3) {
+                Some(word) => tail = word,
+                None => break,
+            }
+            tails = win.get(low_pos + length - 3..).unwrap_or_default();
+        }
+        let Some(next) = next_candidate(hash_prev, low_pos, low, r, &mut tries) else {
             break;
         };
-        if word_at(win, at + length - 3) == Some(tail) {
-            let n = match_len(&win[at..], current, look);
-            if n > length && (n > MIN_MATCH || pos - at <= 4096) {
-                length = n;
-                found = Some((n, pos - at));
-                if n >= nice {
-                    break;
-                }
-                tail = word_at(current, length - 3)?;
-            }
-        }
-        if i == min_index {
-            break;
-        }
-        i = i64::from(hash_prev[at & WINDOW_MASK]) - hash_offset;
-        if i < min_index || i < 0 {
-            break;
-        }
-        tries -= 1;
+        r = next;
     }
-    found
+    (length, distance)
+}
+
+/// The candidate after `r` (a position minus `low_pos`) on its chain, if the chain goes on and
+/// a try is left. The chain goes on while it leads backwards and not before `low_pos` (stored
+/// values below `low` are Go's `i < minIndex || i < 0`: older entries, and those of earlier
+/// inputs). A chain only ever leads backwards, but from Go's `minIndex` (`r == 0` when `pos >=
+/// WINDOW`), whose entry the current position has overwritten: there Go stops, and so does
+/// this test.
+#[inline(always)]
+fn next_candidate(
+    hash_prev: &[u32; WINDOW],
+    low_pos: usize,
+    low: u32,
+    r: u32,
+    tries: &mut usize,
+) -> Option<u32> {
+    *tries -= 1;
+    let next = hash_prev[(low_pos + r as usize) & WINDOW_MASK].wrapping_sub(low);
+    (next < r && *tries > 0).then_some(next)
 }
 
 /// The 4 bytes of `bytes` at `at`, if there are 4.
-#[inline]
+#[inline(always)]
 fn word_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let word: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
-    Some(u32::from_le_bytes(word))
+    match bytes.get(at..at + 4) {
+        Some(&[a, b, c, d]) => Some(u32::from_le_bytes([a, b, c, d])),
+        _ => None,
+    }
 }
 
-/// Go's `matchLen`: how many of the first `max` bytes of `a` and `b` are equal.
-#[inline]
-fn match_len(a: &[u8], b: &[u8], max: usize) -> usize {
-    let (Some(a), Some(b)) = (a.get(..max), b.get(..max)) else {
+/// Go's `matchLen`: how many leading bytes of `b` equal those of `a` (as long or longer).
+#[inline(always)]
+fn match_len(a: &[u8], b: &[u8]) -> usize {
+    let Some(a) = a.get(..b.len()) else {
         return 0;
     };
     let mut n = 0;
