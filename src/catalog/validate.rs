@@ -169,6 +169,8 @@ struct CsvMetadata<'a> {
     members: RawObject<'a>,
     /// Members the type check already parsed (exact key), so the checks do not parse them again.
     parsed: BTreeMap<&'static str, J>,
+    /// `annotations["alm-examples"]` when it is a string (read during the type check).
+    alm_examples: Option<String>,
 }
 
 impl CsvMetadata<'_> {
@@ -556,6 +558,7 @@ fn check_property(type_: &str, value: &J) -> Result<(), String> {
 fn csv_metadata_types(
     m: &RawObject,
     parsed: &mut BTreeMap<&'static str, J>,
+    alm: &mut Option<String>,
 ) -> Result<(), MetadataError> {
     let err = |field: &str, kind: &str, ty: &str| {
         Err(MetadataError::Type(format!(
@@ -577,16 +580,29 @@ fn csv_metadata_types(
             "provider" | "apiservicedefinitions" | "crddescriptions" if raw_kind != "object" => {
                 return err(k, raw_kind, "struct");
             }
-            "annotations" | "labels" | "keywords" | "installmodes" | "links" | "maintainers"
-            | "nativeapis" => {
+            "annotations" | "labels" => {
+                // Read in one pass: the map can hold large texts (alm-examples, descriptions).
+                match serde_json::from_str::<shapes::StringMap>(raw.get())
+                    .map_err(MetadataError::Json)?
+                {
+                    shapes::StringMap::Object { bad, alm_examples } => {
+                        if let Some(bad) = bad {
+                            return err(k, bad, "string");
+                        }
+                        // The checks read alm-examples (exact key).
+                        if k == "annotations" {
+                            *alm = alm_examples;
+                        }
+                    }
+                    shapes::StringMap::Other(kind) => return err(k, kind, "map[string]string"),
+                }
+            }
+            "keywords" | "installmodes" | "links" | "maintainers" | "nativeapis" => {
                 let v: J = serde_json::from_str(raw.get()).map_err(MetadataError::Json)?;
                 csv_metadata_nested(k, &lower, &v).map_err(MetadataError::Type)?;
-                // The checks read these two (exact key): keep the tree.
-                for key in ["annotations", "installModes"] {
-                    if k == key {
-                        parsed.insert(key, v);
-                        break;
-                    }
+                // The checks read this one (exact key): keep the tree.
+                if k == "installModes" {
+                    parsed.insert("installModes", v);
                 }
             }
             _ => {}
@@ -653,8 +669,13 @@ fn csv_metadata_property<'a>(
         }
     };
     let mut parsed = BTreeMap::new();
-    match csv_metadata_types(&m, &mut parsed) {
-        Ok(()) => Ok(Some(CsvMetadata { members: m, parsed })),
+    let mut alm_examples = None;
+    match csv_metadata_types(&m, &mut parsed, &mut alm_examples) {
+        Ok(()) => Ok(Some(CsvMetadata {
+            members: m,
+            parsed,
+            alm_examples,
+        })),
         Err(MetadataError::Json(e)) => {
             not_json(e, out);
             Err(())
@@ -1256,7 +1277,7 @@ type CsvView<'a> = (
     Option<&'a J>,
     Option<&'a J>,
     Option<&'a J>,
-    Option<&'a J>,
+    Option<&'a str>,
     BTreeSet<String>,
 );
 
@@ -1265,23 +1286,22 @@ type CsvView<'a> = (
 fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
     let b = info.bundle;
     // Parsed only when read: the metadata's few members, or else the whole CSV.
-    let fields: [Option<std::borrow::Cow<J>>; 4];
+    let fields: [Option<std::borrow::Cow<J>>; 3];
     let csv_value: Option<J>;
-    // (install modes, minKubeVersion, displayName, annotations, owned CRD kinds)
-    let (modes, min_kube, display, annotations, mut owned): CsvView =
+    // (install modes, minKubeVersion, displayName, alm-examples, owned CRD kinds)
+    let (modes, min_kube, display, alm_examples, mut owned): CsvView =
         if let Some(m) = &info.csv_metadata {
             fields = [
                 m.member("installModes"),
                 m.member("minKubeVersion"),
                 m.member("displayName"),
-                m.member("annotations"),
             ];
-            let [modes, min_kube, display, annotations] = &fields;
+            let [modes, min_kube, display] = &fields;
             (
                 modes.as_deref(),
                 min_kube.as_deref(),
                 display.as_deref(),
-                annotations.as_deref(),
+                m.alm_examples.as_deref(),
                 raw_owned_kinds(m.members.get("crdDescriptions").copied()),
             )
         } else if let Some(csv) = {
@@ -1306,7 +1326,10 @@ fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
                 spec.and_then(|s| s.get("installModes")),
                 spec.and_then(|s| s.get("minKubeVersion")),
                 spec.and_then(|s| s.get("displayName")),
-                csv.get("metadata").and_then(|m| m.get("annotations")),
+                csv.get("metadata")
+                    .and_then(|m| m.get("annotations"))
+                    .and_then(|a| a.get("alm-examples"))
+                    .and_then(J::as_str),
                 owned_kinds(spec.and_then(|s| s.get("customresourcedefinitions"))),
             )
         } else {
@@ -1375,15 +1398,14 @@ fn csv_checks(info: &BundleInfo, out: &mut Vec<Diagnostic>) {
         }
     }
     owned.extend(info.gvk_kinds.iter().cloned());
-    if let Some(text) = annotations
-        .and_then(|a| a.get("alm-examples"))
-        .and_then(J::as_str)
+    if let Some(text) = alm_examples
         && !text.trim().is_empty()
     {
-        match serde_json::from_str::<J>(text) {
-            Ok(J::Array(items)) => {
-                for item in items {
-                    match item.get("kind").and_then(J::as_str) {
+        // Only each entry's kind is read: a one-pass reader, not a tree of the examples.
+        match serde_json::from_str::<shapes::AlmExamples>(text) {
+            Ok(shapes::AlmExamples(Some(kinds))) => {
+                for kind in kinds {
+                    match kind.as_deref() {
                         Some(k) if owned.contains(k) || owned.is_empty() => {}
                         Some(k) => out.push(at(
                             Rule::CatalogCsvAlmExamples,
@@ -1598,6 +1620,319 @@ mod kinds {
     }
 }
 
+/// Typed one-pass readers for the two large JSON values the checks look into (an
+/// `annotations` map and the `alm-examples` text): they accept and refuse exactly what parsing
+/// into a `serde_json::Value` accepts and refuses (every value goes through `deserialize_any`,
+/// so the same strings, numbers and nesting depth are checked and the same errors come out),
+/// but keep only what the checks read instead of building the tree.
+mod shapes {
+    use serde::Deserializer;
+    use serde::de::{self, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    /// Any JSON value, checked as `serde_json::Value` reads it.
+    pub struct Checked;
+
+    impl<'de> de::Deserialize<'de> for Checked {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Checked;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any valid JSON value")
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Checked, E> {
+                    Ok(Checked)
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+                    while seq.next_element::<Checked>()?.is_some() {}
+                    Ok(Checked)
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+                    while map.next_key::<Checked>()?.is_some() {
+                        map.next_value::<Checked>()?;
+                    }
+                    Ok(Checked)
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// A value's Go kind, and its text when it is a string and the caller wants it.
+    struct Member<const KEEP: bool>(&'static str, Option<String>);
+
+    impl<'de, const KEEP: bool> de::Deserialize<'de> for Member<KEEP> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<const KEEP: bool>;
+            impl<'de, const KEEP: bool> Visitor<'de> for V<KEEP> {
+                type Value = Member<KEEP>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any valid JSON value")
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Member<KEEP>, E> {
+                    Ok(Member("bool", None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Member<KEEP>, E> {
+                    Ok(Member("number", None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Member<KEEP>, E> {
+                    Ok(Member("number", None))
+                }
+                fn visit_f64<E: de::Error>(self, f: f64) -> Result<Member<KEEP>, E> {
+                    Ok(Member(if f.is_finite() { "number" } else { "null" }, None))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Member<KEEP>, E> {
+                    Ok(Member("string", KEEP.then(|| v.to_string())))
+                }
+                fn visit_string<E: de::Error>(self, v: String) -> Result<Member<KEEP>, E> {
+                    Ok(Member("string", KEEP.then_some(v)))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Member<KEEP>, E> {
+                    Ok(Member("null", None))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Member<KEEP>, A::Error> {
+                    while seq.next_element::<Checked>()?.is_some() {}
+                    Ok(Member("array", None))
+                }
+                fn visit_map<A: MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Member<KEEP>, A::Error> {
+                    while map.next_key::<Checked>()?.is_some() {
+                        map.next_value::<Checked>()?;
+                    }
+                    Ok(Member("object", None))
+                }
+            }
+            d.deserialize_any(V::<KEEP>)
+        }
+    }
+
+    /// A key as text.
+    struct Key(String);
+
+    impl<'de> de::Deserialize<'de> for Key {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Key;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a key")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                    Ok(Key(v.to_string()))
+                }
+                fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
+                    Ok(Key(v))
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+
+    /// A Go `map[string]string` member (`annotations`, `labels`) as the checks read it.
+    pub enum StringMap {
+        /// An object: the kind of its first value that is neither a string nor null, in the
+        /// order of a `serde_json::Map` (keys sorted, the last of a repeated key kept), and the
+        /// `alm-examples` string.
+        Object {
+            /// Kind of the first wrongly typed value.
+            bad: Option<&'static str>,
+            /// `alm-examples` when it is a string.
+            alm_examples: Option<String>,
+        },
+        /// Not an object: its kind.
+        Other(&'static str),
+    }
+
+    impl<'de> de::Deserialize<'de> for StringMap {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = StringMap;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any valid JSON value")
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<StringMap, E> {
+                    Ok(StringMap::Other("bool"))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<StringMap, E> {
+                    Ok(StringMap::Other("number"))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<StringMap, E> {
+                    Ok(StringMap::Other("number"))
+                }
+                fn visit_f64<E: de::Error>(self, f: f64) -> Result<StringMap, E> {
+                    Ok(StringMap::Other(if f.is_finite() {
+                        "number"
+                    } else {
+                        "null"
+                    }))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<StringMap, E> {
+                    Ok(StringMap::Other("string"))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<StringMap, E> {
+                    Ok(StringMap::Other("null"))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StringMap, A::Error> {
+                    while seq.next_element::<Checked>()?.is_some() {}
+                    Ok(StringMap::Other("array"))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
+                    // (key, kind, alm-examples text)
+                    let mut members: Vec<(String, &'static str, Option<String>)> = Vec::new();
+                    while let Some(Key(k)) = map.next_key::<Key>()? {
+                        let Member(kind, text) = if k == "alm-examples" {
+                            let Member(kind, text) = map.next_value::<Member<true>>()?;
+                            Member::<false>(kind, text)
+                        } else {
+                            map.next_value::<Member<false>>()?
+                        };
+                        members.push((k, kind, text));
+                    }
+                    // `serde_json::Map`: sorted by key, the last of a repeated key kept.
+                    members.sort_by(|a, b| a.0.cmp(&b.0));
+                    members.dedup_by(|later, kept| {
+                        if later.0 == kept.0 {
+                            std::mem::swap(later, kept);
+                            true
+                        } else {
+                            false
+                        }
+                    });
+                    let bad = members
+                        .iter()
+                        .map(|m| m.1)
+                        .find(|kind| !matches!(*kind, "string" | "null"));
+                    let alm_examples = members
+                        .into_iter()
+                        .find(|m| m.0 == "alm-examples")
+                        .and_then(|m| m.2);
+                    Ok(StringMap::Object { bad, alm_examples })
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// `alm-examples` as the check reads it: a list, with the `kind` of each entry when that
+    /// entry is an object whose `kind` is a string; `None` when not a list.
+    pub struct AlmExamples(pub Option<Vec<Option<String>>>);
+
+    impl<'de> de::Deserialize<'de> for AlmExamples {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = AlmExamples;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any valid JSON value")
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<AlmExamples, E> {
+                    Ok(AlmExamples(None))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AlmExamples, A::Error> {
+                    while map.next_key::<Checked>()?.is_some() {
+                        map.next_value::<Checked>()?;
+                    }
+                    Ok(AlmExamples(None))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AlmExamples, A::Error> {
+                    let mut kinds = Vec::new();
+                    while let Some(Example(kind)) = seq.next_element::<Example>()? {
+                        kinds.push(kind);
+                    }
+                    Ok(AlmExamples(Some(kinds)))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// One example: its `kind` when it is an object whose (last) `kind` is a string.
+    struct Example(Option<String>);
+
+    impl<'de> de::Deserialize<'de> for Example {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Example;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any valid JSON value")
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Example, E> {
+                    Ok(Example(None))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Example, A::Error> {
+                    while seq.next_element::<Checked>()?.is_some() {}
+                    Ok(Example(None))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Example, A::Error> {
+                    let mut kind = None;
+                    while let Some(Key(k)) = map.next_key::<Key>()? {
+                        if k == "kind" {
+                            kind = map.next_value::<Member<true>>()?.1;
+                        } else {
+                            map.next_value::<Checked>()?;
+                        }
+                    }
+                    Ok(Example(kind))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+}
+
 fn owned_kinds(crds: Option<&J>) -> BTreeSet<String> {
     crds.and_then(|c| c.get("owned"))
         .and_then(J::as_array)
@@ -1613,6 +1948,89 @@ fn owned_kinds(crds: Option<&J>) -> BTreeSet<String> {
 #[cfg(test)]
 mod owned_kinds_tests {
     use super::*;
+
+    /// The one-pass readers of `annotations` and `alm-examples` must read exactly what the parsed
+    /// value gives, and fail exactly where parsing it fails, with the same message.
+    #[test]
+    fn one_pass_readers_agree_with_the_parsed_value() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let alm_cases = [
+            r#"[{"kind":"A"},{"kind":5},{"Kind":"B"},[],"x",null,{"kind":"A","kind":"C"}]"#,
+            r#"[{"kind":"A","kind":null},{"spec":{"kind":"B"}},{"kind":{"a":1}}]"#,
+            r#"{"kind":"A"}"#,
+            "12",
+            r#""s""#,
+            "null",
+            "[1e400]",
+            r#"["\ud800"]"#,
+            r#"[{"k\ud800":1}]"#,
+            "[1,]",
+            "[",
+            r#"[{"a":"b"}] x"#,
+            "[\"a\u{1}\"]",
+            deep.as_str(),
+            "[-0.0, 18446744073709551616, true, false]",
+        ];
+        for case in alm_cases {
+            let want = serde_json::from_str::<J>(case)
+                .map(|v| match v {
+                    J::Array(items) => Some(
+                        items
+                            .iter()
+                            .map(|i| i.get("kind").and_then(J::as_str).map(str::to_string))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                })
+                .map_err(|e| e.to_string());
+            let got = serde_json::from_str::<shapes::AlmExamples>(case)
+                .map(|a| a.0)
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "{case}");
+        }
+        let deep_map = format!("{{\"a\":{deep}}}");
+        let map_cases = [
+            r#"{"a":"x","b":1,"a":2}"#,
+            r#"{"b":true,"a":[1]}"#,
+            r#"{"b":"x","a":"y","b":null,"c":{}}"#,
+            r#"{"alm-examples":"[]","x":null}"#,
+            r#"{"alm-examples":"[1]","alm-examples":"[2]"}"#,
+            r#"{"alm-examples":5,"z":"q"}"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":"\ud800"}"#,
+            "[1]",
+            "\"s\"",
+            "3",
+            "false",
+            "{",
+            deep_map.as_str(),
+        ];
+        for case in map_cases {
+            let want = serde_json::from_str::<J>(case)
+                .map(|v| match &v {
+                    J::Object(map) => (
+                        map.values()
+                            .find(|x| !x.is_string() && !x.is_null())
+                            .map(kind),
+                        map.get("alm-examples")
+                            .and_then(J::as_str)
+                            .map(str::to_string),
+                        "object",
+                    ),
+                    other => (None, None, kind(other)),
+                })
+                .map_err(|e| e.to_string());
+            let got = serde_json::from_str::<shapes::StringMap>(case)
+                .map(|m| match m {
+                    shapes::StringMap::Object { bad, alm_examples } => {
+                        (bad, alm_examples, "object")
+                    }
+                    shapes::StringMap::Other(k) => (None, None, k),
+                })
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "{case}");
+        }
+    }
 
     /// The one-pass reader of raw `crdDescriptions` must find exactly what reading the parsed
     /// value finds, whatever the shapes around `owned[].kind`.

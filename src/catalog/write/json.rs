@@ -137,43 +137,17 @@ pub fn to_compact<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_jso
 pub fn go_indent(dst: &mut Vec<u8>, src: &[u8], indent: &str) {
     let mut depth = 0usize;
     let mut need_indent = false;
-    let mut in_string = false;
-    let mut escaped = false;
     let newline = |dst: &mut Vec<u8>, depth: usize| {
         dst.push(b'\n');
         for _ in 0..depth {
             dst.extend_from_slice(indent.as_bytes());
         }
     };
+    // The output is the input plus indentation: one reservation covers most blobs.
+    dst.reserve(src.len() + src.len() / 8);
     let mut i = 0;
-    while i < src.len() {
-        let c = src[i];
+    while let Some(&c) = src.get(i) {
         i += 1;
-        if in_string {
-            if escaped {
-                dst.push(c);
-                escaped = false;
-                continue;
-            }
-            if c == b'\\' {
-                dst.push(c);
-                escaped = true;
-                continue;
-            }
-            if c == b'"' {
-                dst.push(c);
-                in_string = false;
-                continue;
-            }
-            // Copy the rest of the plain run up to the next quote or backslash at once.
-            let start = i - 1;
-            i = src
-                .get(i..)
-                .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-                .map_or(src.len(), |n| i + n);
-            dst.extend_from_slice(&src[start..i]);
-            continue;
-        }
         if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
             continue;
         }
@@ -184,8 +158,10 @@ pub fn go_indent(dst: &mut Vec<u8>, src: &[u8], indent: &str) {
         }
         match c {
             b'"' => {
-                in_string = true;
-                dst.push(c);
+                // A whole string, escapes included, is copied in one piece.
+                let end = string_end(src, i);
+                dst.extend_from_slice(src.get(i - 1..end).unwrap_or_default());
+                i = end;
             }
             b'{' | b'[' => {
                 need_indent = true;
@@ -211,6 +187,23 @@ pub fn go_indent(dst: &mut Vec<u8>, src: &[u8], indent: &str) {
             _ => dst.push(c),
         }
     }
+}
+
+/// The index just past the closing quote of the JSON string whose contents start at `from`
+/// (the end of `src` when it is not closed).
+fn string_end(src: &[u8], mut from: usize) -> usize {
+    while let Some(n) = src
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        let at = from + n;
+        if src.get(at) == Some(&b'"') {
+            return at + 1;
+        }
+        // A backslash: the byte after it is part of the escape, whatever it is.
+        from = at + 2;
+    }
+    src.len()
 }
 
 /// Appends one blob as opm's `json.Encoder.Encode` writes it: 4-space indented, then `\n`.

@@ -38,8 +38,19 @@ pub fn write_yaml_blob<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<(), WriteError> {
-    // Straight to the tree (raw property values are parsed into it): the same value the
-    // compact JSON text would parse back to, without writing and re-reading that text.
+    // The compact JSON text (raw property values copied as they are) read back into a tree that
+    // borrows its strings from it: the value opm's YAML writer sees (it marshals to JSON and
+    // decodes that), without a `serde_json::Value` and its allocation per string and map node.
+    if let Ok(text) = json::to_compact(value) {
+        let start = out.len();
+        out.extend_from_slice(b"---\n");
+        if yaml::json_text_to_yaml(out, &text).is_ok() {
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    // Only reached on text serde_json refuses as a whole but accepts in parts (a raw value
+    // nested close to serde_json's depth limit): the value built directly, its errors reported.
     let tree = serde_json::to_value(value)?;
     out.extend_from_slice(b"---\n");
     yaml::json_to_yaml(out, &tree);

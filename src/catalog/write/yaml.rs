@@ -10,7 +10,9 @@
 //! sequences, empty flow collections, the four scalar styles), reading its logic from go-yaml v2
 //! (`emitterc.go`, `encode.go`, `resolve.go`, `sorter.go`).
 
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 const BEST_WIDTH: usize = 80;
@@ -18,6 +20,26 @@ const BEST_INDENT: isize = 2;
 
 /// Appends `value` as go-yaml v2 marshals the same data decoded from JSON (no leading `---`).
 pub fn json_to_yaml(out: &mut Vec<u8>, value: &Value) {
+    emit(out, &Tree::from_value(value));
+}
+
+/// Appends the go-yaml v2 form of the JSON text `json` (no leading `---`); `Err` when the text
+/// is not JSON serde_json reads (then nothing is written).
+///
+/// Why not through [`serde_json::Value`]: a tree that borrows its strings from the text and keeps
+/// members in a `Vec` costs one allocation per object or array instead of one per string and
+/// per `BTreeMap` node, and most of a catalog's bytes are strings without escapes.
+pub fn json_text_to_yaml(out: &mut Vec<u8>, json: &[u8]) -> Result<(), serde_json::Error> {
+    // One UTF-8 check of the whole text instead of one per string.
+    let tree: Tree = match std::str::from_utf8(json) {
+        Ok(text) => serde_json::from_str(text)?,
+        Err(_) => serde_json::from_slice(json)?,
+    };
+    emit(out, &tree);
+    Ok(())
+}
+
+fn emit(out: &mut Vec<u8>, tree: &Tree) {
     let mut e = Emitter {
         out,
         column: 0,
@@ -26,9 +48,169 @@ pub fn json_to_yaml(out: &mut Vec<u8>, value: &Value) {
         whitespace: true,
         indention: true,
     };
-    e.node(value, Ctx::ROOT);
+    e.node(tree, Ctx::ROOT);
     // Document end: the emitter ends the last line.
     e.write_indent();
+}
+
+/// A JSON number as serde_json's `Number` keeps it (what go-yaml then formats).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Num {
+    I64(i64),
+    U64(u64),
+    Float(f64),
+}
+
+/// A decoded JSON value, as [`serde_json::Value`] would hold it, with strings borrowed from the
+/// text when they have no escapes and object members in go-yaml's key order. Members are
+/// deduplicated as `serde_json::Map` does (the last value of a repeated key wins) and put in
+/// byte order before go-yaml's sort, so the sort sees the same sequence as it would from a
+/// `Value`'s map (go-yaml's order is not a total order on every input, so the input order of
+/// the sort matters).
+#[derive(Debug, Clone, PartialEq)]
+enum Tree<'a> {
+    Null,
+    Bool(bool),
+    Number(Num),
+    Str(Cow<'a, str>),
+    Array(Vec<Tree<'a>>),
+    Object(Vec<(Cow<'a, str>, Tree<'a>)>),
+}
+
+impl<'a> Tree<'a> {
+    fn from_value(v: &'a Value) -> Tree<'a> {
+        match v {
+            Value::Null => Tree::Null,
+            Value::Bool(b) => Tree::Bool(*b),
+            Value::Number(n) => Tree::Number(if let Some(i) = n.as_i64() {
+                Num::I64(i)
+            } else if let Some(u) = n.as_u64() {
+                Num::U64(u)
+            } else {
+                Num::Float(n.as_f64().unwrap_or(0.0))
+            }),
+            Value::String(s) => Tree::Str(Cow::Borrowed(s)),
+            Value::Array(items) => Tree::Array(items.iter().map(Tree::from_value).collect()),
+            Value::Object(map) => {
+                // The map iterates in byte order without repeats already.
+                let mut entries: Vec<(Cow<str>, Tree)> = map
+                    .iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Tree::from_value(v)))
+                    .collect();
+                entries.sort_by(|a, b| go_key_cmp(&a.0, &b.0));
+                Tree::Object(entries)
+            }
+        }
+    }
+}
+
+/// A string that borrows from the input when serde_json can hand it over unescaped.
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tree<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TreeVisitor)
+    }
+}
+
+/// serde_json's `ValueVisitor`, building a [`Tree`].
+struct TreeVisitor;
+
+impl<'de> Visitor<'de> for TreeVisitor {
+    type Value = Tree<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Tree<'de>, E> {
+        Ok(Tree::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, i: i64) -> Result<Tree<'de>, E> {
+        Ok(Tree::Number(if i < 0 {
+            Num::I64(i)
+        } else {
+            Num::U64(i as u64)
+        }))
+    }
+    fn visit_u64<E: de::Error>(self, u: u64) -> Result<Tree<'de>, E> {
+        Ok(Tree::Number(Num::U64(u)))
+    }
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Tree<'de>, E> {
+        // serde_json's `Number::from_f64` refuses non-finite values: `Value::Null`.
+        Ok(if f.is_finite() {
+            Tree::Number(Num::Float(f))
+        } else {
+            Tree::Null
+        })
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Tree<'de>, E> {
+        Ok(Tree::Str(Cow::Borrowed(s)))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Tree<'de>, E> {
+        Ok(Tree::Str(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Tree<'de>, E> {
+        Ok(Tree::Str(Cow::Owned(s)))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Tree<'de>, E> {
+        Ok(Tree::Null)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Tree<'de>, E> {
+        Ok(Tree::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Tree<'de>, D::Error> {
+        Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tree<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Tree::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tree<'de>, A::Error> {
+        let mut entries: Vec<(Cow<'de, str>, Tree<'de>)> = Vec::new();
+        while let Some(Str(k)) = map.next_key()? {
+            let v: Tree = map.next_value()?;
+            entries.push((k, v));
+        }
+        // `serde_json::Map` order first (bytes, last repeat wins), then go-yaml's.
+        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|later, kept| {
+                if later.0 == kept.0 {
+                    std::mem::swap(later, kept);
+                    true
+                } else {
+                    false
+                }
+            });
+        }
+        entries.sort_by(|a, b| go_key_cmp(&a.0, &b.0));
+        Ok(Tree::Object(entries))
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -120,6 +302,7 @@ fn starts_with_bom(v: &[u8]) -> bool {
     v.starts_with(&[0xEF, 0xBB, 0xBF])
 }
 
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Analysis {
     multiline: bool,
     block_plain_allowed: bool,
@@ -155,7 +338,25 @@ fn line_ascii_word(w: u64, space_ends: bool) -> bool {
 
 /// From `i`, the end of the run of bytes up to a line break (or a space when `space_ends`) and
 /// the number of characters in it.
-fn line_run(v: &[u8], mut i: usize, space_ends: bool) -> (usize, usize) {
+fn line_run(v: &[u8], i: usize, space_ends: bool) -> (usize, usize) {
+    // Usually the run is ASCII up to the next '\n' (or space): found with memchr and counted
+    // as one column per byte. Any other byte sends the run through the loop below.
+    let rest = v.get(i..).unwrap_or_default();
+    let stop = if space_ends {
+        memchr::memchr3(b' ', b'\n', b'\r', rest)
+    } else {
+        memchr::memchr2(b'\n', b'\r', rest)
+    }
+    .unwrap_or(rest.len());
+    if rest.get(..stop).is_some_and(<[u8]>::is_ascii) {
+        return (i + stop, stop);
+    }
+    line_run_bytes(v, i, space_ends)
+}
+
+/// [`line_run`] a word or a byte at a time (non-ASCII text: characters are counted and
+/// U+0085, U+2028 and U+2029 end the run).
+fn line_run_bytes(v: &[u8], mut i: usize, space_ends: bool) -> (usize, usize) {
     let mut chars = 0;
     loop {
         while let Some(w) = word(v, i) {
@@ -182,9 +383,20 @@ fn line_run(v: &[u8], mut i: usize, space_ends: bool) -> (usize, usize) {
     (i, chars)
 }
 
-/// Printable ASCII that is neither a space nor an indicator checked after the first position.
-fn is_plain_ascii(b: u8) -> bool {
-    (0x21..=0x7E).contains(&b) && b != b':' && b != b'#'
+/// Printable ASCII (space included) other than the two indicators checked after the first
+/// position (`:` and `#`): inside a scalar, such a byte only sets the "previous character"
+/// flags of [`analyze`].
+fn is_text_ascii(b: u8) -> bool {
+    (0x20..=0x7E).contains(&b) && b != b':' && b != b'#'
+}
+
+/// Whether all eight bytes of `w` are [`is_text_ascii`] (exact).
+fn text_ascii_word(w: u64) -> bool {
+    // Some byte below 0x20 (exact for "any": the borrow only runs into higher lanes).
+    let below = w.wrapping_sub(LO * 0x20) & !w & HI != 0;
+    // Some byte at or above 0x7F: adding 1 to the low seven bits reaches bit 7 exactly then.
+    let above = ((w & !HI).wrapping_add(LO) | w) & HI != 0;
+    !(below || above || has_byte(w, b':') || has_byte(w, b'#'))
 }
 
 /// `yaml_emitter_analyze_scalar` (block context only: flow scalars never occur).
@@ -207,19 +419,32 @@ fn analyze(v: &[u8]) -> Analysis {
     let (mut prev_space, mut prev_break) = (false, false);
     let mut i = 0;
     while i < v.len() {
-        // Fast path: after the first byte, printable ASCII other than ':' and '#' changes
-        // nothing but the "previous" flags (most of a base64 payload or a description).
-        if i > 0 && is_plain_ascii(v[i]) {
+        // Fast path: after the first byte, a run of printable ASCII other than ':' and '#'
+        // (spaces included) changes only what its first and last bytes decide, read here once
+        // instead of byte by byte (most of a base64 payload or a description).
+        if i > 0 && is_text_ascii(v[i]) {
             let start = i;
-            while i < v.len() && is_plain_ascii(v[i]) {
+            while let Some(w) = word(v, i) {
+                if !text_ascii_word(w) {
+                    break;
+                }
+                i += 8;
+            }
+            while i < v.len() && is_text_ascii(v[i]) {
                 i += 1;
             }
-            if i > start {
-                prev_space = false;
-                prev_break = false;
-                preceded_by_ws = false;
-                continue;
+            // A space right after a line break; a space as the very last character.
+            if prev_break && v[start] == b' ' {
+                break_space = true;
             }
+            let last_space = v[i - 1] == b' ';
+            if last_space && i == v.len() {
+                trailing_space = true;
+            }
+            prev_space = last_space;
+            prev_break = false;
+            preceded_by_ws = last_space;
+            continue;
         }
         let w = width(v[i]);
         let followed_by_ws = i + w >= v.len() || is_blank(v, i + w);
@@ -341,8 +566,10 @@ impl Emitter<'_> {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
-        while self.column < indent {
-            self.put(b' ');
+        if self.column < indent {
+            let n = indent - self.column;
+            self.out.resize(self.out.len() + n, b' ');
+            self.column = indent;
         }
         self.whitespace = true;
         self.indention = true;
@@ -370,29 +597,24 @@ impl Emitter<'_> {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
-    fn node(&mut self, v: &Value, ctx: Ctx) {
+    fn node(&mut self, v: &Tree, ctx: Ctx) {
         match v {
-            Value::Object(map) if map.is_empty() => self.empty_flow(b"{", b"}"),
-            Value::Array(items) if items.is_empty() => self.empty_flow(b"[", b"]"),
-            Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by(|a, b| go_key_cmp(a.0, b.0));
-                self.block_mapping(&entries);
-            }
-            Value::Array(items) => self.block_sequence(items, ctx),
-            Value::Null => self.scalar("null", Style::Plain, ctx),
-            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
-            Value::Number(n) => {
-                let text = if let Some(i) = n.as_i64() {
-                    i.to_string()
-                } else if let Some(u) = n.as_u64() {
-                    u.to_string()
-                } else {
-                    go_format_float(n.as_f64().unwrap_or(0.0))
+            Tree::Object(entries) if entries.is_empty() => self.empty_flow(b"{", b"}"),
+            Tree::Array(items) if items.is_empty() => self.empty_flow(b"[", b"]"),
+            Tree::Object(entries) => self.block_mapping(entries),
+            Tree::Array(items) => self.block_sequence(items, ctx),
+            Tree::Null => self.scalar("null", Style::Plain, ctx),
+            Tree::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
+            Tree::Number(n) => {
+                // serde_json's `Number::as_i64`, then `as_u64`, then the float.
+                let text = match *n {
+                    Num::I64(i) => i.to_string(),
+                    Num::U64(u) => u.to_string(),
+                    Num::Float(f) => go_format_float(f),
                 };
                 self.scalar(&text, Style::Plain, ctx)
             }
-            Value::String(s) => self.scalar(s, string_style(s), ctx),
+            Tree::Str(s) => self.scalar(s, string_style(s), ctx),
         }
     }
 
@@ -401,7 +623,7 @@ impl Emitter<'_> {
         self.write_indicator(close, false, false, false);
     }
 
-    fn block_sequence(&mut self, items: &[Value], ctx: Ctx) {
+    fn block_sequence(&mut self, items: &[Tree], ctx: Ctx) {
         let indentless = ctx.mapping && !self.indention;
         self.increase_indent(false, indentless);
         for item in items {
@@ -419,7 +641,7 @@ impl Emitter<'_> {
         self.pop_indent();
     }
 
-    fn block_mapping(&mut self, entries: &[(&String, &Value)]) {
+    fn block_mapping(&mut self, entries: &[(Cow<str>, Tree)]) {
         self.increase_indent(false, false);
         for (k, v) in entries {
             self.write_indent();
@@ -820,14 +1042,12 @@ fn yaml_style_float(s: &str) -> bool {
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$` (YAML 1.1 sexagesimal floats).
 fn is_base60_float(s: &str) -> bool {
     let b = s.as_bytes();
-    if !s.contains(':') {
-        return false;
-    }
     let mut i = 0;
     if matches!(b.first(), Some(b'+' | b'-')) {
         i += 1;
     }
-    if !at(b, i).is_ascii_digit() {
+    // The cheap test first: most strings fail it without a scan for ':'.
+    if !at(b, i).is_ascii_digit() || !s.contains(':') {
         return false;
     }
     while at(b, i).is_ascii_digit() || at(b, i) == b'_' {
@@ -1195,10 +1415,190 @@ mod tests {
             }
         }
         let text = "abcdefghijkl\u{e9}mnopqrstuvwxyz0123 next\u{2028}x\nlast".as_bytes();
+        for space_ends in [false, true] {
+            for i in 0..text.len() {
+                assert_eq!(
+                    line_run(text, i, space_ends),
+                    line_run_bytes(text, i, space_ends),
+                    "{i} {space_ends}"
+                );
+            }
+        }
         assert_eq!(line_run(text, 0, true), (32, 31));
         assert_eq!(line_run(text, 0, false), (37, 36));
         assert_eq!(line_run(text, 37, false), (37, 0));
         assert_eq!(line_run(text, 40, false), (41, 1));
+    }
+
+    #[test]
+    fn text_path_writes_what_the_value_path_writes() {
+        let texts = [
+            r#"{"b":1,"a":[1.0,-2,18446744073709551615,1e300,0.5,-0.0,1e-7,"x"],"a10":{},"a9":[],"c":null,"d":true}"#,
+            r#"{"k":1,"k":2,"K":3,"a":{"z":"\u2028\n","y":"quoted \"text\" \\ here","x":"1.0"}}"#,
+            r#"[{"10":"a","9":"b","a_b":1,"ab":2,"\u00e4":3,"z":4,"a1":{"b":[{"c":"d\ne\n"}]}}]"#,
+            r#"{"z":0,"y":0,"x":0,"w":0,"v":0,"u":0,"t":0,"s":0,"r":0,"q":0,"p":0,"o":0,"n":0,"m":0,"l":0,"k":0,"j":0,"i":0,"h":0,"g":0,"f":0,"e":0,"y":1}"#,
+            r#""plain""#,
+            "12",
+            "-0",
+            "123456789012345678901234567890",
+            "-9223372036854775808",
+        ];
+        for t in texts {
+            let v: Value = serde_json::from_str(t).unwrap();
+            let mut want = Vec::new();
+            json_to_yaml(&mut want, &v);
+            let mut got = Vec::new();
+            json_text_to_yaml(&mut got, t.as_bytes()).unwrap();
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(want).unwrap(),
+                "{t}"
+            );
+        }
+        assert!(json_text_to_yaml(&mut Vec::new(), b"{\"a\":").is_err());
+    }
+
+    #[test]
+    fn analysis_fast_path_agrees_with_the_bytewise_loop() {
+        let pieces = [
+            "a",
+            " ",
+            "  ",
+            ":",
+            "#",
+            "\n",
+            "\r",
+            "-",
+            "?",
+            "'",
+            "\t",
+            "\u{e9}",
+            "\u{2028}",
+            "\u{85}",
+            "\u{feff}",
+            "x: y",
+            "a #b",
+            "0123456789abcdef",
+            "\u{1}",
+            "~",
+            "{",
+        ];
+        let mut cases: Vec<String> = vec![String::new()];
+        for a in &pieces {
+            for b in &pieces {
+                for c in &pieces {
+                    cases.push(format!("{a}{b}{c}"));
+                    cases.push(format!("{a}plain text of some length{b} and more{c}"));
+                    cases.push(format!("{b}{}{c}{a}", "long run ".repeat(3)));
+                }
+            }
+        }
+        for case in &cases {
+            assert_eq!(
+                analyze(case.as_bytes()),
+                analyze_bytewise(case.as_bytes()),
+                "{case:?}"
+            );
+        }
+    }
+
+    /// libyaml's loop, one character at a time, without the fast path.
+    fn analyze_bytewise(v: &[u8]) -> Analysis {
+        if v.is_empty() {
+            return Analysis {
+                multiline: false,
+                block_plain_allowed: true,
+                single_quoted_allowed: true,
+                block_allowed: false,
+            };
+        }
+        let mut block_indicators = v.starts_with(b"---") || v.starts_with(b"...");
+        let mut line_breaks = false;
+        let mut special = false;
+        let (mut leading_space, mut leading_break) = (false, false);
+        let (mut trailing_space, mut trailing_break) = (false, false);
+        let (mut break_space, mut space_break) = (false, false);
+        let mut preceded_by_ws = true;
+        let (mut prev_space, mut prev_break) = (false, false);
+        let mut i = 0;
+        while i < v.len() {
+            let w = width(v[i]);
+            let followed_by_ws = i + w >= v.len() || is_blank(v, i + w);
+            let c = v[i];
+            if i == 0 {
+                match c {
+                    b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                    | b'\'' | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
+                    b'?' | b':' | b'-' if followed_by_ws => block_indicators = true,
+                    _ => {}
+                }
+            } else {
+                match c {
+                    b':' if followed_by_ws => block_indicators = true,
+                    b'#' if preceded_by_ws => block_indicators = true,
+                    _ => {}
+                }
+            }
+            if !is_printable(v, i) {
+                special = true;
+            }
+            if is_space(v, i) {
+                if i == 0 {
+                    leading_space = true;
+                }
+                if i + w == v.len() {
+                    trailing_space = true;
+                }
+                if prev_break {
+                    break_space = true;
+                }
+                prev_space = true;
+                prev_break = false;
+            } else if is_break(v, i) {
+                line_breaks = true;
+                if i == 0 {
+                    leading_break = true;
+                }
+                if i + w == v.len() {
+                    trailing_break = true;
+                }
+                if prev_space {
+                    space_break = true;
+                }
+                prev_space = false;
+                prev_break = true;
+            } else {
+                prev_space = false;
+                prev_break = false;
+            }
+            preceded_by_ws = is_blankz(v, i);
+            i += w;
+        }
+        let mut a = Analysis {
+            multiline: line_breaks,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+        if leading_space || leading_break || trailing_space || trailing_break {
+            a.block_plain_allowed = false;
+        }
+        if trailing_space {
+            a.block_allowed = false;
+        }
+        if break_space {
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+        }
+        if space_break || special {
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+            a.block_allowed = false;
+        }
+        if line_breaks || block_indicators {
+            a.block_plain_allowed = false;
+        }
+        a
     }
 
     #[test]
