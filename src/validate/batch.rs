@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// parallel pass of directory listings, a few microseconds per bundle.
 pub fn validate_dirs(dirs: &[PathBuf], opts: &Options, jobs: Option<usize>) -> Vec<Report> {
     let workers = jobs
-        .unwrap_or_else(|| crate::parallel::cores())
+        .unwrap_or_else(crate::parallel::cores)
         .clamp(1, dirs.len().max(1));
     // With one worker the order cannot matter and no folder is listed.
     let sizes = (workers > 1).then(|| {
