@@ -188,7 +188,7 @@ fn preload_catalogs(sources: &[String]) -> Vec<Option<Result<DeclarativeConfig, 
         })
         .map(|(i, _)| i)
         .collect();
-    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = crate::parallel::cores();
     if catalogs.len() < 2 || jobs < 2 {
         return slots;
     }

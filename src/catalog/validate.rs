@@ -86,9 +86,7 @@ fn internal_error_report(root: &Path, failure: &crate::guard::InternalFailure) -
 /// Validates several folders, in parallel over folders, results in the order given. Each folder
 /// is isolated ([`validate_dir_isolated`]): one that olmpack fails on costs no other its report.
 pub fn validate_dirs(dirs: &[PathBuf], jobs: Option<usize>) -> Vec<Result<Report, LoadError>> {
-    let jobs = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1);
+    let jobs = jobs.unwrap_or_else(crate::parallel::cores).max(1);
     if dirs.len() <= 1 || jobs == 1 {
         let opts = LoadOptions {
             jobs: Some(if dirs.len() <= 1 { jobs } else { 1 }),

@@ -817,6 +817,21 @@ impl Encoder {
     }
 }
 
+/// A xorshift stream: bytes that do not compress. For the tests of this module and of the size
+/// rule, which both need input no compressor can shrink.
+#[cfg(test)]
+pub(crate) fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -839,19 +854,6 @@ mod tests {
         assert_eq!(LENGTH_CODES[9], 8);
         assert_eq!(LENGTH_CODES[254], 27);
         assert_eq!(LENGTH_CODES[255], 28);
-    }
-
-    /// A xorshift stream: bytes that do not compress.
-    fn noise(len: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
     }
 
     /// Symbol `i` repeated fib(i + 1) times (1, 1, 2, 3, 5, ...), shuffled: frequencies skewed

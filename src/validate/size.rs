@@ -214,17 +214,9 @@ mod tests {
         out.into_bytes()
     }
 
-    /// Bytes that do not compress (a xorshift stream).
+    /// Bytes that do not compress (the xorshift stream the deflate tests use).
     fn noise(len: usize) -> Vec<u8> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
+        super::super::goflate::noise(len, 0x9E37_79B9_7F4A_7C15)
     }
 
     fn exact_one(file: &[u8]) -> u64 {

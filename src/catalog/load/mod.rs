@@ -117,10 +117,7 @@ pub fn load_dir_with(root: &Path, opts: &LoadOptions) -> Result<Loaded, LoadErro
         .into_iter()
         .filter(|(rel, _)| !matcher.is_ignored(rel))
         .collect();
-    let jobs = opts
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1);
+    let jobs = opts.jobs.unwrap_or_else(crate::parallel::cores).max(1);
     let parts = parse_files(root, &files, jobs);
     let mut loaded = Loaded {
         diagnostics: walk.diagnostics,
@@ -140,7 +137,7 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
     let ctx = FileCtx {
         root: None,
         rel: name,
-        jobs: std::thread::available_parallelism().map_or(1, usize::from),
+        jobs: crate::parallel::cores(),
     };
     let part = parse_bytes(&ctx, bytes);
     let mut loaded = Loaded {
@@ -164,7 +161,7 @@ pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
     let ctx = FileCtx {
         root: Some(dir),
         rel: &name,
-        jobs: std::thread::available_parallelism().map_or(1, usize::from),
+        jobs: crate::parallel::cores(),
     };
     let part = parse_bytes(&ctx, &bytes);
     let mut loaded = Loaded {

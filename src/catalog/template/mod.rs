@@ -100,7 +100,7 @@ impl Default for TemplateOptions {
         TemplateOptions {
             template_type: None,
             compat: OpmCompat::NEWEST,
-            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            jobs: crate::parallel::cores(),
         }
     }
 }

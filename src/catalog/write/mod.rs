@@ -82,7 +82,7 @@ pub fn write_config(
     cfg: &DeclarativeConfig,
     format: Format,
 ) -> Result<(), WriteError> {
-    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = crate::parallel::cores();
     write_config_with(out, cfg, format, jobs)
 }
 
