@@ -265,10 +265,47 @@ fn flow_collections_and_keys_match_libyaml() {
     ] {
         answered_and_same(text);
     }
+    // Flow collections over several lines (as in dxoperator's CRDs): breaks after `[`, `,`
+    // and before `]`, comments and blank lines between items, nested collections.
+    for text in [
+        "a:\n  enum: [DecimalExponent, BinarySI,\n         DecimalSI]\n  type: string\n",
+        "a:\n  enum: [DecimalExponent,\n    BinarySI, DecimalSI]\nb: 1\n",
+        "a: [\n  x,\n  y]\n",
+        "a: [x, # c\n  y]  # d\n",
+        "a: [x,\n\n  # c\n  y,\n  ]\n",
+        "a: {k: v,\n  \"q\": [1,\n    2], 'r': {s: t}\n  }\nb: x\n",
+        "- [a,\n  b]\n- {c: d,\n   e: f}\n",
+        "a: &x [1,\n  2]\nb: *x\n",
+        "a:\n- [\"é\", b,\n   c]\n",
+        "ports:\n- :8081\n- a:b\nx: :80\n",
+    ] {
+        answered_and_same(text);
+    }
+    // Doubtful continuation lines (not deeper than the block, tabs, plain scalars or keys
+    // broken over lines, a flow collection used as a key) are libyaml's.
+    for text in [
+        "a: [1,\n2]\n",
+        "a:\n  b: [1,\n  2]\n",
+        "- [a,\n- b]\n",
+        "a: [1,\n\t2]\n",
+        "a: [x\n  y]\n",
+        "a: {k:\n  v}\n",
+        "a: {k\n  : v}\n",
+        "[a,\n b]: c\n",
+        "a: [1,\n  2]x\n",
+        "a: [1,\n  2\n",
+        "a: [1,\n---\n  2]\n",
+        "a: [1,\n  - 2]\n",
+        "- :\n",
+        "- ::\n",
+        "a: :x: y\n",
+    ] {
+        assert!(yaml::parse_stream_fast(text).is_none(), "{text:?}");
+        same_if_answered(text);
+    }
     for text in [
         "a: [a:, b]\n",
         "a: [a, b\n",
-        "a: [a,\n  b]\n",
         "a: {x: 1, x: 2}\n",
         "a: [,]\n",
         "a: [a,,b]\n",
@@ -381,4 +418,35 @@ fn deep_nesting_and_errors_keep_libyaml_messages() {
     let err = yaml::parse_stream(dup).expect_err("duplicate");
     assert!(err.duplicate_key, "{err}");
     assert!(err.message.contains("first defined on line 1"), "{err}");
+}
+
+/// Every YAML file of the real bundles (`../shared/corpus/bundles` and
+/// `../shared/catalogs/bundles`) takes the fast path, with exactly libyaml's trees: none of
+/// them costs a libyaml parse any more (the last one was dxoperator's CRD, with flow sequences
+/// over two lines).
+#[test]
+fn no_real_bundle_falls_back_to_libyaml() {
+    let mut dirs = Vec::new();
+    if let Some(corpus) = corpus_dir() {
+        dirs.push(corpus.join("bundles"));
+    }
+    if let Some(catalogs) = shared::shared_catalogs("bundles") {
+        dirs.push(catalogs.join("bundles"));
+    }
+    let mut files = Vec::new();
+    for dir in &dirs {
+        yaml_files(dir, &mut files);
+    }
+    let mut refused = Vec::new();
+    for path in &files {
+        if !compare(path) {
+            refused.push((path.display().to_string(), yaml::last_fast_refusal()));
+        }
+    }
+    eprintln!(
+        "bundles: fast path answered {} of {} YAML files, all identical; refused: {refused:?}",
+        files.len() - refused.len(),
+        files.len()
+    );
+    assert!(refused.is_empty(), "left to libyaml: {refused:?}");
 }

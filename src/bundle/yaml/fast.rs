@@ -657,12 +657,14 @@ impl<'a> P<'a, '_> {
                     pos: 0,
                     line: no,
                     col0: col,
+                    i,
+                    floor,
                 };
                 let node = self.flow_node(&mut f)?;
-                if !rest_is_void(text.get(f.pos..)?) {
+                if !rest_is_void(f.text.get(f.pos..)?) {
                     return fail(line!());
                 }
-                Some((node, i + 1))
+                Some((node, f.i + 1))
             }
             b'&' => self.anchored(text, no, col, i, floor),
             b'*' => {
@@ -672,8 +674,12 @@ impl<'a> P<'a, '_> {
                 }
                 Some((self.alias(name, no, col)?, i + 1))
             }
-            b']' | b'}' | b'!' | b'%' | b'@' | b'`' | b'?' | b',' | b'#' | b':' => fail(line!()),
-            b'-' if text.len() == 1 || text.as_bytes().get(1) == Some(&b' ') => fail(line!()),
+            b']' | b'}' | b'!' | b'%' | b'@' | b'`' | b'?' | b',' | b'#' => fail(line!()),
+            // `-` and (in block context) `:` start a plain scalar when no space follows
+            // (`- :8081`, a port in slurm-operator's CSV), as libyaml reads them.
+            b'-' | b':' if text.len() == 1 || text.as_bytes().get(1) == Some(&b' ') => {
+                fail(line!())
+            }
             _ => self.plain(text, no, col, i, floor),
         }
     }
@@ -1086,7 +1092,7 @@ fn escaped_at_end(text: &str) -> bool {
     text.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1
 }
 
-/// A one-line flow collection being read.
+/// A flow collection being read, one line at a time.
 struct Flow<'a> {
     text: &'a str,
     /// Byte offset of the next character.
@@ -1094,6 +1100,10 @@ struct Flow<'a> {
     line: usize,
     /// Column of the first character of `text`.
     col0: usize,
+    /// Index of the current line in the parser's lines.
+    i: usize,
+    /// Continuation lines must be indented more than this (the enclosing block's indent).
+    floor: usize,
 }
 
 impl<'a> Flow<'a> {
@@ -1168,9 +1178,34 @@ impl<'a> Flow<'a> {
     }
 }
 
-impl P<'_, '_> {
+impl<'a> P<'a, '_> {
+    /// Skips spaces between flow tokens and, at the end of a line (or at a comment after a
+    /// space), goes on to the next line that is not blank or only a comment, as libyaml reads
+    /// whitespace in flow context. Such lines must be indented more than the enclosing block
+    /// and hold no tab; anything else is left to libyaml.
+    fn flow_space(&self, f: &mut Flow<'a>) -> Option<()> {
+        loop {
+            f.skip_spaces();
+            let at_comment = f.peek() == Some(b'#')
+                && (f.pos == 0 || f.text.as_bytes().get(f.pos - 1) == Some(&b' '));
+            if f.pos < f.text.len() && !at_comment {
+                return Some(());
+            }
+            let j = self.skip_void(f.i + 1);
+            let line = self.lines.get(j)?;
+            if line.indent <= f.floor || line.tab {
+                return fail(line!());
+            }
+            f.text = line.text;
+            f.pos = 0;
+            f.line = line.no;
+            f.col0 = line.indent + 1;
+            f.i = j;
+        }
+    }
+
     /// A flow node at the reader's position (a collection or a scalar).
-    fn flow_node(&mut self, f: &mut Flow) -> Option<Node> {
+    fn flow_node(&mut self, f: &mut Flow<'a>) -> Option<Node> {
         let line = f.line;
         let col = f.col()?;
         match f.peek()? {
@@ -1190,7 +1225,7 @@ impl P<'_, '_> {
         }
     }
 
-    fn flow_collection(&mut self, f: &mut Flow, line: usize, col: usize) -> Option<Node> {
+    fn flow_collection(&mut self, f: &mut Flow<'a>, line: usize, col: usize) -> Option<Node> {
         let map = f.peek()? == b'{';
         let close = if map { b'}' } else { b']' };
         f.pos += 1;
@@ -1200,13 +1235,13 @@ impl P<'_, '_> {
             self.items.len()
         };
         loop {
-            f.skip_spaces();
+            self.flow_space(f)?;
             if f.peek()? == close {
                 f.pos += 1;
                 break;
             }
             if map {
-                let key_col = f.col()?;
+                let (key_line, key_col) = (f.line, f.col()?);
                 // Only plain keys of key bytes and quoted keys, followed by `: `.
                 let text = if matches!(f.peek()?, b'"' | b'\'') {
                     f.scalar()?.0
@@ -1241,7 +1276,7 @@ impl P<'_, '_> {
                 self.nodes += 1;
                 let key = Key {
                     text: text.into(),
-                    line,
+                    line: key_line,
                     col: key_col,
                 };
                 let value = self.flow_node(f)?;
@@ -1250,7 +1285,7 @@ impl P<'_, '_> {
                 let item = self.flow_node(f)?;
                 self.items.push(item);
             }
-            f.skip_spaces();
+            self.flow_space(f)?;
             match f.peek()? {
                 b',' => f.pos += 1,
                 c if c == close => {
@@ -1410,7 +1445,6 @@ mod tests {
             "<<: {a: 1}\n",
             "# c\n~\n",
             "null # c\n",
-            "a: [1,\n  2]\n",
             "a: !!str 1\n",
             "a: 1 # c\n  b\n",
             "a: 1\na: 2\n",
