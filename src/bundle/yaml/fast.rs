@@ -1,8 +1,9 @@
 //! A fast path for the YAML that manifests and catalogs are made of: block mappings and
-//! sequences with plain, quoted, literal and folded block scalars, one-line flow collections of
-//! scalars (`[a, "b"]`, `{k: v}`), simple or quoted keys, comments, anchors and aliases in
-//! block context. It builds the same positioned tree as [`crate::bundle::yaml`] and gives up
-//! (`None`) on anything outside that subset — multi-line flow collections, tags, tabs outside
+//! sequences with plain, quoted, literal and folded block scalars, flow collections of scalars
+//! (`[a, "b"]`, `{k: v}`, over several lines when the breaks fall between tokens), simple or
+//! quoted keys, comments, anchors and aliases in block context. It builds the same positioned
+//! tree as [`crate::bundle::yaml`] and gives up (`None`) on anything outside that subset —
+//! flow continuation lines not deeper than their block, tags, tabs outside
 //! block scalars, directives, duplicate and merge keys, explicit keys, anything near a limit —
 //! so the general parser handles every other input and every error. Tests
 //! (tests/yaml_fast.rs, the fuzz harness) check that both parsers build identical trees.
@@ -636,7 +637,7 @@ impl<'a> P<'a, '_> {
         Some((node, i))
     }
 
-    /// A scalar or one-line flow collection starting on line `i` at `col`; continuation lines
+    /// A scalar or flow collection starting on line `i` at `col`; continuation lines
     /// must be indented more than `floor`.
     fn value(
         &mut self,
