@@ -4,6 +4,10 @@
 //! sum of opm v1.26.5's per-folder `opm validate` times in OPM-VERDICTS.tsv (one opm process per
 //! folder, as the public pipelines run it). Run with `just bench-catalog`.
 
+// The binary's allocator, so the figures are the ones users get (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use olmpack::catalog::load::{self, LoadOptions};
 use olmpack::catalog::validate::validate_dirs;
 use std::path::PathBuf;

@@ -3,6 +3,10 @@
 //! memory, and the ratio against opm v1.26.5's per-folder render times in OPM-VERDICTS.tsv.
 //! Run with `just bench-render`.
 
+// The binary's allocator, so the figures are the ones users get (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use olmpack::action::catalog_render::{RenderOptions, render_catalog};
 use olmpack::catalog::write::Format;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,10 @@
 //! `cargo bench --bench validate`). Goal (issue 8): at least 250 MB/s on 2 cores. The reference Go
 //! validator takes about 0.3 s per bundle (process start included).
 
+// The binary's allocator, so the figures are the ones users get (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use olmpack::validate::Options;
 use olmpack::validate::batch::validate_dirs;
 use std::path::PathBuf;
