@@ -4,9 +4,9 @@
 //! sum of opm v1.26.5's per-folder `opm validate` times in OPM-VERDICTS.tsv (one opm process per
 //! folder, as the public pipelines run it). Run with `just bench-catalog`.
 
-// The binary's allocator, so the figures are the ones users get (src/main.rs).
+// The binary's allocator (olmpack::alloc), so the figures are the ones users get.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: olmpack::alloc::SplitAllocator = olmpack::alloc::SplitAllocator;
 
 use olmpack::catalog::load::{self, LoadOptions};
 use olmpack::catalog::validate::validate_dirs;

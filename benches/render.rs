@@ -3,9 +3,9 @@
 //! memory, and the ratio against opm v1.26.5's per-folder render times in OPM-VERDICTS.tsv.
 //! Run with `just bench-render`.
 
-// The binary's allocator, so the figures are the ones users get (src/main.rs).
+// The binary's allocator (olmpack::alloc), so the figures are the ones users get.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: olmpack::alloc::SplitAllocator = olmpack::alloc::SplitAllocator;
 
 use olmpack::action::catalog_render::{RenderOptions, render_catalog};
 use olmpack::catalog::write::Format;

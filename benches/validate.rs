@@ -5,9 +5,9 @@
 //! `cargo bench --bench validate`). Goal (issue 8): at least 250 MB/s on 2 cores. The reference Go
 //! validator takes about 0.3 s per bundle (process start included).
 
-// The binary's allocator, so the figures are the ones users get (src/main.rs).
+// The binary's allocator (olmpack::alloc), so the figures are the ones users get.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: olmpack::alloc::SplitAllocator = olmpack::alloc::SplitAllocator;
 
 use olmpack::validate::Options;
 use olmpack::validate::batch::validate_dirs;

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod action;
+pub mod alloc;
 pub mod bundle;
 pub mod catalog;
 pub mod cli;
