@@ -243,9 +243,10 @@ fn break_patterns<T>(data: &mut [T], a: usize, b: usize) {
         let modulus = 1u64 << (usize::BITS - length.leading_zeros());
         let start = a + (length / 4) * 2 - 1;
         for idx in start..=a + (length / 4) * 2 + 1 {
+            // Go's `xorshift.Next` in sort.go: shifts 13, 17, 5 (not xorshift64's 13, 7, 17).
             random ^= random << 13;
-            random ^= random >> 7;
-            random ^= random << 17;
+            random ^= random >> 17;
+            random ^= random << 5;
             let mut other = (random & (modulus - 1)) as usize;
             if other >= length {
                 other -= length;
