@@ -641,8 +641,15 @@ fn bundle_objects(
                 }
             },
             (Some(serde_json::Value::String(s)), _) => {
-                let cleaned: String = s.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-                match base64::engine::general_purpose::STANDARD.decode(cleaned.as_bytes()) {
+                // Go's base64 decoder skips line breaks; real data has none, so it is decoded
+                // in place and copied without them only when it has some.
+                let cleaned: std::borrow::Cow<'_, [u8]> =
+                    if memchr::memchr2(b'\r', b'\n', s.as_bytes()).is_some() {
+                        s.bytes().filter(|c| !matches!(c, b'\r' | b'\n')).collect()
+                    } else {
+                        s.as_bytes().into()
+                    };
+                match base64::engine::general_purpose::STANDARD.decode(&cleaned) {
                     Ok(d) => *data = d,
                     Err(e) => {
                         return Err(format!(

@@ -147,6 +147,15 @@ fn bundle_objects_are_decoded_and_the_csv_found() {
     assert_eq!(b.objects.len(), 2);
     assert!(b.objects[0].starts_with("{\"apiVersion\""));
     assert_eq!(b.csv_json.as_deref(), Some(csv));
+    // Line breaks inside the base64 text are skipped, as Go's decoder skips them.
+    let encoded = b64(csv);
+    let (head, tail) = encoded.split_at(20);
+    let wrapped = format!(
+        "{{\"schema\":\"olm.bundle\",\"name\":\"foo.v1\",\"package\":\"foo\",\"properties\":[{{\"type\":\"olm.bundle.object\",\"value\":{{\"data\":\"{head}\\r\\n{tail}\\n\"}}}}]}}"
+    );
+    let loaded = load_bytes("c.json", wrapped.as_bytes());
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert_eq!(loaded.config.bundles[0].csv_json.as_deref(), Some(csv));
     let bad = load_bytes(
         "c.yaml",
         b"schema: olm.bundle\nname: x\nproperties:\n- type: olm.bundle.object\n  value: {data: '!!'}\n",
