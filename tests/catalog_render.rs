@@ -551,6 +551,17 @@ fn errors_name_the_source_and_write_nothing() {
         .code(2)
         .stdout("")
         .stderr(predicates::str::contains("bad.json"));
+    // Several catalog folders (loaded and finished on worker threads, output streamed): a broken
+    // one after valid ones still leaves stdout empty.
+    olmpack()
+        .args(["catalog", "render", "-o", "yaml"])
+        .arg(testdata("catalogs/render-small"))
+        .arg(testdata("catalogs/valid-json"))
+        .arg(testdata("catalogs/broken/bundle-object"))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("illegal base64 data"));
     olmpack()
         .args(["catalog", "render", "--opm-compat", "2.0"])
         .arg(testdata("bundles/valid-basic"))

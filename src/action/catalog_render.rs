@@ -84,19 +84,69 @@ fn fail(source: &str, message: impl std::fmt::Display) -> RenderError {
     }
 }
 
-/// Renders every source and writes them, combined, in opm's order.
+/// Every source rendered and checked, ready to be written: no input can fail any more, so the
+/// output can be streamed ([`PreparedRender::write_to`]) without ever leaving a partial one
+/// behind because of bad input.
+#[derive(Debug)]
+pub struct PreparedRender {
+    combined: DeclarativeConfig,
+    format: Format,
+    /// Warnings (empty images, skipped files), one line each, for stderr before the output.
+    pub warnings: Vec<String>,
+}
+
+impl PreparedRender {
+    /// Number of blobs the output holds.
+    pub fn blobs(&self) -> usize {
+        let c = &self.combined;
+        c.packages.len()
+            + c.channels.len()
+            + c.bundles.len()
+            + c.deprecations.len()
+            + c.others.len()
+    }
+
+    /// Writes the output, exactly as opm prints it, to `w` in pieces as they are ready.
+    pub fn write_to<W: std::io::Write + Send>(&self, w: &mut W) -> Result<(), write::WriteError> {
+        write::write_config_to(w, &self.combined, self.format)
+    }
+}
+
+/// Renders every source and writes them, combined, in opm's order, into memory.
 pub fn render_catalog(
     sources: &[String],
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
+    let prepared = prepare_render(sources, opts)?;
+    let mut bytes = Vec::new();
+    write::write_config(&mut bytes, &prepared.combined, opts.format)
+        .map_err(|e| fail("output", e))?;
+    let blobs = prepared.blobs();
+    Ok(RenderOutput {
+        bytes,
+        warnings: prepared.warnings,
+        blobs,
+    })
+}
+
+/// Renders and checks every source (all the work that can fail on input), keeping the combined
+/// catalog for [`PreparedRender::write_to`].
+pub fn prepare_render(
+    sources: &[String],
+    opts: &RenderOptions,
+) -> Result<PreparedRender, RenderError> {
     let mut combined = DeclarativeConfig::default();
     let mut warnings = Vec::new();
     let mut fixed_image_users: Vec<&str> = Vec::new();
-    let mut preloaded = preload_catalogs(sources);
+    let mut preloaded = preload_catalogs(sources, opts.migrate);
     for (i, source) in sources.iter().enumerate() {
-        let (mut cfg, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
+        let (cfg, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
             Some(loaded) => (loaded?, false),
-            None => render_source(source, opts, &mut warnings)?,
+            None => {
+                let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+                finish(&mut cfg, source, opts.migrate)?;
+                (cfg, took_image)
+            }
         };
         if took_image && matches!(opts.image, BundleImage::Fixed(_)) {
             fixed_image_users.push(source);
@@ -111,7 +161,6 @@ pub fn render_catalog(
                 ));
             }
         }
-        finish_config(&mut cfg, opts.migrate).map_err(|e| fail(source, e))?;
         for b in &cfg.bundles {
             if b.image.is_empty() {
                 warnings.push(format!(
@@ -122,18 +171,28 @@ pub fn render_catalog(
         }
         merge(&mut combined, cfg);
     }
-    let mut bytes = Vec::new();
-    write::write_config(&mut bytes, &combined, opts.format).map_err(|e| fail("output", e))?;
-    let blobs = combined.packages.len()
-        + combined.channels.len()
-        + combined.bundles.len()
-        + combined.deprecations.len()
-        + combined.others.len();
-    Ok(RenderOutput {
-        bytes,
+    Ok(PreparedRender {
+        combined,
+        format: opts.format,
         warnings,
-        blobs,
     })
+}
+
+/// Render's post-processing of one source ([`finish_config`]), then the decoded bundle objects
+/// and CSV dropped: they are never written, and a folder of `olm.bundle.object` catalogs would
+/// otherwise hold each manifest twice more (decoded, and the CSV copied) until the output is
+/// written.
+fn finish(
+    cfg: &mut DeclarativeConfig,
+    source: &str,
+    migrate: crate::catalog::render::MigrateLevel,
+) -> Result<(), RenderError> {
+    finish_config(cfg, migrate).map_err(|e| fail(source, e))?;
+    for b in &mut cfg.bundles {
+        b.objects = Vec::new();
+        b.csv_json = None;
+    }
+    Ok(())
 }
 
 fn merge(into: &mut DeclarativeConfig, from: DeclarativeConfig) {
@@ -173,10 +232,13 @@ fn render_source(
     }
 }
 
-/// Catalog folders among several sources, loaded in parallel (one folder per thread), in the
-/// order given; `None` for every other source, and for all when there are fewer than two
-/// (one folder then gets every thread for its files and documents).
-fn preload_catalogs(sources: &[String]) -> Vec<Option<Result<DeclarativeConfig, RenderError>>> {
+/// Catalog folders among several sources, loaded and finished ([`finish`]) in parallel (one
+/// folder per thread), in the order given; `None` for every other source, and for all when there
+/// are fewer than two (one folder then gets every thread for its files and documents).
+fn preload_catalogs(
+    sources: &[String],
+    migrate: crate::catalog::render::MigrateLevel,
+) -> Vec<Option<Result<DeclarativeConfig, RenderError>>> {
     let mut slots: Vec<Option<Result<DeclarativeConfig, RenderError>>> = Vec::new();
     slots.resize_with(sources.len(), || None);
     let catalogs: Vec<usize> = sources
@@ -196,7 +258,11 @@ fn preload_catalogs(sources: &[String]) -> Vec<Option<Result<DeclarativeConfig, 
     let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
         let i = catalogs.get(n).copied()?;
         let source = sources.get(i)?;
-        Some((i, load_catalog_with(source, Path::new(source), &opts)))
+        let finished = load_catalog_with(source, Path::new(source), &opts).and_then(|mut cfg| {
+            finish(&mut cfg, source, migrate)?;
+            Ok(cfg)
+        });
+        Some((i, finished))
     });
     for (i, result) in loaded.into_iter().flatten() {
         if let Some(slot) = slots.get_mut(i) {

@@ -1,12 +1,12 @@
 //! `olmpack catalog render SOURCE...`: bundle folders, catalog folders and images to opm's exact
-//! `render` output on stdout (written once, after everything rendered).
+//! `render` output on stdout, streamed once every source has rendered (bad input never leaves a
+//! partial output).
 
 use super::image_source::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::catalog_render::{BundleImage, RenderOptions, render_catalog};
+use crate::action::catalog_render::{BundleImage, RenderOptions, prepare_render};
 use crate::catalog::render::{MigrateLevel, OpmCompat};
 use crate::catalog::write::Format;
-use std::io::Write;
 
 /// `-o json|yaml` for catalog output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -84,14 +84,13 @@ pub fn run(args: &Args) -> Outcome {
         compat,
         registry,
     };
-    let out = render_catalog(&args.sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;
-    for w in &out.warnings {
+    let prepared =
+        prepare_render(&args.sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;
+    for w in &prepared.warnings {
         eprintln!("warning: {w}");
     }
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    lock.write_all(&out.bytes)
-        .and_then(|()| lock.flush())
+    prepared
+        .write_to(&mut std::io::stdout())
         .map_err(|e| Failure::usage(format!("cannot write to standard output: {e}")))?;
     Ok(EXIT_OK)
 }

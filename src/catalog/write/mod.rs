@@ -6,7 +6,9 @@
 //! - [`write_yaml_blob`]: `---\n` and the blob as `sigs.k8s.io/yaml` (go-yaml v2) writes it;
 //! - [`write_config`]: a whole [`DeclarativeConfig`] in opm's `configsByPackage` order.
 //!
-//! All writers append to a `Vec<u8>`: callers build the whole output in memory and write it once.
+//! Blob writers append to a `Vec<u8>`; [`write_config_to`] streams a whole catalog to any
+//! `io::Write`, so a command that has checked every input can print a large catalog without
+//! holding it in memory.
 
 pub mod json;
 pub mod yaml;
@@ -28,10 +30,16 @@ pub enum Format {
     Yaml,
 }
 
-/// A blob could not be serialized (only possible for invalid raw JSON in a property value).
+/// Why a catalog could not be written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot serialize catalog blob: {0}")]
-pub struct WriteError(#[from] serde_json::Error);
+pub enum WriteError {
+    /// A blob could not be serialized (only possible for invalid raw JSON in a property value).
+    #[error("cannot serialize catalog blob: {0}")]
+    Serialize(#[from] serde_json::Error),
+    /// The stream given to [`write_config_to`] refused the bytes.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// Appends one blob as `---\n` followed by go-yaml v2's rendering of its JSON form.
 pub fn write_yaml_blob<T: Serialize + ?Sized>(
@@ -118,10 +126,102 @@ pub fn write_config_with(
     format: Format,
     jobs: usize,
 ) -> Result<(), WriteError> {
+    write_to_sink(out, cfg, format, jobs)
+}
+
+/// [`write_config`] streamed to `w`: the same bytes, handed over in pieces of about a megabyte
+/// as they are ready, so memory holds only the pieces in flight. Bytes already handed over stay
+/// written if a later blob fails, so callers check their inputs before calling it.
+pub fn write_config_to<W: std::io::Write + Send>(
+    w: &mut W,
+    cfg: &DeclarativeConfig,
+    format: Format,
+) -> Result<(), WriteError> {
+    let mut sink = Stream {
+        w,
+        buf: Vec::with_capacity(STREAM_PIECE + STREAM_PIECE / 4),
+    };
+    write_to_sink(&mut sink, cfg, format, crate::parallel::cores())?;
+    sink.flush()
+}
+
+/// Where the writer puts finished bytes: memory, or a stream.
+trait Sink {
+    /// Appends bytes in output order.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError>;
+    /// The buffer a serial writer writes blobs into directly.
+    fn buffer(&mut self) -> &mut Vec<u8>;
+    /// Hands over what the buffer holds once it is large enough.
+    fn settle(&mut self) -> Result<(), WriteError>;
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self
+    }
+    fn settle(&mut self) -> Result<(), WriteError> {
+        Ok(())
+    }
+}
+
+/// Size of the pieces [`write_config_to`] hands to its stream.
+const STREAM_PIECE: usize = 1 << 20;
+
+/// A stream behind a buffer of about [`STREAM_PIECE`].
+struct Stream<'w, W: std::io::Write> {
+    w: &'w mut W,
+    buf: Vec<u8>,
+}
+
+impl<W: std::io::Write> Stream<'_, W> {
+    fn flush(&mut self) -> Result<(), WriteError> {
+        self.w.write_all(&self.buf)?;
+        self.buf.clear();
+        self.w.flush()?;
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> Sink for Stream<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        if self.buf.len() + bytes.len() > STREAM_PIECE && !self.buf.is_empty() {
+            self.w.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        if bytes.len() >= STREAM_PIECE {
+            self.w.write_all(bytes)?;
+        } else {
+            self.buf.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+    fn settle(&mut self) -> Result<(), WriteError> {
+        if self.buf.len() >= STREAM_PIECE {
+            self.w.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+fn write_to_sink<S: Sink + Send>(
+    out: &mut S,
+    cfg: &DeclarativeConfig,
+    format: Format,
+    jobs: usize,
+) -> Result<(), WriteError> {
     let blobs = config_order(cfg);
     if jobs <= 1 || blobs.len() < PARALLEL_BLOBS {
         for blob in &blobs {
-            blob.write(out, format)?;
+            blob.write(out.buffer(), format)?;
+            out.settle()?;
         }
         return Ok(());
     }
@@ -179,15 +279,16 @@ pub fn write_config_with(
     // Every chunk was appended; anything left (not possible) is written here, in order.
     for chunk in chunks.get(joiner.next..).unwrap_or(&[]) {
         for blob in *chunk {
-            blob.write(joiner.out, format)?;
+            blob.write(joiner.out.buffer(), format)?;
+            joiner.out.settle()?;
         }
     }
     Ok(())
 }
 
 /// Appends chunks written on several threads to the output in chunk order.
-struct Joiner<'o> {
-    out: &'o mut Vec<u8>,
+struct Joiner<'o, S: Sink> {
+    out: &'o mut S,
     /// The chunk to append next.
     next: usize,
     /// Chunks finished before all those in front of them.
@@ -196,16 +297,15 @@ struct Joiner<'o> {
     failed: Option<WriteError>,
 }
 
-impl Joiner<'_> {
+impl<S: Sink> Joiner<'_, S> {
     fn add(&mut self, i: usize, chunk: Result<Vec<u8>, WriteError>) {
         self.waiting.insert(i, chunk);
         while self.failed.is_none() {
             let Some(chunk) = self.waiting.remove(&self.next) else {
                 break;
             };
-            match chunk {
-                Ok(bytes) => self.out.extend_from_slice(&bytes),
-                Err(error) => self.failed = Some(error),
+            if let Err(error) = chunk.and_then(|bytes| self.out.put(&bytes)) {
+                self.failed = Some(error);
             }
             self.next += 1;
         }
@@ -302,11 +402,61 @@ mod tests {
                 write_config_with(&mut parallel, &cfg, format, jobs).expect("parallel");
                 assert_eq!(serial, parallel, "{format:?} with {jobs} threads");
             }
+            // Streamed (pieces of about a megabyte, many blobs each): the same bytes.
+            let mut streamed = Vec::new();
+            write_config_to(&mut streamed, &cfg, format).expect("stream");
+            assert_eq!(serial, streamed, "{format:?} streamed");
             let text = String::from_utf8(serial).expect("utf-8");
             // Package "a" first, bundles by name within it.
             let a = text.find("a.v1.1.0").expect("a");
             let b = text.find("b.v1.0.0").expect("b");
             assert!(a < b);
+        }
+    }
+
+    /// A stream that takes a few bytes at a time, then refuses.
+    struct Trickle {
+        got: Vec<u8>,
+        refuse_after: usize,
+    }
+
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.got.len() >= self.refuse_after {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            let n = buf.len().min(7);
+            self.got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn streaming_gives_the_same_bytes_and_reports_a_refusing_stream() {
+        let mut cfg = DeclarativeConfig::default();
+        // Large enough for several stream pieces, in parallel chunks.
+        for i in 0..9000 {
+            cfg.bundles.push(bundle(["c", "a", "b"][i % 3], i));
+        }
+        for format in [Format::Json, Format::Yaml] {
+            let mut whole = Vec::new();
+            write_config(&mut whole, &cfg, format).expect("memory");
+            assert!(whole.len() > 2 * STREAM_PIECE, "{}", whole.len());
+            let mut slow = Trickle {
+                got: Vec::new(),
+                refuse_after: usize::MAX,
+            };
+            write_config_to(&mut slow, &cfg, format).expect("stream");
+            assert_eq!(whole, slow.got, "{format:?}");
+            let mut broken = Trickle {
+                got: Vec::new(),
+                refuse_after: 1000,
+            };
+            let err = write_config_to(&mut broken, &cfg, format).expect_err("refused");
+            assert!(matches!(err, WriteError::Io(_)), "{err}");
         }
     }
 }
