@@ -6,31 +6,14 @@
 //! every file. Without Go it prints that it skipped; under `OLMPACK_REQUIRE_CORPUS=1` (CI, whose
 //! `scripts/test.sh` installs Debian's `golang-go`) a missing Go is a failure.
 
+#[path = "support/go.rs"]
+mod go;
 #[path = "support/shared.rs"]
 mod shared;
 
 use olmpack::validate::goflate::GoDeflate;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn go_available() -> bool {
-    let found = Command::new("go")
-        .arg("version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-            panic!(
-                "Go is not installed and OLMPACK_REQUIRE_CORPUS=1 (scripts/test.sh installs golang-go)"
-            );
-        }
-        eprintln!("SKIPPED: Go is not installed (Debian package golang-go)");
-    }
-    found
-}
 
 /// Edge cases: tiny inputs, long runs, incompressible bytes, repeats at distances around the
 /// 32 KiB window, text around Go's 64 KiB and block-token limits.
@@ -113,7 +96,7 @@ fn go_and_goflate_give_the_same_length_for_every_file() {
     let Some(corpus) = shared::shared_corpus() else {
         return;
     };
-    if !go_available() {
+    if !go::go_available() {
         return;
     }
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -125,18 +108,7 @@ fn go_and_goflate_give_the_same_length_for_every_file() {
     }
     assert!(files.len() > 1000, "only {} files", files.len());
 
-    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/goflate/main.go");
-    let mut go = Command::new("go")
-        .arg("run")
-        .arg(&program)
-        // Offline and self-contained: no module download, no toolchain switch, own cache.
-        .env("GOPROXY", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GO111MODULE", "off")
-        .env("GOCACHE", tmp.path().join("gocache"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut go = go::go_run("goflate/main.go", tmp.path())
         .spawn()
         .expect("start go run");
     let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();

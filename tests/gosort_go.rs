@@ -8,28 +8,11 @@
 //! under `OLMPACK_REQUIRE_CORPUS=1` (CI, whose `scripts/test.sh` installs Debian's `golang-go`) a
 //! missing Go is a failure.
 
+#[path = "support/go.rs"]
+mod go;
+
 use olmpack::catalog::render::gosort::sort_slice;
 use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn go_available() -> bool {
-    let found = Command::new("go")
-        .arg("version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-            panic!(
-                "Go is not installed and OLMPACK_REQUIRE_CORPUS=1 (scripts/test.sh installs golang-go)"
-            );
-        }
-        eprintln!("SKIPPED: Go is not installed (Debian package golang-go)");
-    }
-    found
-}
 
 /// Key lists of every shape the sort treats differently.
 fn cases() -> Vec<Vec<u32>> {
@@ -65,23 +48,12 @@ fn cases() -> Vec<Vec<u32>> {
 
 #[test]
 fn go_and_gosort_order_equal_keys_the_same_way() {
-    if !go_available() {
+    if !go::go_available() {
         return;
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let cases = cases();
-    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/gosort/main.go");
-    let mut go = Command::new("go")
-        .arg("run")
-        .arg(&program)
-        // Offline and self-contained: no module download, no toolchain switch, own cache.
-        .env("GOPROXY", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GO111MODULE", "off")
-        .env("GOCACHE", tmp.path().join("gocache"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut go = go::go_run("gosort/main.go", tmp.path())
         .spawn()
         .expect("start go run");
     let input: String = cases
