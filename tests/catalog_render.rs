@@ -391,6 +391,59 @@ fn render_command_reproduces_every_shared_catalog() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every shared catalog folder in one call (several sources go through the spool, which
+/// serializes each as it is loaded): the same bytes as the whole model written at once, with the
+/// packages found in both public repositories (trident-operator, victoriametrics-operator)
+/// interleaved in opm's order.
+#[test]
+fn many_sources_in_one_call_write_what_the_combined_model_writes() {
+    use olmpack::catalog::{load, model::DeclarativeConfig, render, write};
+    let Some(shared) = shared_dir() else { return };
+    let fbc = shared.join("catalogs/fbc");
+    let mut folders = Vec::new();
+    for repo in std::fs::read_dir(&fbc).unwrap().flatten() {
+        let dir = repo.path().join("catalogs/v4.18");
+        for pkg in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            folders.push(pkg.path());
+        }
+    }
+    folders.sort();
+    let mut combined = DeclarativeConfig::default();
+    for dir in &folders {
+        let mut cfg = load::load_dir(dir).unwrap().config;
+        render::finish_config(&mut cfg, render::MigrateLevel::None).unwrap();
+        combined.packages.extend(cfg.packages);
+        combined.channels.extend(cfg.channels);
+        combined.bundles.extend(cfg.bundles);
+        combined.deprecations.extend(cfg.deprecations);
+        combined.others.extend(cfg.others);
+    }
+    for (flag, format) in [("json", write::Format::Json), ("yaml", write::Format::Yaml)] {
+        let mut want = Vec::new();
+        write::write_config(&mut want, &combined, format).unwrap();
+        let out = olmpack()
+            .args(["catalog", "render", "-o", flag])
+            .args(&folders)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout == want,
+            "{flag}: {}",
+            first_difference(&want, &out.stdout)
+        );
+        println!(
+            "{} folders in one call, -o {flag}: {} bytes, identical to the combined model",
+            folders.len(),
+            want.len()
+        );
+    }
+}
+
 use predicates::prelude::*;
 
 fn olmpack() -> assert_cmd::Command {

@@ -6,8 +6,9 @@
 //! else is an image (registry reference, `oci:`, `oci-archive:`, `docker-archive:`), which is a
 //! catalog when its config carries `operators.operatorframework.io.index.configs.v1` and a bundle
 //! when it carries `operators.operatorframework.io.bundle.package.v1`. Every input then goes
-//! through opm's post-processing, and the whole output is built in memory so nothing is
-//! written when any source fails.
+//! through opm's post-processing. Nothing is written before every source has been read and
+//! checked, so a failing source never leaves a partial output; several sources are serialized
+//! one by one as they are finished ([`Spool`]), so memory does not grow with their number.
 
 use crate::catalog::OpmCompat;
 use crate::catalog::load;
@@ -15,7 +16,7 @@ use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::render::{
     BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
 };
-use crate::catalog::write::{self, Format};
+use crate::catalog::write::{self, Format, spool::Spool};
 use crate::transport::{RegistryOptions, source::unpack_image};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -89,26 +90,36 @@ fn fail(source: &str, message: impl std::fmt::Display) -> RenderError {
 /// behind because of bad input.
 #[derive(Debug)]
 pub struct PreparedRender {
-    combined: DeclarativeConfig,
-    format: Format,
+    output: Prepared,
     /// Warnings (empty images, skipped files), one line each, for stderr before the output.
     pub warnings: Vec<String>,
+}
+
+/// The output in waiting.
+#[derive(Debug)]
+enum Prepared {
+    /// One source: its model, written on every thread when asked.
+    One(DeclarativeConfig, Format),
+    /// Several: each serialized as soon as it was finished and its model dropped, so memory
+    /// does not grow with the number of sources ([`Spool`]).
+    Many(Spool),
 }
 
 impl PreparedRender {
     /// Number of blobs the output holds.
     pub fn blobs(&self) -> usize {
-        let c = &self.combined;
-        c.packages.len()
-            + c.channels.len()
-            + c.bundles.len()
-            + c.deprecations.len()
-            + c.others.len()
+        match &self.output {
+            Prepared::One(cfg, _) => write::blob_count(cfg),
+            Prepared::Many(spool) => spool.len(),
+        }
     }
 
     /// Writes the output, exactly as opm prints it, to `w` in pieces as they are ready.
-    pub fn write_to<W: std::io::Write + Send>(&self, w: &mut W) -> Result<(), write::WriteError> {
-        write::write_config_to(w, &self.combined, self.format)
+    pub fn write_to<W: std::io::Write + Send>(self, w: &mut W) -> Result<(), write::WriteError> {
+        match self.output {
+            Prepared::One(cfg, format) => write::write_config_to(w, &cfg, format),
+            Prepared::Many(spool) => spool.write_to(w),
+        }
     }
 }
 
@@ -118,34 +129,49 @@ pub fn render_catalog(
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
     let prepared = prepare_render(sources, opts)?;
-    let mut bytes = Vec::new();
-    write::write_config(&mut bytes, &prepared.combined, opts.format)
-        .map_err(|e| fail("output", e))?;
     let blobs = prepared.blobs();
+    let warnings = prepared.warnings.clone();
+    let mut bytes = Vec::new();
+    prepared
+        .write_to(&mut bytes)
+        .map_err(|e| fail("output", e))?;
     Ok(RenderOutput {
         bytes,
-        warnings: prepared.warnings,
+        warnings,
         blobs,
     })
 }
 
-/// Renders and checks every source (all the work that can fail on input), keeping the combined
-/// catalog for [`PreparedRender::write_to`].
+/// Renders and checks every source (all the work that can fail on input), keeping what
+/// [`PreparedRender::write_to`] needs: the model of a single source, or the serialized blobs of
+/// several.
 pub fn prepare_render(
     sources: &[String],
     opts: &RenderOptions,
 ) -> Result<PreparedRender, RenderError> {
-    let mut combined = DeclarativeConfig::default();
     let mut warnings = Vec::new();
+    if let [source] = sources {
+        let (mut cfg, _) = render_source(source, opts, &mut warnings)?;
+        finish(&mut cfg, source, opts.migrate)?;
+        warn_empty_images(source, &empty_images(&cfg), &mut warnings);
+        return Ok(PreparedRender {
+            output: Prepared::One(cfg, opts.format),
+            warnings,
+        });
+    }
+    let spool = Spool::new(opts.format);
     let mut fixed_image_users: Vec<&str> = Vec::new();
-    let mut preloaded = preload_catalogs(sources, opts.migrate);
+    let mut preloaded = preload_catalogs(sources, opts.migrate, &spool);
     for (i, source) in sources.iter().enumerate() {
-        let (cfg, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
+        let (empty, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
             Some(loaded) => (loaded?, false),
             None => {
                 let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
                 finish(&mut cfg, source, opts.migrate)?;
-                (cfg, took_image)
+                spool
+                    .add(i, &cfg, crate::parallel::cores())
+                    .map_err(|e| fail(source, e))?;
+                (empty_images(&cfg), took_image)
             }
         };
         if took_image && matches!(opts.image, BundleImage::Fixed(_)) {
@@ -161,21 +187,29 @@ pub fn prepare_render(
                 ));
             }
         }
-        for b in &cfg.bundles {
-            if b.image.is_empty() {
-                warnings.push(format!(
-                    "{source}: bundle {:?} has an empty image; pass --image or --image-template so the catalog can pull it",
-                    b.name
-                ));
-            }
-        }
-        merge(&mut combined, cfg);
+        warn_empty_images(source, &empty, &mut warnings);
     }
     Ok(PreparedRender {
-        combined,
-        format: opts.format,
+        output: Prepared::Many(spool),
         warnings,
     })
+}
+
+/// Names of the bundles of `cfg` that have no image.
+fn empty_images(cfg: &DeclarativeConfig) -> Vec<String> {
+    cfg.bundles
+        .iter()
+        .filter(|b| b.image.is_empty())
+        .map(|b| b.name.clone())
+        .collect()
+}
+
+fn warn_empty_images(source: &str, names: &[String], warnings: &mut Vec<String>) {
+    for name in names {
+        warnings.push(format!(
+            "{source}: bundle {name:?} has an empty image; pass --image or --image-template so the catalog can pull it"
+        ));
+    }
 }
 
 /// Render's post-processing of one source ([`finish_config`]), then the decoded bundle objects
@@ -193,14 +227,6 @@ fn finish(
         b.csv_json = None;
     }
     Ok(())
-}
-
-fn merge(into: &mut DeclarativeConfig, from: DeclarativeConfig) {
-    into.packages.extend(from.packages);
-    into.channels.extend(from.channels);
-    into.bundles.extend(from.bundles);
-    into.deprecations.extend(from.deprecations);
-    into.others.extend(from.others);
 }
 
 fn is_bundle_dir(path: &Path) -> bool {
@@ -232,14 +258,17 @@ fn render_source(
     }
 }
 
-/// Catalog folders among several sources, loaded and finished ([`finish`]) in parallel (one
-/// folder per thread), in the order given; `None` for every other source, and for all when there
-/// are fewer than two (one folder then gets every thread for its files and documents).
+/// Catalog folders among several sources, loaded, finished ([`finish`]) and added to `spool`
+/// in parallel (one folder per thread), each model dropped as soon as it is spooled; the names
+/// of bundles without an image for each, in the order given. `None` for every other source, and
+/// for all when there are fewer than two (one folder then gets every thread for its files and
+/// documents).
 fn preload_catalogs(
     sources: &[String],
     migrate: crate::catalog::render::MigrateLevel,
-) -> Vec<Option<Result<DeclarativeConfig, RenderError>>> {
-    let mut slots: Vec<Option<Result<DeclarativeConfig, RenderError>>> = Vec::new();
+    spool: &Spool,
+) -> Vec<Option<Result<Vec<String>, RenderError>>> {
+    let mut slots: Vec<Option<Result<Vec<String>, RenderError>>> = Vec::new();
     slots.resize_with(sources.len(), || None);
     let catalogs: Vec<usize> = sources
         .iter()
@@ -258,11 +287,12 @@ fn preload_catalogs(
     let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
         let i = catalogs.get(n).copied()?;
         let source = sources.get(i)?;
-        let finished = load_catalog_with(source, Path::new(source), &opts).and_then(|mut cfg| {
+        let done = load_catalog_with(source, Path::new(source), &opts).and_then(|mut cfg| {
             finish(&mut cfg, source, migrate)?;
-            Ok(cfg)
+            spool.add(i, &cfg, 1).map_err(|e| fail(source, e))?;
+            Ok(empty_images(&cfg))
         });
-        Some((i, finished))
+        Some((i, done))
     });
     for (i, result) in loaded.into_iter().flatten() {
         if let Some(slot) = slots.get_mut(i) {

@@ -8,9 +8,11 @@
 //!
 //! Blob writers append to a `Vec<u8>`; [`write_config_to`] streams a whole catalog to any
 //! `io::Write`, so a command that has checked every input can print a large catalog without
-//! holding it in memory.
+//! holding it in memory; [`spool::Spool`] assembles the output of many sources without holding
+//! their models.
 
 pub mod json;
+pub mod spool;
 pub mod yaml;
 
 use super::model::{Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Package};
@@ -92,6 +94,11 @@ pub fn write_config(
 ) -> Result<(), WriteError> {
     let jobs = crate::parallel::cores();
     write_config_with(out, cfg, format, jobs)
+}
+
+/// Number of blobs [`write_config`] writes for `cfg` (blobs opm drops are not counted).
+pub fn blob_count(cfg: &DeclarativeConfig) -> usize {
+    config_order(cfg).len()
 }
 
 /// One blob of the output, in the order it is written.
