@@ -1,7 +1,8 @@
 //! The fuzz harness in CI: a fixed-seed pass over damaged real files (bounded, well under two
 //! minutes on two cores in a debug build), and every regression case under
-//! `testdata/yaml-regressions/`. Longer runs with a fresh seed: `just fuzz` (see
-//! examples/fuzz/main.rs). A panic fails the test and prints the command that replays it.
+//! `testdata/yaml-regressions/` and `testdata/catalogs/regressions/`. Longer runs with a fresh
+//! seed: `just fuzz` (see examples/fuzz/main.rs). A panic fails the test and prints the command
+//! that replays it.
 
 #[path = "../examples/fuzz/harness.rs"]
 mod harness;
@@ -28,7 +29,13 @@ fn corpus_dir() -> Option<PathBuf> {
 fn fixed_seed_pass_finds_no_panic() {
     let corpus = corpus_dir();
     let sources = harness::sources(&repo(), corpus.as_deref(), 100 * 1024);
-    assert!(sources.len() > 100, "only {} source bundles", sources.len());
+    assert!(sources.len() > 100, "only {} sources", sources.len());
+    for kind in [harness::Kind::Catalog, harness::Kind::Template] {
+        assert!(
+            sources.iter().any(|s| s.kind == kind),
+            "no {kind:?} among the sources"
+        );
+    }
     let next = AtomicU64::new(0);
     let crashes: Mutex<Vec<String>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -129,6 +136,32 @@ fn regression_cases_never_panic() {
                 crashes.is_empty(),
                 "{} as {target}: {crashes:?}",
                 file.display()
+            );
+        }
+    }
+}
+
+/// Every catalog regression folder (`testdata/catalogs/regressions/`): every catalog entry
+/// point, in each variant of output format and migration, without a panic.
+#[test]
+fn catalog_regression_cases_never_panic() {
+    let dir = repo().join("testdata/catalogs/regressions");
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("testdata/catalogs/regressions")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    assert!(!folders.is_empty());
+    for folder in &folders {
+        let ignore = std::fs::read(folder.join(".indexignore")).unwrap_or_default();
+        for variant in 0..6 {
+            let crashes = harness::run_catalog_pipeline(folder, &ignore, variant);
+            assert!(
+                crashes.is_empty(),
+                "{} (variant {variant}): {crashes:?}",
+                folder.display()
             );
         }
     }

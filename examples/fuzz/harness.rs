@@ -3,14 +3,18 @@
 //! coverage feedback, but real inputs damaged in the ways real files get damaged (cut transfers,
 //! bad merges, editors, encodings) and every entry point a user reaches with them.
 //!
-//! One case = one file of one real bundle damaged by one to three mutations, then, in-process:
-//! the YAML layer on the damaged text, bundle loading, every validation rule (every optional
-//! group, with and without a target Kubernetes version), `bundle init` planning, and the image
-//! build into a spool folder. A case is fully determined by (seed, case number), so any finding
+//! One case = one file of one real bundle, catalog folder or template damaged by one to three
+//! mutations, then, in-process: the YAML layer on the damaged text; for a bundle, loading, every
+//! validation rule (every optional group, with and without a target Kubernetes version),
+//! `bundle init` planning, `catalog render` of the folder and the image build into a spool
+//! folder; for a catalog or a template, the entry points in `catalog.rs`. A case is fully determined by (seed, case number), so any finding
 //! can be replayed alone. A panic anywhere counts, even one caught inside the library (the YAML
 //! layer turns parser panics into errors; the harness still sees them through the panic hook).
 
 #![allow(dead_code)]
+
+#[path = "catalog.rs"]
+mod catalog;
 
 use olmpack::bundle::Bundle;
 use olmpack::bundle::yaml;
@@ -60,16 +64,37 @@ impl Rng {
     }
 }
 
-/// A bundle folder the harness damages, with its files in memory.
+/// What a source is, and so which entry points its cases run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A bundle folder.
+    Bundle,
+    /// A catalog (FBC) folder.
+    Catalog,
+    /// One template file (basic or semver).
+    Template,
+}
+
+/// A bundle folder, catalog folder or template the harness damages, with its files in memory.
 pub struct Source {
     /// Where it came from, for reports.
     pub root: PathBuf,
     /// Relative path and bytes of every file.
     pub files: Vec<(PathBuf, Vec<u8>)>,
+    /// Bundle, catalog or template.
+    pub kind: Kind,
 }
 
 impl Source {
-    fn load(root: &Path) -> Option<Source> {
+    fn template(file: &Path) -> Option<Source> {
+        Some(Source {
+            root: file.to_path_buf(),
+            files: vec![(PathBuf::from(catalog::TEMPLATE_FILE), fs::read(file).ok()?)],
+            kind: Kind::Template,
+        })
+    }
+
+    fn load(root: &Path, kind: Kind) -> Option<Source> {
         let mut files = Vec::new();
         let mut stack = vec![root.to_path_buf()];
         while let Some(dir) = stack.pop() {
@@ -88,6 +113,7 @@ impl Source {
         (!files.is_empty()).then(|| Source {
             root: root.to_path_buf(),
             files,
+            kind,
         })
     }
 
@@ -96,8 +122,9 @@ impl Source {
     }
 }
 
-/// Every bundle folder under `testdata/` and, when present, the shared corpus (bundles up to
-/// `max_bytes`, so that cases stay fast), in a stable order.
+/// Every bundle folder under `testdata/` and, when present, the shared corpus, then the catalog
+/// folders and templates ([`catalog::catalog_roots`], [`catalog::template_files`]); sources up
+/// to `max_bytes` (so that cases stay fast), in a stable order.
 pub fn sources(repo: &Path, corpus: Option<&Path>, max_bytes: usize) -> Vec<Source> {
     let mut roots = vec![
         repo.join("testdata/bundles/valid-basic"),
@@ -112,9 +139,16 @@ pub fn sources(repo: &Path, corpus: Option<&Path>, max_bytes: usize) -> Vec<Sour
             roots.extend(subdirs(&package));
         }
     }
-    roots
-        .iter()
-        .filter_map(|r| Source::load(r))
+    let bundles = roots.iter().filter_map(|r| Source::load(r, Kind::Bundle));
+    let catalogs = catalog::catalog_roots(repo, corpus)
+        .into_iter()
+        .filter_map(|r| Source::load(&r, Kind::Catalog));
+    let templates = catalog::template_files(repo, corpus)
+        .into_iter()
+        .filter_map(|f| Source::template(&f));
+    bundles
+        .chain(catalogs)
+        .chain(templates)
         .filter(|s| s.size() <= max_bytes)
         .collect()
 }
@@ -549,11 +583,16 @@ pub fn plan_case(
     let index = batch.below(sources.len());
     let source = &sources[index];
     let mut rng = Rng::for_case(seed, case);
-    // Prefer YAML files (what the parser sees), but damage any file now and then.
+    // Prefer YAML and JSON files (what the parsers see), but damage any file now and then.
     let yaml: Vec<&(PathBuf, Vec<u8>)> = source
         .files
         .iter()
-        .filter(|(p, _)| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .filter(|(p, _)| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "json")
+            )
+        })
         .collect();
     let (rel, bytes) = if !yaml.is_empty() && rng.below(8) != 0 {
         *rng.pick(&yaml)
@@ -576,7 +615,13 @@ pub fn run_case(
     let (index, rel, damaged, mutations) = plan_case(sources, seed, case);
     ws.prepare(index, &sources[index], last)?;
     fs::write(ws.bundle().join(&rel), &damaged)?;
-    let crashes = run_pipeline(&ws.bundle(), &ws.spool(), &damaged, case);
+    let crashes = match sources[index].kind {
+        Kind::Bundle => run_pipeline(&ws.bundle(), &ws.spool(), &damaged, case),
+        Kind::Catalog => run_catalog_pipeline(&ws.bundle(), &damaged, case),
+        Kind::Template => {
+            run_template_pipeline(&ws.bundle().join(catalog::TEMPLATE_FILE), &damaged, case)
+        }
+    };
     Ok(Outcome {
         source: index,
         file: rel,
@@ -598,8 +643,12 @@ pub fn fast_path_mismatch(text: &str) -> Option<String> {
     }
 }
 
-/// Runs every entry point on a bundle folder; `text` is also given to the YAML layer directly.
-pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
+/// Runs one named stage of a case, recording any panic in it.
+pub type Stage<'a> = dyn FnMut(&'static str, &mut dyn FnMut()) + 'a;
+
+/// Runs `stages` with a [`Stage`] that records any panic (even one the library caught: the
+/// panic hook sees it), and returns what was recorded.
+fn staged(stages: &mut dyn FnMut(&mut Stage)) -> Vec<Crash> {
     install_panic_hook();
     take_panics();
     let mut crashes = Vec::new();
@@ -614,54 +663,25 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
             message,
         }));
     };
+    stages(&mut stage);
+    crashes
+}
+
+/// The YAML layer on the damaged text, both paths. When the fast path answers, its tree must be
+/// exactly libyaml's (and libyaml must accept the text without duplicate keys): a difference is
+/// left in `mismatch`, a failure like a panic.
+fn yaml_stages(text: &[u8], stage: &mut Stage, mismatch: &mut Option<String>) {
     stage("yaml", &mut || {
         let text = String::from_utf8_lossy(text);
         // parse_stream is parse_stream_lenient plus the duplicate-key verdict: both paths run.
         let _ = yaml::parse_stream(&text);
     });
-    // When the fast path answers, its tree must be exactly libyaml's (and libyaml must accept
-    // the text without duplicate keys): a difference is a failure like a panic.
-    let mut mismatch = None;
     stage("yaml fast path", &mut || {
-        mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
+        *mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
     });
-    let all = validate::Options {
-        optional: Group::ALL.to_vec(),
-        k8s_version: variant
-            .is_multiple_of(2)
-            .then(|| semver::Version::new(1, 25, 0)),
-    };
-    stage("load+validate", &mut || {
-        if let Ok(bundle) = Bundle::load(bundle) {
-            let report = validate::validate(&bundle, &all);
-            let mut sink = Vec::new();
-            let _ = validate::render::human(&report, &mut sink, false);
-            let _ = validate::render::json(&[report], false, &mut sink);
-        }
-    });
-    stage("init plan", &mut || {
-        let _ = scaffold::plan(&scaffold::Options {
-            dir: bundle.to_path_buf(),
-            dockerfile: variant.is_multiple_of(3),
-            ..Default::default()
-        });
-    });
-    stage("build", &mut || {
-        let _ = fs::remove_dir_all(spool);
-        if fs::create_dir_all(spool).is_err() {
-            return;
-        }
-        if let Ok(layout) = Bundle::load_layout(bundle)
-            && let Ok(input) = BundleInput::new(
-                &layout.root,
-                layout.manifests_path(),
-                layout.metadata_path(),
-                layout.annotations_labels(),
-            )
-        {
-            let _ = build_in(&input, &BuildOptions::default(), spool);
-        }
-    });
+}
+
+fn with_mismatch(mut crashes: Vec<Crash>, mismatch: Option<String>) -> Vec<Crash> {
     if let Some(message) = mismatch {
         crashes.push(Crash {
             stage: "yaml fast path",
@@ -669,4 +689,72 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
         });
     }
     crashes
+}
+
+/// Every catalog entry point on a catalog folder; `text` (the damaged file) also goes to the
+/// YAML layer directly.
+pub fn run_catalog_pipeline(dir: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
+    let mut mismatch = None;
+    let crashes = staged(&mut |stage| {
+        yaml_stages(text, stage, &mut mismatch);
+        catalog::run_catalog(dir, variant, stage);
+    });
+    with_mismatch(crashes, mismatch)
+}
+
+/// Template rendering of a template file; `text` also goes to the YAML layer directly.
+pub fn run_template_pipeline(file: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
+    let mut mismatch = None;
+    let crashes = staged(&mut |stage| {
+        yaml_stages(text, stage, &mut mismatch);
+        catalog::run_template(file, variant, stage);
+    });
+    with_mismatch(crashes, mismatch)
+}
+
+/// Runs every entry point on a bundle folder; `text` is also given to the YAML layer directly.
+pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
+    let mut mismatch = None;
+    let crashes = staged(&mut |stage| {
+        yaml_stages(text, stage, &mut mismatch);
+        let all = validate::Options {
+            optional: Group::ALL.to_vec(),
+            k8s_version: variant
+                .is_multiple_of(2)
+                .then(|| semver::Version::new(1, 25, 0)),
+        };
+        stage("load+validate", &mut || {
+            if let Ok(bundle) = Bundle::load(bundle) {
+                let report = validate::validate(&bundle, &all);
+                let mut sink = Vec::new();
+                let _ = validate::render::human(&report, &mut sink, false);
+                let _ = validate::render::json(&[report], false, &mut sink);
+            }
+        });
+        stage("init plan", &mut || {
+            let _ = scaffold::plan(&scaffold::Options {
+                dir: bundle.to_path_buf(),
+                dockerfile: variant.is_multiple_of(3),
+                ..Default::default()
+            });
+        });
+        stage("build", &mut || {
+            let _ = fs::remove_dir_all(spool);
+            if fs::create_dir_all(spool).is_err() {
+                return;
+            }
+            if let Ok(layout) = Bundle::load_layout(bundle)
+                && let Ok(input) = BundleInput::new(
+                    &layout.root,
+                    layout.manifests_path(),
+                    layout.metadata_path(),
+                    layout.annotations_labels(),
+                )
+            {
+                let _ = build_in(&input, &BuildOptions::default(), spool);
+            }
+        });
+        catalog::run_bundle_render(bundle, variant, stage);
+    });
+    with_mismatch(crashes, mismatch)
 }

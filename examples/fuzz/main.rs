@@ -1,12 +1,13 @@
-//! `just fuzz`: damages real bundle files in many ways and runs every entry point on them,
-//! in-process, on every core. Prints the seed first (so a run can be replayed), progress, then
+//! `just fuzz`: damages real bundle, catalog and template files in many ways and runs every
+//! entry point on them, in-process, on every core. Prints the seed first (so a run can be replayed), progress, then
 //! cases, cases per second and the panics found, each with the command that replays it and the
 //! damaged file saved under `target/fuzz-crashes/`. Exit status 1 when anything panicked.
 //!
 //! Arguments (flags or `KEY=VALUE`, so `just fuzz SEED=123` works):
 //! `SEED=N` (default: from the clock), `CASES=N` (default 200000), `CASE=N` (replay one case and
-//! print what it did), `JOBS=N` (default: every core), `CORPUS=DIR` (default `../shared/corpus`;
-//! `CORPUS=none` uses testdata only), `MAX_BUNDLE_KB=N` (largest source bundle, default 100).
+//! print what it did), `JOBS=N` (default: every core), `CORPUS=DIR` (default `../shared/corpus`,
+//! whose sibling `catalogs/` gives the real catalogs and templates; `CORPUS=none` uses testdata
+//! only), `MAX_BUNDLE_KB=N` (largest source bundle, catalog folder or template, default 100).
 
 #[path = "harness.rs"]
 mod harness;
@@ -75,9 +76,13 @@ fn main() {
         );
         std::process::exit(2);
     }
+    let count = |kind| sources.iter().filter(|s| s.kind == kind).count();
     println!(
-        "fuzz: seed {seed} (replay: just fuzz SEED={seed}), {} source bundles ({}), {jobs} threads",
+        "fuzz: seed {seed} (replay: just fuzz SEED={seed}), {} sources: {} bundles, {} catalogs, {} templates ({}), {jobs} threads",
         sources.len(),
+        count(harness::Kind::Bundle),
+        count(harness::Kind::Catalog),
+        count(harness::Kind::Template),
         corpus
             .as_deref()
             .map_or("testdata only".to_string(), |c| format!(

@@ -12,7 +12,7 @@
 //! The per-component glob (Go's `filepath.Match`) is `globset` with a literal separator, after the
 //! Go-only syntax differences are translated (`[^…]` negation, no `{a,b}` alternation).
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// One parsed pattern line (go-git `gitignore.pattern`).
 #[derive(Debug)]
@@ -38,7 +38,7 @@ enum Part {
     /// A component that contains `**` among other text: go-git never matches it.
     Invalid,
     /// A `filepath.Match` pattern.
-    Glob(Option<GlobMatcher>),
+    Glob(Option<GlobSet>),
 }
 
 impl Part {
@@ -111,17 +111,21 @@ fn translate(pattern: &str) -> String {
     out
 }
 
-fn compile(component: &str) -> Option<GlobMatcher> {
+fn compile(component: &str) -> Option<GlobSet> {
     // An unclosed class or a trailing backslash is ErrBadPattern in Go: never a match.
     if component.ends_with('\\') && !component.ends_with("\\\\") {
         return None;
     }
-    GlobBuilder::new(&translate(component))
+    let glob = GlobBuilder::new(&translate(component))
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .ok()
-        .map(|g| g.compile_matcher())
+        .ok()?;
+    // A one-glob set, not `Glob::compile_matcher`: that panics when the regex outgrows the
+    // regex crate's size limit (from about 138 KB of `*x*x…` in one line), where the set reports
+    // an error (and matches a plain name as a literal, with no regex at all). Such a pattern
+    // then never matches; Go's `filepath.Match` would still try it.
+    GlobSetBuilder::new().add(glob).build().ok()
 }
 
 impl Pattern {
@@ -352,5 +356,17 @@ mod tests {
         // A malformed pattern never matches.
         let m = matcher(&[("", "[abc\n")]);
         assert!(!m.is_ignored("a"));
+    }
+
+    /// Pattern lines too large for a regex (seen in fuzzing: a `.indexignore` re-encoded as
+    /// UTF-16 with a giant string in it; testdata/catalogs/regressions/giant-ignore-pattern)
+    /// never panic: a glob one never matches, a plain name still matches literally.
+    #[test]
+    fn giant_pattern_is_a_non_match_not_a_panic() {
+        let literal = "x\u{0}".repeat(200_000);
+        let glob = "*x".repeat(100_000);
+        let m = matcher(&[("", &literal), ("", &glob)]);
+        assert!(!m.is_ignored("catalog.yaml"));
+        assert!(m.is_ignored(&format!("sub/{literal}")));
     }
 }
