@@ -6,8 +6,9 @@
 //! One case = one file of one real bundle, catalog folder or template damaged by one to three
 //! mutations, then, in-process: the YAML layer on the damaged text; for a bundle, loading, every
 //! validation rule (every optional group, with and without a target Kubernetes version),
-//! `bundle init` planning, `catalog render` of the folder and the image build into a spool
-//! folder; for a catalog or a template, the entry points in `catalog.rs`. A case is fully determined by (seed, case number), so any finding
+//! `bundle init` planning, `catalog render` of the folder, the image build into a spool folder
+//! and the built image read back damaged (`image.rs`); for a catalog or a template, the entry
+//! points in `catalog.rs`. A case is fully determined by (seed, case number), so any finding
 //! can be replayed alone. A panic anywhere counts, even one caught inside the library (the YAML
 //! layer turns parser panics into errors; the harness still sees them through the panic hook).
 
@@ -15,6 +16,8 @@
 
 #[path = "catalog.rs"]
 mod catalog;
+#[path = "image.rs"]
+mod image;
 
 use olmpack::bundle::Bundle;
 use olmpack::bundle::yaml;
@@ -715,7 +718,8 @@ pub fn run_template_pipeline(file: &Path, text: &[u8], variant: u64) -> Vec<Cras
 /// Runs every entry point on a bundle folder; `text` is also given to the YAML layer directly.
 pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
     let mut mismatch = None;
-    let crashes = staged(&mut |stage| {
+    let mut escapes = Vec::new();
+    let mut crashes = staged(&mut |stage| {
         yaml_stages(text, stage, &mut mismatch);
         let all = validate::Options {
             optional: Group::ALL.to_vec(),
@@ -738,6 +742,7 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
                 ..Default::default()
             });
         });
+        let mut built = None;
         stage("build", &mut || {
             let _ = fs::remove_dir_all(spool);
             if fs::create_dir_all(spool).is_err() {
@@ -751,10 +756,16 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
                     layout.annotations_labels(),
                 )
             {
-                let _ = build_in(&input, &BuildOptions::default(), spool);
+                built = build_in(&input, &BuildOptions::default(), spool)
+                    .ok()
+                    .map(|(image, _)| image);
             }
         });
+        if let Some(image) = &built {
+            image::run_image_read(image, spool, variant, stage, &mut escapes);
+        }
         catalog::run_bundle_render(bundle, variant, stage);
     });
+    crashes.append(&mut escapes);
     with_mismatch(crashes, mismatch)
 }
