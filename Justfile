@@ -33,11 +33,10 @@ bench-catalog-build:
     cargo bench --bench catalog_build
 
 # Damage real bundle, catalog and template files (testdata/, ../shared) and run every entry point
-# on each (loading, every rule, init planning, render, graphs, templates, the image build and
-# the built image read back damaged),
-# in-process: 200,000 cases by default with a printed seed; reports
-# cases/s and panics. Replay a run or one case: `just fuzz SEED=123`, `just fuzz SEED=123 CASE=42`
-# (also CASES=N, JOBS=N, CORPUS=DIR|none, MAX_BUNDLE_KB=N).
+# on each (loading, every rule, init planning, render, graphs, templates, the image build and the
+# built image read back damaged), in-process: 200,000 cases by default with a printed seed;
+# reports cases/s and panics. Replay a run or one case: `just fuzz SEED=123`,
+# `just fuzz SEED=123 CASE=42` (also CASES=N, JOBS=N, CORPUS=DIR|none, MAX_BUNDLE_KB=N).
 fuzz *ARGS:
     cargo run --release --example fuzz -- {{ARGS}}
 
