@@ -41,6 +41,14 @@ fn number(text: &str) -> Option<u64> {
 }
 
 fn main() {
+    // Images read back are unpacked into temporary folders: thousands a minute. On a disk file
+    // system (an overlay in containers) that slows every case down as the run goes on (1,067 to
+    // 939 cases/s over 100,000 cases, against a steady 1,347 on tmpfs), so use tmpfs unless the
+    // user chose a folder.
+    if std::env::var_os("TMPDIR").is_none() && Path::new("/dev/shm").is_dir() {
+        // SAFETY: no other thread exists yet, so nothing reads the environment concurrently.
+        unsafe { std::env::set_var("TMPDIR", "/dev/shm") };
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let seed = arg(&args, "SEED")
