@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use tempfile::SpooledTempFile;
 
 /// Serialized output kept in memory before it moves to a temporary file.
-pub const MEMORY_LIMIT: usize = 32 << 20;
+pub const MEMORY_LIMIT: usize = 8 << 20;
 
 /// Blobs of a source serialized per piece of work when several threads share one source.
 const CHUNK: usize = 16;
