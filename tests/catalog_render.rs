@@ -318,6 +318,19 @@ fn corpus_bundles_render_as_opm_1_26_did() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every package catalog folder under `fbc` (`<repo>/catalogs/v4.18/<package>`), sorted.
+fn fbc_folders(fbc: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for repo in std::fs::read_dir(fbc).unwrap().flatten() {
+        let dir = repo.path().join("catalogs/v4.18");
+        for pkg in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            folders.push(pkg.path());
+        }
+    }
+    folders.sort();
+    folders
+}
+
 /// `olmpack catalog render <folder>` on every shared catalog: opm's JSON and YAML for the 63
 /// folders opm v1.26.5 reads, and the checked-in `catalog.yaml` (written by a newer opm) for the
 /// 4 it cannot read.
@@ -326,14 +339,7 @@ fn render_command_reproduces_every_shared_catalog() {
     let Some(shared) = shared_dir() else { return };
     let fbc = shared.join("catalogs/fbc");
     let opm = shared.join("catalogs/opm-render");
-    let mut folders = Vec::new();
-    for repo in std::fs::read_dir(&fbc).unwrap().flatten() {
-        let dir = repo.path().join("catalogs/v4.18");
-        for pkg in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            folders.push(pkg.path());
-        }
-    }
-    folders.sort();
+    let folders = fbc_folders(&fbc);
     let render = |dir: &Path, format: &str| -> Vec<u8> {
         let out = assert_cmd::Command::cargo_bin("olmpack")
             .unwrap()
@@ -400,14 +406,7 @@ fn many_sources_in_one_call_write_what_the_combined_model_writes() {
     use olmpack::catalog::{load, model::DeclarativeConfig, render, write};
     let Some(shared) = shared_dir() else { return };
     let fbc = shared.join("catalogs/fbc");
-    let mut folders = Vec::new();
-    for repo in std::fs::read_dir(&fbc).unwrap().flatten() {
-        let dir = repo.path().join("catalogs/v4.18");
-        for pkg in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            folders.push(pkg.path());
-        }
-    }
-    folders.sort();
+    let folders = fbc_folders(&fbc);
     let mut combined = DeclarativeConfig::default();
     for dir in &folders {
         let mut cfg = load::load_dir(dir).unwrap().config;

@@ -257,8 +257,15 @@ mod tests {
         cfg
     }
 
-    fn raw(json: &str) -> Box<serde_json::value::RawValue> {
-        serde_json::value::RawValue::from_string(json.to_string()).expect("json")
+    /// A blob of another schema.
+    fn meta(schema: &str, package: &str, name: &str, json: &str) -> Meta {
+        Meta {
+            schema: schema.into(),
+            package: package.into(),
+            name: name.into(),
+            blob: serde_json::value::RawValue::from_string(json.to_string()).expect("json"),
+            origin: Origin::default(),
+        }
     }
 
     fn merged(sources: &[DeclarativeConfig]) -> DeclarativeConfig {
@@ -278,29 +285,26 @@ mod tests {
     #[test]
     fn spooled_output_equals_the_combined_model() {
         let mut a = source("zeta", &["zeta.v2", "zeta.v1"]);
-        a.others.push(Meta {
-            schema: "example.free".into(),
-            package: String::new(),
-            name: "first".into(),
-            blob: raw(r#"{"schema":"example.free","n":1}"#),
-            origin: Origin::default(),
-        });
+        a.others.push(meta(
+            "example.free",
+            "",
+            "first",
+            r#"{"schema":"example.free","n":1}"#,
+        ));
         let b = source("alpha", &["alpha.v1"]);
         let mut c = source("zeta", &["zeta.v1", "zeta.v0"]);
-        c.others.push(Meta {
-            schema: "example.free".into(),
-            package: String::new(),
-            name: "second".into(),
-            blob: raw(r#"{"schema":"example.free","n":2}"#),
-            origin: Origin::default(),
-        });
-        c.others.push(Meta {
-            schema: "example.a".into(),
-            package: "zeta".into(),
-            name: "x".into(),
-            blob: raw(r#"{"schema":"example.a","package":"zeta"}"#),
-            origin: Origin::default(),
-        });
+        c.others.push(meta(
+            "example.free",
+            "",
+            "second",
+            r#"{"schema":"example.free","n":2}"#,
+        ));
+        c.others.push(meta(
+            "example.a",
+            "zeta",
+            "x",
+            r#"{"schema":"example.a","package":"zeta"}"#,
+        ));
         c.deprecations.push(Deprecation {
             schema: "olm.deprecations".into(),
             package: "zeta".into(),
