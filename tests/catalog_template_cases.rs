@@ -279,3 +279,65 @@ fn cli_local_image_source_renders_like_the_folder() {
     assert_eq!(from_image, render(&folder_map));
     assert!(String::from_utf8_lossy(&from_image).contains("type: olm.csv.metadata"));
 }
+
+/// On the command line a repeated key in a basic template renders, with a warning naming the
+/// template's file and line; in a semver template it is an error (exit 1), as with opm.
+#[test]
+fn repeated_keys_warn_in_basic_and_fail_in_semver_templates() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let map = temp.path().join("bundles.tsv");
+    std::fs::write(
+        &map,
+        format!("quay.io/x/kvstore:1.2.0\t{}\n", bundle.display()),
+    )
+    .expect("write map");
+    let basic = temp.path().join("basic.yaml");
+    std::fs::write(
+        &basic,
+        "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: kvstore-operator\n  defaultChannel: stable\n- schema: olm.channel\n  package: kvstore-operator\n  name: stable\n  entries:\n  - name: kvstore-operator.v1.2.0\n- schema: olm.bundle\n  image: quay.io/x/kvstore:1.2.0\nschema: olm.template.basic\n",
+    )
+    .expect("write template");
+    let out = assert_cmd::Command::cargo_bin("olmpack")
+        .expect("binary")
+        .args([
+            "catalog",
+            "template",
+            "--offline",
+            "-o",
+            "yaml",
+            "--bundle-map",
+        ])
+        .arg(&map)
+        .arg(&basic)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("basic.yaml:13: duplicate key \"schema\"")
+            && stderr.contains("opm keeps the last value"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("name: kvstore-operator.v1.2.0"));
+    let semver = temp.path().join("semver.yaml");
+    std::fs::write(
+        &semver,
+        "schema: olm.semver\nstable:\n  bundles:\n  - image: quay.io/x/kvstore:1.2.0\nstable:\n  bundles: []\n",
+    )
+    .expect("write template");
+    let out = assert_cmd::Command::cargo_bin("olmpack")
+        .expect("binary")
+        .args(["catalog", "template", "--offline", "--bundle-map"])
+        .arg(&map)
+        .arg(&semver)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("semver.yaml:5:") && stderr.contains("duplicate key \"stable\""),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -8,7 +8,8 @@ use crate::catalog::mermaid::{MermaidOptions, write_mermaid};
 use crate::catalog::model::Bundle;
 use crate::catalog::template::bundle_map::{BundleMap, MappedRenderer};
 use crate::catalog::template::{
-    BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType, render_template,
+    BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType,
+    render_template_with_warnings,
 };
 use crate::catalog::write::{Format, write_config};
 use std::io::{Read, Write};
@@ -107,8 +108,11 @@ pub fn run(args: &Args) -> Outcome {
     if let Some(j) = args.jobs {
         options.jobs = j.max(1);
     }
-    let cfg = render_template(&args.file, &text, &options, &renderer)
+    let (cfg, warnings) = render_template_with_warnings(&args.file, &text, &options, &renderer)
         .map_err(|e| Failure::with_code(EXIT_FINDINGS, e.to_string()))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
     let mut out = Vec::new();
     match args.output {
         OutputArg::Json => write_config(&mut out, &cfg, Format::Json)?,

@@ -144,20 +144,35 @@ impl Located {
 }
 
 /// Renders a template read from `text` (named `file` in errors) into a declarative config, the
-/// way `opm alpha render-template [TYPE] FILE` does before writing it.
+/// way `opm alpha render-template [TYPE] FILE` does before writing it. Warnings are dropped; the
+/// command uses [`render_template_with_warnings`].
 pub fn render_template(
     file: &str,
     text: &str,
     options: &TemplateOptions,
     renderer: &dyn BundleRenderer,
 ) -> Result<DeclarativeConfig, TemplateError> {
+    render_template_with_warnings(file, text, options, renderer).map(|(cfg, _)| cfg)
+}
+
+/// [`render_template`], with a warning (`file:line: message`) for each repeated key of a basic
+/// template. opm reads a basic template, and the first document for type detection, with a
+/// lenient YAML decoder that keeps a repeated key's last value (a real certified template
+/// repeats `schema: olm.template.basic`), so olmpack renders it the same way and says so; a
+/// semver template is read strictly by opm, so there a repeated key stays an error.
+pub fn render_template_with_warnings(
+    file: &str,
+    text: &str,
+    options: &TemplateOptions,
+    renderer: &dyn BundleRenderer,
+) -> Result<(DeclarativeConfig, Vec<String>), TemplateError> {
     let fail = |line: usize, message: String| TemplateError {
         file: file.to_string(),
         line,
         message,
     };
-    let docs = match yaml::parse_stream(text) {
-        Ok(docs) => docs,
+    let (docs, duplicates) = match yaml::parse_stream_lenient(text) {
+        Ok(parsed) => parsed,
         Err(err) => {
             let message = match options.template_type {
                 None => format!(
@@ -188,11 +203,31 @@ pub fn render_template(
             )
         })?,
     };
+    let mut warnings = Vec::new();
+    if let Some(duplicate) = duplicates.first() {
+        if template_type == TemplateType::Semver {
+            return Err(fail(
+                duplicate.line,
+                format!(
+                    "rendering template: render: unable to read file: error converting YAML to JSON: yaml: {}",
+                    duplicate.message
+                ),
+            ));
+        }
+        warnings.extend(duplicates.iter().map(|d| {
+            format!(
+                "{file}:{}: {}; opm keeps the last value, and so does olmpack",
+                d.line, d.message
+            )
+        }));
+    }
     let result = match template_type {
         TemplateType::Semver => semver::render(first, options, renderer),
         TemplateType::Basic => basic::render(&docs, options, renderer),
     };
-    result.map_err(|l| fail(l.line, format!("rendering template: {}", l.message)))
+    result
+        .map(|cfg| (cfg, warnings))
+        .map_err(|l| fail(l.line, format!("rendering template: {}", l.message)))
 }
 
 /// opm's `detectSchema`: the first document's `schema` (key matched case-insensitively, as Go's
