@@ -443,6 +443,27 @@ fn many_sources_in_one_call_write_what_the_combined_model_writes() {
     }
 }
 
+/// Several sources whose output outgrows the spool's memory need the temporary file; when
+/// `TMPDIR` cannot hold it, the error says so and names `TMPDIR`, and nothing reaches stdout.
+#[test]
+fn unwritable_tmpdir_fails_with_a_clear_error_and_no_output() {
+    let Some(shared) = shared_dir() else { return };
+    let folders = fbc_folders(&shared.join("catalogs/fbc"));
+    let out = olmpack()
+        .env("TMPDIR", "/nonexistent/olmpack-tmp")
+        .args(["catalog", "render", "-o", "json"])
+        .args(&folders)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("temporary file") && stderr.contains("TMPDIR"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
 use predicates::prelude::*;
 
 fn olmpack() -> assert_cmd::Command {

@@ -5,30 +5,13 @@
 //! in `NAME.out` (newest opm behaviour) and, where opm v1.46 differs, `NAME@1.46.out`.
 //! `OLMPACK_BLESS=1` rewrites the expected files (review the diff).
 
-use olmpack::catalog::model::{Bundle, Origin, Property};
-use olmpack::catalog::template::{BundleRenderError, OpmCompat, TemplateOptions, render_template};
+#[path = "support/template_stand_in.rs"]
+mod template_stand_in;
+
+use olmpack::catalog::template::{OpmCompat, TemplateOptions, render_template};
 use olmpack::catalog::write::{Format, write_config};
 use std::path::{Path, PathBuf};
-
-fn fake(image: &str) -> Result<Vec<Bundle>, BundleRenderError> {
-    let (repo, version) = image
-        .rsplit_once(':')
-        .filter(|(r, _)| !r.is_empty())
-        .ok_or_else(|| BundleRenderError::new(format!("{image}: manifest unknown")))?;
-    let pkg = repo.rsplit('/').next().unwrap_or(repo);
-    let value = format!(r#"{{"packageName":"{pkg}","version":"{version}"}}"#);
-    Ok(vec![Bundle {
-        schema: "olm.bundle".into(),
-        name: format!("{pkg}.v{version}"),
-        package: pkg.into(),
-        image: image.into(),
-        properties: vec![Property::new("olm.package", value).expect("valid JSON")],
-        related_images: vec![],
-        objects: vec![],
-        csv_json: None,
-        origin: Origin::default(),
-    }])
-}
+use template_stand_in::stand_in;
 
 fn run(path: &Path, compat: OpmCompat) -> String {
     let text = std::fs::read_to_string(path).expect("template readable");
@@ -41,7 +24,7 @@ fn run(path: &Path, compat: OpmCompat) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    match render_template(&name, &text, &options, &fake) {
+    match render_template(&name, &text, &options, &stand_in) {
         Ok(cfg) => {
             let mut out = Vec::new();
             write_config(&mut out, &cfg, Format::Json).expect("writable");
@@ -284,34 +267,29 @@ fn cli_local_image_source_renders_like_the_folder() {
 /// template's file and line; in a semver template it is an error (exit 1), as with opm.
 #[test]
 fn repeated_keys_warn_in_basic_and_fail_in_semver_templates() {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
-    let map = temp.path().join("bundles.tsv");
-    std::fs::write(
-        &map,
-        format!("quay.io/x/kvstore:1.2.0\t{}\n", bundle.display()),
-    )
-    .expect("write map");
-    let basic = temp.path().join("basic.yaml");
-    std::fs::write(
-        &basic,
-        "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: kvstore-operator\n  defaultChannel: stable\n- schema: olm.channel\n  package: kvstore-operator\n  name: stable\n  entries:\n  - name: kvstore-operator.v1.2.0\n- schema: olm.bundle\n  image: quay.io/x/kvstore:1.2.0\nschema: olm.template.basic\n",
-    )
-    .expect("write template");
-    let out = assert_cmd::Command::cargo_bin("olmpack")
-        .expect("binary")
-        .args([
-            "catalog",
-            "template",
-            "--offline",
-            "-o",
-            "yaml",
-            "--bundle-map",
-        ])
-        .arg(&map)
-        .arg(&basic)
-        .output()
-        .expect("run");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let map = map_file(tmp.path());
+    let template = |name: &str, text: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).expect("write template");
+        olmpack()
+            .args([
+                "catalog",
+                "template",
+                "--offline",
+                "-o",
+                "yaml",
+                "--bundle-map",
+            ])
+            .arg(&map)
+            .arg(&path)
+            .output()
+            .expect("runs")
+    };
+    let out = template(
+        "basic.yaml",
+        "schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: kvstore-operator\n  defaultChannel: stable\n- schema: olm.channel\n  package: kvstore-operator\n  name: stable\n  entries:\n  - name: kvstore-operator.v1.2.0\n- schema: olm.bundle\n  image: quay.io/example/kvstore-bundle:1.2.0\nschema: olm.template.basic\n",
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
@@ -320,23 +298,14 @@ fn repeated_keys_warn_in_basic_and_fail_in_semver_templates() {
         "{stderr}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("name: kvstore-operator.v1.2.0"));
-    let semver = temp.path().join("semver.yaml");
-    std::fs::write(
-        &semver,
-        "schema: olm.semver\nstable:\n  bundles:\n  - image: quay.io/x/kvstore:1.2.0\nstable:\n  bundles: []\n",
-    )
-    .expect("write template");
-    let out = assert_cmd::Command::cargo_bin("olmpack")
-        .expect("binary")
-        .args(["catalog", "template", "--offline", "--bundle-map"])
-        .arg(&map)
-        .arg(&semver)
-        .output()
-        .expect("run");
+    let out = template(
+        "semver.yaml",
+        &format!("{SEMVER_KV}Stable:\n  Bundles: []\n"),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("semver.yaml:5:") && stderr.contains("duplicate key \"stable\""),
+        stderr.contains("semver.yaml:5:") && stderr.contains("duplicate key \"Stable\""),
         "{stderr}"
     );
     assert!(out.stdout.is_empty());

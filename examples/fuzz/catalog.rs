@@ -6,14 +6,16 @@
 
 use olmpack::action::catalog_render::{BundleImage, RenderOptions, render_catalog};
 use olmpack::catalog::load::LoadOptions;
-use olmpack::catalog::model::{Bundle, Origin, Property};
 use olmpack::catalog::render::MigrateLevel;
-use olmpack::catalog::template::{
-    BundleRenderError, OpmCompat, TemplateOptions, TemplateType, render_template,
-};
+use olmpack::catalog::template::{OpmCompat, TemplateOptions, TemplateType, render_template};
 use olmpack::catalog::write::Format;
 use olmpack::catalog::{graph, load, mermaid, validate, write};
 use std::path::{Path, PathBuf};
+
+#[path = "../../tests/support/template_stand_in.rs"]
+mod template_stand_in;
+use super::Stages;
+use template_stand_in::stand_in;
 
 /// Name the damaged copy of a template gets in the work folder.
 pub const TEMPLATE_FILE: &str = "template.yaml";
@@ -39,17 +41,7 @@ pub fn catalog_roots(repo: &Path, corpus: Option<&Path>) -> Vec<PathBuf> {
 /// Template files to damage: ours under `testdata/templates` and the real ones in the shared
 /// packages (`operators/*/catalog-templates/*.yaml`).
 pub fn template_files(repo: &Path, corpus: Option<&Path>) -> Vec<PathBuf> {
-    let yaml = |dir: &Path| -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        files.sort();
-        files
-    };
+    let yaml = |dir: &Path| super::listed(dir, |p| p.extension().is_some_and(|e| e == "yaml"));
     let mut files = yaml(&repo.join("testdata/templates"));
     if let Some(shared) = corpus.and_then(Path::parent) {
         for r in super::subdirs(&shared.join("catalogs/packages")) {
@@ -61,33 +53,28 @@ pub fn template_files(repo: &Path, corpus: Option<&Path>) -> Vec<PathBuf> {
     files
 }
 
-/// A stand-in for pulling bundle images: `HOST/PKG:VERSION` is bundle `PKG.vVERSION` of
-/// package PKG; a reference without a tag fails as an unknown manifest would.
-fn stand_in(image: &str) -> Result<Vec<Bundle>, BundleRenderError> {
-    let (repo, version) = image
-        .rsplit_once(':')
-        .filter(|(r, _)| !r.is_empty())
-        .ok_or_else(|| BundleRenderError::new(format!("{image}: manifest unknown")))?;
-    let package = repo.rsplit('/').next().unwrap_or(repo);
-    let value = serde_json::json!({ "packageName": package, "version": version }).to_string();
-    let property = Property::new("olm.package", value).map_err(BundleRenderError::new)?;
-    Ok(vec![Bundle {
-        schema: "olm.bundle".into(),
-        name: format!("{package}.v{version}"),
-        package: package.into(),
-        image: image.into(),
-        properties: vec![property],
-        related_images: Vec::new(),
-        objects: Vec::new(),
-        csv_json: None,
-        origin: Origin::default(),
-    }])
+/// `catalog render` options for a case: `variant` picks the output format and the migration, so
+/// that successive cases cover every combination.
+fn render_options(variant: u64) -> RenderOptions {
+    RenderOptions {
+        format: if variant.is_multiple_of(2) {
+            Format::Json
+        } else {
+            Format::Yaml
+        },
+        migrate: if variant.is_multiple_of(3) {
+            MigrateLevel::BundleObjectToCsvMetadata
+        } else {
+            MigrateLevel::None
+        },
+        ..RenderOptions::default()
+    }
 }
 
 /// Every catalog entry point on the (damaged) catalog folder `dir`; `variant` picks the output
 /// format and migration so that successive cases cover all of them.
-pub fn run_catalog(dir: &Path, variant: u64, stage: &mut super::Stage) {
-    stage("catalog validate", &mut || {
+pub fn run_catalog(dir: &Path, variant: u64, stages: &mut Stages) {
+    stages.run("catalog validate", || {
         let opts = LoadOptions {
             jobs: Some(1 + (variant % 2) as usize),
         };
@@ -98,23 +85,13 @@ pub fn run_catalog(dir: &Path, variant: u64, stage: &mut super::Stage) {
                 olmpack::validate::render::json(&[report], variant.is_multiple_of(3), &mut sink);
         }
     });
-    stage("catalog render", &mut || {
-        let opts = RenderOptions {
-            format: if variant.is_multiple_of(2) {
-                Format::Json
-            } else {
-                Format::Yaml
-            },
-            migrate: if variant.is_multiple_of(3) {
-                MigrateLevel::BundleObjectToCsvMetadata
-            } else {
-                MigrateLevel::None
-            },
-            ..RenderOptions::default()
-        };
-        let _ = render_catalog(&[dir.to_string_lossy().into_owned()], &opts);
+    stages.run("catalog render", || {
+        let _ = render_catalog(
+            &[dir.to_string_lossy().into_owned()],
+            &render_options(variant),
+        );
     });
-    stage("catalog graph", &mut || {
+    stages.run("catalog graph", || {
         if let Ok(loaded) = load::load_dir_with(dir, &LoadOptions { jobs: Some(1) }) {
             let cfg = &loaded.config;
             let mut warnings = Vec::new();
@@ -127,10 +104,10 @@ pub fn run_catalog(dir: &Path, variant: u64, stage: &mut super::Stage) {
     });
 }
 
-/// Template rendering of the (damaged) template file `file`, with the type detected or given.
-pub fn run_template(file: &Path, variant: u64, stage: &mut super::Stage) {
-    let text = String::from_utf8_lossy(&std::fs::read(file).unwrap_or_default()).into_owned();
-    stage("template render", &mut || {
+/// Template rendering of the (damaged) template `text`, with the type detected or given.
+pub fn run_template(text: &[u8], variant: u64, stages: &mut Stages) {
+    let text = String::from_utf8_lossy(text);
+    stages.run("template render", || {
         let template_type = match variant % 3 {
             0 => None,
             1 => Some(TemplateType::Basic),
@@ -154,21 +131,11 @@ pub fn run_template(file: &Path, variant: u64, stage: &mut super::Stage) {
 }
 
 /// `catalog render` of a (damaged) bundle folder, as a catalog's bundle with a given image.
-pub fn run_bundle_render(bundle: &Path, variant: u64, stage: &mut super::Stage) {
-    stage("bundle render", &mut || {
+pub fn run_bundle_render(bundle: &Path, variant: u64, stages: &mut Stages) {
+    stages.run("bundle render", || {
         let opts = RenderOptions {
-            format: if variant.is_multiple_of(2) {
-                Format::Yaml
-            } else {
-                Format::Json
-            },
             image: BundleImage::Fixed("quay.io/fuzz/bundle:v1".into()),
-            migrate: if variant.is_multiple_of(5) {
-                MigrateLevel::BundleObjectToCsvMetadata
-            } else {
-                MigrateLevel::None
-            },
-            ..RenderOptions::default()
+            ..render_options(variant)
         };
         let _ = render_catalog(&[bundle.to_string_lossy().into_owned()], &opts);
     });

@@ -157,12 +157,17 @@ pub fn sources(repo: &Path, corpus: Option<&Path>, max_bytes: usize) -> Vec<Sour
 }
 
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    listed(dir, |p| p.is_dir())
+}
+
+/// The entries of `dir` that `keep` accepts, sorted; none when it cannot be read.
+fn listed(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .filter(|p| keep(p))
         .collect();
     out.sort();
     out
@@ -621,9 +626,7 @@ pub fn run_case(
     let crashes = match sources[index].kind {
         Kind::Bundle => run_pipeline(&ws.bundle(), &ws.spool(), &damaged, case),
         Kind::Catalog => run_catalog_pipeline(&ws.bundle(), &damaged, case),
-        Kind::Template => {
-            run_template_pipeline(&ws.bundle().join(catalog::TEMPLATE_FILE), &damaged, case)
-        }
+        Kind::Template => run_template_pipeline(&damaged, case),
     };
     Ok(Outcome {
         source: index,
@@ -646,126 +649,124 @@ pub fn fast_path_mismatch(text: &str) -> Option<String> {
     }
 }
 
-/// Runs one named stage of a case, recording any panic in it.
-pub type Stage<'a> = dyn FnMut(&'static str, &mut dyn FnMut()) + 'a;
+/// The stages of one case. Each runs under a panic guard; a panic in it (even one the library
+/// caught: the panic hook sees it) or a wrong answer it reports is recorded against its name.
+pub struct Stages {
+    crashes: Vec<Crash>,
+}
 
-/// Runs `stages` with a [`Stage`] that records any panic (even one the library caught: the
-/// panic hook sees it), and returns what was recorded.
-fn staged(stages: &mut dyn FnMut(&mut Stage)) -> Vec<Crash> {
-    install_panic_hook();
-    take_panics();
-    let mut crashes = Vec::new();
-    let mut stage = |name: &'static str, f: &mut dyn FnMut()| {
+impl Stages {
+    fn new() -> Stages {
+        install_panic_hook();
+        take_panics();
+        Stages {
+            crashes: Vec::new(),
+        }
+    }
+
+    /// Runs the stage `name`, recording any panic in it.
+    pub fn run(&mut self, name: &'static str, f: impl FnOnce()) {
         let result = catch_unwind(AssertUnwindSafe(f));
         let mut seen = take_panics();
         if seen.is_empty() && result.is_err() {
             seen.push("panic (no message)".to_string());
         }
-        crashes.extend(seen.into_iter().map(|message| Crash {
+        for message in seen {
+            self.fail(name, message);
+        }
+    }
+
+    /// Records a failure of the stage `name` that is not a panic (a wrong answer).
+    pub fn fail(&mut self, name: &'static str, message: String) {
+        self.crashes.push(Crash {
             stage: name,
             message,
-        }));
-    };
-    stages(&mut stage);
-    crashes
+        });
+    }
 }
 
 /// The YAML layer on the damaged text, both paths. When the fast path answers, its tree must be
 /// exactly libyaml's (and libyaml must accept the text without duplicate keys): a difference is
-/// left in `mismatch`, a failure like a panic.
-fn yaml_stages(text: &[u8], stage: &mut Stage, mismatch: &mut Option<String>) {
-    stage("yaml", &mut || {
+/// a failure like a panic.
+fn yaml_stages(text: &[u8], stages: &mut Stages) {
+    stages.run("yaml", || {
         let text = String::from_utf8_lossy(text);
         // parse_stream is parse_stream_lenient plus the duplicate-key verdict: both paths run.
         let _ = yaml::parse_stream(&text);
     });
-    stage("yaml fast path", &mut || {
-        *mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
+    let mut mismatch = None;
+    stages.run("yaml fast path", || {
+        mismatch = fast_path_mismatch(&String::from_utf8_lossy(text));
     });
-}
-
-fn with_mismatch(mut crashes: Vec<Crash>, mismatch: Option<String>) -> Vec<Crash> {
     if let Some(message) = mismatch {
-        crashes.push(Crash {
-            stage: "yaml fast path",
-            message,
-        });
+        stages.fail("yaml fast path", message);
     }
-    crashes
 }
 
 /// Every catalog entry point on a catalog folder; `text` (the damaged file) also goes to the
 /// YAML layer directly.
 pub fn run_catalog_pipeline(dir: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
-    let mut mismatch = None;
-    let crashes = staged(&mut |stage| {
-        yaml_stages(text, stage, &mut mismatch);
-        catalog::run_catalog(dir, variant, stage);
-    });
-    with_mismatch(crashes, mismatch)
+    let mut stages = Stages::new();
+    yaml_stages(text, &mut stages);
+    catalog::run_catalog(dir, variant, &mut stages);
+    stages.crashes
 }
 
-/// Template rendering of a template file; `text` also goes to the YAML layer directly.
-pub fn run_template_pipeline(file: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
-    let mut mismatch = None;
-    let crashes = staged(&mut |stage| {
-        yaml_stages(text, stage, &mut mismatch);
-        catalog::run_template(file, variant, stage);
-    });
-    with_mismatch(crashes, mismatch)
+/// The YAML layer and template rendering on the damaged text of a template.
+pub fn run_template_pipeline(text: &[u8], variant: u64) -> Vec<Crash> {
+    let mut stages = Stages::new();
+    yaml_stages(text, &mut stages);
+    catalog::run_template(text, variant, &mut stages);
+    stages.crashes
 }
 
 /// Runs every entry point on a bundle folder; `text` is also given to the YAML layer directly.
 pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> Vec<Crash> {
-    let mut mismatch = None;
-    let mut escapes = Vec::new();
-    let mut crashes = staged(&mut |stage| {
-        yaml_stages(text, stage, &mut mismatch);
-        let all = validate::Options {
-            optional: Group::ALL.to_vec(),
-            k8s_version: variant
-                .is_multiple_of(2)
-                .then(|| semver::Version::new(1, 25, 0)),
-        };
-        stage("load+validate", &mut || {
-            if let Ok(bundle) = Bundle::load(bundle) {
-                let report = validate::validate(&bundle, &all);
-                let mut sink = Vec::new();
-                let _ = validate::render::human(&report, &mut sink, false);
-                let _ = validate::render::json(&[report], false, &mut sink);
-            }
-        });
-        stage("init plan", &mut || {
-            let _ = scaffold::plan(&scaffold::Options {
-                dir: bundle.to_path_buf(),
-                dockerfile: variant.is_multiple_of(3),
-                ..Default::default()
-            });
-        });
-        let mut built = None;
-        stage("build", &mut || {
-            let _ = fs::remove_dir_all(spool);
-            if fs::create_dir_all(spool).is_err() {
-                return;
-            }
-            if let Ok(layout) = Bundle::load_layout(bundle)
-                && let Ok(input) = BundleInput::new(
-                    &layout.root,
-                    layout.manifests_path(),
-                    layout.metadata_path(),
-                    layout.annotations_labels(),
-                )
-            {
-                built = build_in(&input, &BuildOptions::default(), spool)
-                    .ok()
-                    .map(|(image, _)| image);
-            }
-        });
-        if let Some(image) = &built {
-            image::run_image_read(image, spool, variant, stage, &mut escapes);
+    let mut stages = Stages::new();
+    yaml_stages(text, &mut stages);
+    let all = validate::Options {
+        optional: Group::ALL.to_vec(),
+        k8s_version: variant
+            .is_multiple_of(2)
+            .then(|| semver::Version::new(1, 25, 0)),
+    };
+    stages.run("load+validate", || {
+        if let Ok(bundle) = Bundle::load(bundle) {
+            let report = validate::validate(&bundle, &all);
+            let mut sink = Vec::new();
+            let _ = validate::render::human(&report, &mut sink, false);
+            let _ = validate::render::json(&[report], false, &mut sink);
         }
-        catalog::run_bundle_render(bundle, variant, stage);
     });
-    crashes.append(&mut escapes);
-    with_mismatch(crashes, mismatch)
+    stages.run("init plan", || {
+        let _ = scaffold::plan(&scaffold::Options {
+            dir: bundle.to_path_buf(),
+            dockerfile: variant.is_multiple_of(3),
+            ..Default::default()
+        });
+    });
+    let mut built = None;
+    stages.run("build", || {
+        let _ = fs::remove_dir_all(spool);
+        if fs::create_dir_all(spool).is_err() {
+            return;
+        }
+        if let Ok(layout) = Bundle::load_layout(bundle)
+            && let Ok(input) = BundleInput::new(
+                &layout.root,
+                layout.manifests_path(),
+                layout.metadata_path(),
+                layout.annotations_labels(),
+            )
+        {
+            built = build_in(&input, &BuildOptions::default(), spool)
+                .ok()
+                .map(|(image, _)| image);
+        }
+    });
+    if let Some(image) = &built {
+        image::run_image_read(image, spool, variant, &mut stages);
+    }
+    catalog::run_bundle_render(bundle, variant, &mut stages);
+    stages.crashes
 }

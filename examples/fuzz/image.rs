@@ -4,7 +4,7 @@
 //! target folder; its oci-archive (damaged) goes through `unpack_image`, the path of
 //! `bundle validate --image`, `bundle inspect` and `catalog render` for local images.
 
-use super::{Crash, Rng, Stage, damage};
+use super::{Rng, Stages, damage};
 use olmpack::image::archive::write_oci_archive;
 use olmpack::image::model::Image;
 use olmpack::transport::RegistryOptions;
@@ -43,15 +43,10 @@ fn listing(dir: &Path, skip: &Path) -> Vec<PathBuf> {
 /// The layer of `image` damaged and read back, and its oci-archive damaged and unpacked;
 /// `work` is a folder of the case's own. An extraction that changes anything in `work` outside
 /// its target folder is reported like a panic.
-pub fn run_image_read(
-    image: &Image,
-    work: &Path,
-    variant: u64,
-    stage: &mut Stage,
-    escapes: &mut Vec<Crash>,
-) {
+pub fn run_image_read(image: &Image, work: &Path, variant: u64, stages: &mut Stages) {
     let mut rng = Rng::for_case(variant, 0x1A7E_2000);
-    stage("layer read", &mut || {
+    let mut escaped = None;
+    stages.run("layer read", || {
         let Some(layer) = image.layers.first() else {
             return;
         };
@@ -85,16 +80,16 @@ pub fn run_image_read(
             let _ = unpack_layer(r, &root, "layer", &LIMITS, &mut Stats::default());
         }
         if listing(work, &root) != before {
-            escapes.push(Crash {
-                stage: "layer read",
-                message: format!(
-                    "extraction of a layer damaged by {mutations:?} changed files outside its target folder"
-                ),
-            });
+            escaped = Some(format!(
+                "extraction of a layer damaged by {mutations:?} changed files outside its target folder"
+            ));
         }
         let _ = fs::remove_dir_all(&root);
     });
-    stage("archive read", &mut || {
+    if let Some(message) = escaped {
+        stages.fail("layer read", message);
+    }
+    stages.run("archive read", || {
         let archive = work.join("image.tar");
         let Ok(mut bytes) = write_oci_archive(image, &["v1".to_string()], Vec::new(), &archive)
         else {

@@ -128,9 +128,9 @@ pub fn render_catalog(
     sources: &[String],
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
-    let prepared = prepare_render(sources, opts)?;
+    let mut prepared = prepare_render(sources, opts)?;
     let blobs = prepared.blobs();
-    let warnings = prepared.warnings.clone();
+    let warnings = std::mem::take(&mut prepared.warnings);
     let mut bytes = Vec::new();
     prepared
         .write_to(&mut bytes)

@@ -111,6 +111,45 @@ enum Blob<'a> {
     Deprecation(&'a Deprecation),
 }
 
+/// Where a blob goes in opm's `configsByPackage` order. The field order is the sort order:
+/// packages by name, then blobs without a package (only other schemas are kept); within a
+/// package the `olm.package` blobs, channels by name, bundles by name, other schemas by schema,
+/// deprecations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Place<'a> {
+    no_package: bool,
+    package: &'a str,
+    /// 0 package, 1 channel, 2 bundle, 3 other schema, 4 deprecations.
+    rank: u8,
+    /// The name or schema compared within a rank; empty where opm keeps input order.
+    key: &'a str,
+}
+
+impl<'a> Blob<'a> {
+    /// The blob's [`Place`], or `None` for a blob opm drops (one without a package, unless it
+    /// is of another schema).
+    fn place(self) -> Option<Place<'a>> {
+        let (package, rank, key): (&'a str, u8, &'a str) = match self {
+            Blob::Package(p) => (&p.name, 0, ""),
+            Blob::Channel(c) => (&c.package, 1, &c.name),
+            Blob::Bundle(b) => (&b.package, 2, &b.name),
+            // Package-less blobs of other schemas stay in input order, unsorted.
+            Blob::Other(o) if o.package.is_empty() => ("", 3, ""),
+            Blob::Other(o) => (&o.package, 3, &o.schema),
+            Blob::Deprecation(d) => (&d.package, 4, ""),
+        };
+        if package.is_empty() && !matches!(self, Blob::Other(_)) {
+            return None;
+        }
+        Some(Place {
+            no_package: package.is_empty(),
+            package,
+            rank,
+            key,
+        })
+    }
+}
+
 impl Blob<'_> {
     fn write(self, out: &mut Vec<u8>, format: Format) -> Result<(), WriteError> {
         match self {
@@ -319,56 +358,21 @@ impl<S: Sink> Joiner<'_, S> {
     }
 }
 
-/// The blobs of `cfg` in the order [`write_config`] writes them.
+/// The blobs of `cfg` in the order [`write_config`] writes them: every blob opm keeps, sorted
+/// by its [`Place`]; equal places keep input order (the sort is stable).
 fn config_order(cfg: &DeclarativeConfig) -> Vec<Blob<'_>> {
-    #[derive(Default)]
-    struct Group<'a> {
-        packages: Vec<&'a Package>,
-        channels: Vec<&'a Channel>,
-        bundles: Vec<&'a Bundle>,
-        others: Vec<&'a Meta>,
-        deprecations: Vec<&'a Deprecation>,
-    }
-    let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
-    for p in &cfg.packages {
-        groups.entry(&p.name).or_default().packages.push(p);
-    }
-    for c in &cfg.channels {
-        groups.entry(&c.package).or_default().channels.push(c);
-    }
-    for b in &cfg.bundles {
-        groups.entry(&b.package).or_default().bundles.push(b);
-    }
-    for o in &cfg.others {
-        groups.entry(&o.package).or_default().others.push(o);
-    }
-    for d in &cfg.deprecations {
-        groups.entry(&d.package).or_default().deprecations.push(d);
-    }
-    let mut order = Vec::with_capacity(
-        cfg.packages.len()
-            + cfg.channels.len()
-            + cfg.bundles.len()
-            + cfg.others.len()
-            + cfg.deprecations.len(),
-    );
-    for (name, group) in &mut groups {
-        if name.is_empty() {
-            continue;
-        }
-        order.extend(group.packages.iter().map(|p| Blob::Package(p)));
-        group.channels.sort_by(|a, b| a.name.cmp(&b.name));
-        order.extend(group.channels.iter().map(|c| Blob::Channel(c)));
-        group.bundles.sort_by(|a, b| a.name.cmp(&b.name));
-        order.extend(group.bundles.iter().map(|b| Blob::Bundle(b)));
-        group.others.sort_by(|a, b| a.schema.cmp(&b.schema));
-        order.extend(group.others.iter().map(|o| Blob::Other(o)));
-        order.extend(group.deprecations.iter().map(|d| Blob::Deprecation(d)));
-    }
-    if let Some(group) = groups.get("") {
-        order.extend(group.others.iter().map(|o| Blob::Other(o)));
-    }
-    order
+    let mut placed: Vec<(Place<'_>, Blob<'_>)> = cfg
+        .packages
+        .iter()
+        .map(Blob::Package)
+        .chain(cfg.channels.iter().map(Blob::Channel))
+        .chain(cfg.bundles.iter().map(Blob::Bundle))
+        .chain(cfg.others.iter().map(Blob::Other))
+        .chain(cfg.deprecations.iter().map(Blob::Deprecation))
+        .filter_map(|blob| blob.place().map(|place| (place, blob)))
+        .collect();
+    placed.sort_by(|a, b| a.0.cmp(&b.0));
+    placed.into_iter().map(|(_, blob)| blob).collect()
 }
 
 #[cfg(test)]

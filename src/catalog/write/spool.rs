@@ -34,14 +34,11 @@ struct Store {
     entries: Vec<Entry>,
 }
 
-/// Where one serialized blob sits in opm's order, and in the spool.
+/// Where one serialized blob sits in opm's order (its [`super::Place`], owned), and in the spool.
 struct Entry {
-    /// Blobs without a package (only other schemas are kept) come after all packages.
     no_package: bool,
     package: Box<str>,
-    /// olm.package, olm.channel, olm.bundle, other schemas, olm.deprecations.
     rank: u8,
-    /// The name (channels, bundles) or schema (other blobs) opm sorts by within a rank.
     key: Box<str>,
     /// Equal keys keep input order: the source's position, then the blob's within it.
     source: usize,
@@ -60,19 +57,6 @@ impl Entry {
             self.source,
             self.seq,
         )
-    }
-}
-
-/// A blob's place: package, rank and sort key, as [`config_order`] groups and sorts it.
-fn place<'a>(blob: &Blob<'a>) -> (&'a str, u8, &'a str) {
-    match *blob {
-        Blob::Package(p) => (&p.name, 0, ""),
-        Blob::Channel(c) => (&c.package, 1, &c.name),
-        Blob::Bundle(b) => (&b.package, 2, &b.name),
-        // opm keeps package-less blobs of other schemas in input order, unsorted.
-        Blob::Other(o) if o.package.is_empty() => ("", 3, ""),
-        Blob::Other(o) => (&o.package, 3, &o.schema),
-        Blob::Deprecation(d) => (&d.package, 4, ""),
     }
 }
 
@@ -133,10 +117,7 @@ impl Spool {
             }
             Ok::<_, WriteError>((buf, lens))
         });
-        let mut store = self
-            .store
-            .lock()
-            .map_err(|_| std::io::Error::other("catalog output spool unusable after a panic"))?;
+        let mut store = self.store.lock().map_err(|_| poisoned())?;
         let mut offset = store.end;
         let mut blob_iter = blobs.iter().enumerate();
         for piece in written {
@@ -146,17 +127,19 @@ impl Spool {
                 let Some((seq, blob)) = blob_iter.next() else {
                     break;
                 };
-                let (package, rank, key) = place(blob);
-                store.entries.push(Entry {
-                    no_package: package.is_empty(),
-                    package: package.into(),
-                    rank,
-                    key: key.into(),
-                    source,
-                    seq,
-                    offset,
-                    len,
-                });
+                // `config_order` keeps only blobs that have a place.
+                if let Some(place) = blob.place() {
+                    store.entries.push(Entry {
+                        no_package: place.no_package,
+                        package: place.package.into(),
+                        rank: place.rank,
+                        key: place.key.into(),
+                        source,
+                        seq,
+                        offset,
+                        len,
+                    });
+                }
                 offset += len;
             }
             store.end = offset;
@@ -167,10 +150,7 @@ impl Spool {
     /// Writes every blob added, in opm's order, to `w`; ranges that follow each other in the
     /// spool are copied in pieces of up to a megabyte.
     pub fn write_to<W: Write>(self, w: &mut W) -> Result<(), WriteError> {
-        let mut store = self
-            .store
-            .into_inner()
-            .map_err(|_| std::io::Error::other("catalog output spool unusable after a panic"))?;
+        let mut store = self.store.into_inner().map_err(|_| poisoned())?;
         let mut entries = std::mem::take(&mut store.entries);
         entries.sort_unstable_by(|a, b| a.order().cmp(&b.order()));
         let mut ranges: Vec<(u64, u64)> = Vec::new();
@@ -199,6 +179,11 @@ impl Spool {
         w.flush()?;
         Ok(())
     }
+}
+
+/// A thread panicked while it held the spool: the caller's guard reports the panic itself.
+fn poisoned() -> std::io::Error {
+    std::io::Error::other("catalog output spool unusable after a panic")
 }
 
 fn spool_error(e: std::io::Error) -> WriteError {
