@@ -45,3 +45,25 @@ pub fn shared_corpus() -> Option<PathBuf> {
     );
     None
 }
+
+/// `../shared/legacy` (or `$OLMPACK_LEGACY`) when it holds `probe` (e.g. `packages`, `sqlite`):
+/// real package-manifest packages and sqlite databases with opm's output for each.
+pub fn shared_legacy(probe: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("OLMPACK_LEGACY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/legacy"));
+    if dir.join(probe).is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "legacy data not found at {} and OLMPACK_REQUIRE_CORPUS=1",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: legacy data not found at {} (set OLMPACK_LEGACY)",
+        dir.display()
+    );
+    None
+}
