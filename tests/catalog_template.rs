@@ -11,7 +11,7 @@
 #[path = "support/shared.rs"]
 mod shared;
 use assert_cmd::Command;
-use olmpack::bundle::yaml::{Node, Value, parse_stream};
+use olmpack::yaml::{Node, Value, parse_stream};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 #[path = "support/registry.rs"]
 mod support;
 
-use olmpack::bundle::yaml::parse_stream;
+use olmpack::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,10 @@ fn readme_block(heading: &str) -> String {
         .find(heading)
         .unwrap_or_else(|| panic!("README.md has no heading {heading:?}"));
     let rest = &readme[start..];
-    let open = rest.find("```yaml\n").expect("a yaml block after the heading") + "```yaml\n".len();
+    let open = rest
+        .find("```yaml\n")
+        .expect("a yaml block after the heading")
+        + "```yaml\n".len();
     let close = rest[open..].find("```").expect("the block is closed");
     rest[open..open + close].to_string()
 }
@@ -134,7 +137,9 @@ fn check_published(repo: &Path, image_prefix: &str, digest_files: bool) {
         std::fs::read_to_string(repo.join(format!("catalog/{PACKAGE}/catalog.yaml"))).unwrap();
     assert!(
         rendered.contains("name: kvstore-operator.v1.2.0")
-            && rendered.contains(&format!("image: {image_prefix}/{PACKAGE}-bundle:v{VERSION}")),
+            && rendered.contains(&format!(
+                "image: {image_prefix}/{PACKAGE}-bundle:v{VERSION}"
+            )),
         "the rendered catalog holds the pushed bundle:\n{rendered}"
     );
 }

@@ -9,7 +9,7 @@ mod harness;
 
 #[path = "support/shared.rs"]
 mod shared;
-use olmpack::bundle::yaml;
+use olmpack::yaml;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -11,7 +11,7 @@ mod go;
 #[path = "support/shared.rs"]
 mod shared;
 
-use olmpack::validate::goflate::GoDeflate;
+use olmpack::gocompat::flate::GoDeflate;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

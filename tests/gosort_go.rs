@@ -11,7 +11,7 @@
 #[path = "support/go.rs"]
 mod go;
 
-use olmpack::catalog::render::gosort::sort_slice;
+use olmpack::gocompat::sort::sort_slice;
 use std::io::Write;
 
 /// Key lists of every shape the sort treats differently.

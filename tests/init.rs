@@ -1,7 +1,7 @@
 //! `olmpack bundle init` end to end: the real binary on temporary copies of `testdata/init/`.
 
 use assert_cmd::Command;
-use olmpack::bundle::yaml::{self, Node};
+use olmpack::yaml::{self, Node};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -42,3 +42,45 @@ fn the_catalog_model_imports_neither_rules_nor_network() {
         offenders.join("\n")
     );
 }
+
+/// The ground floor (issue 19 item 4): the positioned YAML parser, semver ranges and the Go
+/// reproductions serve the bundle and catalog models, the rules and the serve cache alike, so
+/// they import none of them; a domain type leaking down would tie every user to that domain.
+#[test]
+fn the_ground_floor_imports_no_domain() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.join("yaml.rs"), src.join("semver_range.rs")];
+    rust_files(&src.join("yaml"), &mut files);
+    rust_files(&src.join("gocompat"), &mut files);
+    let domains = [
+        "action",
+        "bundle",
+        "catalog",
+        "commands",
+        "image",
+        "legacy",
+        "registry",
+        "scaffold",
+        "serve",
+        "transport",
+        "validate",
+    ];
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for d in domains {
+                if code.contains(&format!("crate::{d}::")) || code.contains(&format!("crate::{d};"))
+                {
+                    offenders.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "the ground floor must not import a domain module:\n{}",
+        offenders.join("\n")
+    );
+}

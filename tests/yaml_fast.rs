@@ -6,7 +6,7 @@
 
 #[path = "support/shared.rs"]
 mod shared;
-use olmpack::bundle::yaml;
+use olmpack::yaml;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {

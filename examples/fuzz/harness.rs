@@ -20,11 +20,11 @@ mod catalog;
 mod image;
 
 use olmpack::bundle::Bundle;
-use olmpack::bundle::yaml;
 use olmpack::image::BuildOptions;
 use olmpack::image::build::{BundleInput, build_in};
 use olmpack::scaffold;
 use olmpack::validate::{self, Group};
+use olmpack::yaml;
 use std::cell::RefCell;
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -129,7 +129,7 @@ pub fn find_annotations(
 /// loader's job.
 pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String> {
     let _reading = crate::guard::reading(std::path::Path::new("metadata/annotations.yaml"));
-    let docs = crate::bundle::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let docs = crate::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
     let mut out = BTreeMap::new();
     let Some(map) = docs
         .first()
@@ -140,7 +140,7 @@ pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String>
     };
     for (key, value) in map {
         let text = match &value.value {
-            crate::bundle::yaml::Value::Scalar(t, _) => t.to_string(),
+            crate::yaml::Value::Scalar(t, _) => t.to_string(),
             _ => "<non-scalar>".to_string(),
         };
         out.insert(key.text.to_string(), text);

@@ -114,7 +114,7 @@ fn channel_annotations(files: &BundleFiles) -> (Vec<String>, Option<String>) {
         let Ok(text) = std::str::from_utf8(content) else {
             continue;
         };
-        let Ok(docs) = crate::bundle::yaml::parse_stream(text) else {
+        let Ok(docs) = crate::yaml::parse_stream(text) else {
             continue;
         };
         let Some(ann) = docs.first().and_then(|d| d.root.get("annotations")) else {

@@ -35,8 +35,8 @@
 //! (0.76 GB), of which 7 are above the warning threshold; validating all 12,337 of them takes a
 //! quarter less CPU.
 
-use super::goflate::GoDeflate;
 use super::{Ctx, Diagnostic, Rule, Severity};
+use crate::gocompat::flate::GoDeflate;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -269,7 +269,7 @@ mod tests {
 
     /// Bytes that do not compress (the xorshift stream the deflate tests use).
     fn noise(len: usize) -> Vec<u8> {
-        super::super::goflate::noise(len, 0x9E37_79B9_7F4A_7C15)
+        crate::gocompat::flate::noise(len, 0x9E37_79B9_7F4A_7C15)
     }
 
     fn exact_one(file: &[u8]) -> u64 {

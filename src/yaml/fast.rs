@@ -2,7 +2,7 @@
 //! sequences with plain, quoted, literal and folded block scalars, flow collections of scalars
 //! (`[a, "b"]`, `{k: v}`, over several lines when the breaks fall between tokens), simple or
 //! quoted keys, comments, anchors and aliases in block context. It builds the same positioned
-//! tree as [`crate::bundle::yaml`] and gives up (`None`) on anything outside that subset —
+//! tree as [`crate::yaml`] and gives up (`None`) on anything outside that subset —
 //! flow continuation lines not deeper than their block, tags, tabs outside
 //! block scalars, directives, duplicate and merge keys, explicit keys, anything near a limit —
 //! so the general parser handles every other input and every error. Tests
@@ -11,9 +11,7 @@
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! bundles and catalogs are almost entirely this subset.
 
-use crate::bundle::yaml::{
-    Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Text, Value, YamlError,
-};
+use crate::yaml::{Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Text, Value, YamlError};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy)]
@@ -1370,7 +1368,7 @@ fn unescape_double_into(body: &str, out: &mut String) -> Option<()> {
     Some(())
 }
 /// The same resolution as the general parser (go-yaml v2's rules for plain scalars, as
-/// `crate::bundle::yaml` applies them; the real-catalog test compares both).
+/// `crate::yaml` applies them; the real-catalog test compares both).
 fn resolve_plain(text: &str) -> ScalarKind {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
@@ -1403,7 +1401,7 @@ fn resolve_plain(text: &str) -> ScalarKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::yaml::parse_stream_general;
+    use crate::yaml::parse_stream_general;
 
     fn same(text: &str) {
         let fast = parse(text).unwrap_or_else(|| panic!("fast path refused:\n{text}"));

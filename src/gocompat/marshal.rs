@@ -2,7 +2,7 @@
 //! `json.Marshal`) `<`, `>`, `&` escaped. Used for the `olm.bundle.object` payloads (opm marshals
 //! each manifest as an `unstructured.Unstructured`) and for property values read from YAML.
 
-use crate::catalog::write::json::go_escape;
+use crate::gocompat::escape::go_escape;
 use serde_json::Value;
 
 /// Appends `s` as a Go JSON string (escapes from [`go_escape`], shared with the writers).

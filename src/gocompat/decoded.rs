@@ -3,7 +3,7 @@
 //! `float64` (CATALOG.md A.5). Property values read from a catalog are slices of that text, so
 //! render must see exactly these bytes.
 
-use crate::bundle::yaml::{Node, ScalarKind, Value};
+use crate::yaml::{Node, ScalarKind, Value};
 use std::fmt::Write as _;
 
 /// Why a value cannot be encoded as Go would (Go's `json: unsupported value: …`).
@@ -229,7 +229,7 @@ pub fn write_string(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::yaml::parse_stream;
+    use crate::yaml::parse_stream;
 
     fn canon(yaml: &str) -> String {
         let docs = parse_stream(yaml).expect("yaml");
