@@ -42,7 +42,7 @@ fuzz *ARGS:
 
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
-    cargo test --release --test corpus -- --nocapture
+    cargo test --release --test library corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
 
 # catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.

@@ -28,7 +28,7 @@
 //!    below to 5 % above Go on real bundles, which moved sn-operator 0.19.7 from the reference's
 //!    "996.7 kB" to "1.0 MB" and would flag bundles within a percent above a threshold where the
 //!    reference is silent. The port gave Go 1.19's exact length for every file of `../shared`
-//!    and on thousands of synthetic ones; `tests/goflate_go.rs` runs Go itself against it in CI
+//!    and on thousands of synthetic ones; `tests/library/goflate_go.rs` runs Go itself against it in CI
 //!    (every manifest of `../shared` plus edge cases).
 //!
 //! On those public bundles tiers 2 and 3 cut the exact tier from 533 bundles (1.65 GB) to 164

@@ -6,7 +6,7 @@
 //! flow continuation lines not deeper than their block, tags, tabs outside
 //! block scalars, directives, duplicate and merge keys, explicit keys, anything near a limit —
 //! so the general parser handles every other input and every error. Tests
-//! (tests/yaml_fast.rs, the fuzz harness) check that both parsers build identical trees.
+//! (tests/library/yaml_fast.rs, the fuzz harness) check that both parsers build identical trees.
 //!
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! bundles and catalogs are almost entirely this subset.

@@ -2,6 +2,7 @@
 //! real data in `../shared/catalogs` and `../shared/corpus` (or `$OLMPACK_SHARED`). Skipped, with a
 //! message, when that folder is absent, and failing instead when `OLMPACK_REQUIRE_CORPUS=1`.
 
+use crate::support::cmd::olmpack;
 use olmpack::catalog::write::{write_json_blob, write_yaml_blob};
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
@@ -341,8 +342,7 @@ fn render_command_reproduces_every_shared_catalog() {
     let opm = shared.join("catalogs/opm-render");
     let folders = fbc_folders(&fbc);
     let render = |dir: &Path, format: &str| -> Vec<u8> {
-        let out = assert_cmd::Command::cargo_bin("olmpack")
-            .unwrap()
+        let out = crate::support::cmd::olmpack_cmd()
             .args(["catalog", "render", "-o", format])
             .arg(dir)
             .output()
@@ -465,10 +465,6 @@ fn unwritable_tmpdir_fails_with_a_clear_error_and_no_output() {
 }
 
 use predicates::prelude::*;
-
-fn olmpack() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("olmpack").unwrap()
-}
 
 fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

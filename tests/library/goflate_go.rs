@@ -6,10 +6,8 @@
 //! every file. Without Go it prints that it skipped; under `OLMPACK_REQUIRE_CORPUS=1` (CI, whose
 //! `scripts/test.sh` installs Debian's `golang-go`) a missing Go is a failure.
 
-#[path = "support/go.rs"]
-mod go;
-#[path = "support/shared.rs"]
-mod shared;
+use crate::support::go;
+use crate::support::shared;
 
 use olmpack::gocompat::flate::GoDeflate;
 use std::io::Write;

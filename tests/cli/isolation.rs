@@ -8,7 +8,6 @@
 //!
 //! Rule covered here: "internal/error" (bundles and catalogs).
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
@@ -81,7 +80,7 @@ struct Out {
 }
 
 fn olmpack(cwd: &Path, hook: Option<&str>, args: &[&str]) -> Out {
-    let mut cmd = Command::cargo_bin("olmpack").expect("binary");
+    let mut cmd = crate::support::cmd::olmpack_cmd();
     cmd.current_dir(cwd).env("NO_COLOR", "1").env_remove(HOOK);
     if let Some(name) = hook {
         cmd.env(HOOK, name);

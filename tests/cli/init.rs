@@ -1,6 +1,5 @@
 //! `olmpack bundle init` end to end: the real binary on temporary copies of `testdata/init/`.
 
-use assert_cmd::Command;
 use olmpack::yaml::{self, Node};
 use std::collections::BTreeMap;
 use std::fs;
@@ -65,8 +64,7 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, SystemTime)> {
 }
 
 fn init(args: &[&str]) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("olmpack")
-        .expect("binary")
+    crate::support::cmd::olmpack_cmd()
         .env("NO_COLOR", "1")
         .arg("bundle")
         .arg("init")
@@ -459,8 +457,7 @@ fn no_required_apis_gives_a_commented_example() {
 
 /// Runs `olmpack bundle validate -o json DIR` and returns the parsed output.
 fn validate_json(dir: &Path) -> serde_json::Value {
-    let out = Command::cargo_bin("olmpack")
-        .expect("binary")
+    let out = crate::support::cmd::olmpack_cmd()
         .args(["bundle", "validate", "-o", "json"])
         .arg(dir)
         .output()

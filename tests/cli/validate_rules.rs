@@ -1306,10 +1306,10 @@ fn every_rule_has_a_broken_bundle() {
     // Rules that only fire on images (validate --image) are tested where images are made; the
     // named test file must mention the rule id.
     const COVERED_ELSEWHERE: &[(&str, &str)] = &[
-        ("image/labels", "tests/validate_image.rs"),
-        ("image/shape", "tests/validate_image.rs"),
+        ("image/labels", "tests/cli/validate_image.rs"),
+        ("image/shape", "tests/cli/validate_image.rs"),
         // Needs an internal failure, made through the debug-only test hook.
-        ("internal/error", "tests/isolation.rs"),
+        ("internal/error", "tests/cli/isolation.rs"),
     ];
     for (rule, file) in COVERED_ELSEWHERE {
         let text = fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file))
@@ -1320,14 +1320,14 @@ fn every_rule_has_a_broken_bundle() {
             ));
         }
     }
-    // Catalog rules have their own cases in tests/catalog_validate.rs.
+    // Catalog rules have their own cases in tests/cli/catalog_validate.rs.
     for rule in Rule::ALL.iter().filter(|r| !r.is_catalog()) {
         if COVERED_ELSEWHERE.iter().any(|(r, _)| *r == rule.id()) {
             continue;
         }
         if !cases.iter().any(|c| c.rule == rule.id()) {
             problems.push(format!(
-                "rule {} has no case in tests/validate_rules.rs (add testdata/bundles/broken/{}/)",
+                "rule {} has no case in tests/cli/validate_rules.rs (add testdata/bundles/broken/{}/)",
                 rule.id(),
                 rule.id().replace('/', "__")
             ));
@@ -1372,8 +1372,7 @@ fn every_rule_has_a_broken_bundle() {
         }
     }
     // The CLI lists the same rules as the library.
-    let out = Command::cargo_bin("olmpack")
-        .expect("binary")
+    let out = crate::support::cmd::olmpack_cmd()
         .args(["bundle", "validate", "--list-rules"])
         .output()
         .expect("run");
@@ -1401,8 +1400,7 @@ fn every_rule_has_a_broken_bundle() {
 fn human_output_lines_are_exact() {
     let expect = |dir: &str, lines: &[&str]| {
         let path = format!("testdata/bundles/broken/{dir}");
-        let out = Command::cargo_bin("olmpack")
-            .expect("binary")
+        let out = crate::support::cmd::olmpack_cmd()
             .current_dir(root())
             .args(["bundle", "validate", "--color", "never", &path])
             .timeout(Duration::from_secs(30))

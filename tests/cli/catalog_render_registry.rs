@@ -2,15 +2,13 @@
 //! HTTP and TLS with Basic auth): the same blob as rendering the folder with `--image` set to
 //! that reference, with the same registry flags as `bundle validate --image`.
 
-#[path = "support/registry.rs"]
-mod support;
+use crate::support::registry as support;
 
 use std::path::PathBuf;
 use support::{Mode, PASSWORD, Registry, USER};
 
 fn olmpack(args: &[&str]) -> std::process::Output {
-    assert_cmd::Command::cargo_bin("olmpack")
-        .unwrap()
+    crate::support::cmd::olmpack_cmd()
         .args(args)
         .output()
         .unwrap()

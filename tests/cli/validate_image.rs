@@ -2,16 +2,13 @@
 //! --image` of what was pushed, `bundle pull` then `bundle build` back to the same digest, and the
 //! image-only rules (`"image/labels"`, `"image/shape"`) on images made to break them.
 
-#[path = "support/registry.rs"]
-mod support;
+use crate::support::registry as support;
 
-use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use support::{Mode, PASSWORD, Registry, USER};
 
 fn olmpack(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("olmpack")
-        .expect("binary")
+    crate::support::cmd::olmpack_cmd()
         .args(args)
         .output()
         .expect("olmpack runs")

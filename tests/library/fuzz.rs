@@ -4,11 +4,10 @@
 //! seed: `just fuzz` (see examples/fuzz/main.rs). A panic fails the test and prints the command
 //! that replays it.
 
-#[path = "../examples/fuzz/harness.rs"]
+#[path = "../../examples/fuzz/harness.rs"]
 mod harness;
 
-#[path = "support/shared.rs"]
-mod shared;
+use crate::support::shared;
 use olmpack::yaml;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -8,19 +8,14 @@
 //! Data from `../shared/catalogs` (or `$OLMPACK_CATALOGS`); skipped when absent unless
 //! `OLMPACK_REQUIRE_CORPUS=1`.
 
-#[path = "support/shared.rs"]
-mod shared;
-use assert_cmd::Command;
+use crate::support::cmd::olmpack;
+use crate::support::shared;
 use olmpack::catalog::load::load_file;
 use olmpack::catalog::write::{Format, write_config};
 use std::path::{Path, PathBuf};
 
 fn catalogs_dir() -> Option<PathBuf> {
     shared::shared_catalogs("packages")
-}
-
-fn olmpack() -> Command {
-    Command::cargo_bin("olmpack").expect("binary builds")
 }
 
 /// Writes `original` minus bundle `name` (and its channel entries) into `dir/<pkg>/catalog.<ext>`.

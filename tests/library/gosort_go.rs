@@ -8,8 +8,7 @@
 //! under `OLMPACK_REQUIRE_CORPUS=1` (CI, whose `scripts/test.sh` installs Debian's `golang-go`) a
 //! missing Go is a failure.
 
-#[path = "support/go.rs"]
-mod go;
+use crate::support::go;
 
 use olmpack::gocompat::sort::sort_slice;
 use std::io::Write;

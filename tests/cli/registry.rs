@@ -2,8 +2,7 @@
 //! (`/usr/bin/docker-registry`), in three configurations (plain HTTP, TLS + htpasswd, bearer
 //! tokens), cross-checked with skopeo, and with a fault-injecting proxy in front.
 
-#[path = "support/registry.rs"]
-mod support;
+use crate::support::registry as support;
 
 use assert_cmd::Command;
 use olmpack::action::bundle_image::{compare_labels, parse_annotations};
@@ -64,7 +63,7 @@ const REPO: &str = "olm/bundle";
 
 /// The binary with an isolated credential environment.
 fn olmpack(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("olmpack").expect("binary");
+    let mut c = crate::support::cmd::olmpack_cmd();
     c.env("HOME", home)
         .env_remove("DOCKER_CONFIG")
         .env_remove("REGISTRY_AUTH_FILE")

@@ -6,11 +6,9 @@
 //! temp folder; without them the tests that need them say SKIPPED and pass, unless
 //! `OLMPACK_REQUIRE_CORPUS=1` (CI).
 
-#[path = "support/registry.rs"]
-mod support;
+use crate::support::registry as support;
 
-#[path = "support/shared.rs"]
-mod shared;
+use crate::support::shared;
 use assert_cmd::Command;
 use olmpack::image::extend::{index_of, platform_json};
 use olmpack::image::{Blob, BlobSource, Descriptor, Image, Platform};
@@ -60,7 +58,7 @@ fn corpus_catalog(dst: &Path) -> Option<PathBuf> {
 }
 
 fn olmpack() -> Command {
-    let mut c = Command::cargo_bin("olmpack").expect("binary");
+    let mut c = crate::support::cmd::olmpack_cmd();
     c.env_remove("SOURCE_DATE_EPOCH");
     c
 }

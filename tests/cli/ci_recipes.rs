@@ -4,8 +4,7 @@
 //! Only the install step (`cargo install`) is left out. The pushed images are then checked with
 //! skopeo, an independent client.
 
-#[path = "support/registry.rs"]
-mod support;
+use crate::support::registry as support;
 
 use olmpack::yaml::parse_stream;
 use serde_json::Value;

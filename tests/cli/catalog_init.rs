@@ -1,12 +1,8 @@
 //! `olmpack catalog init`: opm init's exact output, plus the name check and icon detection.
 
-use assert_cmd::Command;
+use crate::support::cmd::olmpack;
 use predicates::prelude::*;
 use predicates::str::contains;
-
-fn olmpack() -> Command {
-    Command::cargo_bin("olmpack").unwrap()
-}
 
 #[test]
 fn json_and_yaml_as_opm_init_writes_them() {

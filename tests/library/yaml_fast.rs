@@ -2,10 +2,9 @@
 //! whenever the fast path answers, its documents (values, keys, scalar kinds, lines, columns and
 //! document indexes) and duplicate-key reports must equal the general parser's, and the general
 //! parser must accept the file. The corpus part is skipped when `../shared/corpus` is absent,
-//! and fails instead when `OLMPACK_REQUIRE_CORPUS=1` (as in tests/corpus.rs).
+//! and fails instead when `OLMPACK_REQUIRE_CORPUS=1` (as in tests/library/corpus.rs).
 
-#[path = "support/shared.rs"]
-mod shared;
+use crate::support::shared;
 use olmpack::yaml;
 use std::path::{Path, PathBuf};
 

@@ -8,19 +8,14 @@
 //! The data lives outside the repository (`../shared/catalogs`, or `$OLMPACK_CATALOGS`). When it
 //! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI).
 
-#[path = "support/shared.rs"]
-mod shared;
-use assert_cmd::Command;
+use crate::support::cmd::olmpack;
+use crate::support::shared;
 use olmpack::yaml::{Node, Value, parse_stream};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn catalogs_dir() -> Option<PathBuf> {
     shared::shared_catalogs("packages")
-}
-
-fn olmpack() -> Command {
-    Command::cargo_bin("olmpack").expect("binary builds")
 }
 
 fn str_of(node: Option<&Node>) -> &str {

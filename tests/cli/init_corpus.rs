@@ -4,7 +4,6 @@
 //! The corpus is `$OLMPACK_CORPUS` or `../shared/corpus` next to the crate. When it is absent the
 //! test prints why and passes, unless `OLMPACK_REQUIRE_CORPUS=1`, where it fails.
 
-use assert_cmd::Command;
 use olmpack::bundle::{Bundle, keys};
 use olmpack::scaffold::source::package_from_csv_name;
 use olmpack::validate::{self, Options};
@@ -48,8 +47,7 @@ fn copy_dir(src: &Path, dst: &Path) {
 
 /// Runs `olmpack bundle init ARGS`; returns the exit code and stderr.
 fn run_init(args: &[String]) -> (i32, String) {
-    let output = Command::cargo_bin("olmpack")
-        .expect("binary")
+    let output = crate::support::cmd::olmpack_cmd()
         .env("NO_COLOR", "1")
         .args(["bundle", "init"])
         .args(args)

@@ -5,8 +5,8 @@
 //! in `NAME.out` (newest opm behaviour) and, where opm v1.46 differs, `NAME@1.46.out`.
 //! `OLMPACK_BLESS=1` rewrites the expected files (review the diff).
 
-#[path = "support/template_stand_in.rs"]
-mod template_stand_in;
+use crate::support::cmd::olmpack;
+use crate::support::template_stand_in;
 
 use olmpack::catalog::template::{OpmCompat, TemplateOptions, render_template};
 use olmpack::catalog::write::{Format, write_config};
@@ -78,10 +78,6 @@ fn template_cases() {
 }
 
 // ---- The binary, with a real bundle folder from testdata through --bundle-map ----
-
-fn olmpack() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("olmpack").expect("binary builds")
-}
 
 fn map_file(dir: &Path) -> PathBuf {
     let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");

@@ -4,9 +4,8 @@
 //! output formats and exit codes, and the real catalogs of `../shared/catalogs/fbc`, which current
 //! opm accepts (OPM-VERDICTS.tsv: the 4 that opm v1.26.5 rejects are valid).
 
-#[path = "support/shared.rs"]
-mod shared;
-use assert_cmd::Command;
+use crate::support::cmd::olmpack;
+use crate::support::shared;
 use olmpack::findings::{Rule, Severity};
 use std::collections::BTreeSet;
 use std::fs;
@@ -18,10 +17,6 @@ fn root() -> PathBuf {
 
 fn broken_dir() -> PathBuf {
     root().join("testdata/catalogs/broken")
-}
-
-fn olmpack() -> Command {
-    Command::cargo_bin("olmpack").expect("binary")
 }
 
 fn run_json(dirs: &[&Path], extra: &[&str]) -> (i32, serde_json::Value) {
