@@ -4,3 +4,4 @@
 //! writes to a user's input.
 
 pub mod index;
+pub mod sqlite;
