@@ -2,9 +2,11 @@
 //! output out (CATALOG.md D).
 //!
 //! Each source is classified as opm's `renderReference` does: a folder holding both `manifests/`
-//! and `metadata/` is a bundle, any other folder is a catalog (loaded, not validated), anything
+//! and `metadata/` is a bundle, any other folder is a catalog (loaded, not validated), a file
+//! starting with the SQLite header is an index database ([`crate::legacy::sqlite`]), anything
 //! else is an image (registry reference, `oci:`, `oci-archive:`, `docker-archive:`), which is a
-//! catalog when its config carries `operators.operatorframework.io.index.configs.v1` and a bundle
+//! catalog when its config carries `operators.operatorframework.io.index.database.v1` (sqlite) or
+//! `operators.operatorframework.io.index.configs.v1` (FBC) and a bundle
 //! when it carries `operators.operatorframework.io.bundle.package.v1`. Every input then goes
 //! through opm's post-processing. Nothing is written before every source has been read and
 //! checked, so a failing source never leaves a partial output; several sources are serialized
@@ -52,6 +54,9 @@ pub struct RenderOptions {
     pub compat: OpmCompat,
     /// Registry access for image sources.
     pub registry: RegistryOptions,
+    /// Whether `compat` was asked for (`--opm-compat`): an sqlite database then follows it;
+    /// otherwise it renders as opm v1.26 did (see [`crate::legacy::sqlite`]).
+    pub compat_given: bool,
 }
 
 /// The rendered output and notes for stderr.
@@ -250,9 +255,12 @@ fn render_source(
                 Ok((load_catalog(source, path)?, false))
             }
         }
+        Ok(_) if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) => {
+            Ok((render_database(source, path, None, opts)?, false))
+        }
         Ok(_) => Err(fail(
             source,
-            "is a file: pass a bundle folder, a catalog folder or an image reference",
+            "is a file: pass a bundle folder, a catalog folder, an sqlite index database or an image reference",
         )),
         Err(_) => render_image(source, opts, warnings),
     }
@@ -373,6 +381,10 @@ fn render_image(
     let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
+    if let Some(db) = image.labels.get(crate::legacy::sqlite::DATABASE_LABEL) {
+        let file = database_file(root, db).map_err(|e| fail(source, e))?;
+        return Ok((render_database(source, &file, Some(db), opts)?, false));
+    }
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
         let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
         return Ok((load_catalog(source, &dir)?, false));
@@ -423,6 +435,71 @@ fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
         return Err(bad());
     }
     Ok(dir)
+}
+
+/// A file named like a database (`.db`, `.sqlite`, `.sqlite3`) goes to the database reader even
+/// when it is not one, so the message says what is wrong with it rather than listing the kinds
+/// of source.
+fn looks_like_database(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"))
+}
+
+/// An sqlite index database (a file or the one inside an index image) rendered as opm does.
+/// Its bundle objects keep the database's order (opm v1.26, the release of the sqlite era)
+/// unless `--opm-compat` names a release that sorts them (1.28 and later).
+fn render_database(
+    source: &str,
+    file: &Path,
+    shown: Option<&str>,
+    opts: &RenderOptions,
+) -> Result<DeclarativeConfig, RenderError> {
+    let mut cfg = crate::legacy::sqlite::render_database(file).map_err(|e| {
+        // The error names the file; for a file source that is the source itself, for an image
+        // a temporary path, so the file is named as the image label names it instead.
+        let message = e.to_string();
+        let at = format!("{}: ", file.display());
+        let message = message.strip_prefix(&at).unwrap_or(&message);
+        match shown {
+            Some(label) => fail(source, format!("{label}: {message}")),
+            None => fail(source, message),
+        }
+    })?;
+    if !opts.compat_given || opts.compat.objects_in_file_order() {
+        cfg.bundles
+            .iter_mut()
+            .for_each(crate::catalog::render::objects_in_file_order);
+    }
+    Ok(cfg)
+}
+
+/// The database file the database label names, inside the unpacked image `root`, held to the
+/// same rules as the configs label ([`configs_dir`]): a clean path that stays in the image.
+fn database_file(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
+    let label_name = crate::legacy::sqlite::DATABASE_LABEL;
+    let bad = || {
+        format!(
+            "label {label_name}={label:?} is not a clean path inside the image (expected e.g. /database/index.db)"
+        )
+    };
+    let rel = label.strip_prefix('/').unwrap_or(label);
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Err(bad());
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
+    let file = root.join(rel).canonicalize().map_err(|e| {
+        format!("label {label_name}={label:?} names a file the image does not have: {e}")
+    })?;
+    if !file.starts_with(&root) || !file.is_file() {
+        return Err(bad());
+    }
+    Ok(file)
 }
 
 fn image_type_error(labels: &BTreeMap<String, String>) -> String {

@@ -83,6 +83,7 @@ pub fn run(args: &Args) -> Outcome {
         migrate,
         compat,
         registry,
+        compat_given: args.opm_compat.is_some(),
     };
     let prepared =
         prepare_render(&args.sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;

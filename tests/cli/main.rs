@@ -19,6 +19,7 @@ mod ci_recipes;
 mod init;
 mod init_corpus;
 mod isolation;
+mod legacy_sqlite;
 mod malformed_input;
 mod registry;
 mod validate_image;
