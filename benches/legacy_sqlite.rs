@@ -140,10 +140,10 @@ fn opm_times(path: &std::path::Path) -> HashMap<String, f64> {
             continue;
         }
         let col = header.iter().position(|h| *h == "opm_render_db_ms");
-        if let (Some(name), Some(ms)) = (cols.first(), col.and_then(|c| cols.get(c))) {
-            if let Ok(ms) = ms.parse::<f64>() {
-                out.insert(name.to_string(), ms);
-            }
+        if let (Some(name), Some(ms)) = (cols.first(), col.and_then(|c| cols.get(c)))
+            && let Ok(ms) = ms.parse::<f64>()
+        {
+            out.insert(name.to_string(), ms);
         }
     }
     out

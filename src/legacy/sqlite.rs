@@ -657,4 +657,181 @@ mod tests {
             r#"{"group":"g","kind":"K","version":"v1"}"#
         );
     }
+
+    /// opm v1.73.0's `listBundlesQuery` (pkg/sqlite/query.go, Apache-2.0), the edge part: what
+    /// [`IndexDb::to_declarative_config`] reimplements on the rows, run by SQLite itself.
+    const OPM_EDGES_QUERY: &str = r#"
+WITH RECURSIVE
+tip (depth) AS (
+  SELECT min(depth)
+  FROM channel_entry
+), replaces_entry (entry_id, replaces) AS (
+  SELECT entry_id, replaces
+    FROM channel_entry
+      INNER JOIN tip ON channel_entry.depth = tip.depth
+  UNION
+  SELECT channel_entry.entry_id, channel_entry.replaces
+    FROM channel_entry
+      INNER JOIN replaces_entry
+        ON channel_entry.entry_id = replaces_entry.replaces
+), replaces_bundle (entry_id, operatorbundle_name, package_name, channel_name, replaces) AS (
+  SELECT min(all_entry.entry_id), all_entry.operatorbundle_name, all_entry.package_name, all_entry.channel_name, max(replaced_entry.operatorbundle_name)
+    FROM channel_entry AS all_entry
+      LEFT OUTER JOIN replaces_entry
+        ON all_entry.entry_id = replaces_entry.entry_id
+      LEFT OUTER JOIN channel_entry AS replaced_entry
+        ON replaces_entry.replaces = replaced_entry.entry_id
+    GROUP BY all_entry.operatorbundle_name, all_entry.package_name, all_entry.channel_name
+), skips_entry (entry_id, skips) AS (
+  SELECT entry_id, replaces
+    FROM channel_entry
+    WHERE replaces IS NOT NULL
+  EXCEPT
+  SELECT entry_id, replaces
+    FROM replaces_entry
+), skips_bundle (operatorbundle_name, package_name, channel_name, skips) AS (
+  SELECT all_entry.operatorbundle_name, all_entry.package_name, all_entry.channel_name, group_concat(skipped_entry.operatorbundle_name, ",")
+    FROM skips_entry
+      INNER JOIN channel_entry AS all_entry
+        ON skips_entry.entry_id = all_entry.entry_id
+      INNER JOIN channel_entry AS skipped_entry
+        ON skips_entry.skips = skipped_entry.entry_id
+    GROUP BY all_entry.operatorbundle_name, all_entry.package_name, all_entry.channel_name
+)
+SELECT
+    operatorbundle.name,
+    replaces_bundle.channel_name,
+    replaces_bundle.replaces,
+    skips_bundle.skips
+  FROM replaces_bundle
+    INNER JOIN operatorbundle
+      ON replaces_bundle.operatorbundle_name = operatorbundle.name
+    LEFT OUTER JOIN skips_bundle
+      ON replaces_bundle.operatorbundle_name = skips_bundle.operatorbundle_name
+        AND replaces_bundle.package_name = skips_bundle.package_name
+        AND replaces_bundle.channel_name = skips_bundle.channel_name"#;
+
+    /// The loader's walk (`addPackageChannels`) for one channel over `graph` (name → (replaces,
+    /// skips)), written to `conn`.
+    fn load_channel(
+        conn: &Connection,
+        channel: &str,
+        head: &str,
+        graph: &BTreeMap<&str, (&str, Vec<&str>)>,
+    ) {
+        let add = |bundle: &str, depth: i64| -> i64 {
+            conn.execute(
+                "INSERT INTO channel_entry(channel_name, package_name, operatorbundle_name, depth) VALUES(?1, 'p', ?2, ?3)",
+                rusqlite::params![channel, bundle, depth],
+            )
+            .unwrap();
+            conn.last_insert_rowid()
+        };
+        let set = |id: i64, replaced: i64| {
+            conn.execute(
+                "UPDATE channel_entry SET replaces = ?1 WHERE entry_id = ?2",
+                [replaced, id],
+            )
+            .unwrap();
+        };
+        conn.execute(
+            "INSERT INTO channel VALUES(?1, 'p', ?2)",
+            rusqlite::params![channel, head],
+        )
+        .unwrap();
+        let mut current = add(head, 0);
+        let mut name = head;
+        let mut depth = 1;
+        loop {
+            let (replaces, skips) = &graph[name];
+            for skip in skips {
+                let skipped = add(skip, depth);
+                let synthesized = add(name, depth);
+                set(synthesized, skipped);
+                depth += 1;
+            }
+            if replaces.is_empty() {
+                break;
+            }
+            let replaced = add(replaces, depth);
+            set(current, replaced);
+            current = replaced;
+            name = replaces;
+            depth += 1;
+        }
+    }
+
+    /// (channel, bundle) → (replaces, skips).
+    type Edges = BTreeMap<(String, String), (String, Vec<String>)>;
+
+    #[test]
+    fn edges_agree_with_opms_own_query() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("index.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations(version INTEGER, dirty BOOL);
+             INSERT INTO schema_migrations VALUES(13, 0);
+             CREATE TABLE operatorbundle(name TEXT PRIMARY KEY, csv TEXT, bundle TEXT, bundlepath TEXT, skiprange TEXT, version TEXT, replaces TEXT, skips TEXT, substitutesfor TEXT);
+             CREATE TABLE package(name TEXT PRIMARY KEY, default_channel TEXT);
+             CREATE TABLE channel(name TEXT, package_name TEXT, head_operatorbundle_name TEXT, PRIMARY KEY(name, package_name));
+             CREATE TABLE channel_entry(entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);
+             CREATE TABLE properties(type TEXT, value TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);
+             INSERT INTO package VALUES('p', 'a');",
+        )
+        .unwrap();
+        // c5 skips three names (one of them on its own chain), c3 skips one, c9 is in no
+        // channel; channel b starts lower down the same chain.
+        let graph: BTreeMap<&str, (&str, Vec<&str>)> = [
+            ("c5", ("c4", vec!["zz-gone", "c1", "a-gone"])),
+            ("c4", ("c3", vec![])),
+            ("c3", ("c2", vec!["m-gone"])),
+            ("c2", ("c1", vec![])),
+            ("c1", ("", vec![])),
+            ("c9", ("", vec![])),
+        ]
+        .into();
+        for (i, name) in graph.keys().enumerate() {
+            let csv = format!(
+                r#"{{"kind":"ClusterServiceVersion","metadata":{{"name":"{name}"}},"spec":{{}}}}"#
+            );
+            conn.execute(
+                "INSERT INTO operatorbundle(name, csv, bundle, bundlepath, version) VALUES(?1, ?2, ?2, '', ?3)",
+                rusqlite::params![name, csv, format!("1.0.{i}")],
+            )
+            .unwrap();
+        }
+        load_channel(&conn, "a", "c5", &graph);
+        load_channel(&conn, "b", "c3", &graph);
+        let mut want: Edges = BTreeMap::new();
+        let mut stmt = conn.prepare(OPM_EDGES_QUERY).unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let name: String = r.get(0).unwrap();
+            let channel: String = r.get(1).unwrap();
+            let replaces: Option<String> = r.get(2).unwrap();
+            let skips: Option<String> = r.get(3).unwrap();
+            want.insert(
+                (channel, name),
+                (
+                    replaces.unwrap_or_default(),
+                    skips
+                        .map(|s| s.split(',').map(str::to_string).collect())
+                        .unwrap_or_default(),
+                ),
+            );
+        }
+        drop(rows);
+        drop(stmt);
+        drop(conn);
+        let db = read_index(&path).unwrap();
+        let mut got: Edges = BTreeMap::new();
+        for ch in db.to_declarative_config().unwrap().channels {
+            for e in ch.entries.unwrap_or_default() {
+                got.insert((ch.name.clone(), e.name), (e.replaces, e.skips));
+            }
+        }
+        assert!(want.values().any(|(_, s)| s.len() == 3), "{want:?}");
+        assert_eq!(got, want);
+    }
 }

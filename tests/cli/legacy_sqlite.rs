@@ -185,16 +185,16 @@ fn rendering_leaves_the_database_untouched() {
     );
 }
 
+/// (group, version, kind).
+type Gvk = [&'static str; 3];
+
+/// (name, version, replaces, provided APIs, required APIs).
+type SampleBundle = (&'static str, &'static str, &'static str, Vec<Gvk>, Vec<Gvk>);
+
 /// What a small index holds, written at any schema version by [`build_index`].
 struct Sample {
     /// (name, version, replaces, provided (group, version, kind), required).
-    bundles: Vec<(
-        &'static str,
-        &'static str,
-        &'static str,
-        Vec<[&'static str; 3]>,
-        Vec<[&'static str; 3]>,
-    )>,
+    bundles: Vec<SampleBundle>,
 }
 
 fn sample() -> Sample {
