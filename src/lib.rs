@@ -26,6 +26,7 @@ pub mod findings;
 pub mod guard;
 pub mod image;
 pub mod legacy;
+pub mod location;
 pub mod parallel;
 pub mod reference;
 pub mod registry;

@@ -785,9 +785,11 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
         tree(&cat)
     );
     // The pushed image reads back through olmpack's own transport, label included.
-    let unpacked =
-        olmpack::transport::unpack_image(&t1, &olmpack::transport::RegistryOptions::default())
-            .expect("unpack");
+    let unpacked = olmpack::transport::unpack_image(
+        &olmpack::location::Location::parse(&t1).expect("a reference"),
+        &olmpack::transport::RegistryOptions::default(),
+    )
+    .expect("unpack");
     assert_eq!(
         unpacked.labels.get(LABEL).map(String::as_str),
         Some("/configs")

@@ -32,6 +32,7 @@ use crate::image::extend::{
 use crate::image::{
     Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
 };
+use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::registry::push::{PushOptions, PushReport};
 use crate::transport::source::{Opened, OpenedImage, open};
@@ -372,7 +373,8 @@ fn open_bases(
         base: base.to_string(),
         source,
     };
-    match open(base, registry).map_err(wrap)? {
+    let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
+    match open(&location, registry).map_err(wrap)? {
         Opened::Image(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {

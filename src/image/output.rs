@@ -10,104 +10,10 @@ use super::archive::{write_archive_file, write_docker_archive, write_oci_archive
 use super::error::OutputError;
 use super::layout::write_artifact_layout;
 use super::model::{Artifact, Image, ImageIndex};
-use std::fmt;
-use std::path::PathBuf;
 
-/// A destination for `--output`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Destination {
-    /// An OCI image layout folder, with an optional tag.
-    OciLayout {
-        /// The folder.
-        path: PathBuf,
-        /// The `org.opencontainers.image.ref.name` to give the image.
-        tag: Option<String>,
-    },
-    /// A tar of an OCI image layout, with an optional tag.
-    OciArchive {
-        /// The archive file.
-        path: PathBuf,
-        /// The `org.opencontainers.image.ref.name` to give the image.
-        tag: Option<String>,
-    },
-    /// A `docker load` archive, with an optional reference for `RepoTags`.
-    DockerArchive {
-        /// The archive file.
-        path: PathBuf,
-        /// e.g. `quay.io/org/bundle:v1`.
-        reference: Option<String>,
-    },
-}
-
-/// Why a `--output` value was refused.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "invalid output {0:?}: expected oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:REF]"
-)]
-pub struct DestinationError(pub String);
-
-impl std::str::FromStr for Destination {
-    type Err = DestinationError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || DestinationError(s.to_string());
-        let (kind, rest) = s.split_once(':').ok_or_else(err)?;
-        let (path, name) = match rest.split_once(':') {
-            Some((p, n)) => (p, Some(n)),
-            None => (rest, None),
-        };
-        if path.is_empty() || name.is_some_and(str::is_empty) {
-            return Err(err());
-        }
-        let path = PathBuf::from(path);
-        let name = name.map(str::to_string);
-        match kind {
-            "oci" => Ok(Destination::OciLayout { path, tag: name }),
-            "oci-archive" => Ok(Destination::OciArchive { path, tag: name }),
-            "docker-archive" => Ok(Destination::DockerArchive {
-                path,
-                reference: name,
-            }),
-            _ => Err(err()),
-        }
-    }
-}
-
-impl fmt::Display for Destination {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (kind, path, name) = match self {
-            Destination::OciLayout { path, tag } => ("oci", path, tag),
-            Destination::OciArchive { path, tag } => ("oci-archive", path, tag),
-            Destination::DockerArchive { path, reference } => ("docker-archive", path, reference),
-        };
-        write!(f, "{kind}:{}", path.display())?;
-        if let Some(n) = name {
-            write!(f, ":{n}")?;
-        }
-        Ok(())
-    }
-}
-
-impl Destination {
-    /// The file or folder written.
-    pub fn path(&self) -> &PathBuf {
-        match self {
-            Destination::OciLayout { path, .. }
-            | Destination::OciArchive { path, .. }
-            | Destination::DockerArchive { path, .. } => path,
-        }
-    }
-
-    /// The tag or reference given in the destination string, if any.
-    pub fn name(&self) -> Option<&str> {
-        match self {
-            Destination::OciLayout { tag, .. } | Destination::OciArchive { tag, .. } => {
-                tag.as_deref()
-            }
-            Destination::DockerArchive { reference, .. } => reference.as_deref(),
-        }
-    }
-}
+/// A destination for `--output`: an image in a local format, the same value (and grammar) a
+/// source string reads back ([`crate::location`] spells the transports).
+pub use crate::location::LocalImage as Destination;
 
 /// Writes `image` to `dest`. `names` are the tags (OCI layout and archive) or the `RepoTags`
 /// (docker-archive) to record; the caller decides them (see the build command).
@@ -146,43 +52,6 @@ pub fn write_artifact(
                 "a docker-archive holds a single platform, and this image has {}: pick one with --platform",
                 index.images.len()
             )))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn destinations_parse_like_skopeo() {
-        let d: Destination = "oci:out/layout:v1".parse().unwrap();
-        assert_eq!(
-            d,
-            Destination::OciLayout {
-                path: "out/layout".into(),
-                tag: Some("v1".into())
-            }
-        );
-        let d: Destination = "oci-archive:b.tar".parse().unwrap();
-        assert_eq!(
-            d,
-            Destination::OciArchive {
-                path: "b.tar".into(),
-                tag: None
-            }
-        );
-        let d: Destination = "docker-archive:b.tar:quay.io/o/b:v1".parse().unwrap();
-        assert_eq!(
-            d,
-            Destination::DockerArchive {
-                path: "b.tar".into(),
-                reference: Some("quay.io/o/b:v1".into())
-            }
-        );
-        assert_eq!(d.to_string(), "docker-archive:b.tar:quay.io/o/b:v1");
-        for bad in ["", "oci", "oci:", "oci:x:", "dir:x", "docker://x"] {
-            assert!(bad.parse::<Destination>().is_err(), "{bad}");
         }
     }
 }

@@ -13,6 +13,9 @@ pub enum TransportError {
     /// Talking to a registry, or reading a local image, failed.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// The source string names nothing readable, or a folder where an image is needed.
+    #[error(transparent)]
+    Location(#[from] crate::location::LocationError),
     /// Writing a local destination failed.
     #[error(transparent)]
     Output(#[from] OutputError),

@@ -11,30 +11,11 @@ use crate::image::{Blob, BlobSource, Descriptor, Image};
 use crate::reference::valid_digest;
 use crate::registry::RegistryError;
 use crate::registry::digest as reg_digest;
-use crate::registry::pull::{
-    DOCKER_LIST, IndexEntry, OCI_INDEX, Platform, parse_index, parse_manifest,
-};
+use crate::registry::pull::{DOCKER_LIST, IndexEntry, OCI_INDEX, parse_index, parse_manifest};
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-/// A local image source: the same type (and grammar) as `bundle build --output`, so a
-/// destination that was written can always be read back with the same string. A
-/// `docker-archive:FILE:REF` reference is ignored when reading (the archive's first image is used).
-pub type Source = crate::image::Destination;
-
-/// Parses `oci:…`, `oci-archive:…` or `docker-archive:…`; `None` for anything else (a registry
-/// reference).
-pub fn parse_source(s: &str) -> Option<Source> {
-    if !["oci:", "oci-archive:", "docker-archive:"]
-        .iter()
-        .any(|p| s.starts_with(p))
-    {
-        return None;
-    }
-    s.parse::<Source>().ok()
-}
 
 /// An image read from a local source; `dir` keeps extracted archive files alive.
 #[derive(Debug)]
@@ -101,11 +82,6 @@ fn read_verified(
         });
     }
     Ok(bytes)
-}
-
-fn platform_matches(v: &serde_json::Value, p: &Platform) -> bool {
-    v.get("os").and_then(|x| x.as_str()) == Some(p.os.as_str())
-        && v.get("architecture").and_then(|x| x.as_str()) == Some(p.architecture.as_str())
 }
 
 /// What an `index.json` entry (or a tag in it) points at: one image, or an index of images.
@@ -221,41 +197,6 @@ pub fn read_manifest(
     name: &str,
 ) -> Result<Vec<u8>, RegistryError> {
     read_verified(layout, &desc.digest, 4 << 20, name)
-}
-
-/// Reads an OCI layout folder. With a tag, the `index.json` entry whose
-/// `org.opencontainers.image.ref.name` equals it; without one, the only entry. An index is
-/// resolved to `platform` (with a warning: a bundle image should be a single manifest).
-pub fn load_layout(
-    layout: &Path,
-    tag: Option<&str>,
-    platform: &Platform,
-    name: &str,
-) -> Result<LoadedImage, RegistryError> {
-    let mut warnings = Vec::new();
-    let image = match read_root(layout, tag, name)? {
-        LayoutRoot::Image(image) => image,
-        LayoutRoot::Index { entries, .. } => {
-            let chosen = entries
-                .into_iter()
-                .find(|m| {
-                    m.platform_json
-                        .as_ref()
-                        .is_some_and(|p| platform_matches(p, platform))
-                })
-                .ok_or_else(|| {
-                    src_err(name, format!("image index has no manifest for {platform}"))
-                })?;
-            warnings.push(format!("{name} is a multi-platform image index; resolved to {platform} manifest {}: a bundle image should be a single manifest", chosen.descriptor.digest));
-            let bytes = read_manifest(layout, &chosen.descriptor, name)?;
-            image_at(layout, chosen.descriptor, bytes, name)?
-        }
-    };
-    Ok(LoadedImage {
-        image,
-        warnings,
-        dir: None,
-    })
 }
 
 /// Extracts the regular files of an archive into a temp folder (paths checked like layers).
@@ -383,60 +324,4 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Regis
         )],
         dir: Some(dir),
     })
-}
-
-/// Loads any local source.
-pub fn load(
-    source: &Source,
-    platform: &Platform,
-    name: &str,
-) -> Result<LoadedImage, RegistryError> {
-    match source {
-        Source::OciLayout { path, tag } => load_layout(path, tag.as_deref(), platform, name),
-        Source::OciArchive { path, tag } => {
-            let dir = extract_archive(path, name)?;
-            let mut loaded = load_layout(dir.path(), tag.as_deref(), platform, name)?;
-            loaded.dir = Some(dir);
-            Ok(loaded)
-        }
-        Source::DockerArchive { path, .. } => load_docker_archive(path, name),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn source_strings() {
-        assert_eq!(
-            parse_source("oci:/tmp/x:v1"),
-            Some(Source::OciLayout {
-                path: "/tmp/x".into(),
-                tag: Some("v1".into())
-            })
-        );
-        assert_eq!(
-            parse_source("oci:dir"),
-            Some(Source::OciLayout {
-                path: "dir".into(),
-                tag: None
-            })
-        );
-        assert_eq!(
-            parse_source("oci-archive:a.tar:t"),
-            Some(Source::OciArchive {
-                path: "a.tar".into(),
-                tag: Some("t".into())
-            })
-        );
-        assert_eq!(
-            parse_source("docker-archive:a.tar"),
-            Some(Source::DockerArchive {
-                path: "a.tar".into(),
-                reference: None
-            })
-        );
-        assert_eq!(parse_source("quay.io/a/b:1"), None);
-    }
 }

@@ -4,9 +4,9 @@
 //! - models (`bundle`, `catalog`) and shared vocabulary (`findings`, `reference`);
 //! - rules (`validate`, and the catalog rules) over the models;
 //! - [`crate::image`]: the immutable image value, how it is built, and the local sinks;
-//! - **transports (this module)**: one place that turns a source string (a registry
-//!   reference, `oci:`, `oci-archive:`, `docker-archive:`) into an opened image
-//!   ([`source::open`]), and one place that sends an image to its destinations
+//! - **transports (this module)**: one place that turns a [`crate::location::Location`] (a
+//!   registry reference, `oci:`, `oci-archive:`, `docker-archive:`, classified once) into an
+//!   opened image ([`source::open`]), and one place that sends an image to its destinations
 //!   ([`sink`]: a local `--output`, or every `-t` of a push);
 //! - [`crate::registry`]: the distribution-API client that the registry transport uses;
 //! - `action`: what a command does, as a composition of the above;
@@ -28,4 +28,4 @@ pub mod unpack;
 
 pub use error::TransportError;
 pub use options::RegistryOptions;
-pub use source::{ImageSource, Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};
+pub use source::{Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};
