@@ -23,6 +23,7 @@ pub mod cli;
 pub mod commands;
 pub mod errors;
 pub mod findings;
+pub mod fsio;
 pub mod guard;
 pub mod image;
 pub mod legacy;

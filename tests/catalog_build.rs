@@ -413,7 +413,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
     let tmp = tempfile::tempdir().expect("tmp");
     let base = make_base(tmp.path(), &["linux/amd64", "linux/arm64/v8"]);
     let base_dir = tmp.path().join("base");
-    olmpack::image::layout::write_index_layout(&base, &base_dir, &["v1".into()]).expect("base");
+    olmpack::transport::layout::write_index_layout(&base, &base_dir, &["v1".into()]).expect("base");
     let base_ref = format!("oci:{}:v1", base_dir.display());
     let out = tmp.path().join("cat");
     let d = build_ok(&[
@@ -503,7 +503,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
     // A docker-archive base (Docker v2-2, uncompressed layers): the catalog is an OCI image
     // (same layer bytes, OCI media types) that skopeo reads from a layout.
     let docker_base = tmp.path().join("base.tar");
-    olmpack::image::write_image(
+    olmpack::transport::write_image(
         &base.images[0],
         &format!("docker-archive:{}", docker_base.display())
             .parse()
@@ -588,7 +588,7 @@ fn bad_input_gives_a_clear_error_and_leaves_nothing_behind() {
     // A platform the base lacks.
     let base = make_base(tmp.path(), &["linux/amd64"]);
     let base_dir = tmp.path().join("base");
-    olmpack::image::layout::write_index_layout(&base, &base_dir, &[]).expect("base");
+    olmpack::transport::layout::write_index_layout(&base, &base_dir, &[]).expect("base");
     fails(
         &[
             &cat,

@@ -637,8 +637,8 @@ pub fn run(
     };
     let staged = match &run.digest_file {
         Some(file) => Some(
-            crate::image::layout::stage_file(file, digest.as_bytes())
-                .map_err(CatalogBuildRunError::DigestFile)?,
+            crate::fsio::stage(file, digest.as_bytes(), crate::fsio::Options::OUTPUT)
+                .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?,
         ),
         None => None,
     };
@@ -652,7 +652,9 @@ pub fn run(
         }
     })?;
     if let Some(staged) = staged {
-        staged.commit().map_err(CatalogBuildRunError::DigestFile)?;
+        staged
+            .commit()
+            .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?;
     }
     let (layers, platforms) = match &built.artifact {
         BuiltArtifact::Image(i) => (Some(i.layers.len()), None),

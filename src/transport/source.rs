@@ -8,9 +8,9 @@
 //! against their digests; layers are verified while they stream.
 
 use super::error::TransportError;
-use super::local;
 use super::options::RegistryOptions;
 use super::unpack::{self, Limits};
+use super::{archive, layout};
 use crate::image::{Blob, BlobSource, Descriptor, Image, Platform};
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
@@ -198,7 +198,7 @@ fn local_image(
 fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError> {
     let (layout, tag, dir) = match dest {
         LocalImage::DockerArchive { path, .. } => {
-            let loaded = local::load_docker_archive(path, source)?;
+            let loaded = archive::load_docker_archive(path, source)?;
             let dir = loaded.dir.map(Arc::new);
             let access = Access::Local {
                 layout: None,
@@ -213,7 +213,7 @@ fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError>
         }
         LocalImage::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
         LocalImage::OciArchive { path, tag } => {
-            let dir = local::extract_archive(path, source)?;
+            let dir = archive::extract_archive(path, source)?;
             (dir.path().to_path_buf(), tag.clone(), Some(Arc::new(dir)))
         }
     };
@@ -221,14 +221,14 @@ fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError>
         layout: Some(layout.clone()),
         _dir: dir,
     };
-    match local::read_root(&layout, tag.as_deref(), source)? {
-        local::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
+    match layout::read_root(&layout, tag.as_deref(), source)? {
+        layout::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
             source,
             image,
             Vec::new(),
             access,
         )?))),
-        local::LayoutRoot::Index {
+        layout::LayoutRoot::Index {
             descriptor,
             entries,
             ..
@@ -300,8 +300,8 @@ impl OpenedIndex {
                 let layout = layout.as_ref().ok_or_else(|| {
                     RegistryError::Protocol(format!("{}: not an OCI layout", self.name))
                 })?;
-                let bytes = local::read_manifest(layout, &entry.descriptor, &self.name)?;
-                let image = local::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
+                let bytes = layout::read_manifest(layout, &entry.descriptor, &self.name)?;
+                let image = layout::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
                 local_image(&self.name, image, Vec::new(), self.access.clone())
             }
         }
