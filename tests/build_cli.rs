@@ -167,10 +167,8 @@ fn source_date_epoch_sets_created_and_mtimes() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_ne!(stdout.trim_end(), GOLDEN_OCI);
     let image = read_image(&tmp.path().join("out"), Some("v1")).unwrap();
-    let olmpack::image::BlobSource::File(config) = &image.config.source else {
-        panic!()
-    };
-    let config = fs::read_to_string(config).unwrap();
+    let mut config = String::new();
+    std::io::Read::read_to_string(&mut image.config.open().unwrap(), &mut config).unwrap();
     assert!(
         config.contains(r#""created":"2023-11-14T22:13:20Z""#),
         "{config}"
