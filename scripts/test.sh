@@ -13,6 +13,8 @@ command -v umoci >/dev/null 2>&1 || need+=(umoci)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Go itself is the reference for the bundle-size figure (tests/library/goflate_go.rs).
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+# tests/sources.rs proves with strace that mistyped paths and --offline open no socket.
+command -v strace >/dev/null 2>&1 || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

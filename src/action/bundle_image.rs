@@ -2,6 +2,7 @@
 //! and unpacking one into a folder the bundle loader reads. The transports know nothing about
 //! bundles; this is where that knowledge meets them.
 
+use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::transport::source::{OpenedImage, open_image};
 use crate::transport::unpack::Limits;
@@ -36,7 +37,10 @@ pub struct FetchedBundle {
 
 /// Pulls `source` (a registry reference or a local `oci:`/`oci-archive:`/`docker-archive:`
 /// source) and unpacks it safely into a temp folder.
-pub fn fetch_bundle(source: &str, opts: &RegistryOptions) -> Result<FetchedBundle, TransportError> {
+pub fn fetch_bundle(
+    source: &Location,
+    opts: &RegistryOptions,
+) -> Result<FetchedBundle, TransportError> {
     let opened = open_image(source, opts)?;
     let dir = tempfile::Builder::new()
         .prefix("olmpack-bundle-")

@@ -32,6 +32,7 @@ use crate::image::extend::{
 use crate::image::{
     Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
 };
+use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::registry::push::{PushOptions, PushReport};
 use crate::transport::source::{Opened, OpenedImage, open};
@@ -372,7 +373,8 @@ fn open_bases(
         base: base.to_string(),
         source,
     };
-    match open(base, registry).map_err(wrap)? {
+    let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
+    match open(&location, registry).map_err(wrap)? {
         Opened::Image(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {
@@ -635,8 +637,8 @@ pub fn run(
     };
     let staged = match &run.digest_file {
         Some(file) => Some(
-            crate::image::layout::stage_file(file, digest.as_bytes())
-                .map_err(CatalogBuildRunError::DigestFile)?,
+            crate::fsio::stage(file, digest.as_bytes(), crate::fsio::Options::OUTPUT)
+                .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?,
         ),
         None => None,
     };
@@ -650,7 +652,9 @@ pub fn run(
         }
     })?;
     if let Some(staged) = staged {
-        staged.commit().map_err(CatalogBuildRunError::DigestFile)?;
+        staged
+            .commit()
+            .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?;
     }
     let (layers, platforms) = match &built.artifact {
         BuiltArtifact::Image(i) => (Some(i.layers.len()), None),

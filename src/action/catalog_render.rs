@@ -19,6 +19,7 @@ use crate::catalog::render::{
     BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
 };
 use crate::catalog::write::{self, Format, spool::Spool};
+use crate::location::{Location, Place};
 use crate::transport::{RegistryOptions, source::unpack_image};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -128,12 +129,21 @@ impl PreparedRender {
     }
 }
 
+/// Every source string classified ([`Location::parse`]), the first that names nothing readable
+/// refused before anything is read.
+pub fn parse_sources(sources: &[String]) -> Result<Vec<Location>, RenderError> {
+    sources
+        .iter()
+        .map(|s| Location::parse(s).map_err(|e| fail(s, e)))
+        .collect()
+}
+
 /// Renders every source and writes them, combined, in opm's order, into memory.
 pub fn render_catalog(
     sources: &[String],
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
-    let mut prepared = prepare_render(sources, opts)?;
+    let mut prepared = prepare_render(&parse_sources(sources)?, opts)?;
     let blobs = prepared.blobs();
     let warnings = std::mem::take(&mut prepared.warnings);
     let mut bytes = Vec::new();
@@ -151,12 +161,13 @@ pub fn render_catalog(
 /// [`PreparedRender::write_to`] needs: the model of a single source, or the serialized blobs of
 /// several.
 pub fn prepare_render(
-    sources: &[String],
+    sources: &[Location],
     opts: &RenderOptions,
 ) -> Result<PreparedRender, RenderError> {
     let mut warnings = Vec::new();
-    if let [source] = sources {
-        let (mut cfg, _) = render_source(source, opts, &mut warnings)?;
+    if let [location] = sources {
+        let source = location.as_str();
+        let (mut cfg, _) = render_source(location, opts, &mut warnings)?;
         finish(&mut cfg, source, opts.migrate)?;
         warn_empty_images(source, &empty_images(&cfg), &mut warnings);
         return Ok(PreparedRender {
@@ -167,11 +178,12 @@ pub fn prepare_render(
     let spool = Spool::new(opts.format);
     let mut fixed_image_users: Vec<&str> = Vec::new();
     let mut preloaded = preload_catalogs(sources, opts.migrate, &spool);
-    for (i, source) in sources.iter().enumerate() {
+    for (i, location) in sources.iter().enumerate() {
+        let source = location.as_str();
         let (empty, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
             Some(loaded) => (loaded?, false),
             None => {
-                let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+                let (mut cfg, took_image) = render_source(location, opts, &mut warnings)?;
                 finish(&mut cfg, source, opts.migrate)?;
                 spool
                     .add(i, &cfg, crate::parallel::cores())
@@ -238,15 +250,23 @@ fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// A folder source that is not a bundle folder: a catalog (opm's `renderReference` order).
+fn catalog_dir(location: &Location) -> Option<&Path> {
+    match location.place() {
+        Place::Path(path) if path.is_dir() && !is_bundle_dir(path) => Some(path),
+        _ => None,
+    }
+}
+
 /// Renders one source; the flag says whether its bundle took its image from `opts.image`.
 fn render_source(
-    source: &str,
+    location: &Location,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
-    let path = Path::new(source);
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
+    let source = location.as_str();
+    match location.place() {
+        Place::Path(path) if path.is_dir() => {
             if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
                 let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
@@ -255,14 +275,16 @@ fn render_source(
                 Ok((load_catalog(source, path)?, false))
             }
         }
-        Ok(_) if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) => {
+        Place::Path(path)
+            if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) =>
+        {
             Ok((render_database(source, path, None, opts)?, false))
         }
-        Ok(_) => Err(fail(
+        Place::Path(_) => Err(fail(
             source,
             "is a file: pass a bundle folder, a catalog folder, an sqlite index database or an image reference",
         )),
-        Err(_) => render_image(source, opts, warnings),
+        Place::Local(_) | Place::Registry(_) => render_image(location, opts, warnings),
     }
 }
 
@@ -272,7 +294,7 @@ fn render_source(
 /// for all when there are fewer than two (one folder then gets every thread for its files and
 /// documents).
 fn preload_catalogs(
-    sources: &[String],
+    sources: &[Location],
     migrate: crate::catalog::render::MigrateLevel,
     spool: &Spool,
 ) -> Vec<Option<Result<Vec<String>, RenderError>>> {
@@ -281,10 +303,7 @@ fn preload_catalogs(
     let catalogs: Vec<usize> = sources
         .iter()
         .enumerate()
-        .filter(|(_, s)| {
-            let path = Path::new(s.as_str());
-            std::fs::metadata(path).is_ok_and(|m| m.is_dir()) && !is_bundle_dir(path)
-        })
+        .filter(|(_, s)| catalog_dir(s).is_some())
         .map(|(i, _)| i)
         .collect();
     let jobs = crate::parallel::cores();
@@ -294,8 +313,9 @@ fn preload_catalogs(
     let opts = load::LoadOptions { jobs: Some(1) };
     let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
         let i = catalogs.get(n).copied()?;
-        let source = sources.get(i)?;
-        let done = load_catalog_with(source, Path::new(source), &opts).and_then(|mut cfg| {
+        let location = sources.get(i)?;
+        let (source, path) = (location.as_str(), catalog_dir(location)?);
+        let done = load_catalog_with(source, path, &opts).and_then(|mut cfg| {
             finish(&mut cfg, source, migrate)?;
             spool.add(i, &cfg, 1).map_err(|e| fail(source, e))?;
             Ok(empty_images(&cfg))
@@ -374,11 +394,12 @@ fn one_bundle(
 /// pullable reference, so it gets `--image` / `--image-template` like a folder, or an empty
 /// image (with the same warning).
 fn render_image(
-    source: &str,
+    location: &Location,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
-    let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
+    let source = location.as_str();
+    let image = unpack_image(location, &opts.registry).map_err(|e| fail(source, e))?;
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
     if let Some(db) = image.labels.get(crate::legacy::sqlite::DATABASE_LABEL) {
@@ -392,7 +413,7 @@ fn render_image(
     if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
         let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
         files.source = source.to_string();
-        if crate::transport::local::parse_source(source).is_some() {
+        if location.is_local() {
             let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
             return Ok((cfg, true));
         }

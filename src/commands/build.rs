@@ -16,8 +16,8 @@ use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::bundle::Bundle;
 use crate::image::build::{BundleInput, source_date_epoch_from_env};
-use crate::image::layout::stage_file;
-use crate::image::{BuildOptions, BuiltImage, Destination, Format, Platform, write_image};
+use crate::image::{BuildOptions, BuiltImage, Destination, Format, Platform};
+use crate::transport::write_image;
 use crate::validate;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -156,8 +156,12 @@ pub fn run(args: &Args) -> Outcome {
     // build before any output appears. No trailing newline, like buildah/podman --digestfile.
     let digest_file = match &args.digest_file {
         Some(file) => Some(
-            stage_file(file, manifest.digest.as_bytes())
-                .map_err(|e| Failure::usage(error_chain(&e)))?,
+            crate::fsio::stage(
+                file,
+                manifest.digest.as_bytes(),
+                crate::fsio::Options::OUTPUT,
+            )
+            .map_err(|e| Failure::usage(error_chain(&e)))?,
         ),
         None => None,
     };

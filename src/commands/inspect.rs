@@ -5,6 +5,7 @@
 use super::image_source::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::{find_annotations, list_layer, parse_annotations};
+use crate::location::Location;
 use crate::transport::source::{OpenedImage, open_image};
 use crate::transport::unpack::EntryInfo;
 use std::collections::BTreeMap;
@@ -82,7 +83,7 @@ fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
 
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
-    let opened = open_image(&args.image, &args.registry.options()?)?;
+    let opened = open_image(&Location::parse(&args.image)?, &args.registry.options()?)?;
     let report = collect(&opened, args.no_files)?;
     let mut out = std::io::stdout().lock();
     let res = match args.output {

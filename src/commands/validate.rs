@@ -5,6 +5,7 @@ use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
+use crate::location::Location;
 use crate::validate::batch::{internal_error_report, validate_dirs};
 use crate::validate::{self, Group, Options, Report, Rule, render};
 use std::io::{IsTerminal, Write};
@@ -127,7 +128,7 @@ pub fn validate_image(
     registry: &RegistryArgs,
     opts: &Options,
 ) -> Result<Report, Failure> {
-    let fetched = fetch_bundle(reference, &registry.options()?)?;
+    let fetched = fetch_bundle(&Location::parse(reference)?, &registry.options()?)?;
     let bundle =
         Bundle::load(fetched.dir.path()).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut report = validate::validate(&bundle, opts);

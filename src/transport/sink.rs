@@ -1,5 +1,5 @@
 //! The one place that sends an image where the user asked: a local destination (`--output`,
-//! through [`crate::image::write_artifact`], which owns every layout and archive write) or a
+//! through [`super::local::write_artifact`], which owns every layout and archive write) or a
 //! registry push under every `-t REF`.
 //!
 //! Pushing groups the references by repository (one client and one blob upload per
@@ -22,7 +22,7 @@ pub fn write_local(
     dest: &Destination,
     names: &[String],
 ) -> Result<(), OutputError> {
-    crate::image::write_artifact(artifact, dest, names)
+    super::local::write_artifact(artifact, dest, names)
 }
 
 /// One repository's result of [`push`]: its report and the client's request counters

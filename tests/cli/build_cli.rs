@@ -1,8 +1,8 @@
 //! `olmpack bundle build` end to end: golden digests, reproducibility across processes, file
 //! metadata and umask, outputs, and bad input. Runs the real binary.
 
-use olmpack::image::layout::read_layout_image;
 use olmpack::image::verify::{is_canonical_json, verify_image};
+use olmpack::transport::layout::read_image;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -166,11 +166,9 @@ fn source_date_epoch_sets_created_and_mtimes() {
     let (code, stdout, stderr) = run(&mut cmd);
     assert_eq!(code, Some(0), "{stderr}");
     assert_ne!(stdout.trim_end(), GOLDEN_OCI);
-    let image = read_layout_image(&tmp.path().join("out"), Some("v1")).unwrap();
-    let olmpack::image::BlobSource::File(config) = &image.config.source else {
-        panic!()
-    };
-    let config = fs::read_to_string(config).unwrap();
+    let image = read_image(&tmp.path().join("out"), Some("v1")).unwrap();
+    let mut config = String::new();
+    std::io::Read::read_to_string(&mut image.config.open().unwrap(), &mut config).unwrap();
     assert!(
         config.contains(r#""created":"2023-11-14T22:13:20Z""#),
         "{config}"
@@ -201,7 +199,7 @@ fn outputs_are_canonical_and_verify() {
     assert_eq!(code, Some(0), "{stderr}");
     // Default output: ./bundle-image tagged with the -t tag.
     let layout = tmp.path().join("bundle-image");
-    let image = read_layout_image(&layout, Some("v1")).unwrap();
+    let image = read_image(&layout, Some("v1")).unwrap();
     verify_image(&image).unwrap();
     assert_eq!(
         stdout.split(' ').next().unwrap(),
@@ -252,14 +250,14 @@ fn adding_to_a_layout_keeps_other_images_and_replaces_the_tag() {
         2,
         "{index}"
     );
-    let one = read_layout_image(&layout, Some("one")).unwrap();
+    let one = read_image(&layout, Some("one")).unwrap();
     assert_eq!(
         one.layers.len(),
         1,
         "tag one now names the single-layer image"
     );
     verify_image(&one).unwrap();
-    let two = read_layout_image(&layout, Some("two")).unwrap();
+    let two = read_image(&layout, Some("two")).unwrap();
     assert_eq!(
         two.manifest.descriptor.media_type,
         olmpack::image::manifest::MEDIA_DOCKER_MANIFEST
@@ -304,9 +302,9 @@ fn single_layer_and_scorecard_layers() {
         Some(0)
     );
     let layout = tmp.path().join("l");
-    let multi = read_layout_image(&layout, Some("multi")).unwrap();
+    let multi = read_image(&layout, Some("multi")).unwrap();
     assert_eq!(multi.layers.len(), 3);
-    let single = read_layout_image(&layout, Some("single")).unwrap();
+    let single = read_image(&layout, Some("single")).unwrap();
     assert_eq!(single.layers.len(), 1);
     let list = |blob: &olmpack::image::Blob| {
         let olmpack::image::BlobSource::File(p) = &blob.source else {
@@ -361,7 +359,7 @@ fn symlinks_inside_are_resolved_whiteouts_are_skipped_with_a_warning() {
         stderr.contains("warning: skipped") && stderr.contains(".wh.gone.yaml"),
         "{stderr}"
     );
-    let image = read_layout_image(&tmp.path().join("l"), Some("x")).unwrap();
+    let image = read_image(&tmp.path().join("l"), Some("x")).unwrap();
     let olmpack::image::BlobSource::File(layer) = &image.layers[0].source else {
         panic!()
     };
@@ -630,11 +628,11 @@ fn a_locked_layout_is_a_clear_error_after_the_timeout() {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(layout.join(olmpack::image::layout::LOCK_FILE))
+        .open(layout.join(olmpack::transport::layout::LOCK_FILE))
         .unwrap();
     lock.lock().unwrap();
     let mut cmd = olmpack(tmp.path());
-    cmd.env(olmpack::image::layout::LOCK_TIMEOUT_ENV, "0.3")
+    cmd.env(olmpack::transport::layout::LOCK_TIMEOUT_ENV, "0.3")
         .args(["bundle", "build", b, "--output", "oci:l:two"]);
     let (code, stdout, stderr) = run(&mut cmd);
     assert_eq!(code, Some(2), "{stderr}");

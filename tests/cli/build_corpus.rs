@@ -4,8 +4,8 @@
 //! The corpus is found at `$OLMPACK_CORPUS` or `../shared/corpus` beside the crate. When it is
 //! absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (CI), then it fails.
 
-use olmpack::image::layout::read_layout_image;
 use olmpack::image::verify::verify_image;
+use olmpack::transport::layout::read_image;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,7 +99,7 @@ fn every_corpus_bundle_builds_and_verifies() {
         };
         let (code, digest, stderr) = build(&target, &layout, &tag);
         assert_eq!(code, Some(0), "{}: {stderr}", target.display());
-        let image = read_layout_image(&layout, Some(&tag)).unwrap();
+        let image = read_image(&layout, Some(&tag)).unwrap();
         assert_eq!(image.manifest.descriptor.digest, digest);
         verify_image(&image).unwrap_or_else(|e| panic!("{}: {e}", target.display()));
         let scorecard = target.join("tests/scorecard").is_dir()

@@ -2,7 +2,7 @@
 //! tar). A missing tool fails the test with a hint: `scripts/test.sh` installs them.
 
 use olmpack::image::BlobSource;
-use olmpack::image::layout::read_layout_image;
+use olmpack::transport::layout::read_image;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
@@ -125,7 +125,7 @@ fn skopeo_reads_labels_and_manifest_of_the_oci_layout_and_archive() {
     let raw = ok(tool("skopeo")
         .args(["inspect", "--raw", "oci:l:v1"])
         .current_dir(tmp.path()));
-    let image = read_layout_image(&tmp.path().join("l"), Some("v1")).unwrap();
+    let image = read_image(&tmp.path().join("l"), Some("v1")).unwrap();
     let BlobSource::Memory(ours) = &image.manifest.source else {
         panic!()
     };
@@ -243,7 +243,7 @@ fn docker_format_layers_extract_with_gnu_tar() {
             "oci:l:d",
         ],
     );
-    let image = read_layout_image(&tmp.path().join("l"), Some("d")).unwrap();
+    let image = read_image(&tmp.path().join("l"), Some("d")).unwrap();
     assert_eq!(
         image.manifest.descriptor.media_type,
         "application/vnd.docker.distribution.manifest.v2+json"

@@ -411,7 +411,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
     let tmp = tempfile::tempdir().expect("tmp");
     let base = make_base(tmp.path(), &["linux/amd64", "linux/arm64/v8"]);
     let base_dir = tmp.path().join("base");
-    olmpack::image::layout::write_index_layout(&base, &base_dir, &["v1".into()]).expect("base");
+    olmpack::transport::layout::write_index_layout(&base, &base_dir, &["v1".into()]).expect("base");
     let base_ref = format!("oci:{}:v1", base_dir.display());
     let out = tmp.path().join("cat");
     let d = build_ok(&[
@@ -501,7 +501,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
     // A docker-archive base (Docker v2-2, uncompressed layers): the catalog is an OCI image
     // (same layer bytes, OCI media types) that skopeo reads from a layout.
     let docker_base = tmp.path().join("base.tar");
-    olmpack::image::write_image(
+    olmpack::transport::write_image(
         &base.images[0],
         &format!("docker-archive:{}", docker_base.display())
             .parse()
@@ -586,7 +586,7 @@ fn bad_input_gives_a_clear_error_and_leaves_nothing_behind() {
     // A platform the base lacks.
     let base = make_base(tmp.path(), &["linux/amd64"]);
     let base_dir = tmp.path().join("base");
-    olmpack::image::layout::write_index_layout(&base, &base_dir, &[]).expect("base");
+    olmpack::transport::layout::write_index_layout(&base, &base_dir, &[]).expect("base");
     fails(
         &[
             &cat,
@@ -783,9 +783,11 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
         tree(&cat)
     );
     // The pushed image reads back through olmpack's own transport, label included.
-    let unpacked =
-        olmpack::transport::unpack_image(&t1, &olmpack::transport::RegistryOptions::default())
-            .expect("unpack");
+    let unpacked = olmpack::transport::unpack_image(
+        &olmpack::location::Location::parse(&t1).expect("a reference"),
+        &olmpack::transport::RegistryOptions::default(),
+    )
+    .expect("unpack");
     assert_eq!(
         unpacked.labels.get(LABEL).map(String::as_str),
         Some("/configs")

@@ -688,7 +688,7 @@ fn catalog_image(tmp: &Path, catalog: &Path, label: &str, tag: &str) -> String {
         0,
     );
     let dir = tmp.join("layout");
-    olmpack::image::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
+    olmpack::transport::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
     format!("oci:{}:{tag}", dir.display())
 }
 

@@ -11,7 +11,6 @@ use rusqlite::Connection;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-
 /// Every `.db` under `sqlite/` of the shared legacy data, with its expected YAML.
 fn shared_dbs() -> Option<Vec<(PathBuf, PathBuf)>> {
     let dir = shared::shared_legacy("sqlite")?;
@@ -529,7 +528,7 @@ fn an_index_image_renders_its_database() {
             0,
         );
         let dir = tmp.path().join("layout");
-        olmpack::image::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
+        olmpack::transport::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
         format!("oci:{}:{tag}", dir.display())
     };
     let good = image_for("/database/index.db", "good");

@@ -22,5 +22,6 @@ mod isolation;
 mod legacy_sqlite;
 mod malformed_input;
 mod registry;
+mod sources;
 mod validate_image;
 mod validate_rules;

@@ -47,7 +47,8 @@ mod image_source {
     }
 
     pub fn fetch_bundle(source: &str, args: &RegistryArgs) -> Result<FetchedBundle, Failure> {
-        Ok(bundle_image::fetch_bundle(source, &args.options()?)?)
+        let location = olmpack::location::Location::parse(source)?;
+        Ok(bundle_image::fetch_bundle(&location, &args.options()?)?)
     }
 }
 use olmpack::image::Image;

@@ -1,23 +1,35 @@
-//! Single-file outputs: `oci-archive` (a tar of an OCI layout, as skopeo and buildah read it) and
+//! Single-file images, written and read: `oci-archive` (a tar of an OCI layout, as skopeo and
+//! buildah read it) and
 //! `docker-archive` (the `docker save` / `docker load` format: `manifest.json` with `RepoTags`,
 //! the config as `<hex>.json`, each layer as an uncompressed `<diff_id hex>.tar`, which is what
 //! `docker save` and `skopeo copy … docker-archive:` write, so every loader accepts it).
 //!
 //! The writers take any `Write` (go-containerregistry's `tarball.Write` idea); the `*_file`
-//! functions add the temporary-sibling-then-rename step so a file appears complete or not at all.
+//! functions add the temporary-sibling-then-rename step ([`crate::fsio`]) so a file appears
+//! complete or not at all. Readers extract the archive's regular files (paths checked like
+//! layers) into a temp folder: an oci-archive is then read as a layout ([`super::layout`]), a
+//! docker-archive gets a synthesised Docker v2-2 manifest.
 //! Archive headers are as fixed as layer headers (mtime 0, uid/gid 0, 0644/0755), so an archive
 //! of the same image is byte-identical.
 
-use super::error::OutputError;
-use super::layout::{OCI_LAYOUT_FILE_CONTENT, copy_verified, parent_of};
-use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
-use super::model::{Artifact, Blob, Image};
+use super::error::LocalError;
+use super::layout::OCI_LAYOUT_FILE_CONTENT;
+use super::unpack as reg_unpack;
+use crate::fsio;
+use crate::image::OutputError;
+use crate::image::config::canonical_json;
+use crate::image::digest::{HashingWriter, copy_verified};
+use crate::image::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
+use crate::image::model::{Artifact, Blob, BlobSource, Descriptor, Image};
+use crate::registry::digest as reg_digest;
 use flate2::read::GzDecoder;
+use serde::Deserialize;
 use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn header(kind: tar::EntryType, size: u64) -> tar::Header {
     let mut h = tar::Header::new_gnu();
@@ -124,12 +136,7 @@ pub fn write_oci_archive_of<W: Write>(
             .collect()
     };
     let index = json!({ "schemaVersion": 2, "mediaType": MEDIA_OCI_INDEX, "manifests": manifests });
-    add_bytes(
-        &mut tar,
-        "index.json",
-        &super::config::canonical_json(&index),
-        shown,
-    )?;
+    add_bytes(&mut tar, "index.json", &canonical_json(&index), shown)?;
     add_bytes(
         &mut tar,
         "oci-layout",
@@ -191,12 +198,7 @@ pub fn write_docker_archive<W: Write>(
         "RepoTags": repo_tags,
         "Layers": layer_names,
     }]);
-    add_bytes(
-        &mut tar,
-        "manifest.json",
-        &super::config::canonical_json(&manifest),
-        shown,
-    )?;
+    add_bytes(&mut tar, "manifest.json", &canonical_json(&manifest), shown)?;
     tar.into_inner()
         .map_err(|e| OutputError::io("write", shown, e))
 }
@@ -217,7 +219,7 @@ fn add_uncompressed_layer<W: Write>(
             .map_err(|e| OutputError::io("read", blob.location(), e))?;
         Ok(GzDecoder::new(reader))
     };
-    let mut hashing = super::digest::HashingWriter::new(io::sink());
+    let mut hashing = HashingWriter::new(io::sink());
     io::copy(&mut open()?, &mut hashing)
         .map_err(|e| OutputError::io("decompress", blob.location(), e))?;
     let (_, digest, size) = hashing.finish();
@@ -252,27 +254,153 @@ where
             expected: "an archive file",
         });
     }
-    let parent = parent_of(path);
-    let tmp = tempfile::Builder::new()
-        .prefix(".olmpack-archive-")
-        .tempfile_in(&parent)
-        .map_err(|e| OutputError::io("create", path, e))?;
-    {
-        let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
-        write(&mut buffered)?;
-        buffered
-            .flush()
-            .map_err(|e| OutputError::io("write", path, e))?;
+    fsio::write_with(path, fsio::Options::OUTPUT, write)
+}
+
+// ---- Reading ----
+
+/// An image read from a local source; `dir` keeps extracted archive files alive.
+#[derive(Debug)]
+pub struct LoadedImage {
+    /// The image.
+    pub image: Image,
+    /// Notes (an index was resolved to one platform).
+    pub warnings: Vec<String>,
+    /// Temp folder holding extracted archive content, if any.
+    pub dir: Option<tempfile::TempDir>,
+}
+
+/// Extracts the regular files of an archive into a temp folder (paths checked like layers).
+pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, LocalError> {
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-archive-")
+        .tempdir()
+        .map_err(LocalError::io(
+            name,
+            "create a temp folder in",
+            &std::env::temp_dir(),
+        ))?;
+    let f = fs::File::open(path).map_err(LocalError::io(name, "open archive", path))?;
+    let reader = reg_unpack::decompress(f, "", name).map_err(|e| invalid(name, e.to_string()))?;
+    let mut stats = reg_unpack::Stats::default();
+    let limits = reg_unpack::Limits {
+        max_total_bytes: 8 << 30,
+        max_entries: 1_000_000,
+        max_file_bytes: 4 << 30,
+    };
+    reg_unpack::unpack_layer(reader, dir.path(), name, &limits, &mut stats)
+        .map_err(|e| invalid(name, e.to_string()))?;
+    Ok(dir)
+}
+
+#[derive(Deserialize)]
+struct DockerManifestEntry {
+    #[serde(rename = "Config")]
+    config: String,
+    #[serde(rename = "Layers", default)]
+    layers: Vec<String>,
+}
+
+fn sha256_file(p: &Path, name: &str) -> Result<(String, u64, bool), LocalError> {
+    let mut f = fs::File::open(p).map_err(LocalError::io(name, "read", p))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut n = 0u64;
+    let mut first = Vec::new();
+    loop {
+        let k = f.read(&mut buf).map_err(LocalError::io(name, "read", p))?;
+        if k == 0 {
+            break;
+        }
+        if first.len() < 2 {
+            first.extend_from_slice(&buf[..k.min(2)]);
+        }
+        h.update(&buf[..k]);
+        n += k as u64;
     }
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| OutputError::io("write", path, e))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))
-            .map_err(|e| OutputError::io("set permissions of", tmp.path(), e))?;
+    Ok((reg_digest::finish(h), n, first.starts_with(&[0x1f, 0x8b])))
+}
+
+/// Reads a `docker save` archive (single image), synthesising a Docker v2-2 manifest.
+pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, LocalError> {
+    let dir = extract_archive(path, name)?;
+    let mpath = dir.path().join("manifest.json");
+    let text =
+        fs::read(&mpath).map_err(|_| invalid(name, "no manifest.json: not a docker-archive"))?;
+    let mut entries: Vec<DockerManifestEntry> = serde_json::from_slice(&text)
+        .map_err(|e| invalid(name, format!("manifest.json is not valid: {e}")))?;
+    if entries.len() != 1 {
+        return Err(invalid(
+            name,
+            format!("the archive holds {} images; expected one", entries.len()),
+        ));
     }
-    tmp.persist(path)
-        .map_err(|e| OutputError::io("write", path, e.error))?;
-    Ok(())
+    let entry = entries.remove(0);
+    let inside = |rel: &str| -> Result<PathBuf, LocalError> {
+        let r = reg_unpack::safe_relative(Path::new(rel))
+            .map_err(|e| invalid(name, e))?
+            .ok_or_else(|| invalid(name, "empty path in manifest.json"))?;
+        Ok(dir.path().join(r))
+    };
+    let config_bytes = fs::read(inside(&entry.config)?)
+        .map_err(|e| invalid(name, format!("cannot read config {}: {e}", entry.config)))?;
+    let config_desc = Descriptor {
+        media_type: "application/vnd.docker.container.image.v1+json".into(),
+        digest: reg_digest::sha256(&config_bytes),
+        size: config_bytes.len() as u64,
+    };
+    let mut layers = Vec::new();
+    for l in &entry.layers {
+        let p = inside(l)?;
+        let (digest, size, gz) = sha256_file(&p, name)?;
+        let media_type = if gz {
+            "application/vnd.docker.image.rootfs.diff.tar.gzip"
+        } else {
+            "application/vnd.docker.image.rootfs.diff.tar"
+        };
+        layers.push(Blob {
+            descriptor: Descriptor {
+                media_type: media_type.into(),
+                digest,
+                size,
+            },
+            source: BlobSource::File(p),
+        });
+    }
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": crate::registry::pull::DOCKER_MANIFEST,
+        "config": {"mediaType": config_desc.media_type, "size": config_desc.size, "digest": config_desc.digest},
+        "layers": layers.iter().map(|l| serde_json::json!({"mediaType": l.descriptor.media_type, "size": l.descriptor.size, "digest": l.descriptor.digest})).collect::<Vec<_>>(),
+    });
+    let mbytes = serde_json::to_vec(&manifest).map_err(|e| invalid(name, e.to_string()))?;
+    let mdesc = Descriptor {
+        media_type: crate::registry::pull::DOCKER_MANIFEST.into(),
+        digest: reg_digest::sha256(&mbytes),
+        size: mbytes.len() as u64,
+    };
+    Ok(LoadedImage {
+        image: Image {
+            manifest: Blob {
+                descriptor: mdesc,
+                source: BlobSource::Memory(mbytes),
+            },
+            config: Blob {
+                descriptor: config_desc,
+                source: BlobSource::Memory(config_bytes),
+            },
+            layers,
+        },
+        warnings: vec![format!(
+            "{name}: docker-archive holds no manifest; the digest shown is of a synthesised Docker v2-2 manifest"
+        )],
+        dir: Some(dir),
+    })
+}
+
+fn invalid(name: &str, reason: impl Into<String>) -> LocalError {
+    LocalError::Invalid {
+        source_name: name.to_string(),
+        reason: reason.into(),
+    }
 }

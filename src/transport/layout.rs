@@ -1,4 +1,9 @@
-//! OCI image layout folders (`oci-layout`, `index.json`, `blobs/sha256/<hex>`), written and read.
+//! OCI image layout folders (`oci-layout`, `index.json`, `blobs/sha256/<hex>`), written and read:
+//! the `oci:PATH[:TAG]` transport in both directions, so the two can never disagree on where a
+//! blob lives ([`blob_path`]). An `oci-archive` is this layout inside a tar ([`super::archive`]).
+//!
+//! Reading verifies every manifest, index and config against its digest; layers stay in the
+//! layout's files and are verified while they stream.
 //!
 //! Writing is atomic from a reader's point of view:
 //! - a new (or empty) folder is assembled in a temporary sibling and renamed into place, so it
@@ -18,13 +23,20 @@
 //! finds a layout in place and adds to it under the lock. Anything else that writes a layout's
 //! `index.json` (catalog build, a pull into a layout) must take the same lock.
 
-use super::digest::HashingWriter;
-use super::error::OutputError;
-use super::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
-use super::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+use super::error::LocalError;
+use crate::fsio;
+use crate::image::OutputError;
+use crate::image::config::canonical_json;
+use crate::image::digest::{HashingWriter, copy_verified};
+use crate::image::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
+use crate::image::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+use crate::reference::valid_digest;
+use crate::registry::digest as reg_digest;
+use crate::registry::pull::{DOCKER_LIST, IndexEntry, OCI_INDEX, parse_index, parse_manifest};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -77,6 +89,7 @@ fn wait_for_lock(dir: &Path, timeout: Duration) -> Result<LayoutLock, OutputErro
         if waited >= timeout {
             return Err(OutputError::Locked {
                 path: dir.to_path_buf(),
+                lock_file: LOCK_FILE,
                 waited,
             });
         }
@@ -171,16 +184,8 @@ fn is_empty_dir(dir: &Path) -> Result<bool, OutputError> {
     Ok(entries.next().is_none())
 }
 
-/// The folder a temporary sibling of `path` is created in.
-pub(crate) fn parent_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(), OutputError> {
-    let parent = parent_of(dir);
+    let parent = fsio::parent_of(dir);
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-layout-")
         .tempdir_in(&parent)
@@ -193,11 +198,8 @@ fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<
         "mediaType": MEDIA_OCI_INDEX,
         "manifests": index_entries(&image.top().descriptor, tags),
     });
-    fs::write(
-        tmp.path().join("index.json"),
-        super::config::canonical_json(&index),
-    )
-    .map_err(|e| OutputError::io("write", dir.join("index.json"), e))?;
+    fs::write(tmp.path().join("index.json"), canonical_json(&index))
+        .map_err(|e| OutputError::io("write", dir.join("index.json"), e))?;
     // The temp folder is private (0700); a layout is meant to be shared like any output.
     set_dir_mode(tmp.path(), 0o755)?;
     // rename(2) replaces an empty folder, and fails (leaving nothing behind: `tmp` is removed on
@@ -263,10 +265,11 @@ fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(),
             .is_some_and(|n| tags.iter().any(|t| t == n))
     });
     manifests.extend(index_entries(&image.top().descriptor, tags));
-    write_file_atomic(
+    Ok(fsio::write(
         &dir.join("index.json"),
-        &super::config::canonical_json(&index),
-    )
+        &canonical_json(&index),
+        fsio::Options::OUTPUT,
+    )?)
 }
 
 /// Reads and parses a layout's `index.json`.
@@ -286,95 +289,6 @@ pub fn read_index(dir: &Path) -> Result<Value, OutputError> {
     Ok(index)
 }
 
-/// Finds the manifest named `tag` in a layout (or the only manifest when `tag` is `None`), and
-/// returns the image with its blobs pointing at the layout's files. For tests, `inspect` and
-/// anyone who wants to push a layout.
-pub fn read_layout_image(dir: &Path, tag: Option<&str>) -> Result<Image, OutputError> {
-    let index_path = dir.join("index.json");
-    let index = read_index(dir)?;
-    let bad = |reason: String| OutputError::BadLayout {
-        path: index_path.clone(),
-        reason,
-    };
-    let manifests = index
-        .get("manifests")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no manifests array".into()))?;
-    let chosen: Vec<&Value> = manifests
-        .iter()
-        .filter(|m| match tag {
-            Some(t) => {
-                m.pointer("/annotations/org.opencontainers.image.ref.name")
-                    == Some(&Value::String(t.to_string()))
-            }
-            None => true,
-        })
-        .collect();
-    let [entry] = chosen.as_slice() else {
-        return Err(bad(format!(
-            "{} manifests match {}",
-            chosen.len(),
-            tag.map_or("(no tag)".to_string(), |t| format!("tag {t:?}"))
-        )));
-    };
-    let manifest_desc =
-        parse_descriptor(entry).ok_or_else(|| bad("bad manifest descriptor".into()))?;
-    let manifest_path = blob_path(dir, &manifest_desc)?;
-    let bytes = fs::read(&manifest_path).map_err(|e| OutputError::io("read", &manifest_path, e))?;
-    let manifest: Value = serde_json::from_slice(&bytes).map_err(|e| OutputError::BadLayout {
-        path: manifest_path.clone(),
-        reason: e.to_string(),
-    })?;
-    let bad_manifest = |reason: &str| OutputError::BadLayout {
-        path: manifest_path.clone(),
-        reason: reason.into(),
-    };
-    let config_desc = manifest
-        .get("config")
-        .and_then(parse_descriptor)
-        .ok_or_else(|| bad_manifest("bad config descriptor"))?;
-    let layers = manifest
-        .get("layers")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad_manifest("no layers array"))?
-        .iter()
-        .map(|l| parse_descriptor(l).ok_or_else(|| bad_manifest("bad layer descriptor")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let file_blob = |d: Descriptor| -> Result<Blob, OutputError> {
-        let path = blob_path(dir, &d)?;
-        Ok(Blob {
-            descriptor: d,
-            source: BlobSource::File(path),
-        })
-    };
-    Ok(Image {
-        manifest: Blob {
-            descriptor: manifest_desc,
-            source: BlobSource::Memory(bytes),
-        },
-        config: file_blob(config_desc)?,
-        layers: layers
-            .into_iter()
-            .map(file_blob)
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-fn parse_descriptor(v: &Value) -> Option<Descriptor> {
-    Some(Descriptor {
-        media_type: v.get("mediaType")?.as_str()?.to_string(),
-        digest: v.get("digest")?.as_str()?.to_string(),
-        size: v.get("size")?.as_u64()?,
-    })
-}
-
-fn blob_path(dir: &Path, d: &Descriptor) -> Result<PathBuf, OutputError> {
-    let hex = d
-        .sha256_hex()
-        .ok_or_else(|| OutputError::Unsupported(format!("digest {} is not sha256", d.digest)))?;
-    Ok(dir.join("blobs").join("sha256").join(hex))
-}
-
 /// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
 /// the right content (size and digest re-checked, so a corrupt blob is replaced, not trusted),
 /// each through a temporary file renamed once its digest is checked.
@@ -382,7 +296,11 @@ fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
     let blobs_dir = dir.join("blobs").join("sha256");
     fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
     for blob in image.blobs() {
-        let target = blob_path(dir, &blob.descriptor)?;
+        let target = blob_path(dir, &blob.descriptor.digest)
+            .filter(|_| blob.descriptor.sha256_hex().is_some())
+            .ok_or_else(|| {
+                OutputError::Unsupported(format!("digest {} is not sha256", blob.descriptor.digest))
+            })?;
         if let Ok(meta) = fs::metadata(&target)
             && meta.is_file()
             && meta.len() == blob.descriptor.size
@@ -390,14 +308,9 @@ fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
         {
             continue;
         }
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-blob-")
-            .tempfile_in(&blobs_dir)
-            .map_err(|e| OutputError::io("create a temporary file in", &blobs_dir, e))?;
-        copy_verified(blob, tmp.as_file_mut(), &target)?;
-        set_file_mode(tmp.path(), 0o644)?;
-        tmp.persist(&target)
-            .map_err(|e| OutputError::io("write", &target, e.error))?;
+        fsio::write_with(&target, fsio::Options::OUTPUT, |w| {
+            copy_verified(blob, w, &target)
+        })?;
     }
     Ok(())
 }
@@ -405,105 +318,204 @@ fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
 /// The `sha256:` digest of a file's content, `None` when it cannot be read.
 fn file_digest(path: &Path) -> Option<String> {
     let mut file = fs::File::open(path).ok()?;
-    let mut hashing = super::digest::HashingWriter::new(std::io::sink());
+    let mut hashing = HashingWriter::new(std::io::sink());
     std::io::copy(&mut file, &mut hashing).ok()?;
     Some(hashing.finish().1)
 }
 
-fn set_file_mode(path: &Path, mode: u32) -> Result<(), OutputError> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-        .map_err(|e| OutputError::io("set permissions of", path, e))
+// ---- Reading ----
+
+#[derive(Deserialize)]
+struct LayoutEntry {
+    #[serde(rename = "mediaType", default)]
+    media_type: String,
+    digest: String,
+    size: u64,
+    #[serde(default)]
+    annotations: std::collections::BTreeMap<String, String>,
 }
 
-/// Copies a blob's bytes into `out`, checking digest and size on the way.
-pub(crate) fn copy_verified(
-    blob: &Blob,
-    out: &mut dyn Write,
-    shown: &Path,
-) -> Result<(), OutputError> {
-    let mut reader = blob
-        .open()
-        .map_err(|e| OutputError::io("read", blob.location(), e))?;
-    let mut hashing = HashingWriter::new(out);
-    io::copy(&mut reader, &mut hashing).map_err(|e| OutputError::io("write", shown, e))?;
-    let (out, digest, size) = hashing.finish();
-    out.flush()
-        .map_err(|e| OutputError::io("write", shown, e))?;
-    if digest != blob.descriptor.digest || size != blob.descriptor.size {
-        return Err(OutputError::BlobMismatch {
-            digest: blob.descriptor.digest.clone(),
-            path: blob.location(),
+#[derive(Deserialize)]
+struct Index {
+    #[serde(default)]
+    manifests: Vec<LayoutEntry>,
+}
+
+/// Where the blob `digest` lives in the layout `dir` (`blobs/<algorithm>/<hex>`); `None` for a
+/// string that is not a digest, so a digest from a manifest can never name a path outside.
+pub fn blob_path(dir: &Path, digest: &str) -> Option<PathBuf> {
+    if !valid_digest(digest) {
+        return None;
+    }
+    let (algo, hex) = digest.split_once(':')?;
+    Some(dir.join("blobs").join(algo).join(hex))
+}
+
+fn invalid(name: &str, reason: impl Into<String>) -> LocalError {
+    LocalError::Invalid {
+        source_name: name.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn blob_file(layout: &Path, digest: &str, name: &str) -> Result<PathBuf, LocalError> {
+    blob_path(layout, digest).ok_or_else(|| invalid(name, format!("invalid digest {digest:?}")))
+}
+
+fn read_verified(layout: &Path, digest: &str, cap: u64, name: &str) -> Result<Vec<u8>, LocalError> {
+    let p = blob_file(layout, digest, name)?;
+    let meta = fs::metadata(&p).map_err(LocalError::io(name, "read blob", &p))?;
+    if meta.len() > cap {
+        return Err(invalid(
+            name,
+            format!("blob {digest} is larger than {cap} bytes"),
+        ));
+    }
+    let bytes = fs::read(&p).map_err(LocalError::io(name, "read blob", &p))?;
+    let actual = reg_digest::sha256(&bytes);
+    if actual != digest {
+        return Err(LocalError::DigestMismatch {
+            source_name: name.to_string(),
+            expected: digest.to_string(),
+            actual,
         });
     }
-    Ok(())
+    Ok(bytes)
 }
 
-/// Writes `bytes` to `path` through a temporary sibling and a rename, so readers see the old
-/// file or the new one, never half of one. Used for `index.json` and `--digest-file`.
-pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    stage_file(path, bytes)?.commit()
-}
-
-/// A file written next to its final path, not yet renamed into place: lets a caller check that
-/// every output can be written before any of them appears (dropped = removed).
+/// What an `index.json` entry (or a tag in it) points at: one image, or an index of images.
 #[derive(Debug)]
-pub struct StagedFile {
-    tmp: tempfile::NamedTempFile,
-    path: PathBuf,
+pub enum LayoutRoot {
+    /// A single-platform image.
+    Image(Image),
+    /// A multi-platform index: its descriptor, bytes and entries; each entry's image is read
+    /// with [`image_at`].
+    Index {
+        /// The index descriptor.
+        descriptor: Descriptor,
+        /// The index bytes (verified).
+        bytes: Vec<u8>,
+        /// Its entries.
+        entries: Vec<IndexEntry>,
+    },
 }
 
-impl StagedFile {
-    /// Renames the staged file to its final path.
-    pub fn commit(self) -> Result<(), OutputError> {
-        let path = self.path;
-        self.tmp
-            .persist(&path)
-            .map_err(|e| OutputError::io("write", &path, e.error))?;
-        Ok(())
+/// Reads the manifest (or index) that `tag` names in the layout's `index.json` (the only entry
+/// when `tag` is `None`), verified against its digest.
+pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutRoot, LocalError> {
+    let index_path = layout.join("index.json");
+    let text = fs::read(&index_path).map_err(LocalError::io(
+        name,
+        "read the OCI layout index",
+        &index_path,
+    ))?;
+    let index: Index = serde_json::from_slice(&text)
+        .map_err(|e| invalid(name, format!("index.json is not valid: {e}")))?;
+    let entry = match tag {
+        Some(t) => index
+            .manifests
+            .into_iter()
+            .find(|m| {
+                m.annotations
+                    .get("org.opencontainers.image.ref.name")
+                    .map(String::as_str)
+                    == Some(t)
+            })
+            .ok_or_else(|| invalid(name, format!("no manifest tagged {t:?} in index.json")))?,
+        None => {
+            let mut m = index.manifests;
+            if m.len() != 1 {
+                return Err(invalid(
+                    name,
+                    format!("index.json lists {} manifests; name one with :TAG", m.len()),
+                ));
+            }
+            m.remove(0)
+        }
+    };
+    let mut desc = Descriptor {
+        media_type: entry.media_type.clone(),
+        digest: entry.digest.clone(),
+        size: entry.size,
+    };
+    let bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
+    desc.size = bytes.len() as u64;
+    let is_index = desc.media_type == OCI_INDEX || desc.media_type == DOCKER_LIST;
+    match parse_index(&bytes).map_err(|e| invalid(name, e.to_string()))? {
+        Some(entries) => Ok(LayoutRoot::Index {
+            descriptor: desc,
+            bytes,
+            entries,
+        }),
+        None if is_index => Err(invalid(name, "an index without a manifests list")),
+        None => Ok(LayoutRoot::Image(image_at(layout, desc, bytes, name)?)),
     }
 }
 
-/// Writes `bytes` into a temporary sibling of `path`; [`StagedFile::commit`] puts it in place.
-pub fn stage_file(path: &Path, bytes: &[u8]) -> Result<StagedFile, OutputError> {
-    if path.is_dir() {
-        return Err(OutputError::WrongKind {
-            path: path.to_path_buf(),
-            found: "a folder",
-            expected: "a file",
+/// The image whose manifest is `desc` (with its verified `bytes`) in the layout: config read
+/// and verified, layers left in the layout's files.
+pub fn image_at(
+    layout: &Path,
+    mut desc: Descriptor,
+    bytes: Vec<u8>,
+    name: &str,
+) -> Result<Image, LocalError> {
+    let parsed = parse_manifest(&bytes).map_err(|e| invalid(name, e.to_string()))?;
+    let config = read_verified(layout, &parsed.config.digest, 4 << 20, name)?;
+    let mut layers = Vec::new();
+    for l in parsed.layers {
+        let p = blob_file(layout, &l.digest, name)?;
+        fs::metadata(&p).map_err(LocalError::io(name, "read layer", &p))?;
+        layers.push(Blob {
+            descriptor: l,
+            source: BlobSource::File(p),
         });
     }
-    let parent = parent_of(path);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".olmpack-")
-        .tempfile_in(&parent)
-        .map_err(|e| OutputError::io("create", path, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| OutputError::io("write", path, e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| OutputError::io("write", path, e))?;
-    set_file_mode(tmp.path(), 0o644)?;
-    Ok(StagedFile {
-        tmp,
-        path: path.to_path_buf(),
+    desc.size = bytes.len() as u64;
+    if desc.media_type.is_empty() {
+        desc.media_type = crate::registry::pull::OCI_MANIFEST.to_string();
+    }
+    Ok(Image {
+        manifest: Blob {
+            descriptor: desc,
+            source: BlobSource::Memory(bytes),
+        },
+        config: Blob {
+            descriptor: parsed.config,
+            source: BlobSource::Memory(config),
+        },
+        layers,
     })
+}
+
+/// Reads the manifest bytes an index entry names, verified.
+pub fn read_manifest(layout: &Path, desc: &Descriptor, name: &str) -> Result<Vec<u8>, LocalError> {
+    read_verified(layout, &desc.digest, 4 << 20, name)
+}
+
+/// The single-platform image `tag` names in the layout `dir` (the only entry when `tag` is
+/// `None`), manifest and config verified, layers left in the layout's files: for tests and for
+/// anyone who wants to push or check a layout that was written.
+pub fn read_image(dir: &Path, tag: Option<&str>) -> Result<Image, LocalError> {
+    let name = dir.display().to_string();
+    match read_root(dir, tag, &name)? {
+        LayoutRoot::Image(image) => Ok(image),
+        LayoutRoot::Index { descriptor, .. } => Err(invalid(
+            &name,
+            format!(
+                "{} is a multi-platform image index, not one image",
+                descriptor.digest
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image::digest::sha256_digest;
 
     fn blob(media_type: &str, bytes: Vec<u8>) -> Blob {
-        Blob {
-            descriptor: Descriptor {
-                media_type: media_type.into(),
-                digest: sha256_digest(&bytes),
-                size: bytes.len() as u64,
-            },
-            source: BlobSource::Memory(bytes),
-        }
+        Blob::memory(media_type, bytes)
     }
 
     /// A small image whose digest depends on `n`.
@@ -521,7 +533,7 @@ mod tests {
         Image {
             manifest: blob(
                 "application/vnd.oci.image.manifest.v1+json",
-                super::super::config::canonical_json(&manifest),
+                super::canonical_json(&manifest),
             ),
             config,
             layers: Vec::new(),
@@ -561,7 +573,7 @@ mod tests {
             assert_eq!(tags(&dir), want);
         }
         for n in 0..16 {
-            let read = read_layout_image(&dir, Some(&format!("t{n:02}"))).expect("readable");
+            let read = read_image(&dir, Some(&format!("t{n:02}"))).expect("readable");
             assert_eq!(read.manifest.descriptor, image(n).manifest.descriptor);
         }
     }
