@@ -22,18 +22,15 @@
 //!
 //! Base layers from a registry stay there ([`crate::image::BlobSource::Remote`]): a push to the
 //! same registry mounts or skips them; they are downloaded only for a local output or another
-//! registry ([`deliver`]).
+//! registry ([`sink::deliver`], the delivery path `bundle build` shares).
 
 use crate::findings::Report;
 use crate::image::config::Platform;
 use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
 };
-use crate::image::{
-    Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
-};
-use crate::registry::RegistryError;
-use crate::registry::push::{PushOptions, PushReport};
+use crate::image::{Artifact, BlobSource, BuildError, Format, Image, ImageIndex};
+use crate::transport::sink::{Deliverable, Delivery, DeliveryError};
 use crate::transport::source::{Opened, OpenedImage, open};
 use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
@@ -104,9 +101,6 @@ pub enum CatalogBuildError {
     /// Fetching base layers or pushing failed.
     #[error(transparent)]
     Transport(#[from] TransportError),
-    /// Writing the local output failed.
-    #[error(transparent)]
-    Output(#[from] OutputError),
     /// A temp folder could not be created.
     #[error("cannot create a temp folder in {}: {source}", path.display())]
     Spool {
@@ -185,7 +179,8 @@ impl BuiltCatalog {
     }
 
     /// Downloads every base layer still in a registry into the spool (verified) and points the
-    /// image's blobs at the files. Needed before a local output or a push to another registry.
+    /// image's blobs at the files. Needed before a local output or a push to another registry
+    /// ([`sink::deliver`] calls it through [`Deliverable`]).
     pub fn fetch_base_layers(&mut self) -> Result<(), TransportError> {
         if !sink::has_remote_blobs(self.artifact()) {
             return Ok(());
@@ -213,6 +208,16 @@ impl BuiltCatalog {
             }
         }
         Ok(())
+    }
+}
+
+impl Deliverable for BuiltCatalog {
+    fn artifact(&self) -> Artifact<'_> {
+        BuiltCatalog::artifact(self)
+    }
+
+    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError> {
+        self.fetch_base_layers()
     }
 }
 
@@ -450,56 +455,6 @@ fn open_bases(
     }
 }
 
-/// Where a built catalog goes: a local output and/or registry tags.
-#[derive(Debug, Clone, Default)]
-pub struct Delivery {
-    /// `--output` and the names to record there.
-    pub output: Option<(Destination, Vec<String>)>,
-    /// `-t` references to push to (empty = no push).
-    pub push: Vec<String>,
-    /// Push settings.
-    pub push_options: PushOptions,
-}
-
-/// Sends the built catalog where asked: the push first (so a failed push leaves no local
-/// output), then the local output. Base layers are fetched only when a sink needs their bytes:
-/// a local output, or a push target that neither holds them nor can mount them.
-pub fn deliver(
-    built: &mut BuiltCatalog,
-    delivery: &Delivery,
-    registry: &RegistryOptions,
-) -> Result<Vec<PushReport>, CatalogBuildError> {
-    let mut reports = Vec::new();
-    if !delivery.push.is_empty() {
-        // Remote base blobs first: the target may hold them already (skipped) or share the
-        // base's registry (mounted). Only a blob that is neither makes the push fetch them all
-        // and go again (blobs pushed by the first attempt are then found present).
-        let pushed = match sink::push(
-            built.artifact(),
-            &delivery.push,
-            registry,
-            &delivery.push_options,
-        ) {
-            Err(TransportError::Registry(RegistryError::RemoteBlobMissing { .. })) => {
-                built.fetch_base_layers()?;
-                sink::push(
-                    built.artifact(),
-                    &delivery.push,
-                    registry,
-                    &delivery.push_options,
-                )?
-            }
-            other => other?,
-        };
-        reports.extend(pushed.into_iter().map(|(r, _)| r));
-    }
-    if let Some((dest, names)) = &delivery.output {
-        built.fetch_base_layers()?;
-        sink::write_local(built.artifact(), dest, names)?;
-    }
-    Ok(reports)
-}
-
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where
 /// the image goes and where the digest is recorded.
 #[derive(Debug, Clone, Default)]
@@ -511,11 +466,8 @@ pub struct CatalogBuildRun {
     /// Check the catalog with every `catalog validate` rule first; errors stop the run before
     /// anything is built or written, warnings do not.
     pub validate: bool,
-    /// Where the image goes.
+    /// Where the image goes, and the file that receives its digest.
     pub delivery: Delivery,
-    /// A file to receive the bare digest (`sha256:…`), written only once the image is
-    /// delivered.
-    pub digest_file: Option<PathBuf>,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -579,25 +531,14 @@ pub enum CatalogBuildRunError {
         #[source]
         source: Box<CatalogBuildError>,
     },
-    /// The digest file could not be prepared or written.
+    /// The image could not be written or pushed, or its digest recorded.
     #[error(transparent)]
-    DigestFile(OutputError),
-    /// The image could not be written or pushed.
-    #[error("cannot {what}")]
-    Deliver {
-        /// What was being done: `deliver the catalog image (DEST)`, or `push the catalog image`
-        /// when there is no local output.
-        what: String,
-        /// Why.
-        #[source]
-        source: Box<CatalogBuildError>,
-    },
+    Deliver(#[from] DeliveryError),
 }
 
-/// Runs `catalog build` as one call: validate (unless asked not to), build, stage the digest
-/// file, deliver (push, then local output), then put the digest file in place. Nothing is
-/// written anywhere before the image is built and the digest file staged, and the digest file
-/// only after delivery, so a failure leaves no partial output.
+/// Runs `catalog build` as one call: validate (unless asked not to), build, then deliver
+/// through [`sink::deliver`] (digest file staged, push, local output, digest file in place),
+/// so a failure leaves no partial output.
 pub fn run(
     run: &CatalogBuildRun,
     on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
@@ -633,25 +574,7 @@ pub fn run(
         let (d, s) = built.digest();
         (d.to_string(), s)
     };
-    let staged = match &run.digest_file {
-        Some(file) => Some(
-            crate::image::layout::stage_file(file, digest.as_bytes())
-                .map_err(CatalogBuildRunError::DigestFile)?,
-        ),
-        None => None,
-    };
-    let reports = deliver(&mut built, &run.delivery, &run.options.registry).map_err(|source| {
-        CatalogBuildRunError::Deliver {
-            what: match &run.delivery.output {
-                Some((d, _)) => format!("deliver the catalog image ({d})"),
-                None => "push the catalog image".to_string(),
-            },
-            source: Box::new(source),
-        }
-    })?;
-    if let Some(staged) = staged {
-        staged.commit().map_err(CatalogBuildRunError::DigestFile)?;
-    }
+    let reports = sink::deliver(&mut built, &run.delivery, &run.options.registry)?;
     let (layers, platforms) = match &built.artifact {
         BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
         BuiltArtifact::Index(x) => (None, Some(x.images.len())),

@@ -14,14 +14,15 @@
 
 use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
-use crate::bundle::Bundle;
-use crate::image::build::{BundleInput, source_date_epoch_from_env};
-use crate::image::layout::stage_file;
-use crate::image::{BuildOptions, BuiltImage, Destination, Format, Platform, write_image};
-use crate::validate;
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use crate::action::bundle_build::{self, BundleBuildEvent, BundleBuildOutcome, BundleBuildRun};
+use crate::action::labels::{label_map, parse_label};
+use crate::image::build::source_date_epoch_from_env;
+use crate::image::{BuildOptions, Destination, Format, Platform};
+use crate::registry::push::PushOptions;
+use crate::transport::RegistryOptions;
+use crate::transport::sink::{Delivery, output_names};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
 /// Where the image goes when neither `--output` nor `--push` is given.
 pub const DEFAULT_OUTPUT: &str = "oci:bundle-image";
@@ -95,37 +96,8 @@ where
         .map_err(|e| e.to_string())
 }
 
-/// The `--label KEY=VALUE` value parser of `bundle build` and `catalog build`, so both accept
-/// and refuse the same spellings.
-pub(crate) fn parse_label(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
-    }
-}
-
-/// The `--label` pairs as a map; a key given twice with different values is a usage error
-/// (rather than one silently winning), the same for `bundle build` and `catalog build`.
-pub(crate) fn label_map(pairs: &[(String, String)]) -> Result<BTreeMap<String, String>, Failure> {
-    let mut labels = BTreeMap::new();
-    for (k, v) in pairs {
-        if let Some(previous) = labels.insert(k.clone(), v.clone())
-            && &previous != v
-        {
-            return Err(Failure::usage(format!(
-                "--label {k} is given twice with different values ({previous:?} and {v:?})"
-            )));
-        }
-    }
-    Ok(labels)
-}
-
-/// Runs `olmpack bundle build`.
-///
-/// The order is what makes "no partial output" hold: arguments are checked, the bundle is
-/// validated, the image is built into a spool folder, the digest file is staged, and only then
-/// is anything written where the user asked. (`--push` goes after [`build_from_args`] as one more
-/// sink of `built.image`; without `--output` it should then write no local layout.)
+/// Runs `olmpack bundle build`: flags into a [`BundleBuildRun`], one library call, the digest
+/// on stdout.
 pub fn run(args: &Args) -> Outcome {
     if args.push && args.tags.is_empty() {
         return Err(Failure::usage(
@@ -142,56 +114,69 @@ pub fn run(args: &Args) -> Outcome {
         Some(dest) => output_names(dest, &args.tags)?,
         None => Vec::new(),
     };
-    let built = match build_from_args(args)? {
-        Ok(built) => built,
-        Err(code) => return Ok(code),
-    };
-    // Not locked: the pusher reports progress on stderr from its own threads.
-    let mut stderr = std::io::stderr();
-    for warning in &built.warnings {
-        let _ = writeln!(stderr, "warning: {warning}");
-    }
-    let manifest = &built.image.manifest.descriptor;
-    // Staged before the image is written, so a digest file that cannot be written stops the
-    // build before any output appears. No trailing newline, like buildah/podman --digestfile.
-    let digest_file = match &args.digest_file {
-        Some(file) => Some(
-            stage_file(file, manifest.digest.as_bytes())
-                .map_err(|e| Failure::usage(error_chain(&e)))?,
-        ),
-        None => None,
-    };
-    let pushed = if args.push {
-        let opts = crate::registry::push::PushOptions {
-            mount_from: args.mount_from.clone(),
-            ..crate::registry::push::PushOptions::default()
-        };
-        crate::transport::sink::push(
-            crate::image::Artifact::Image(&built.image),
-            &args.tags,
-            &args.registry.options()?,
-            &opts,
-        )?
-        .into_iter()
-        .flat_map(|(report, _)| report.refs)
-        .collect()
+    let platform: Platform = if args.registry.platform.is_empty() {
+        Platform::default()
     } else {
-        Vec::new()
+        args.registry.platform.parse()?
+    };
+    let request = BundleBuildRun {
+        dir: args.dir.clone(),
+        validate: !args.no_validate,
+        options: BuildOptions {
+            format: match args.format {
+                FormatArg::Oci => Format::Oci,
+                FormatArg::Docker => Format::Docker,
+            },
+            platform,
+            extra_labels: label_map(&args.labels)?,
+            single_layer: args.single_layer,
+            source_date_epoch: source_date_epoch_from_env()?,
+        },
+        delivery: Delivery {
+            output: dest.clone().map(|d| (d, names.clone())),
+            push: if args.push {
+                args.tags.clone()
+            } else {
+                Vec::new()
+            },
+            push_options: PushOptions {
+                mount_from: args.mount_from.clone(),
+                ..PushOptions::default()
+            },
+            digest_file: args.digest_file.clone(),
+        },
+        // Read only for a push (`--password-stdin` reads stdin).
+        registry: if args.push {
+            args.registry.options()?
+        } else {
+            RegistryOptions::default()
+        },
+    };
+    let color = super::color_on(std::io::stderr().is_terminal());
+    let outcome = bundle_build::run(&request, &mut |event| match event {
+        BundleBuildEvent::Findings(report) => {
+            let _ = crate::validate::render::human(report, &mut std::io::stderr().lock(), color);
+        }
+        BundleBuildEvent::Warning(w) => eprintln!("warning: {w}"),
+    })
+    .map_err(|e| Failure::usage(error_chain(&e)))?;
+    let built = match outcome {
+        BundleBuildOutcome::Invalid => {
+            eprintln!(
+                "not building {}: fix the errors above, or pass --no-validate",
+                args.dir.display()
+            );
+            return Ok(EXIT_FINDINGS);
+        }
+        BundleBuildOutcome::Built(built) => built,
     };
     if let Some(dest) = &dest {
-        write_image(&built.image, dest, &names)
-            .map_err(|e| Failure::usage(format!("cannot write {dest}: {}", error_chain(&e))))?;
-        let _ = writeln!(
-            stderr,
+        eprintln!(
             "wrote {} ({} layer{}, {}) as {}",
             dest,
-            built.image.layers.len(),
-            if built.image.layers.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
-            manifest.media_type,
+            built.layers,
+            if built.layers == 1 { "" } else { "s" },
+            built.media_type,
             if names.is_empty() {
                 "(untagged)".to_string()
             } else {
@@ -199,163 +184,9 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
-    if let Some(staged) = digest_file {
-        staged
-            .commit()
-            .map_err(|e| Failure::usage(error_chain(&e)))?;
-    }
-    println!("{} {}", manifest.digest, manifest.size);
-    for reference in pushed {
+    println!("{} {}", built.digest, built.size);
+    for reference in &built.pushed {
         println!("{reference}");
     }
     Ok(EXIT_OK)
-}
-
-/// Everything up to a built image: label and platform arguments, `SOURCE_DATE_EPOCH`,
-/// loading and validating the bundle, building into a spool folder. Returns `Ok(Err(code))`
-/// when validation stopped the build (findings already on stderr). Sinks (`--output`, and
-/// `--push` later) take the returned image; its blobs live as long as the value.
-pub fn build_from_args(args: &Args) -> Result<Result<BuiltImage, u8>, Failure> {
-    let extra_labels = label_map(&args.labels)?;
-    let platform: Platform = if args.registry.platform.is_empty() {
-        Platform::default()
-    } else {
-        args.registry.platform.parse()?
-    };
-    let source_date_epoch = source_date_epoch_from_env()?;
-    let input = match load_and_validate(&args.dir, args.no_validate)? {
-        Ok(input) => input,
-        Err(code) => return Ok(Err(code)),
-    };
-    let options = BuildOptions {
-        format: match args.format {
-            FormatArg::Oci => Format::Oci,
-            FormatArg::Docker => Format::Docker,
-        },
-        platform,
-        extra_labels,
-        single_layer: args.single_layer,
-        source_date_epoch,
-    };
-    let built = crate::image::build(&input, &options).map_err(|e| {
-        Failure::usage(format!(
-            "cannot build {}: {}",
-            args.dir.display(),
-            error_chain(&e)
-        ))
-    })?;
-    Ok(Ok(built))
-}
-
-/// The tags (OCI) or RepoTags (docker-archive) to record; see the module docs.
-pub(crate) fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, Failure> {
-    let mut names: Vec<String> = Vec::new();
-    match dest {
-        Destination::DockerArchive { reference, .. } => {
-            let given: Vec<&String> = match reference {
-                Some(r) => vec![r],
-                None => refs.iter().collect(),
-            };
-            for r in given {
-                if r.contains('@') {
-                    return Err(Failure::usage(format!(
-                        "{r} is a digest reference; a docker-archive needs a tag (REPO:TAG)"
-                    )));
-                }
-                names.push(if tag_of(r).is_some() {
-                    r.clone()
-                } else {
-                    format!("{r}:latest")
-                });
-            }
-        }
-        Destination::OciLayout { tag, .. } | Destination::OciArchive { tag, .. } => match tag {
-            Some(t) => names.push(t.clone()),
-            None => {
-                names.extend(
-                    refs.iter()
-                        .filter(|r| !r.contains('@'))
-                        .map(|r| tag_of(r).unwrap_or("latest").to_string()),
-                );
-                if names.is_empty() {
-                    names.push("latest".to_string());
-                }
-            }
-        },
-    }
-    let mut unique = Vec::with_capacity(names.len());
-    for n in names {
-        if !unique.contains(&n) {
-            unique.push(n);
-        }
-    }
-    Ok(unique)
-}
-
-/// The tag of a reference (`quay.io:443/o/b:v1` → `v1`), `None` when it has none.
-fn tag_of(reference: &str) -> Option<&str> {
-    let last = reference.rsplit('/').next().unwrap_or(reference);
-    last.split_once(':')
-        .map(|(_, t)| t)
-        .filter(|t| !t.is_empty())
-}
-
-/// Glue between the bundle model/validator and the image builder. Returns `Ok(Err(code))` when
-/// validation found errors (already printed on stderr). Warnings are printed and do not stop
-/// the build. The loaded bundle is dropped before building: the builder streams files from
-/// disk, so the model's copies of them are not needed any more.
-fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput, u8>, Failure> {
-    let loaded = if no_validate {
-        Bundle::load_layout(dir)
-    } else {
-        Bundle::load(dir)
-    };
-    let bundle = loaded.map_err(|e| Failure::usage(error_chain(&e)))?;
-    if !no_validate {
-        let report = validate::validate(&bundle, &validate::Options::default());
-        if !report.diagnostics.is_empty() {
-            let color = super::color_on(std::io::stderr().is_terminal());
-            let mut stderr = std::io::stderr().lock();
-            let _ = validate::render::human(&report, &mut stderr, color);
-            if report.has_errors() {
-                let _ = writeln!(
-                    stderr,
-                    "not building {}: fix the errors above, or pass --no-validate",
-                    dir.display()
-                );
-                return Ok(Err(EXIT_FINDINGS));
-            }
-        }
-    }
-    let input = BundleInput::new(
-        &bundle.root,
-        bundle.manifests_path(),
-        bundle.metadata_path(),
-        bundle.annotations_labels(),
-    )
-    .map_err(|e| Failure::usage(error_chain(&e)))?;
-    Ok(Ok(input))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tags_come_from_the_destination_then_the_references() {
-        let oci: Destination = "oci:x".parse().unwrap();
-        assert_eq!(output_names(&oci, &[]).unwrap(), ["latest"]);
-        let refs = vec!["quay.io:443/o/b:v1".to_string(), "o/b".to_string()];
-        assert_eq!(output_names(&oci, &refs).unwrap(), ["v1", "latest"]);
-        let tagged: Destination = "oci:x:t".parse().unwrap();
-        assert_eq!(output_names(&tagged, &refs).unwrap(), ["t"]);
-        let docker: Destination = "docker-archive:x.tar".parse().unwrap();
-        assert_eq!(
-            output_names(&docker, &refs).unwrap(),
-            ["quay.io:443/o/b:v1", "o/b:latest"]
-        );
-        assert!(output_names(&docker, &[]).unwrap().is_empty());
-        let named: Destination = "docker-archive:x.tar:r/b:v2".parse().unwrap();
-        assert_eq!(output_names(&named, &refs).unwrap(), ["r/b:v2"]);
-    }
 }

@@ -4,16 +4,17 @@
 //! `REF@sha256:…` line per pushed tag; messages go to stderr; `--digest-file` gets the bare
 //! digest, written atomically.
 
-use super::build::{label_map, output_names, parse_label};
 use super::image_source::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
     self, CatalogBuildEvent, CatalogBuildOptions, CatalogBuildOutcome, CatalogBuildRun,
-    DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
+    DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE,
 };
+use crate::action::labels::{label_map, parse_label};
 use crate::image::build::source_date_epoch_from_env;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
+use crate::transport::sink::{Delivery, output_names};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -157,8 +158,8 @@ pub fn run(args: &Args) -> Outcome {
                 Vec::new()
             },
             push_options: PushOptions::default(),
+            digest_file: args.digest_file.clone(),
         },
-        digest_file: args.digest_file.clone(),
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = catalog_build::run(&request, &mut |event| match event {
