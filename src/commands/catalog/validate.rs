@@ -3,7 +3,7 @@
 //! folder could not be read, olmpack failed internally on one, or a usage error). Output as
 //! `bundle validate`.
 
-use super::validate::{ColorChoice, OutputFormat};
+use super::flags::{ColorChoice, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::catalog::validate::{opm_since, validate_dirs};
 use crate::findings::{Diagnostic, Report, Rule};

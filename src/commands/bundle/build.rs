@@ -12,7 +12,7 @@
 //! `-t REF`, else `latest`. A `docker-archive:` destination records its own `:REF`, else every
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::bundle_build::{self, BundleBuildEvent, BundleBuildOutcome, BundleBuildRun};
 use crate::action::labels::{label_map, parse_label};

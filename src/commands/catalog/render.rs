@@ -2,29 +2,10 @@
 //! `render` output on stdout, streamed once every source has rendered (bad input never leaves a
 //! partial output).
 
-use super::image_source::RegistryArgs;
+use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_render::{BundleImage, RenderOptions, prepare_render};
 use crate::catalog::render::{MigrateLevel, OpmCompat};
-use crate::catalog::write::Format;
-
-/// `-o json|yaml` for catalog output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// opm's JSON: 4-space indent, one blob after another.
-    Json,
-    /// opm's YAML: `---` before each blob, go-yaml v2 style.
-    Yaml,
-}
-
-impl From<OutputFormat> for Format {
-    fn from(f: OutputFormat) -> Format {
-        match f {
-            OutputFormat::Json => Format::Json,
-            OutputFormat::Yaml => Format::Yaml,
-        }
-    }
-}
 
 /// Arguments of `olmpack catalog render`.
 #[derive(Debug, clap::Args)]

@@ -1,6 +1,6 @@
 //! `olmpack catalog init PACKAGE`: print the `olm.package` blob opm init prints.
 
-use super::catalog_render::OutputFormat;
+use super::flags::CatalogFormat as OutputFormat;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::catalog::{init::init_package, write};
 use std::io::Write;

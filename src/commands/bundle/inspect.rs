@@ -2,7 +2,7 @@
 //! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
 //! `metadata/annotations.yaml` when present.
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::{find_annotations, list_layer, parse_annotations};
 use crate::transport::source::{OpenedImage, open_image};

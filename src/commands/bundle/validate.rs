@@ -1,7 +1,7 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::image_source::RegistryArgs;
+use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
@@ -9,27 +9,6 @@ use crate::validate::batch::{internal_error_report, validate_dirs};
 use crate::validate::{self, Group, Options, Report, Rule, render};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-
-/// Output format of the validate command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// One line per finding and a summary per bundle.
-    Text,
-    /// operator-sdk's json-alpha1 shape plus rule, file and line.
-    #[value(alias = "json-alpha1")]
-    Json,
-}
-
-/// When to colour human output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is unset.
-    Auto,
-    /// Always colour.
-    Always,
-    /// Never colour.
-    Never,
-}
 
 /// Arguments of `olmpack bundle validate`.
 #[derive(Debug, clap::Args)]
