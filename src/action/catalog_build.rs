@@ -466,6 +466,9 @@ pub struct CatalogBuildRun {
     /// Check the catalog with every `catalog validate` rule first; errors stop the run before
     /// anything is built or written, warnings do not.
     pub validate: bool,
+    /// Build a catalog with no olm.* blob (refused by validation otherwise, as a likely wrong
+    /// path).
+    pub allow_empty: bool,
     /// Where the image goes, and the file that receives its digest.
     pub delivery: Delivery,
 }
@@ -549,13 +552,18 @@ pub fn run(
     }
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
-        let report =
+        let mut report =
             crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
                     dir: dir.clone(),
                     source: Box::new(source),
                 }
             })?;
+        if run.allow_empty {
+            report
+                .diagnostics
+                .retain(|d| d.rule != crate::findings::Rule::CatalogEmpty);
+        }
         if !report.diagnostics.is_empty() {
             on_event(CatalogBuildEvent::Findings(&report));
         }

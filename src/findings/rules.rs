@@ -247,6 +247,7 @@ rules! {
     CatalogCsvInstallModes => "catalog/csv-install-modes", Warning, Default, "Bundle metadata install modes must be known, unique and support at least one mode.";
     CatalogCsvMinKubeVersion => "catalog/csv-min-kube-version", Warning, Default, "Bundle metadata minKubeVersion must be a semantic version when set.";
     CatalogCsvAlmExamples => "catalog/csv-alm-examples", Warning, Default, "The CSV's alm-examples annotation must be a JSON list of objects of kinds the bundle provides.";
+    CatalogEmpty => "catalog/empty", Error, Default, "A catalog folder must hold at least one olm.* blob: an empty one is usually a wrong path (--allow-empty accepts it).";
 }
 
 impl Rule {

