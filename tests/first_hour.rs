@@ -86,3 +86,39 @@ fn an_empty_catalog_is_refused_unless_allowed() {
     let (code, _, err) = run(t, &["catalog", "render", small.to_str().expect("utf-8")]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// Copies a folder tree (files and folders only).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for entry in fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn build_does_not_warn_about_the_dockerfile_init_wrote() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    let bundle = t.join("b");
+    copy_tree(&root().join("testdata/bundles/valid-basic"), &bundle);
+    let (code, _, err) = run(t, &["bundle", "init", "b", "--dockerfile"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(bundle.join("bundle.Dockerfile").is_file());
+    let (code, _, err) = run(t, &["bundle", "build", "b", "--output", "oci:img"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "own scaffold warned about: {err}");
+    // A Dockerfile of the user's own under that name is still reported as left out.
+    fs::write(bundle.join("bundle.Dockerfile"), "FROM scratch\n").expect("write");
+    let (code, _, err) = run(t, &["bundle", "build", "b", "--output", "oci:img"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: b/bundle.Dockerfile is not part of the image"),
+        "{err}"
+    );
+}

@@ -12,7 +12,9 @@ use crate::image::build::{BuildWarning, BundleInput};
 use crate::image::{Artifact, BuildError, BuildOptions, BuiltImage};
 use crate::transport::sink::{self, Deliverable, Delivery, DeliveryError};
 use crate::transport::{RegistryOptions, TransportError};
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 /// A whole `bundle build` run.
 #[derive(Debug, Clone, Default)]
@@ -106,7 +108,7 @@ pub fn run(
     run: &BundleBuildRun,
     on_event: &mut dyn FnMut(BundleBuildEvent<'_>),
 ) -> Result<BundleBuildOutcome, BundleBuildError> {
-    let input = {
+    let (input, root) = {
         let bundle = if run.validate {
             Bundle::load(&run.dir)?
         } else {
@@ -121,13 +123,14 @@ pub fn run(
                 return Ok(BundleBuildOutcome::Invalid);
             }
         }
-        BundleInput::new(
+        let input = BundleInput::new(
             &bundle.root,
             bundle.manifests_path(),
             bundle.metadata_path(),
             bundle.annotations_labels(),
         )
-        .map_err(BundleBuildError::Input)?
+        .map_err(BundleBuildError::Input)?;
+        (input, bundle.root.clone())
     };
     let mut built =
         crate::image::build(&input, &run.options).map_err(|source| BundleBuildError::Build {
@@ -135,7 +138,9 @@ pub fn run(
             source,
         })?;
     for w in &built.warnings {
-        on_event(BundleBuildEvent::Warning(w));
+        if !is_own_scaffold(&root, w) {
+            on_event(BundleBuildEvent::Warning(w));
+        }
     }
     let reports = sink::deliver(&mut built, &run.delivery, &run.registry)?;
     let manifest = &built.image.manifest.descriptor;
@@ -146,4 +151,23 @@ pub fn run(
         layers: built.image.layers.len(),
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
     }))
+}
+
+/// Whether a warning is about the `bundle.Dockerfile` that `bundle init --dockerfile` wrote into
+/// the bundle folder: it belongs there (its COPY lines are relative to that folder), so its
+/// absence from the image is no news. A Dockerfile of the user's own is still reported.
+fn is_own_scaffold(root: &Path, warning: &BuildWarning) -> bool {
+    let BuildWarning::NotPackaged { path } = warning else {
+        return false;
+    };
+    if path.file_name() != Some(OsStr::new(crate::scaffold::DOCKERFILE))
+        || path.parent() != Some(root)
+    {
+        return false;
+    }
+    let marker = crate::scaffold::dockerfile::marker().as_bytes();
+    let mut head = vec![0; marker.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == marker)
 }
