@@ -122,3 +122,122 @@ fn build_does_not_warn_about_the_dockerfile_init_wrote() {
         "{err}"
     );
 }
+
+#[test]
+fn messages_name_what_the_user_gave() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    let small = root().join("testdata/catalogs/build-small");
+    let (code, _, err) = run(
+        t,
+        &[
+            "catalog",
+            "build",
+            small.to_str().expect("utf-8"),
+            "--output",
+            "oci:cat",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // bundle validate --image on a catalog image says so, without a temp folder.
+    let (code, out, err) = run(t, &["bundle", "validate", "--image", "oci:cat"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("oci:cat is a catalog image"), "{err}");
+    assert!(
+        !err.contains("/tmp") && !out.contains("olmpack-bundle-"),
+        "{out}{err}"
+    );
+
+    // An image that is neither: named, with what it holds.
+    docker_archive(&t.join("app.tar"), "hello.txt", b"hi");
+    let (code, out, err) = run(
+        t,
+        &["bundle", "validate", "--image", "docker-archive:app.tar"],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(
+            "docker-archive:app.tar is not a bundle image: it has no manifests/ folder (it holds: hello.txt)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("olmpack-bundle-"), "{err}");
+
+    // --help speaks of what the option does, not of functions.
+    let (code, out, _) = run(t, &["bundle", "inspect", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.contains("find_annotations") && !out.contains("see docs of"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_docker_archive_and_its_readers_share_the_image_id() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    copy_tree(&root().join("testdata/bundles/valid-basic"), &t.join("b"));
+    for format in ["oci", "docker"] {
+        let dest = format!("docker-archive:b-{format}.tar");
+        let (code, out, err) = run(
+            t,
+            &[
+                "bundle",
+                "build",
+                "b",
+                "--format",
+                format,
+                "--output",
+                &dest,
+                "-t",
+                "quay.io/o/b:v1",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let digest = out.split_whitespace().next().expect("digest").to_string();
+        let id = err
+            .split("the image ID ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no image ID note: {err}"))
+            .to_string();
+        assert!(err.contains("a docker-archive keeps no manifest"), "{err}");
+        let (code, shown, err) = run(t, &["bundle", "inspect", "--no-files", &dest]);
+        assert_eq!(code, 0, "{err}");
+        assert!(shown.contains(&format!("Image ID:   {id}")), "{shown}");
+        // The manifest digests differ (uncompressed layers, no manifest in the archive): the
+        // note is what explains it.
+        assert!(!shown.contains(&digest), "{shown}");
+    }
+}
+
+/// A one-layer `docker save` archive holding one file: an image that is not a bundle.
+fn docker_archive(path: &Path, file: &str, data: &[u8]) {
+    use sha2::{Digest, Sha256};
+    let tar_of = |entries: &[(&str, &[u8])]| {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, bytes) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(bytes.len() as u64);
+            h.set_mode(0o644);
+            h.set_cksum();
+            b.append_data(&mut h, name, *bytes).expect("append");
+        }
+        b.into_inner().expect("tar")
+    };
+    let layer = tar_of(&[(file, data)]);
+    let diff_id: String = Sha256::digest(&layer)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let config = format!(
+        r#"{{"architecture":"amd64","os":"linux","config":{{}},"rootfs":{{"type":"layers","diff_ids":["sha256:{diff_id}"]}}}}"#
+    );
+    let manifest = r#"[{"Config":"config.json","RepoTags":["app:1"],"Layers":["layer.tar"]}]"#;
+    let archive = tar_of(&[
+        ("manifest.json", manifest.as_bytes()),
+        ("config.json", config.as_bytes()),
+        ("layer.tar", &layer),
+    ]);
+    fs::write(path, archive).expect("write archive");
+}

@@ -61,6 +61,10 @@ pub struct BundleBuildResult {
     pub size: u64,
     /// The manifest media type.
     pub media_type: String,
+    /// The config digest (the image ID `docker images` shows), the same wherever the image is
+    /// written: a docker-archive keeps no manifest, so readers of one show a manifest digest of
+    /// their own, but this one.
+    pub image_id: String,
     /// Number of layers.
     pub layers: usize,
     /// `REF@sha256:…` for every tag pushed.
@@ -148,6 +152,7 @@ pub fn run(
         digest: manifest.digest.clone(),
         size: manifest.size,
         media_type: manifest.media_type.to_string(),
+        image_id: built.image.config.descriptor.digest.clone(),
         layers: built.image.layers.len(),
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
     }))

@@ -184,6 +184,15 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
+    if let Some(Destination::DockerArchive { .. }) = &dest {
+        eprintln!(
+            "note: a docker-archive keeps no manifest, only uncompressed layers: tools that read it \
+             (bundle inspect, validate --image, pull, docker load) show another manifest digest. \
+             The digest printed on stdout is the one a registry gets with --push; the image ID \
+             {} is the same in both",
+            built.image_id
+        );
+    }
     println!("{} {}", built.digest, built.size);
     for reference in &built.pushed {
         println!("{reference}");
