@@ -241,3 +241,124 @@ fn docker_archive(path: &Path, file: &str, data: &[u8]) {
     ]);
     fs::write(path, archive).expect("write archive");
 }
+
+#[test]
+fn commands_accept_and_refuse_the_same_values() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    let small = root().join("testdata/catalogs/build-small");
+    let small = small.to_str().expect("utf-8");
+
+    // A package name bundle validate lets through is one catalog add accepts: same rule, same
+    // severity.
+    let bundle = t.join("b");
+    copy_tree(&root().join("testdata/bundles/valid-basic"), &bundle);
+    let ann = bundle.join("metadata/annotations.yaml");
+    let text = fs::read_to_string(&ann).expect("read");
+    fs::write(
+        &ann,
+        text.replace("\"kvstore-operator\"", "\"kvstore.operator\""),
+    )
+    .expect("write");
+    let (code, out, _) = run(t, &["bundle", "validate", "b"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[format/package-name]"), "{out}");
+    fs::create_dir(t.join("cat")).expect("mkdir");
+    let (code, _, err) = run(
+        t,
+        &["catalog", "add", "cat", "b", "--image", "quay.io/o/b:v1"],
+    );
+    assert_eq!(code, 1, "catalog add refuses it too: {err}");
+    assert!(
+        err.contains("invalid package name \"kvstore.operator\""),
+        "{err}"
+    );
+
+    // Malformed -t values are refused for local builds too, before anything is written.
+    copy_tree(&root().join("testdata/bundles/valid-basic"), &t.join("ok"));
+    for cmd in [["bundle", "build", "ok"], ["catalog", "build", small]] {
+        let (code, out, err) = run(
+            t,
+            &[
+                cmd[0],
+                cmd[1],
+                cmd[2],
+                "-t",
+                "Quay.io/Bad Ref:v1",
+                "--output",
+                "oci:z",
+            ],
+        );
+        assert_eq!((code, out.as_str()), (2, ""), "{cmd:?}: {err}");
+        assert!(
+            err.contains("invalid image reference \"Quay.io/Bad Ref:v1\""),
+            "{err}"
+        );
+        assert!(!t.join("z").exists());
+    }
+
+    // --opm-compat outside what olmpack reproduces is refused with the supported range.
+    for cmd in [
+        vec!["catalog", "render", small],
+        vec!["catalog", "template", "-"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--opm-compat", "1.10"]);
+        let (code, _, err) = run(t, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("opm 1.26 to 1.73"), "{err}");
+    }
+
+    // An unknown channel is refused like an unknown package.
+    for flag in ["--channel", "--package"] {
+        let (code, out, err) = run(t, &["catalog", "graph", small, flag, "nope"]);
+        assert_eq!((code, out.as_str()), (2, ""), "{flag}: {err}");
+        assert!(err.contains("\"nope\" is not in"), "{err}");
+    }
+
+    // catalog init needs a default channel rather than writing an empty one.
+    let (code, out, _) = run(t, &["catalog", "init", "foo"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    let (code, out, err) = run(t, &["catalog", "init", "foo", "-c", ""]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    let (code, out, _) = run(t, &["catalog", "init", "foo", "-c", "stable"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"defaultChannel\": \"stable\""), "{out}");
+
+    // A base without opm gets a warning (the image would not start under OLM v0); an opm
+    // image as base (here: a catalog image built on a base, whose entrypoint is /bin/opm) does
+    // not.
+    let (code, _, err) = run(t, &["bundle", "build", "ok", "--output", "oci:plain"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(
+        t,
+        &[
+            "catalog",
+            "build",
+            small,
+            "--base",
+            "oci:plain",
+            "--output",
+            "oci:on-plain",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: the base oci:plain does not look like an opm image"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        t,
+        &[
+            "catalog",
+            "build",
+            small,
+            "--base",
+            "oci:on-plain",
+            "--output",
+            "oci:on-opm",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("does not look like an opm image"), "{err}");
+}

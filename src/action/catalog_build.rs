@@ -292,7 +292,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         epoch,
         &spool.path().join("configs.tar.gz"),
     )?;
-    let warnings: Vec<String> = whiteouts
+    let mut warnings: Vec<String> = whiteouts
         .into_iter()
         .map(|w| {
             format!(
@@ -301,6 +301,17 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
             )
         })
         .collect();
+    if let (Some(base), Some((first, _))) = (&opts.base, bases.first())
+        && !runs_opm(first)
+    {
+        warnings.push(format!(
+            "the base {base} does not look like an opm image (its config runs {}, not {OPM_ENTRYPOINT}): the catalog image runs `{OPM_ENTRYPOINT} serve {configs}` and fails to start unless the base has {OPM_ENTRYPOINT}; use an opm image such as {DEFAULT_OPM_IMAGE}, or no --base for OLM v1 and extractContent (only the base's config was checked, not its files)",
+            match first.runnable() {
+                r if r.is_empty() => "nothing".to_string(),
+                r => r.join(" and "),
+            }
+        ));
+    }
     let mut images: Vec<(Image, serde_json::Value)> = Vec::new();
     let mut opened_bases = Vec::new();
     if bases.is_empty() {
@@ -355,6 +366,22 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         spool,
         bases: opened_bases,
     })
+}
+
+/// Whether a base's config starts opm (`ENTRYPOINT ["/bin/opm"]`, as every opm image and
+/// `opm generate dockerfile` image has). A warning, not an error, when it does not: checking
+/// for the file itself would download the base's layers, which a push to the base's registry
+/// never needs, and a base may hold opm under a config of its own.
+fn runs_opm(base: &OpenedImage) -> bool {
+    let config = base.config_json();
+    let first = |key: &str| {
+        config
+            .pointer(&format!("/config/{key}/0"))
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    first("Entrypoint")
+        .or_else(|| first("Cmd"))
+        .is_some_and(|program| program == "opm" || program.ends_with("/opm"))
 }
 
 fn dedup(platforms: &[Platform]) -> Vec<Platform> {

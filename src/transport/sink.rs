@@ -215,7 +215,13 @@ pub fn deliver(
 /// bundle and catalog builds: an `oci:`/`oci-archive:` destination uses its own `:TAG`, else
 /// the tag part of each `-t REF`, else `latest`; a `docker-archive:` destination records its
 /// own `:REF`, else every `-t REF` (`:latest` added when a reference has no tag).
+///
+/// Every reference must be a valid image reference, whether it is pushed or only names a
+/// local output: a name that no registry would accept is refused before anything is built.
 pub fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, TransportError> {
+    for r in refs {
+        Reference::parse(r)?;
+    }
     let mut names: Vec<String> = Vec::new();
     match dest {
         Destination::DockerArchive { reference, .. } => {
@@ -285,7 +291,9 @@ mod tests {
         assert!(output_names(&docker, &[]).unwrap().is_empty());
         let named: Destination = "docker-archive:x.tar:r/b:v2".parse().unwrap();
         assert_eq!(output_names(&named, &refs).unwrap(), ["r/b:v2"]);
-        let pinned = vec!["o/b@sha256:00".to_string()];
+        let pinned = vec![format!("o/b@sha256:{}", "0".repeat(64))];
         assert!(output_names(&docker, &pinned).is_err());
+        let malformed = vec!["Quay.io/Bad Ref:v1".to_string()];
+        assert!(output_names(&oci, &malformed).is_err());
     }
 }

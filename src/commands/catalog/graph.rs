@@ -86,6 +86,21 @@ pub fn run(args: &Args) -> Outcome {
             args.dir.display()
         )));
     }
+    if let Some(c) = &args.channel
+        && !cfg
+            .channels
+            .iter()
+            .any(|x| &x.name == c && args.package.as_ref().is_none_or(|p| &x.package == p))
+    {
+        return Err(Failure::usage(format!(
+            "channel {c:?} is not in {}{}",
+            match &args.package {
+                Some(p) => format!("package {p:?} of "),
+                None => String::new(),
+            },
+            args.dir.display()
+        )));
+    }
     let out = match args.output {
         GraphFormat::Mermaid => {
             let mut warnings = Vec::new();
