@@ -14,7 +14,7 @@
 #[path = "../tests/support/registry.rs"]
 mod support;
 
-use olmpack::commands::image_source::RegistryArgs;
+use olmpack::commands::flags::RegistryArgs;
 use olmpack::registry::push::{BlobAction, Progress, PushOptions};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -27,35 +27,35 @@ enum TopCommand {
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
     /// Print opm's output for bundle folders, catalog folders and images (byte-identical).
-    Render(commands::catalog_render::Args),
+    Render(commands::catalog::render::Args),
     /// Print the olm.package blob of a new package (as opm init, with checks).
-    Init(commands::catalog_init::Args),
+    Init(commands::catalog::init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
-    Validate(commands::catalog_validate::Args),
+    Validate(commands::catalog::validate::Args),
     /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
-    Template(commands::catalog_template::Args),
+    Template(commands::catalog::template::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
-    Graph(commands::catalog_graph::Args),
+    Graph(commands::catalog::graph::Args),
     /// Add a bundle (folder or image) and its channel entries to a catalog folder.
-    Add(commands::catalog_add::Args),
+    Add(commands::catalog::add::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
-    Build(commands::catalog_build::Args),
+    Build(commands::catalog::build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
-    GenerateDockerfile(commands::catalog_build::DockerfileArgs),
+    GenerateDockerfile(commands::catalog::generate_dockerfile::Args),
 }
 
 #[derive(Debug, Subcommand)]
 enum BundleCommand {
     /// Validate bundle folders (or, with --image, a bundle image) against the registry+v1 rules.
-    Validate(commands::validate::Args),
+    Validate(commands::bundle::validate::Args),
     /// Scaffold metadata/annotations.yaml, dependencies.yaml and bundle.Dockerfile.
-    Init(commands::init::Args),
+    Init(commands::bundle::init::Args),
     /// Build a reproducible bundle image into an OCI layout, an archive or a registry.
-    Build(commands::build::Args),
+    Build(commands::bundle::build::Args),
     /// Show a bundle image's digest, labels, layers and files without unpacking it.
-    Inspect(commands::inspect::Args),
+    Inspect(commands::bundle::inspect::Args),
     /// Unpack a bundle image into a folder that validate and build accept.
-    Pull(commands::pull::Args),
+    Pull(commands::bundle::pull::Args),
 }
 
 /// Parses the process arguments, runs the command and turns its outcome into an exit code.
@@ -74,21 +74,21 @@ pub fn main() -> ExitCode {
     // end, so a caught failure leaves no partial output behind.
     let outcome = crate::guard::catch(|| match &cli.command {
         TopCommand::Bundle(cmd) => match cmd {
-            BundleCommand::Validate(a) => commands::validate::run(a),
-            BundleCommand::Init(a) => commands::init::run(a),
-            BundleCommand::Build(a) => commands::build::run(a),
-            BundleCommand::Inspect(a) => commands::inspect::run(a),
-            BundleCommand::Pull(a) => commands::pull::run(a),
+            BundleCommand::Validate(a) => commands::bundle::validate::run(a),
+            BundleCommand::Init(a) => commands::bundle::init::run(a),
+            BundleCommand::Build(a) => commands::bundle::build::run(a),
+            BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
+            BundleCommand::Pull(a) => commands::bundle::pull::run(a),
         },
         TopCommand::Catalog(cmd) => match cmd {
-            CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
-            CatalogCommand::Build(a) => commands::catalog_build::run(a),
-            CatalogCommand::GenerateDockerfile(a) => commands::catalog_build::run_dockerfile(a),
-            CatalogCommand::Render(a) => commands::catalog_render::run(a),
-            CatalogCommand::Init(a) => commands::catalog_init::run(a),
-            CatalogCommand::Template(a) => commands::catalog_template::run(a),
-            CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
-            CatalogCommand::Add(a) => commands::catalog_add::run(a),
+            CatalogCommand::Validate(a) => commands::catalog::validate::run(a),
+            CatalogCommand::Build(a) => commands::catalog::build::run(a),
+            CatalogCommand::GenerateDockerfile(a) => commands::catalog::generate_dockerfile::run(a),
+            CatalogCommand::Render(a) => commands::catalog::render::run(a),
+            CatalogCommand::Init(a) => commands::catalog::init::run(a),
+            CatalogCommand::Template(a) => commands::catalog::template::run(a),
+            CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
+            CatalogCommand::Add(a) => commands::catalog::add::run(a),
         },
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

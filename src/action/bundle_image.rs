@@ -2,6 +2,8 @@
 //! and unpacking one into a folder the bundle loader reads. The transports know nothing about
 //! bundles; this is where that knowledge meets them.
 
+use crate::bundle::{Bundle, LoadError};
+use crate::findings::Report;
 use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::transport::source::{OpenedImage, open_image};
@@ -55,6 +57,97 @@ pub fn fetch_bundle(
         warnings,
         dir,
     })
+}
+
+/// Why `bundle validate --image` could not judge an image as a bundle: it names the image as
+/// the user gave it, never the temp folder it was unpacked into.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleImageError {
+    /// The image could not be opened or unpacked.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The source string names no image (a missing path, an unqualified word).
+    #[error(transparent)]
+    Location(#[from] crate::location::LocationError),
+    /// The image is a file-based catalog image (it carries the catalog label).
+    #[error(
+        "{source_name} is a catalog image (label {label}={configs}), not a bundle image: check it with `olmpack catalog render {source_name}`, or `olmpack catalog validate` on its catalog folder"
+    )]
+    CatalogImage {
+        /// The image as given.
+        source_name: String,
+        /// The catalog label's name.
+        label: &'static str,
+        /// Where its catalog is (the label's value).
+        configs: String,
+    },
+    /// The image holds no `manifests/` folder.
+    #[error("{source_name} is not a bundle image: it has no manifests/ folder (it holds: {found})")]
+    NotABundle {
+        /// The image as given.
+        source_name: String,
+        /// Its top-level entries, comma-separated.
+        found: String,
+    },
+    /// The unpacked bundle could not be read.
+    #[error("{source_name}: {source}")]
+    Load {
+        /// The image as given.
+        source_name: String,
+        /// Why.
+        #[source]
+        source: LoadError,
+    },
+}
+
+/// `bundle validate --image`: pulls (or opens) an image, refuses one that is no bundle with a
+/// message about the image (a catalog image is named as such), unpacks it, runs every folder
+/// rule, then compares its labels with its annotations and checks it looks like a bundle
+/// image. The report is named `SOURCE (DIGEST)`.
+pub fn validate_image(
+    source: &str,
+    registry: &RegistryOptions,
+    opts: &crate::validate::Options,
+) -> Result<Report, BundleImageError> {
+    let fetched = fetch_bundle(&Location::parse(source)?, registry)?;
+    if let Some(configs) = fetched.labels.get(crate::catalog::CONFIGS_LABEL) {
+        return Err(BundleImageError::CatalogImage {
+            source_name: source.to_string(),
+            label: crate::catalog::CONFIGS_LABEL,
+            configs: configs.clone(),
+        });
+    }
+    if !fetched.dir.path().join("manifests").is_dir() {
+        let mut found: Vec<String> = std::fs::read_dir(fetched.dir.path())
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| {
+                        let slash = if e.path().is_dir() { "/" } else { "" };
+                        format!("{}{slash}", e.file_name().to_string_lossy())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        return Err(BundleImageError::NotABundle {
+            source_name: source.to_string(),
+            found: if found.is_empty() {
+                "nothing".to_string()
+            } else {
+                found.join(", ")
+            },
+        });
+    }
+    let bundle = Bundle::load(fetched.dir.path()).map_err(|e| BundleImageError::Load {
+        source_name: source.to_string(),
+        source: e,
+    })?;
+    let mut report = crate::validate::validate(&bundle, opts);
+    crate::validate::image::check_labels(&mut report, &bundle, &fetched.labels);
+    crate::validate::image::check_shape(&mut report, &fetched.warnings);
+    report.bundle = format!("{source} ({})", fetched.digest);
+    Ok(report)
 }
 
 /// Warnings about an unpacked bundle image: index resolution, extra top-level files, and a

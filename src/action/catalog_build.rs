@@ -22,19 +22,16 @@
 //!
 //! Base layers from a registry stay there ([`crate::image::BlobSource::Remote`]): a push to the
 //! same registry mounts or skips them; they are downloaded only for a local output or another
-//! registry ([`deliver`]).
+//! registry ([`sink::deliver`], the delivery path `bundle build` shares).
 
 use crate::findings::Report;
 use crate::image::config::Platform;
 use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
 };
-use crate::image::{
-    Artifact, BlobSource, BuildError, Destination, Format, Image, ImageIndex, OutputError,
-};
+use crate::image::{Artifact, BlobSource, BuildError, Format, Image, ImageIndex};
 use crate::location::Location;
-use crate::registry::RegistryError;
-use crate::registry::push::{PushOptions, PushReport};
+use crate::transport::sink::{Deliverable, Delivery, DeliveryError};
 use crate::transport::source::{Opened, OpenedImage, open};
 use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
@@ -105,9 +102,6 @@ pub enum CatalogBuildError {
     /// Fetching base layers or pushing failed.
     #[error(transparent)]
     Transport(#[from] TransportError),
-    /// Writing the local output failed.
-    #[error(transparent)]
-    Output(#[from] OutputError),
     /// A temp folder could not be created.
     #[error("cannot create a temp folder in {}: {source}", path.display())]
     Spool {
@@ -186,7 +180,8 @@ impl BuiltCatalog {
     }
 
     /// Downloads every base layer still in a registry into the spool (verified) and points the
-    /// image's blobs at the files. Needed before a local output or a push to another registry.
+    /// image's blobs at the files. Needed before a local output or a push to another registry
+    /// ([`sink::deliver`] calls it through [`Deliverable`]).
     pub fn fetch_base_layers(&mut self) -> Result<(), TransportError> {
         if !sink::has_remote_blobs(self.artifact()) {
             return Ok(());
@@ -214,6 +209,16 @@ impl BuiltCatalog {
             }
         }
         Ok(())
+    }
+}
+
+impl Deliverable for BuiltCatalog {
+    fn artifact(&self) -> Artifact<'_> {
+        BuiltCatalog::artifact(self)
+    }
+
+    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError> {
+        self.fetch_base_layers()
     }
 }
 
@@ -288,7 +293,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         epoch,
         &spool.path().join("configs.tar.gz"),
     )?;
-    let warnings: Vec<String> = whiteouts
+    let mut warnings: Vec<String> = whiteouts
         .into_iter()
         .map(|w| {
             format!(
@@ -297,6 +302,17 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
             )
         })
         .collect();
+    if let (Some(base), Some((first, _))) = (&opts.base, bases.first())
+        && !runs_opm(first)
+    {
+        warnings.push(format!(
+            "the base {base} does not look like an opm image (its config runs {}, not {OPM_ENTRYPOINT}): the catalog image runs `{OPM_ENTRYPOINT} serve {configs}` and fails to start unless the base has {OPM_ENTRYPOINT}; use an opm image such as {DEFAULT_OPM_IMAGE}, or no --base for OLM v1 and extractContent (only the base's config was checked, not its files)",
+            match first.runnable() {
+                r if r.is_empty() => "nothing".to_string(),
+                r => r.join(" and "),
+            }
+        ));
+    }
     let mut images: Vec<(Image, serde_json::Value)> = Vec::new();
     let mut opened_bases = Vec::new();
     if bases.is_empty() {
@@ -351,6 +367,22 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         spool,
         bases: opened_bases,
     })
+}
+
+/// Whether a base's config starts opm (`ENTRYPOINT ["/bin/opm"]`, as every opm image and
+/// `opm generate dockerfile` image has). A warning, not an error, when it does not: checking
+/// for the file itself would download the base's layers, which a push to the base's registry
+/// never needs, and a base may hold opm under a config of its own.
+fn runs_opm(base: &OpenedImage) -> bool {
+    let config = base.config_json();
+    let first = |key: &str| {
+        config
+            .pointer(&format!("/config/{key}/0"))
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    first("Entrypoint")
+        .or_else(|| first("Cmd"))
+        .is_some_and(|program| program == "opm" || program.ends_with("/opm"))
 }
 
 fn dedup(platforms: &[Platform]) -> Vec<Platform> {
@@ -452,56 +484,6 @@ fn open_bases(
     }
 }
 
-/// Where a built catalog goes: a local output and/or registry tags.
-#[derive(Debug, Clone, Default)]
-pub struct Delivery {
-    /// `--output` and the names to record there.
-    pub output: Option<(Destination, Vec<String>)>,
-    /// `-t` references to push to (empty = no push).
-    pub push: Vec<String>,
-    /// Push settings.
-    pub push_options: PushOptions,
-}
-
-/// Sends the built catalog where asked: the push first (so a failed push leaves no local
-/// output), then the local output. Base layers are fetched only when a sink needs their bytes:
-/// a local output, or a push target that neither holds them nor can mount them.
-pub fn deliver(
-    built: &mut BuiltCatalog,
-    delivery: &Delivery,
-    registry: &RegistryOptions,
-) -> Result<Vec<PushReport>, CatalogBuildError> {
-    let mut reports = Vec::new();
-    if !delivery.push.is_empty() {
-        // Remote base blobs first: the target may hold them already (skipped) or share the
-        // base's registry (mounted). Only a blob that is neither makes the push fetch them all
-        // and go again (blobs pushed by the first attempt are then found present).
-        let pushed = match sink::push(
-            built.artifact(),
-            &delivery.push,
-            registry,
-            &delivery.push_options,
-        ) {
-            Err(TransportError::Registry(RegistryError::RemoteBlobMissing { .. })) => {
-                built.fetch_base_layers()?;
-                sink::push(
-                    built.artifact(),
-                    &delivery.push,
-                    registry,
-                    &delivery.push_options,
-                )?
-            }
-            other => other?,
-        };
-        reports.extend(pushed.into_iter().map(|(r, _)| r));
-    }
-    if let Some((dest, names)) = &delivery.output {
-        built.fetch_base_layers()?;
-        sink::write_local(built.artifact(), dest, names)?;
-    }
-    Ok(reports)
-}
-
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where
 /// the image goes and where the digest is recorded.
 #[derive(Debug, Clone, Default)]
@@ -513,11 +495,11 @@ pub struct CatalogBuildRun {
     /// Check the catalog with every `catalog validate` rule first; errors stop the run before
     /// anything is built or written, warnings do not.
     pub validate: bool,
-    /// Where the image goes.
+    /// Build a catalog with no olm.* blob (refused by validation otherwise, as a likely wrong
+    /// path).
+    pub allow_empty: bool,
+    /// Where the image goes, and the file that receives its digest.
     pub delivery: Delivery,
-    /// A file to receive the bare digest (`sha256:…`), written only once the image is
-    /// delivered.
-    pub digest_file: Option<PathBuf>,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -581,25 +563,14 @@ pub enum CatalogBuildRunError {
         #[source]
         source: Box<CatalogBuildError>,
     },
-    /// The digest file could not be prepared or written.
+    /// The image could not be written or pushed, or its digest recorded.
     #[error(transparent)]
-    DigestFile(OutputError),
-    /// The image could not be written or pushed.
-    #[error("cannot {what}")]
-    Deliver {
-        /// What was being done: `deliver the catalog image (DEST)`, or `push the catalog image`
-        /// when there is no local output.
-        what: String,
-        /// Why.
-        #[source]
-        source: Box<CatalogBuildError>,
-    },
+    Deliver(#[from] DeliveryError),
 }
 
-/// Runs `catalog build` as one call: validate (unless asked not to), build, stage the digest
-/// file, deliver (push, then local output), then put the digest file in place. Nothing is
-/// written anywhere before the image is built and the digest file staged, and the digest file
-/// only after delivery, so a failure leaves no partial output.
+/// Runs `catalog build` as one call: validate (unless asked not to), build, then deliver
+/// through [`sink::deliver`] (digest file staged, push, local output, digest file in place),
+/// so a failure leaves no partial output.
 pub fn run(
     run: &CatalogBuildRun,
     on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
@@ -610,13 +581,18 @@ pub fn run(
     }
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
-        let report =
+        let mut report =
             crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
                     dir: dir.clone(),
                     source: Box::new(source),
                 }
             })?;
+        if run.allow_empty {
+            report
+                .diagnostics
+                .retain(|d| d.rule != crate::findings::Rule::CatalogEmpty);
+        }
         if !report.diagnostics.is_empty() {
             on_event(CatalogBuildEvent::Findings(&report));
         }
@@ -635,27 +611,7 @@ pub fn run(
         let (d, s) = built.digest();
         (d.to_string(), s)
     };
-    let staged = match &run.digest_file {
-        Some(file) => Some(
-            crate::fsio::stage(file, digest.as_bytes(), crate::fsio::Options::OUTPUT)
-                .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?,
-        ),
-        None => None,
-    };
-    let reports = deliver(&mut built, &run.delivery, &run.options.registry).map_err(|source| {
-        CatalogBuildRunError::Deliver {
-            what: match &run.delivery.output {
-                Some((d, _)) => format!("deliver the catalog image ({d})"),
-                None => "push the catalog image".to_string(),
-            },
-            source: Box::new(source),
-        }
-    })?;
-    if let Some(staged) = staged {
-        staged
-            .commit()
-            .map_err(|e| CatalogBuildRunError::DigestFile(e.into()))?;
-    }
+    let reports = sink::deliver(&mut built, &run.delivery, &run.options.registry)?;
     let (layers, platforms) = match &built.artifact {
         BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
         BuiltArtifact::Index(x) => (None, Some(x.images.len())),

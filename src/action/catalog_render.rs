@@ -58,6 +58,9 @@ pub struct RenderOptions {
     /// Whether `compat` was asked for (`--opm-compat`): an sqlite database then follows it;
     /// otherwise it renders as opm v1.26 did (see [`crate::legacy::sqlite`]).
     pub compat_given: bool,
+    /// Accept a catalog source (folder or image) with no olm.* blob; refused otherwise as a
+    /// likely wrong path.
+    pub allow_empty: bool,
 }
 
 /// The rendered output and notes for stderr.
@@ -168,7 +171,7 @@ pub fn prepare_render(
     if let [location] = sources {
         let source = location.as_str();
         let (mut cfg, _) = render_source(location, opts, &mut warnings)?;
-        finish(&mut cfg, source, opts.migrate)?;
+        finish(&mut cfg, source, opts)?;
         warn_empty_images(source, &empty_images(&cfg), &mut warnings);
         return Ok(PreparedRender {
             output: Prepared::One(cfg, opts.format),
@@ -177,14 +180,14 @@ pub fn prepare_render(
     }
     let spool = Spool::new(opts.format);
     let mut fixed_image_users: Vec<&str> = Vec::new();
-    let mut preloaded = preload_catalogs(sources, opts.migrate, &spool);
+    let mut preloaded = preload_catalogs(sources, opts, &spool);
     for (i, location) in sources.iter().enumerate() {
         let source = location.as_str();
         let (empty, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
             Some(loaded) => (loaded?, false),
             None => {
                 let (mut cfg, took_image) = render_source(location, opts, &mut warnings)?;
-                finish(&mut cfg, source, opts.migrate)?;
+                finish(&mut cfg, source, opts)?;
                 spool
                     .add(i, &cfg, crate::parallel::cores())
                     .map_err(|e| fail(source, e))?;
@@ -232,13 +235,17 @@ fn warn_empty_images(source: &str, names: &[String], warnings: &mut Vec<String>)
 /// Render's post-processing of one source ([`finish_config`]), then the decoded bundle objects
 /// and CSV dropped: they are never written, and a folder of `olm.bundle.object` catalogs would
 /// otherwise hold each manifest twice more (decoded, and the CSV copied) until the output is
-/// written.
+/// written. A source with no olm.* blob is refused unless `allow_empty` (a bundle always has
+/// one, so only catalogs can be empty).
 fn finish(
     cfg: &mut DeclarativeConfig,
     source: &str,
-    migrate: crate::catalog::render::MigrateLevel,
+    opts: &RenderOptions,
 ) -> Result<(), RenderError> {
-    finish_config(cfg, migrate).map_err(|e| fail(source, e))?;
+    if !opts.allow_empty && !cfg.has_olm_blobs() {
+        return Err(fail(source, crate::catalog::model::EMPTY_CATALOG));
+    }
+    finish_config(cfg, opts.migrate).map_err(|e| fail(source, e))?;
     for b in &mut cfg.bundles {
         b.objects = Vec::new();
         b.csv_json = None;
@@ -295,7 +302,7 @@ fn render_source(
 /// documents).
 fn preload_catalogs(
     sources: &[Location],
-    migrate: crate::catalog::render::MigrateLevel,
+    render: &RenderOptions,
     spool: &Spool,
 ) -> Vec<Option<Result<Vec<String>, RenderError>>> {
     let mut slots: Vec<Option<Result<Vec<String>, RenderError>>> = Vec::new();
@@ -316,7 +323,7 @@ fn preload_catalogs(
         let location = sources.get(i)?;
         let (source, path) = (location.as_str(), catalog_dir(location)?);
         let done = load_catalog_with(source, path, &opts).and_then(|mut cfg| {
-            finish(&mut cfg, source, migrate)?;
+            finish(&mut cfg, source, render)?;
             spool.add(i, &cfg, 1).map_err(|e| fail(source, e))?;
             Ok(empty_images(&cfg))
         });

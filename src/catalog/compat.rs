@@ -22,6 +22,9 @@ pub struct OpmCompat {
 impl OpmCompat {
     /// The newest opm release whose behaviour olmpack reproduces (v1.73.0, CATALOG.md sources).
     pub const NEWEST: OpmCompat = OpmCompat::new(1, 73);
+    /// The oldest release whose behaviour olmpack reproduces (v1.26.5, CATALOG.md's OR-1.26):
+    /// an older `--opm-compat` is refused rather than silently treated as this one.
+    pub const OLDEST: OpmCompat = OpmCompat::new(1, 26);
 
     /// A release from its numbers.
     pub const fn new(major: u32, minor: u32) -> OpmCompat {
@@ -59,7 +62,9 @@ impl fmt::Display for OpmCompat {
 /// Why a `--opm-compat` value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid --opm-compat {0:?}: expected an opm 1.x version MAJOR.MINOR such as 1.46 (a leading v and a patch level are accepted)"
+    "invalid --opm-compat {0:?}: olmpack reproduces opm {oldest} to {newest}; give MAJOR.MINOR in that range such as 1.46 (a leading v and a patch level are accepted)",
+    oldest = OpmCompat::OLDEST,
+    newest = OpmCompat::NEWEST
 )]
 pub struct CompatParseError(pub String);
 
@@ -87,7 +92,11 @@ impl FromStr for OpmCompat {
         if parts.next().is_some() || major != 1 {
             return Err(err());
         }
-        Ok(OpmCompat::new(major, minor))
+        let compat = OpmCompat::new(major, minor);
+        if compat < OpmCompat::OLDEST || compat > OpmCompat::NEWEST {
+            return Err(err());
+        }
+        Ok(compat)
     }
 }
 
@@ -103,6 +112,11 @@ mod tests {
         assert!("1".parse::<OpmCompat>().is_err());
         assert!("1.x".parse::<OpmCompat>().is_err());
         assert!("1.2.3.4".parse::<OpmCompat>().is_err());
+        assert_eq!("1.26".parse(), Ok(OpmCompat::OLDEST));
+        assert!("1.10".parse::<OpmCompat>().is_err());
+        assert!("1.74".parse::<OpmCompat>().is_err());
+        let why = "1.10".parse::<OpmCompat>().unwrap_err().to_string();
+        assert!(why.contains("1.26 to 1.73"), "{why}");
         assert!(OpmCompat::new(1, 65).at_least(1, 65));
         assert!(!OpmCompat::new(1, 46).at_least(1, 57));
         assert!("2.0".parse::<OpmCompat>().is_err());

@@ -54,6 +54,10 @@ pub struct Origin {
     pub col: usize,
 }
 
+/// Why an empty catalog is refused, for every command that reads one (`validate`, `render`,
+/// `build`, `graph`): a wrong path must not give a "valid" catalog or publish an empty image.
+pub const EMPTY_CATALOG: &str = "no olm.package, olm.channel, olm.bundle or olm.deprecations blob found: an empty catalog is usually a wrong path (pass --allow-empty if it is intended)";
+
 /// A whole catalog: every blob of every file, in a deterministic order (file order, then order
 /// within the file), whatever order the files were parsed in.
 #[derive(Debug, Clone, Default)]
@@ -68,6 +72,17 @@ pub struct DeclarativeConfig {
     pub deprecations: Vec<Deprecation>,
     /// Blobs of any other schema, passed through by render and ignored by validation.
     pub others: Vec<Meta>,
+}
+
+impl DeclarativeConfig {
+    /// Whether the catalog holds anything OLM reads (a package, channel, bundle or deprecation
+    /// blob); blobs of other schemas alone are no catalog ([`EMPTY_CATALOG`]).
+    pub fn has_olm_blobs(&self) -> bool {
+        !(self.packages.is_empty()
+            && self.channels.is_empty()
+            && self.bundles.is_empty()
+            && self.deprecations.is_empty())
+    }
 }
 
 /// `olm.package`.

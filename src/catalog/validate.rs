@@ -43,7 +43,8 @@ pub fn opm_since(rule: Rule) -> Option<&'static str> {
         | CatalogCsvFields
         | CatalogCsvInstallModes
         | CatalogCsvMinKubeVersion
-        | CatalogCsvAlmExamples => return None,
+        | CatalogCsvAlmExamples
+        | CatalogEmpty => return None,
         r if r.is_catalog() => "always",
         _ => return None,
     })
@@ -123,6 +124,17 @@ fn size_hint(dir: &Path) -> u64 {
 pub fn report_for(name: String, loaded: Loaded) -> Report {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate(&loaded.config));
+    // Only when nothing failed to load: a file that does not parse is the root cause then.
+    if !loaded.config.has_olm_blobs()
+        && !diagnostics
+            .iter()
+            .any(|d| d.severity == crate::findings::Severity::Error)
+    {
+        diagnostics.push(Diagnostic::new(
+            Rule::CatalogEmpty,
+            crate::catalog::model::EMPTY_CATALOG.to_string(),
+        ));
+    }
     let mut report = Report {
         bundle: name,
         diagnostics,

@@ -1,23 +1,15 @@
-//! One thin module per subcommand: parse-level arguments in, library calls, exit code out.
+//! One thin module per subcommand, laid out as the command line is (`bundle/build.rs` is
+//! `olmpack bundle build`): parse-level arguments in, one library call (`action/`), exit code
+//! out. The flag structs several commands share live in [`flags`]; no command module imports
+//! another.
 //!
 //! Every command returns an [`Outcome`]: `Ok(code)` when it ran to the end (0 = success,
 //! 1 = findings such as validation errors) or `Err(Failure)` for usage and I/O problems, which
 //! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
 
-pub mod build;
-pub mod catalog_add;
-pub mod catalog_build;
-pub mod catalog_graph;
-pub mod catalog_init;
-pub mod catalog_render;
-pub mod catalog_render_support;
-pub mod catalog_template;
-pub mod catalog_validate;
-pub mod image_source;
-pub mod init;
-pub mod inspect;
-pub mod pull;
-pub mod validate;
+pub mod bundle;
+pub mod catalog;
+pub mod flags;
 
 use std::fmt;
 

@@ -139,7 +139,7 @@ rules! {
     DockerfileLabels => "format/dockerfile-labels", Warning, Default, "bundle.Dockerfile LABELs must equal the bundle annotations (annotations.yaml wins on the cluster).";
     ImageLabels => "image/labels", Error, Default, "An image's bundle labels must equal its metadata/annotations.yaml (missing on either side or different).";
     ImageShape => "image/shape", Warning, Default, "A bundle image should be a single-platform manifest with only /manifests, /metadata and /tests, and nothing to run.";
-    PackageName => "format/package-name", Warning, Default, "The package name must be a valid DNS-1123 label-like name.";
+    PackageName => "format/package-name", Error, Default, "The package name must be a DNS-1123 label, the rule catalogs enforce (catalog/package-name; opm 1.41 and later refuse others).";
     // --- CSV ---
     CsvMissing => "csv/missing", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has none.";
     CsvMultiple => "csv/multiple", Error, Default, "The bundle must contain exactly one ClusterServiceVersion; it has several.";
@@ -247,6 +247,7 @@ rules! {
     CatalogCsvInstallModes => "catalog/csv-install-modes", Warning, Default, "Bundle metadata install modes must be known, unique and support at least one mode.";
     CatalogCsvMinKubeVersion => "catalog/csv-min-kube-version", Warning, Default, "Bundle metadata minKubeVersion must be a semantic version when set.";
     CatalogCsvAlmExamples => "catalog/csv-alm-examples", Warning, Default, "The CSV's alm-examples annotation must be a JSON list of objects of kinds the bundle provides.";
+    CatalogEmpty => "catalog/empty", Error, Default, "A catalog folder must hold at least one olm.* blob: an empty one is usually a wrong path (--allow-empty accepts it).";
 }
 
 impl Rule {

@@ -20,6 +20,10 @@ pub mod error;
 pub mod source;
 pub mod write;
 
+/// The file `--dockerfile` writes at the bundle root (the name operator-sdk and opm use); `bundle
+/// build` recognises it there as olmpack's own and does not warn that it is left out.
+pub const DOCKERFILE: &str = "bundle.Dockerfile";
+
 pub use error::ScaffoldError;
 
 use crate::bundle::keys;
@@ -329,13 +333,13 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
             extra.push(cfg);
         }
         let text = dockerfile::render(&entries, &extra)?;
-        let path = root.join("bundle.Dockerfile");
+        let path = root.join(DOCKERFILE);
         let old = read_optional(&path)?;
         if let Some(old) = &old {
             let old_text = String::from_utf8_lossy(old);
             if !old_text.starts_with(dockerfile::marker()) && old_text != text {
                 plan.conflicts.push(Conflict {
-                    file: "bundle.Dockerfile".into(),
+                    file: DOCKERFILE.into(),
                     reason: "was not written by olmpack bundle init; it would be replaced".into(),
                     diff: write::diff(&old_text, &text),
                 });
@@ -343,7 +347,7 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
         }
         plan.files.push(PlannedFile {
             path,
-            display: "bundle.Dockerfile".into(),
+            display: DOCKERFILE.into(),
             old,
             new: text.into_bytes(),
             copied_from: None,

@@ -38,6 +38,9 @@ pub enum TransportError {
         /// The image's digest.
         actual: String,
     },
+    /// A docker-archive is to be named after a digest reference; it records tags only.
+    #[error("{0} is a digest reference; a docker-archive needs a tag (REPO:TAG)")]
+    DigestName(String),
     /// A multi-platform image has no manifest for a platform that was asked for.
     #[error("{source_name} has no image for platform {platform} (it has: {available})")]
     NoSuchPlatform {

@@ -6,7 +6,11 @@
 //! repository, every tag of it after). Blobs of a base image kept in a registry
 //! ([`crate::image::BlobSource::Remote`]) are skipped when present and mounted when they live on
 //! the same registry; only when neither works are they downloaded, once, and uploaded
-//! (the caller decides: see `action::catalog_build`).
+//! ([`deliver`] does that, for bundle and catalog builds alike).
+//!
+//! [`deliver`] is the one delivery path of every build: stage the digest file, push, fetch
+//! remote blobs and push again when the target lacks them, write the local output, then put
+//! the digest file in place, so a failure at any step leaves no partial output.
 
 use super::error::TransportError;
 use super::options::RegistryOptions;
@@ -14,6 +18,7 @@ use crate::image::{Artifact, BlobSource, Destination, OutputError};
 use crate::reference::Reference;
 use crate::registry::push::{self, PushOptions, PushReport};
 use crate::registry::{Client, RegistryError};
+use std::path::PathBuf;
 
 /// Writes an image or index to a local destination. `names` are the tags (OCI) or `RepoTags`
 /// (docker-archive) to record.
@@ -102,4 +107,197 @@ pub fn has_remote_blobs(artifact: Artifact<'_>) -> bool {
         .blobs()
         .iter()
         .any(|b| matches!(b.source, BlobSource::Remote { .. }))
+}
+
+/// Where a built image goes: a local output, registry tags, and a file for its digest.
+#[derive(Debug, Clone, Default)]
+pub struct Delivery {
+    /// `--output` and the names to record there ([`output_names`]).
+    pub output: Option<(Destination, Vec<String>)>,
+    /// `-t` references to push to (empty = no push).
+    pub push: Vec<String>,
+    /// Push settings.
+    pub push_options: PushOptions,
+    /// A file to receive the bare digest (`sha256:…`, no newline, as buildah's and podman's
+    /// `--digestfile`), written only once the image is delivered.
+    pub digest_file: Option<PathBuf>,
+}
+
+/// A built image or index that [`deliver`] can send: bundle builds have every blob on this
+/// machine, catalog builds on a base may keep the base's layers in a registry until a sink
+/// needs their bytes.
+pub trait Deliverable {
+    /// The value the sinks take.
+    fn artifact(&self) -> Artifact<'_>;
+    /// Downloads every blob still kept in a registry and points the artifact at the files;
+    /// called before a local output, or when a push target neither holds nor can mount them.
+    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError>;
+}
+
+/// Why [`deliver`] stopped (nothing is left half-written: the digest file is put in place
+/// last, local outputs are written atomically).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeliveryError {
+    /// The digest file could not be staged or put in place.
+    #[error(transparent)]
+    DigestFile(OutputError),
+    /// The push failed.
+    #[error(transparent)]
+    Push(TransportError),
+    /// Blobs kept in a registry could not be downloaded.
+    #[error("cannot download the base image's layers")]
+    Fetch(#[source] TransportError),
+    /// The local output could not be written.
+    #[error("cannot write {dest}")]
+    Write {
+        /// The destination as given.
+        dest: String,
+        /// Why.
+        #[source]
+        source: OutputError,
+    },
+}
+
+/// Sends `item` where `delivery` says, in the one order that keeps "no partial output": the
+/// digest file is staged first (so an unwritable one stops everything), then the push (a
+/// failed push leaves no local output), then the local output, then the digest file is put in
+/// place. A push that fails on a blob the target neither holds nor can mount
+/// ([`RegistryError::RemoteBlobMissing`]) fetches the remote blobs and goes again (blobs pushed
+/// by the first attempt are then found present). Returns one report per pushed repository.
+pub fn deliver(
+    item: &mut dyn Deliverable,
+    delivery: &Delivery,
+    registry: &RegistryOptions,
+) -> Result<Vec<PushReport>, DeliveryError> {
+    let digest = item.artifact().top().descriptor.digest.clone();
+    let staged = match &delivery.digest_file {
+        Some(file) => Some(
+            crate::fsio::stage(file, digest.as_bytes(), crate::fsio::Options::OUTPUT)
+                .map_err(|e| DeliveryError::DigestFile(e.into()))?,
+        ),
+        None => None,
+    };
+    let mut reports = Vec::new();
+    if !delivery.push.is_empty() {
+        let pushed = match push(
+            item.artifact(),
+            &delivery.push,
+            registry,
+            &delivery.push_options,
+        ) {
+            Err(TransportError::Registry(RegistryError::RemoteBlobMissing { .. })) => {
+                item.fetch_remote_blobs().map_err(DeliveryError::Fetch)?;
+                push(
+                    item.artifact(),
+                    &delivery.push,
+                    registry,
+                    &delivery.push_options,
+                )
+            }
+            other => other,
+        }
+        .map_err(DeliveryError::Push)?;
+        reports.extend(pushed.into_iter().map(|(r, _)| r));
+    }
+    if let Some((dest, names)) = &delivery.output {
+        item.fetch_remote_blobs().map_err(DeliveryError::Fetch)?;
+        write_local(item.artifact(), dest, names).map_err(|source| DeliveryError::Write {
+            dest: dest.to_string(),
+            source,
+        })?;
+    }
+    if let Some(staged) = staged {
+        staged
+            .commit()
+            .map_err(|e| DeliveryError::DigestFile(e.into()))?;
+    }
+    Ok(reports)
+}
+
+/// The tags (OCI) or `RepoTags` (docker-archive) to record in a local output, the same for
+/// bundle and catalog builds: an `oci:`/`oci-archive:` destination uses its own `:TAG`, else
+/// the tag part of each `-t REF`, else `latest`; a `docker-archive:` destination records its
+/// own `:REF`, else every `-t REF` (`:latest` added when a reference has no tag).
+///
+/// Every reference must be a valid image reference, whether it is pushed or only names a
+/// local output: a name that no registry would accept is refused before anything is built.
+pub fn output_names(dest: &Destination, refs: &[String]) -> Result<Vec<String>, TransportError> {
+    for r in refs {
+        Reference::parse(r)?;
+    }
+    let mut names: Vec<String> = Vec::new();
+    match dest {
+        Destination::DockerArchive { reference, .. } => {
+            let given: Vec<&String> = match reference {
+                Some(r) => vec![r],
+                None => refs.iter().collect(),
+            };
+            for r in given {
+                if r.contains('@') {
+                    return Err(TransportError::DigestName(r.clone()));
+                }
+                names.push(if tag_of(r).is_some() {
+                    r.clone()
+                } else {
+                    format!("{r}:latest")
+                });
+            }
+        }
+        Destination::OciLayout { tag, .. } | Destination::OciArchive { tag, .. } => match tag {
+            Some(t) => names.push(t.clone()),
+            None => {
+                names.extend(
+                    refs.iter()
+                        .filter(|r| !r.contains('@'))
+                        .map(|r| tag_of(r).unwrap_or("latest").to_string()),
+                );
+                if names.is_empty() {
+                    names.push("latest".to_string());
+                }
+            }
+        },
+    }
+    let mut unique = Vec::with_capacity(names.len());
+    for n in names {
+        if !unique.contains(&n) {
+            unique.push(n);
+        }
+    }
+    Ok(unique)
+}
+
+/// The tag of a reference (`quay.io:443/o/b:v1` → `v1`), `None` when it has none.
+fn tag_of(reference: &str) -> Option<&str> {
+    let last = reference.rsplit('/').next().unwrap_or(reference);
+    last.split_once(':')
+        .map(|(_, t)| t)
+        .filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_come_from_the_destination_then_the_references() {
+        let oci: Destination = "oci:x".parse().unwrap();
+        assert_eq!(output_names(&oci, &[]).unwrap(), ["latest"]);
+        let refs = vec!["quay.io:443/o/b:v1".to_string(), "o/b".to_string()];
+        assert_eq!(output_names(&oci, &refs).unwrap(), ["v1", "latest"]);
+        let tagged: Destination = "oci:x:t".parse().unwrap();
+        assert_eq!(output_names(&tagged, &refs).unwrap(), ["t"]);
+        let docker: Destination = "docker-archive:x.tar".parse().unwrap();
+        assert_eq!(
+            output_names(&docker, &refs).unwrap(),
+            ["quay.io:443/o/b:v1", "o/b:latest"]
+        );
+        assert!(output_names(&docker, &[]).unwrap().is_empty());
+        let named: Destination = "docker-archive:x.tar:r/b:v2".parse().unwrap();
+        assert_eq!(output_names(&named, &refs).unwrap(), ["r/b:v2"]);
+        let pinned = vec![format!("o/b@sha256:{}", "0".repeat(64))];
+        assert!(output_names(&docker, &pinned).is_err());
+        let malformed = vec!["Quay.io/Bad Ref:v1".to_string()];
+        assert!(output_names(&oci, &malformed).is_err());
+    }
 }

@@ -184,12 +184,16 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     if let Some(a) = ann.get(keys::PACKAGE) {
         let pkg = a.value.trim();
         if !pkg.is_empty()
-            && let Err(why) = super::names::dns1123_subdomain(pkg)
+            && let Err(why) = super::names::dns1123_label(pkg)
         {
+            // The rule `catalog add` and `catalog validate` apply (catalog/package-name): a
+            // bundle that passes here must not be refused when it enters a catalog.
             ctx.push(
                 Diagnostic::new(
                     Rule::PackageName,
-                    format!("package name \"{pkg}\" is not a valid name: {why}"),
+                    format!(
+                        "package name \"{pkg}\" is not a DNS-1123 label ({why}): a catalog refuses it (opm 1.41 and later); use lowercase letters, digits and '-'"
+                    ),
                 )
                 .at(&file, a.line),
             );

@@ -949,8 +949,9 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
 #[test]
 fn library_run_validates_builds_and_records_the_digest() {
     use olmpack::action::catalog_build::{
-        self, CatalogBuildEvent, CatalogBuildOutcome, CatalogBuildRun, Delivery,
+        self, CatalogBuildEvent, CatalogBuildOutcome, CatalogBuildRun,
     };
+    use olmpack::transport::sink::Delivery;
     let tmp = tempfile::tempdir().expect("tmp");
     let out: olmpack::image::Destination = format!("oci:{}", tmp.path().join("img").display())
         .parse()
@@ -962,9 +963,9 @@ fn library_run_validates_builds_and_records_the_digest() {
         validate: true,
         delivery: Delivery {
             output: Some((out, Vec::new())),
+            digest_file: Some(digest_file.clone()),
             ..Delivery::default()
         },
-        digest_file: Some(digest_file.clone()),
         ..CatalogBuildRun::default()
     };
     let mut findings = 0;

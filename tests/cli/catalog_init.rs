@@ -12,10 +12,10 @@ fn json_and_yaml_as_opm_init_writes_them() {
         .success()
         .stdout("{\n    \"schema\": \"olm.package\",\n    \"name\": \"foo\",\n    \"defaultChannel\": \"stable\"\n}\n");
     olmpack()
-        .args(["catalog", "init", "foo", "-o", "yaml"])
+        .args(["catalog", "init", "foo", "-c", "stable", "-o", "yaml"])
         .assert()
         .success()
-        .stdout("---\ndefaultChannel: \"\"\nname: foo\nschema: olm.package\n");
+        .stdout("---\ndefaultChannel: stable\nname: foo\nschema: olm.package\n");
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn description_and_icon_types_from_content() {
     let png = dir.path().join("icon.svg");
     std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     olmpack()
-        .args(["catalog", "init", "demo", "-i"])
+        .args(["catalog", "init", "demo", "-c", "stable", "-i"])
         .arg(&png)
         .assert()
         .success()
@@ -57,7 +57,7 @@ fn description_and_icon_types_from_content() {
     let gif = dir.path().join("icon.gif");
     std::fs::write(&gif, b"GIF89a\x01\0\x01\0").unwrap();
     olmpack()
-        .args(["catalog", "init", "demo", "-i"])
+        .args(["catalog", "init", "demo", "-c", "stable", "-i"])
         .arg(&gif)
         .assert()
         .success()
@@ -67,7 +67,7 @@ fn description_and_icon_types_from_content() {
 #[test]
 fn bad_name_and_non_image_icon_are_refused() {
     olmpack()
-        .args(["catalog", "init", "My_Operator"])
+        .args(["catalog", "init", "My_Operator", "-c", "stable"])
         .assert()
         .code(2)
         .stdout("")
@@ -76,7 +76,7 @@ fn bad_name_and_non_image_icon_are_refused() {
     let txt = dir.path().join("icon.png");
     std::fs::write(&txt, "not an image").unwrap();
     olmpack()
-        .args(["catalog", "init", "demo", "-i"])
+        .args(["catalog", "init", "demo", "-c", "stable", "-i"])
         .arg(&txt)
         .assert()
         .code(2)

@@ -16,6 +16,7 @@ mod catalog_template;
 mod catalog_template_cases;
 mod catalog_validate;
 mod ci_recipes;
+mod first_hour;
 mod init;
 mod init_corpus;
 mod isolation;

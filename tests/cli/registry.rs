@@ -6,14 +6,14 @@ use crate::support::registry as support;
 
 use assert_cmd::Command;
 use olmpack::action::bundle_image::{compare_labels, parse_annotations};
-use olmpack::commands::image_source::{ConnectionArgs, RegistryArgs};
+use olmpack::commands::flags::{ConnectionArgs, RegistryArgs};
 
 /// The library calls these tests drive, taking the command-line flags as `bundle` commands do
 /// (flags -> `RegistryOptions` -> transport), with errors as the commands report them.
 mod image_source {
     use olmpack::action::bundle_image::{self, FetchedBundle};
     use olmpack::commands::Failure;
-    use olmpack::commands::image_source::RegistryArgs;
+    use olmpack::commands::flags::RegistryArgs;
     use olmpack::image::{Artifact, Image};
     use olmpack::registry::push::{PushOptions, PushReport};
     use olmpack::transport::sink;

@@ -444,7 +444,7 @@ fn cases() -> Vec<Case> {
         ),
         warn("format__channel-name__dash", "format/channel-name", ANN, 6),
         warn("format__default-channel", "format/default-channel", ANN, 7),
-        warn("format__package-name", "format/package-name", ANN, 5),
+        err("format__package-name", "format/package-name", ANN, 5),
         // --- CSV ---
         case(
             "csv__missing",

@@ -1,36 +1,13 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::image_source::RegistryArgs;
+use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
-use crate::action::bundle_image::fetch_bundle;
-use crate::bundle::Bundle;
-use crate::location::Location;
+use crate::action::bundle_image::validate_image;
 use crate::validate::batch::{internal_error_report, validate_dirs};
-use crate::validate::{self, Group, Options, Report, Rule, render};
+use crate::validate::{Group, Options, Rule, render};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-
-/// Output format of the validate command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// One line per finding and a summary per bundle.
-    Text,
-    /// operator-sdk's json-alpha1 shape plus rule, file and line.
-    #[value(alias = "json-alpha1")]
-    Json,
-}
-
-/// When to colour human output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is unset.
-    Auto,
-    /// Always colour.
-    Always,
-    /// Never colour.
-    Never,
-}
 
 /// Arguments of `olmpack bundle validate`.
 #[derive(Debug, clap::Args)]
@@ -84,7 +61,11 @@ pub fn run(args: &Args) -> Outcome {
     let opts = options(args)?;
     let reports = match &args.image {
         Some(reference) => {
-            match crate::guard::catch(|| validate_image(reference, &args.registry, &opts)) {
+            let validated = || {
+                validate_image(reference, &args.registry.options()?, &opts)
+                    .map_err(|e| Failure::usage(super::error_chain(&e)))
+            };
+            match crate::guard::catch(validated) {
                 Ok(report) => vec![report?],
                 Err(failure) => vec![internal_error_report(reference, None, &failure)],
             }
@@ -119,23 +100,6 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Ok(EXIT_FINDINGS)
     }
-}
-
-/// Pulls (or opens) a bundle image, unpacks it to a temp folder, runs every folder rule, then
-/// compares its labels with its annotations and checks it looks like a bundle image.
-pub fn validate_image(
-    reference: &str,
-    registry: &RegistryArgs,
-    opts: &Options,
-) -> Result<Report, Failure> {
-    let fetched = fetch_bundle(&Location::parse(reference)?, &registry.options()?)?;
-    let bundle =
-        Bundle::load(fetched.dir.path()).map_err(|e| Failure::usage(super::error_chain(&e)))?;
-    let mut report = validate::validate(&bundle, opts);
-    validate::image::check_labels(&mut report, &bundle, &fetched.labels);
-    validate::image::check_shape(&mut report, &fetched.warnings);
-    report.bundle = format!("{reference} ({})", fetched.digest);
-    Ok(report)
 }
 
 /// Builds validation options from the flags.

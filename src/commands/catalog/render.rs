@@ -2,29 +2,10 @@
 //! `render` output on stdout, streamed once every source has rendered (bad input never leaves a
 //! partial output).
 
-use super::image_source::RegistryArgs;
+use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_render::{BundleImage, RenderOptions, parse_sources, prepare_render};
 use crate::catalog::render::{MigrateLevel, OpmCompat};
-use crate::catalog::write::Format;
-
-/// `-o json|yaml` for catalog output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// opm's JSON: 4-space indent, one blob after another.
-    Json,
-    /// opm's YAML: `---` before each blob, go-yaml v2 style.
-    Yaml,
-}
-
-impl From<OutputFormat> for Format {
-    fn from(f: OutputFormat) -> Format {
-        match f {
-            OutputFormat::Json => Format::Json,
-            OutputFormat::Yaml => Format::Yaml,
-        }
-    }
-}
 
 /// Arguments of `olmpack catalog render`.
 #[derive(Debug, clap::Args)]
@@ -52,6 +33,10 @@ pub struct Args {
     /// Reproduce the output of this opm release (e.g. 1.26, 1.46); default: the newest.
     #[arg(long, value_name = "VERSION")]
     pub opm_compat: Option<String>,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
@@ -84,6 +69,7 @@ pub fn run(args: &Args) -> Outcome {
         compat,
         registry,
         compat_given: args.opm_compat.is_some(),
+        allow_empty: args.allow_empty,
     };
     let prepared = prepare_render(&sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;
     for w in &prepared.warnings {

@@ -3,7 +3,7 @@
 //! folder could not be read, olmpack failed internally on one, or a usage error). Output as
 //! `bundle validate`.
 
-use super::validate::{ColorChoice, OutputFormat};
+use super::flags::{ColorChoice, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::catalog::validate::{opm_since, validate_dirs};
 use crate::findings::{Diagnostic, Report, Rule};
@@ -32,6 +32,10 @@ pub struct Args {
     /// Number of folders validated at once (default: the number of CPUs).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 /// Runs `olmpack catalog validate`.
@@ -44,7 +48,12 @@ pub fn run(args: &Args) -> Outcome {
         .into_iter()
         .zip(&args.dirs)
         .map(|(result, dir)| match result {
-            Ok(report) => report,
+            Ok(mut report) => {
+                if args.allow_empty {
+                    report.diagnostics.retain(|d| d.rule != Rule::CatalogEmpty);
+                }
+                report
+            }
             Err(e) => {
                 io_failure = true;
                 Report {

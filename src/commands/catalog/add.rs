@@ -2,7 +2,7 @@
 //! file-based ones: render the bundle, add it and its channel entries to the package's file,
 //! validate, write atomically.
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::bundle_source::render_source;
 use crate::action::catalog_add::{AddFileError, AddOptions, add_to_catalog};
@@ -59,7 +59,7 @@ pub fn run(args: &Args) -> Outcome {
             )));
         }
     };
-    let options = super::catalog_render_support::source_options(None, None, &args.registry)?;
+    let options = super::flags::source_options(None, None, &args.registry)?;
     let migrate = match &args.migrate_level {
         None => None,
         Some(level) => Some(level.parse::<MigrateLevel>().map_err(Failure::usage)?),

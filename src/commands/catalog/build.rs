@@ -1,19 +1,19 @@
-//! `olmpack catalog build` and `olmpack catalog generate-dockerfile`: flags in, one library
-//! call (`action::catalog_build`), digest out. Output contract as `bundle build`: stdout gets
+//! `olmpack catalog build`: flags in, one library call (`action::catalog_build`), digest out. Output contract as `bundle build`: stdout gets
 //! `sha256:<digest> <size>` (the manifest, or the index of a multi-platform image), then one
 //! `REF@sha256:…` line per pushed tag; messages go to stderr; `--digest-file` gets the bare
 //! digest, written atomically.
 
-use super::build::{label_map, output_names, parse_label};
-use super::image_source::ConnectionArgs;
+use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_build::{
     self, CatalogBuildEvent, CatalogBuildOptions, CatalogBuildOutcome, CatalogBuildRun,
-    DEFAULT_CONFIGS_DIR, DEFAULT_OPM_IMAGE, Delivery,
+    DEFAULT_CONFIGS_DIR,
 };
+use crate::action::labels::{label_map, parse_label};
 use crate::image::build::source_date_epoch_from_env;
 use crate::image::{Destination, Platform};
 use crate::registry::push::PushOptions;
+use crate::transport::sink::{Delivery, output_names};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -76,38 +76,16 @@ pub struct Args {
     /// Also write the digest (sha256:...) to this file.
     #[arg(long, value_name = "FILE")]
     pub digest_file: Option<PathBuf>,
-    /// Build without validating the catalog first.
+    /// Build without validating the catalog first (no check at all, an empty catalog included).
     #[arg(long)]
     pub no_validate: bool,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
-}
-
-/// Arguments of `olmpack catalog generate-dockerfile`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = "\
-Writes <parent>/<DIR name>.Dockerfile exactly as `opm generate dockerfile` (opm v1.44 and later)
-does, for builds that still use docker or buildah; fails if that file exists. `catalog build`
-builds the image without a daemon.
-
-DIR is cleaned lexically as opm does (a symlinked folder keeps its link's name: `catalog ->
-real` gives catalog.Dockerfile with `ADD catalog`). One difference: when DIR cleans to `.` or
-`..`, opm writes `..Dockerfile` / `...Dockerfile` with `ADD .` / `ADD ..`; olmpack uses the
-real folder's name and parent instead (`.` inside /x/catalog gives /x/catalog.Dockerfile with
-`ADD catalog`).")]
-pub struct DockerfileArgs {
-    /// The catalog folder.
-    pub dir: PathBuf,
-    /// Image for the final stage (`scratch` for a binary-less image).
-    #[arg(short = 'i', long, value_name = "REF", default_value = DEFAULT_OPM_IMAGE)]
-    pub base_image: String,
-    /// Image that runs opm to pre-populate the serve cache.
-    #[arg(short = 'b', long, value_name = "REF", default_value = DEFAULT_OPM_IMAGE)]
-    pub builder_image: String,
-    /// Extra label KEY=VALUE (repeatable; the last value of a key wins).
-    #[arg(short = 'l', long = "extra-labels", value_name = "KEY=VALUE")]
-    pub extra_labels: Vec<String>,
 }
 
 /// Runs `olmpack catalog build`.
@@ -149,6 +127,7 @@ pub fn run(args: &Args) -> Outcome {
             registry: args.registry.options(Platform::default())?,
         },
         validate: !args.no_validate,
+        allow_empty: args.allow_empty,
         delivery: Delivery {
             output: dest.clone().map(|d| (d, names.clone())),
             push: if args.push {
@@ -157,8 +136,8 @@ pub fn run(args: &Args) -> Outcome {
                 Vec::new()
             },
             push_options: PushOptions::default(),
+            digest_file: args.digest_file.clone(),
         },
-        digest_file: args.digest_file.clone(),
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = catalog_build::run(&request, &mut |event| match event {
@@ -198,18 +177,5 @@ pub fn run(args: &Args) -> Outcome {
     for r in &built.pushed {
         println!("{r}");
     }
-    Ok(EXIT_OK)
-}
-
-/// Runs `olmpack catalog generate-dockerfile`.
-pub fn run_dockerfile(args: &DockerfileArgs) -> Outcome {
-    let labels = catalog_build::parse_dockerfile_labels(&args.extra_labels)?;
-    let path = catalog_build::generate_dockerfile(
-        &args.dir,
-        &args.base_image,
-        &args.builder_image,
-        &labels,
-    )?;
-    eprintln!("wrote {}", path.display());
     Ok(EXIT_OK)
 }

@@ -3,7 +3,7 @@
 //! that is renamed into place only when every digest verified and every entry was safe, so a
 //! failed pull leaves nothing behind.
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::bundle_warnings;
 use crate::location::Location;

@@ -1,6 +1,6 @@
 //! `olmpack catalog init PACKAGE`: print the `olm.package` blob opm init prints.
 
-use super::catalog_render::OutputFormat;
+use super::flags::CatalogFormat as OutputFormat;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::catalog::{init::init_package, write};
 use std::io::Write;
@@ -12,13 +12,9 @@ pub struct Args {
     /// Package name (a DNS-1123 label).
     #[arg(value_name = "PACKAGE")]
     pub package: String,
-    /// The package's default channel.
-    #[arg(
-        short = 'c',
-        long = "default-channel",
-        value_name = "CHANNEL",
-        default_value = ""
-    )]
+    /// The package's default channel (required: opm init writes `"defaultChannel": ""` without
+    /// it, which opm validate then refuses with "default channel must be set").
+    #[arg(short = 'c', long = "default-channel", value_name = "CHANNEL")]
     pub default_channel: String,
     /// File whose whole content becomes the package description.
     #[arg(short = 'd', long = "description", value_name = "FILE")]
@@ -33,6 +29,11 @@ pub struct Args {
 
 /// Runs `catalog init`.
 pub fn run(args: &Args) -> Outcome {
+    if args.default_channel.trim().is_empty() {
+        return Err(Failure::usage(
+            "-c/--default-channel must name a channel: a package without one fails validation",
+        ));
+    }
     let package = init_package(
         &args.package,
         &args.default_channel,

@@ -51,7 +51,8 @@ pub struct Args {
     /// Write the bundle here (copies of the manifests plus metadata) instead of into DIR.
     #[arg(long = "output-dir", short = 'u', value_name = "OUT")]
     pub output_dir: Option<PathBuf>,
-    /// Also write bundle.Dockerfile next to the bundle, one LABEL per annotation.
+    /// Also write bundle.Dockerfile in the bundle folder (one LABEL per annotation, COPY paths
+    /// relative to that folder); `bundle build` knows it as its own and leaves it out silently.
     #[arg(long)]
     pub dockerfile: bool,
     /// Replace existing values that conflict with the flags.

@@ -1,10 +1,16 @@
-//! The registry flags every command that touches images flattens in ([`RegistryArgs`], or
-//! [`ConnectionArgs`] alone where a command takes its own platforms), and
-//! their conversion into the library's [`RegistryOptions`]. Nothing else: opening images lives
-//! in `transport::source`, pushing in `transport::sink`, bundle-image knowledge in
+//! The flags several commands share, so they are spelled and checked once: the registry flags
+//! every command that touches images flattens in ([`RegistryArgs`], or [`ConnectionArgs`]
+//! alone where a command takes its own platforms) and their conversion into the library's
+//! [`RegistryOptions`]; the report and catalog output formats; the render options of
+//! `catalog template` and `catalog add`. Nothing else: opening images lives in
+//! `transport::source`, pushing in `transport::sink`, bundle-image knowledge in
 //! `action::bundle_image`.
 
 use super::Failure;
+use crate::action::bundle_source::SourceOptions;
+use crate::catalog::render::MigrateLevel;
+use crate::catalog::template::OpmCompat;
+use crate::catalog::write::Format;
 use crate::image::Platform;
 use crate::registry::RetryPolicy;
 use crate::registry::auth::{self, AuthOptions, Secret};
@@ -150,6 +156,62 @@ impl RegistryArgs {
     pub fn options(&self) -> Result<RegistryOptions, Failure> {
         self.connection.options(self.platform()?)
     }
+}
+
+/// `-o text|json` of `bundle validate` and `catalog validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// One line per finding and a summary per bundle.
+    Text,
+    /// operator-sdk's json-alpha1 shape plus rule, file and line.
+    #[value(alias = "json-alpha1")]
+    Json,
+}
+
+/// When to colour human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `-o json|yaml` of the commands that print catalog blobs (`catalog render`, `catalog init`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CatalogFormat {
+    /// opm's JSON: 4-space indent, one blob after another.
+    Json,
+    /// opm's YAML: `---` before each blob, go-yaml v2 style.
+    Yaml,
+}
+
+impl From<CatalogFormat> for Format {
+    fn from(f: CatalogFormat) -> Format {
+        match f {
+            CatalogFormat::Json => Format::Json,
+            CatalogFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// The render options of `catalog template` and `catalog add` from their common flags.
+pub fn source_options(
+    migrate_level: Option<&str>,
+    compat: Option<OpmCompat>,
+    registry: &RegistryArgs,
+) -> Result<SourceOptions, Failure> {
+    let migrate = match migrate_level {
+        None => MigrateLevel::None,
+        Some(level) => level.parse::<MigrateLevel>().map_err(Failure::usage)?,
+    };
+    Ok(SourceOptions {
+        migrate,
+        compat: compat.unwrap_or_default(),
+        registry: registry.options()?,
+    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
 //! `metadata/annotations.yaml` when present.
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::{find_annotations, list_layer, parse_annotations};
 use crate::location::Location;
@@ -28,8 +28,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, short = 'o', value_enum, default_value = "text")]
     pub output: OutputFormat,
-    /// Skip per-layer file lists: only the layer holding metadata/ is fetched (see docs of
-    /// `find_annotations` for how it is found).
+    /// Skip per-layer file lists and read only the layer holding metadata/annotations.yaml
+    /// (the last layer first when it is small, then the other small layers, smallest first).
     #[arg(long)]
     pub no_files: bool,
     /// Registry options.
@@ -136,6 +136,8 @@ fn render_text(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Res
     writeln!(out, "Digest:     {}", o.digest)?;
     writeln!(out, "Media type: {}", o.media_type)?;
     writeln!(out, "Platform:   {}", o.platform())?;
+    // The image ID: the one digest a docker-archive and the registry image it came from share.
+    writeln!(out, "Image ID:   {}", o.config_descriptor.digest)?;
     let labels = o.labels();
     writeln!(
         out,

@@ -1,7 +1,7 @@
 //! `olmpack catalog template FILE`: opm's `alpha render-template`, byte for byte, with bundle
 //! references rendered in parallel and optionally read from local sources (`--bundle-map`).
 
-use super::image_source::RegistryArgs;
+use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::bundle_source::render_source;
 use crate::catalog::mermaid::{MermaidOptions, write_mermaid};
@@ -74,7 +74,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Outcome {
     let text = read_input(&args.file)?;
     let compat = args.opm_compat.unwrap_or_default();
-    let source_options = super::catalog_render_support::source_options(
+    let source_options = super::flags::source_options(
         args.migrate_level.as_deref(),
         args.opm_compat,
         &args.registry,

@@ -34,6 +34,10 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "mermaid")]
     pub output: GraphFormat,
+    /// Accept a catalog with no olm.* blob (an empty folder is otherwise refused as a likely
+    /// wrong path).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 /// Runs `olmpack catalog graph`.
@@ -66,12 +70,34 @@ pub fn run(args: &Args) -> Outcome {
         ));
     }
     let cfg = &loaded.config;
+    if !args.allow_empty && !cfg.has_olm_blobs() {
+        return Err(Failure::usage(format!(
+            "{} holds no catalog: {}",
+            args.dir.display(),
+            crate::catalog::model::EMPTY_CATALOG
+        )));
+    }
     if let Some(p) = &args.package
         && !cfg.packages.iter().any(|x| &x.name == p)
         && !cfg.channels.iter().any(|c| &c.package == p)
     {
         return Err(Failure::usage(format!(
             "package {p:?} is not in {}",
+            args.dir.display()
+        )));
+    }
+    if let Some(c) = &args.channel
+        && !cfg
+            .channels
+            .iter()
+            .any(|x| &x.name == c && args.package.as_ref().is_none_or(|p| &x.package == p))
+    {
+        return Err(Failure::usage(format!(
+            "channel {c:?} is not in {}{}",
+            match &args.package {
+                Some(p) => format!("package {p:?} of "),
+                None => String::new(),
+            },
             args.dir.display()
         )));
     }

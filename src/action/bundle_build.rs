@@ -1,0 +1,178 @@
+//! `bundle build`: a bundle folder, validated, as a reproducible image, delivered through the
+//! one delivery path ([`crate::transport::sink::deliver`]) that `catalog build` uses too.
+//!
+//! The order is what makes "no partial output" hold: the bundle is loaded and validated, the
+//! image is built into a spool folder, and only then does the sink stage the digest file, push,
+//! write the local output and put the digest file in place.
+
+use crate::bundle::Bundle;
+use crate::bundle::loader::LoadError;
+use crate::findings::Report;
+use crate::image::build::{BuildWarning, BundleInput};
+use crate::image::{Artifact, BuildError, BuildOptions, BuiltImage};
+use crate::transport::sink::{self, Deliverable, Delivery, DeliveryError};
+use crate::transport::{RegistryOptions, TransportError};
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A whole `bundle build` run.
+#[derive(Debug, Clone, Default)]
+pub struct BundleBuildRun {
+    /// The bundle folder (holding `manifests/` and `metadata/`).
+    pub dir: PathBuf,
+    /// Check the bundle with every `bundle validate` rule first; errors stop the run before
+    /// anything is built or written, warnings do not. Without it only the layout is read.
+    pub validate: bool,
+    /// Media types, platform, labels, layering, timestamps.
+    pub options: BuildOptions,
+    /// Where the image goes.
+    pub delivery: Delivery,
+    /// How to reach the registries pushed to.
+    pub registry: RegistryOptions,
+}
+
+/// What a run reports while it goes, in order, so a front end can show it as it happens.
+#[derive(Debug)]
+pub enum BundleBuildEvent<'a> {
+    /// The validation report, when it has findings (given before anything is built).
+    Findings(&'a Report),
+    /// Something the build left out that the user may care about.
+    Warning(&'a BuildWarning),
+}
+
+/// How a run ended when nothing failed: findings are an outcome, not an error, and carry no
+/// exit code (the front end chooses it).
+#[derive(Debug)]
+pub enum BundleBuildOutcome {
+    /// Validation found errors (already given as [`BundleBuildEvent::Findings`]): nothing was
+    /// built or written.
+    Invalid,
+    /// The image was built and delivered, and the digest file written.
+    Built(BundleBuildResult),
+}
+
+/// What was built and where it went.
+#[derive(Debug, Clone)]
+pub struct BundleBuildResult {
+    /// The manifest digest.
+    pub digest: String,
+    /// The manifest size in bytes.
+    pub size: u64,
+    /// The manifest media type.
+    pub media_type: String,
+    /// The config digest (the image ID `docker images` shows), the same wherever the image is
+    /// written: a docker-archive keeps no manifest, so readers of one show a manifest digest of
+    /// their own, but this one.
+    pub image_id: String,
+    /// Number of layers.
+    pub layers: usize,
+    /// `REF@sha256:…` for every tag pushed.
+    pub pushed: Vec<String>,
+}
+
+/// Why a `bundle build` run failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleBuildError {
+    /// The bundle could not be read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The bundle's annotations point its folders outside it.
+    #[error(transparent)]
+    Input(BuildError),
+    /// The image could not be built.
+    #[error("cannot build {}", dir.display())]
+    Build {
+        /// The bundle folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: BuildError,
+    },
+    /// The image could not be delivered (pushed, written) or its digest recorded.
+    #[error(transparent)]
+    Deliver(#[from] DeliveryError),
+}
+
+impl Deliverable for BuiltImage {
+    fn artifact(&self) -> Artifact<'_> {
+        Artifact::Image(&self.image)
+    }
+
+    /// Every blob of a built bundle is in its spool already.
+    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
+
+/// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver.
+/// The loaded bundle is dropped before building: the builder streams files from disk.
+pub fn run(
+    run: &BundleBuildRun,
+    on_event: &mut dyn FnMut(BundleBuildEvent<'_>),
+) -> Result<BundleBuildOutcome, BundleBuildError> {
+    let (input, root) = {
+        let bundle = if run.validate {
+            Bundle::load(&run.dir)?
+        } else {
+            Bundle::load_layout(&run.dir)?
+        };
+        if run.validate {
+            let report = crate::validate::validate(&bundle, &crate::validate::Options::default());
+            if !report.diagnostics.is_empty() {
+                on_event(BundleBuildEvent::Findings(&report));
+            }
+            if report.has_errors() {
+                return Ok(BundleBuildOutcome::Invalid);
+            }
+        }
+        let input = BundleInput::new(
+            &bundle.root,
+            bundle.manifests_path(),
+            bundle.metadata_path(),
+            bundle.annotations_labels(),
+        )
+        .map_err(BundleBuildError::Input)?;
+        (input, bundle.root.clone())
+    };
+    let mut built =
+        crate::image::build(&input, &run.options).map_err(|source| BundleBuildError::Build {
+            dir: run.dir.clone(),
+            source,
+        })?;
+    for w in &built.warnings {
+        if !is_own_scaffold(&root, w) {
+            on_event(BundleBuildEvent::Warning(w));
+        }
+    }
+    let reports = sink::deliver(&mut built, &run.delivery, &run.registry)?;
+    let manifest = &built.image.manifest.descriptor;
+    Ok(BundleBuildOutcome::Built(BundleBuildResult {
+        digest: manifest.digest.clone(),
+        size: manifest.size,
+        media_type: manifest.media_type.to_string(),
+        image_id: built.image.config.descriptor.digest.clone(),
+        layers: built.image.layers.len(),
+        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
+    }))
+}
+
+/// Whether a warning is about the `bundle.Dockerfile` that `bundle init --dockerfile` wrote into
+/// the bundle folder: it belongs there (its COPY lines are relative to that folder), so its
+/// absence from the image is no news. A Dockerfile of the user's own is still reported.
+fn is_own_scaffold(root: &Path, warning: &BuildWarning) -> bool {
+    let BuildWarning::NotPackaged { path } = warning else {
+        return false;
+    };
+    if path.file_name() != Some(OsStr::new(crate::scaffold::DOCKERFILE))
+        || path.parent() != Some(root)
+    {
+        return false;
+    }
+    let marker = crate::scaffold::dockerfile::marker().as_bytes();
+    let mut head = vec![0; marker.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == marker)
+}

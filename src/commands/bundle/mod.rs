@@ -1,0 +1,10 @@
+//! `olmpack bundle …`: one module per subcommand.
+
+pub mod build;
+pub mod init;
+pub mod inspect;
+pub mod pull;
+pub mod validate;
+
+// What every subcommand module reaches as `super::…`.
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome, color_on, error_chain, flags};

@@ -1,0 +1,13 @@
+//! `olmpack catalog …`: one module per subcommand.
+
+pub mod add;
+pub mod build;
+pub mod generate_dockerfile;
+pub mod graph;
+pub mod init;
+pub mod render;
+pub mod template;
+pub mod validate;
+
+// What every subcommand module reaches as `super::…`.
+use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome, color_on, error_chain, flags};
