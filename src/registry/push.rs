@@ -397,7 +397,7 @@ fn push_blob(
             Err(e) if e.is_temporary() && attempt < policy.max_attempts => {
                 client.stats.retries.fetch_add(1, Ordering::Relaxed);
                 super::retry::wait_before_retry(
-                    &policy,
+                    policy,
                     &format!("upload of blob {} to {repository}", blob.descriptor.digest),
                     &crate::errors::error_chain(&e),
                     attempt,
