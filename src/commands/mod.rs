@@ -13,9 +13,11 @@ pub mod catalog_render;
 pub mod catalog_render_support;
 pub mod catalog_template;
 pub mod catalog_validate;
+pub mod completions;
 pub mod image_source;
 pub mod init;
 pub mod inspect;
+pub mod man;
 pub mod pull;
 pub mod validate;
 
