@@ -15,6 +15,11 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v go >/dev/null 2>&1 || need+=(golang-go)
 # tests/sources.rs proves with strace that mistyped paths and --offline open no socket.
 command -v strace >/dev/null 2>&1 || need+=(strace)
+# The graph render test lays labels out in a real sans font; the man page test reads pages with
+# groff and man (tests/cli/catalog_graph.rs, tests/cli/completions_man.rs).
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+command -v groff >/dev/null 2>&1 || need+=(groff-base)
+command -v man >/dev/null 2>&1 || need+=(man-db)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

@@ -4,9 +4,20 @@ use crate::commands::{self, EXIT_USAGE};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// olmpack: package Operator bundles into OCI images without a container daemon.
+/// olmpack: package Operator bundles and file-based catalogs for OLM without a container daemon.
 #[derive(Debug, Parser)]
-#[command(name = "olmpack", version, about, propagate_version = true)]
+#[command(
+    name = "olmpack",
+    version,
+    propagate_version = true,
+    about = "Package Kubernetes Operators for OLM without a container daemon: registry+v1 bundles and file-based catalogs",
+    long_about = "Package Kubernetes Operators for OLM (Operator Lifecycle Manager) without a container daemon.\n\n\
+        Bundles (olmpack bundle): scaffold, validate, build and push registry+v1 bundle images, \
+        inspect and pull them back.\n\n\
+        Catalogs (olmpack catalog): render, validate, template, graph and add to file-based \
+        catalogs (FBC), and build and push catalog images, with opm's output byte for byte.\n\n\
+        Shell completions: olmpack completions SHELL. Manual pages: olmpack man."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: TopCommand,
@@ -22,6 +33,10 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish) to stdout.
+    Completions(commands::completions::Args),
+    /// Print the manual page, or write one page per command with --output-dir.
+    Man(commands::man::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +105,8 @@ pub fn main() -> ExitCode {
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
         },
+        TopCommand::Completions(a) => commands::completions::run(a),
+        TopCommand::Man(a) => commands::man::run(a),
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));
     match outcome {

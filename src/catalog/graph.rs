@@ -2,9 +2,8 @@
 //!
 //! Why: people check a channel by looking at it before they publish it. Mermaid (opm's format,
 //! [`crate::catalog::mermaid`]) needs a renderer; DOT feeds existing tooling; the SVG needs
-//! nothing at all, so olmpack draws it itself with a simple layered layout: one band per channel,
-//! bundles left to right by version, `replaces` arcs below the band, `skips` and `skipRange`
-//! arcs above it.
+//! nothing at all, so olmpack draws it itself with a layered layout (see [`svg`]): one band per
+//! channel, bundles ranked by version, every arc routed in lanes inside its band, a legend.
 
 use crate::catalog::mermaid::{MermaidError, bundle_versions};
 use crate::catalog::model::{DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE};
@@ -12,6 +11,8 @@ use crate::semver_range;
 use semver::Version;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+
+mod svg;
 
 /// Which edge an arrow stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,156 +252,13 @@ pub fn to_dot(graphs: &[ChannelGraph]) -> String {
     out
 }
 
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// An SVG drawing: one band per channel, entries left to right by version, `replaces` arcs
-/// below (solid), `skips` above (dashed), `skipRange` above (dotted), heads with a thick border,
-/// deprecated entries filled orange. Entries outside the channel that an edge names are drawn
-/// with a dashed border at the left.
+/// An SVG picture a maintainer can paste into a pull request: a legend, then per package one
+/// band per channel (default first), entries newest at the top, `replaces` solid, `skips`
+/// dashed red, `skipRange` dotted blue, all with arrowheads; heads with a thick green border,
+/// deprecated entries filled orange, entries outside the channel dashed. The layout is in
+/// [`svg`]: arcs stay inside their band and everything inside the canvas.
 pub fn to_svg(graphs: &[ChannelGraph]) -> String {
-    const CHAR_W: usize = 7;
-    const BOX_H: usize = 36;
-    const GAP: usize = 40;
-    const MARGIN: usize = 20;
-    const TITLE_H: usize = 24;
-    struct Placed {
-        x: usize,
-        w: usize,
-    }
-    let mut bands = String::new();
-    let mut y = MARGIN;
-    let mut width = 400usize;
-    for g in graphs {
-        let mut names: Vec<(String, Option<String>, bool, bool, bool)> = Vec::new();
-        let known: HashSet<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
-        for e in &g.edges {
-            if !known.contains(e.from.as_str()) && !names.iter().any(|n| n.0 == e.from) {
-                names.push((e.from.clone(), None, false, false, true));
-            }
-        }
-        for n in &g.nodes {
-            names.push((
-                n.name.clone(),
-                n.version.as_ref().map(|v| v.to_string()),
-                n.head,
-                n.deprecated,
-                false,
-            ));
-        }
-        let max_span = g.edges.len().max(1);
-        let arc_room = 14 * max_span.min(8) + 10;
-        let band_top = y;
-        let row_y = band_top + TITLE_H + arc_room;
-        let mut placed: HashMap<&str, Placed> = HashMap::new();
-        let mut x = MARGIN;
-        for n in &names {
-            let text_w = n.0.len().max(n.1.as_ref().map_or(0, String::len)) * CHAR_W + 16;
-            placed.insert(n.0.as_str(), Placed { x, w: text_w });
-            x += text_w + GAP;
-        }
-        width = width.max(x + MARGIN);
-        let mut title = format!("{} / {}", g.package, g.channel);
-        if g.default {
-            title.push_str(" (default)");
-        }
-        if g.deprecated {
-            title.push_str(" (deprecated)");
-        }
-        let band_h = TITLE_H + 2 * arc_room + BOX_H;
-        let _ = writeln!(
-            bands,
-            "  <rect class=\"band{}\" x=\"{}\" y=\"{band_top}\" width=\"@W@\" height=\"{band_h}\"/>",
-            if g.deprecated { " deprecated" } else { "" },
-            MARGIN / 2
-        );
-        let _ = writeln!(
-            bands,
-            "  <text class=\"title\" x=\"{MARGIN}\" y=\"{}\">{}</text>",
-            band_top + 16,
-            xml(&title)
-        );
-        for (i, e) in g.edges.iter().enumerate() {
-            let (Some(a), Some(b)) = (placed.get(e.from.as_str()), placed.get(e.to.as_str()))
-            else {
-                continue;
-            };
-            let x1 = a.x + a.w / 2;
-            let x2 = b.x + b.w / 2;
-            let lift = 14 * ((i % 8) + 1);
-            let (y0, ctrl, class) = match e.kind {
-                EdgeKind::Replaces => (row_y + BOX_H, row_y + BOX_H + lift * 2, "replaces"),
-                EdgeKind::Skips => (row_y, row_y.saturating_sub(lift * 2), "skips"),
-                EdgeKind::SkipRange => (row_y, row_y.saturating_sub(lift * 2), "skiprange"),
-            };
-            let _ = writeln!(
-                bands,
-                "  <path class=\"{class}\" d=\"M {x1} {y0} C {x1} {ctrl} {x2} {ctrl} {x2} {y0}\" marker-end=\"url(#arrow)\"><title>{}</title></path>",
-                xml(&format!(
-                    "{} {} {}",
-                    e.to,
-                    match e.kind {
-                        EdgeKind::Replaces => "replaces".to_string(),
-                        EdgeKind::Skips => "skips".to_string(),
-                        EdgeKind::SkipRange => format!("skipRange({})", e.label),
-                    },
-                    e.from
-                ))
-            );
-        }
-        for n in &names {
-            let Some(p) = placed.get(n.0.as_str()) else {
-                continue;
-            };
-            let mut class = String::from("node");
-            if n.2 {
-                class.push_str(" head");
-            }
-            if n.3 {
-                class.push_str(" deprecated");
-            }
-            if n.4 {
-                class.push_str(" outside");
-            }
-            let _ = writeln!(
-                bands,
-                "  <rect class=\"{class}\" x=\"{}\" y=\"{row_y}\" width=\"{}\" height=\"{BOX_H}\" rx=\"6\"/>",
-                p.x, p.w
-            );
-            let _ = writeln!(
-                bands,
-                "  <text class=\"name\" x=\"{}\" y=\"{}\">{}</text>",
-                p.x + p.w / 2,
-                row_y + 15,
-                xml(&n.0)
-            );
-            if let Some(v) = &n.1 {
-                let _ = writeln!(
-                    bands,
-                    "  <text class=\"version\" x=\"{}\" y=\"{}\">{}</text>",
-                    p.x + p.w / 2,
-                    row_y + 29,
-                    xml(v)
-                );
-            }
-        }
-        y = band_top + band_h + MARGIN;
-    }
-    let bands = bands.replace("@W@", &(width - MARGIN).to_string());
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\">"
-    );
-    out.push_str("  <defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n");
-    out.push_str("  <style>.band{fill:#f7f7f7;stroke:#ddd}.band.deprecated{fill:#DCD0FF}.title{font-size:13px;font-weight:bold}.node{fill:#fff;stroke:#555}.node.head{stroke:#1a7f37;stroke-width:3}.node.deprecated{fill:#E8960F}.node.outside{stroke-dasharray:4 3;fill:#eee}.name{font-size:11px;text-anchor:middle}.version{font-size:10px;fill:#555;text-anchor:middle}path{fill:none;stroke-width:1.5}.replaces{stroke:#222}.skips{stroke:#c0392b;stroke-dasharray:6 3}.skiprange{stroke:#2471a3;stroke-dasharray:2 3}</style>\n");
-    out.push_str(&bands);
-    out.push_str("</svg>\n");
-    out
+    svg::draw(graphs)
 }
 
 #[cfg(test)]
@@ -473,7 +331,7 @@ mod tests {
         assert!(dot.contains("\"p/stable/p.v0.9.0\" [label=\"p.v0.9.0\", style=dashed];"));
         let svg = to_svg(std::slice::from_ref(g));
         assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>\n"));
-        assert_eq!(svg.matches("class=\"node").count(), 4);
+        assert_eq!(svg.matches("<g id=\"node-").count(), 4);
         assert_eq!(svg, to_svg(std::slice::from_ref(g)));
     }
 }

@@ -9,7 +9,9 @@
 
 pub mod bundle;
 pub mod catalog;
+pub mod completions;
 pub mod flags;
+pub mod man;
 
 use std::fmt;
 

@@ -1,0 +1,78 @@
+//! `olmpack man [--output-dir DIR]`: manual pages in roff, one per command (`olmpack.1`,
+//! `olmpack-bundle-validate.1`, …) into a folder, or the top page on stdout.
+//!
+//! Why generated: clap_mangen reads the same definitions the parser uses, so `man olmpack-…`
+//! says exactly what `--help` says. Pages are rendered in memory first, then each is staged
+//! next to its final path and renamed into place only when all of them could be written, so a
+//! failure leaves no half-written set.
+
+use super::{EXIT_OK, Failure, Outcome};
+
+use clap::CommandFactory;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `olmpack man`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    olmpack man | man -l -\n  \
+    olmpack man --output-dir ~/.local/share/man/man1")]
+pub struct Args {
+    /// Write one page per command into this folder (created if missing) instead of printing
+    /// the top page to stdout.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+/// Every page: (file name, roff text), the top command first, then depth first.
+pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
+    fn walk(cmd: &clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+        let man = clap_mangen::Man::new(cmd.clone());
+        let mut text = Vec::new();
+        man.render(&mut text)?;
+        out.push((man.get_filename(), text));
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, out)?;
+        }
+        Ok(())
+    }
+    let mut cmd = crate::cli::Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut out = Vec::new();
+    walk(&cmd, &mut out)?;
+    Ok(out)
+}
+
+/// Prints the top page, or writes every page into `--output-dir`.
+pub fn run(args: &Args) -> Outcome {
+    let pages = pages().map_err(|e| Failure::usage(format!("cannot render the man pages: {e}")))?;
+    let Some(dir) = &args.output_dir else {
+        let top = pages.first().map(|p| p.1.as_slice()).unwrap_or_default();
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(top)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Failure::usage(format!("cannot write the man page: {e}")))?;
+        return Ok(EXIT_OK);
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::usage(format!(
+            "--output-dir {}: not a folder",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::usage(format!("cannot create {}: {e}", dir.display())))?;
+    let mut staged = Vec::new();
+    for (name, text) in &pages {
+        staged.push(
+            crate::fsio::stage(&dir.join(name), text, crate::fsio::Options::OUTPUT)
+                .map_err(|e| Failure::usage(e.to_string()))?,
+        );
+    }
+    for file in staged {
+        file.commit().map_err(|e| Failure::usage(e.to_string()))?;
+    }
+    eprintln!("wrote {} man pages to {}", pages.len(), dir.display());
+    Ok(EXIT_OK)
+}
