@@ -20,35 +20,6 @@ use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// Since which opm release a catalog rule is checked by `opm validate`, or `None` when only
-/// olmpack checks it. Shown by `catalog validate --list-rules`.
-pub fn opm_since(rule: Rule) -> Option<&'static str> {
-    use Rule::*;
-    Some(match rule {
-        CatalogDuplicateKey => "v1.28.0",
-        CatalogPackageName => "v1.41.0 (DNS-1123; empty name always)",
-        CatalogDuplicateVersion => "v1.47.0",
-        CatalogStranded => "always (v1.58.0 walk)",
-        CatalogBundleName => "always (normalized name v1.62.0)",
-        CatalogVersion => "always (release v1.62.0)",
-        CatalogImageReference => "v1.64.0",
-        CatalogSkipRange => "v1.69.0",
-        CatalogDeprecation => "v1.32.0",
-        CatalogYamlDuplicateKey
-        | CatalogHeadNotHighest
-        | CatalogUnreachable
-        | CatalogReplacesUnknown
-        | CatalogSkipsUnknown
-        | CatalogDefaultChannelStale
-        | CatalogCsvFields
-        | CatalogCsvInstallModes
-        | CatalogCsvMinKubeVersion
-        | CatalogCsvAlmExamples => return None,
-        r if r.is_catalog() => "always",
-        _ => return None,
-    })
-}
-
 /// Loads and validates one catalog folder. `Err` only when the folder itself cannot be read.
 pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError> {
     let loaded = load::load_dir_with(root, opts)?;

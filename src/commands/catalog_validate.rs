@@ -5,7 +5,7 @@
 
 use super::validate::{ColorChoice, OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
-use crate::catalog::validate::{opm_since, validate_dirs};
+use crate::catalog::validate::validate_dirs;
 use crate::findings::{Diagnostic, Report, Rule};
 use crate::validate::render;
 use std::io::{IsTerminal, Write};
@@ -85,7 +85,7 @@ fn list_rules() -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for rule in Rule::ALL.iter().filter(|r| r.is_catalog()) {
-        let opm = match opm_since(*rule) {
+        let opm = match rule.opm_since() {
             Some(since) => format!("opm {since}"),
             None => "olmpack only".to_string(),
         };
