@@ -22,6 +22,8 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Explain a validation rule (bundle or catalog): what it checks, why, and an example.
+    Explain(commands::explain::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,6 +82,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Inspect(a) => commands::inspect::run(a),
             BundleCommand::Pull(a) => commands::pull::run(a),
         },
+        TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Validate(a) => commands::catalog_validate::run(a),
             CatalogCommand::Build(a) => commands::catalog_build::run(a),

@@ -13,6 +13,7 @@ pub mod catalog_render;
 pub mod catalog_render_support;
 pub mod catalog_template;
 pub mod catalog_validate;
+pub mod explain;
 pub mod image_source;
 pub mod init;
 pub mod inspect;

@@ -262,14 +262,14 @@ impl Rule {
             .filter_map(|rule| {
                 let id = rule.id();
                 let name = id.split_once('/').map_or(id, |(_, name)| name);
-                let score = strsim::jaro_winkler(&typed, id)
-                    .max(strsim::jaro_winkler(&typed, name))
+                let score = strsim::normalized_damerau_levenshtein(&typed, id)
+                    .max(strsim::normalized_damerau_levenshtein(&typed, name))
                     .max(if typed.len() >= 3 && id.contains(typed.as_str()) {
                         0.9
                     } else {
                         0.0
                     });
-                (score >= 0.85).then_some((score, id))
+                (score >= 0.7).then_some((score, id))
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
