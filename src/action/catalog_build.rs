@@ -609,7 +609,7 @@ pub fn run(
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
         let report =
-            crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
+            crate::validate::catalog::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
                     dir: dir.clone(),
                     source: Box::new(source),

@@ -5,8 +5,8 @@
 
 use super::validate::{ColorChoice, OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
-use crate::catalog::validate::validate_dirs;
 use crate::findings::{Diagnostic, Report, Rule};
+use crate::validate::catalog::validate_dirs;
 use crate::validate::render;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
