@@ -316,7 +316,7 @@ fn load_and_validate(dir: &Path, no_validate: bool) -> Result<Result<BundleInput
         if !report.diagnostics.is_empty() {
             let color = super::color_on(std::io::stderr().is_terminal());
             let mut stderr = std::io::stderr().lock();
-            let _ = validate::render::human(&report, &mut stderr, color);
+            let _ = validate::output::human(&report, &mut stderr, color);
             if report.has_errors() {
                 let _ = writeln!(
                     stderr,

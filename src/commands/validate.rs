@@ -5,9 +5,10 @@ use super::image_source::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::fetch_bundle;
 use crate::bundle::Bundle;
+use crate::findings::rules::Subject;
 use crate::validate::batch::internal_error_report;
 use crate::validate::bundle::validate_dirs;
-use crate::validate::{self, Group, Options, Report, Rule, render};
+use crate::validate::{self, Group, Options, Report, Rule, output};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -16,9 +17,12 @@ use std::path::PathBuf;
 pub enum OutputFormat {
     /// One line per finding and a summary per bundle.
     Text,
-    /// operator-sdk's json-alpha1 shape plus rule, file and line.
+    /// operator-sdk's json-alpha1 shape plus rule, file and line (catalogs: neutral keys).
     #[value(alias = "json-alpha1")]
     Json,
+    /// JSON Lines: one object per bundle or catalog per line, the stable machine format.
+    #[value(name = "jsonl", alias = "json-lines")]
+    Jsonl,
 }
 
 /// When to colour human output.
@@ -104,8 +108,9 @@ pub fn run(args: &Args) -> Outcome {
         .iter()
         .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
     let written = match args.output {
-        OutputFormat::Json => render::json(&reports, args.strict, &mut out),
-        OutputFormat::Text => render::text(&reports, "bundle", args.strict, color, &mut out),
+        OutputFormat::Json => output::json(&reports, Subject::Bundle, args.strict, &mut out),
+        OutputFormat::Jsonl => output::jsonl(&reports, Subject::Bundle, args.strict, &mut out),
+        OutputFormat::Text => output::text(&reports, Subject::Bundle, args.strict, color, &mut out),
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -134,7 +139,9 @@ pub fn validate_image(
     let mut report = validate::validate(&bundle, opts);
     validate::image::check_labels(&mut report, &bundle, &fetched.labels);
     validate::image::check_shape(&mut report, &fetched.warnings);
-    report.bundle = format!("{reference} ({})", fetched.digest);
+    report.subject = format!("{reference} ({})", fetched.digest);
+    // Finding paths are inside the image, not under a folder the user named.
+    report.root = None;
     Ok(report)
 }
 

@@ -85,16 +85,50 @@ impl Diagnostic {
     }
 }
 
-/// All findings for one bundle.
+/// All findings for one subject: a bundle folder or image, or a catalog folder.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// The bundle folder as the user named it.
-    pub bundle: String,
+    /// What was checked, as the user named it: a folder path as typed (finding paths are
+    /// relative to it), or an image reference with its digest.
+    pub subject: String,
+    /// The folder finding paths are relative to, as the user typed it; `None` when the subject
+    /// is not a folder the user can open (an image).
+    pub root: Option<String>,
     /// Findings in a stable order: by file, line, rule.
     pub diagnostics: Vec<Diagnostic>,
+    /// Advice about the findings as a whole (e.g. "these errors come from .git/: add a
+    /// .indexignore"), printed after them; not findings themselves, so they never change a
+    /// verdict.
+    pub hints: Vec<String>,
 }
 
 impl Report {
+    /// A report without hints.
+    pub fn new(subject: impl Into<String>, diagnostics: Vec<Diagnostic>) -> Self {
+        let subject = subject.into();
+        Report {
+            root: Some(subject.clone()),
+            subject,
+            diagnostics,
+            hints: Vec::new(),
+        }
+    }
+
+    /// The path of a finding's file as the user would type it: the subject folder joined with
+    /// the file (`DIR/manifests/x.yaml`), the file alone for an image, `None` when the finding
+    /// names no file.
+    pub fn path_of(&self, d: &Diagnostic) -> Option<String> {
+        let file = d.file.as_deref()?;
+        let root = self.root.as_deref().unwrap_or("");
+        Some(if root.is_empty() || root == "." {
+            file.to_string()
+        } else if root.ends_with('/') {
+            format!("{root}{file}")
+        } else {
+            format!("{root}/{file}")
+        })
+    }
+
     /// Number of error findings.
     pub fn error_count(&self) -> usize {
         self.diagnostics

@@ -108,8 +108,7 @@ pub fn internal_error_report(
     if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) {
         diagnostic = diagnostic.in_file(rel.to_string_lossy().replace('\\', "/"));
     }
-    Report {
-        bundle: subject.to_string(),
-        diagnostics: vec![diagnostic],
-    }
+    let mut report = Report::new(subject, vec![diagnostic]);
+    report.root = root.map(|root| root.display().to_string());
+    report
 }

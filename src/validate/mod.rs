@@ -10,7 +10,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod goflate;
 pub mod names;
-pub mod render;
+pub mod output;
 
 pub use crate::findings::{Diagnostic, Group, Report, Rule, Severity, diagnostic, rules};
 pub use bundle::{Options, image, validate};

@@ -80,10 +80,7 @@ pub fn validate(bundle: &Bundle, opts: &Options) -> Report {
     metadata::check(&mut ctx);
     size::check(&mut ctx);
     optional::check(&mut ctx);
-    let mut report = Report {
-        bundle: bundle.root.display().to_string(),
-        diagnostics: ctx.out,
-    };
+    let mut report = Report::new(bundle.root.display().to_string(), ctx.out);
     report.sort();
     report
 }
@@ -98,13 +95,13 @@ impl super::batch::Check for Folders<'_> {
     fn check(&self, dir: &std::path::Path, _inner_jobs: usize) -> Result<Report, Self::Error> {
         Ok(match Bundle::load(dir) {
             Ok(bundle) => validate(&bundle, self.0),
-            Err(e) => Report {
-                bundle: dir.display().to_string(),
-                diagnostics: vec![Diagnostic::new(
+            Err(e) => Report::new(
+                dir.display().to_string(),
+                vec![Diagnostic::new(
                     Rule::FileUnreadable,
                     crate::errors::error_chain(&e),
                 )],
-            },
+            ),
         })
     }
 }

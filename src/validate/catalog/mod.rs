@@ -78,10 +78,7 @@ pub fn validate_dirs(
 pub fn report_for(name: String, loaded: Loaded) -> Report {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate(&loaded.config));
-    let mut report = Report {
-        bundle: name,
-        diagnostics,
-    };
+    let mut report = Report::new(name, diagnostics);
     report.sort();
     report
 }
