@@ -174,4 +174,29 @@ impl Report {
         });
         self.diagnostics.dedup();
     }
+
+    /// Sorts as [`Report::sort`], but loading problems (a syntax error, an unreadable file)
+    /// before the findings they cause (a blob lost to the syntax error is then "missing"): the
+    /// first error a user reads is the one to fix first.
+    pub fn sort_root_causes_first(&mut self) {
+        self.diagnostics.sort_by(|a, b| {
+            (
+                a.severity,
+                a.rule.stage(),
+                &a.file,
+                a.line,
+                a.rule.id(),
+                &a.message,
+            )
+                .cmp(&(
+                    b.severity,
+                    b.rule.stage(),
+                    &b.file,
+                    b.line,
+                    b.rule.id(),
+                    &b.message,
+                ))
+        });
+        self.diagnostics.dedup();
+    }
 }

@@ -7,13 +7,13 @@ super::records! {
     family RULES = Bundle;
 
     // --- loading and YAML ---
-    YamlSyntax = "yaml/syntax", Error, Default, since "0.1.0", opm None;
+    YamlSyntax = "yaml/syntax", Error, Default [Load], since "0.1.0", opm None;
     summary "Every manifest and metadata file must be valid YAML or JSON."
     why "opm render skips a manifest that does not parse (with only a warning), so its object silently disappears from the catalog; operator-sdk and OLM fail on it. A CSV that does not parse is reported by OLM as \"no CSV in bundle\", hiding the real cause."
     bad "spec:\n  version: 0.1.0\n   replaces: my-op.v0.0.9   # indented one space too far"
     fix "spec:\n  version: 0.1.0\n  replaces: my-op.v0.0.9";
 
-    YamlDuplicateKey = "yaml/duplicate-key", Error, Default, since "0.1.0", opm None;
+    YamlDuplicateKey = "yaml/duplicate-key", Error, Default [Load], since "0.1.0", opm None;
     summary "A mapping must not repeat a key (Kubernetes' strict decoding rejects it; lenient decoders silently keep the last value)."
     why "Which value wins depends on the reader: kubectl and the API server's strict decoding reject the object, opm and OLM keep the last value. The first value, the one a reviewer usually reads, may never take effect."
     bad "metadata:\n  name: my-op.v1.0.0\n  name: my-op.v1.0.1"
@@ -25,31 +25,31 @@ super::records! {
     bad "# manifests/rbac.yaml\nkind: Role\n...\n---\nkind: RoleBinding\n..."
     fix "Put each object in its own file: manifests/role.yaml and manifests/rolebinding.yaml.";
 
-    ObjectShape = "object/shape", Error, Default, since "0.1.0", opm None;
+    ObjectShape = "object/shape", Error, Default [Load], since "0.1.0", opm None;
     summary "A manifest document must be a Kubernetes object with apiVersion, kind and metadata.name."
     why "OLM applies each manifest as a Kubernetes object; without apiVersion and kind it cannot be decoded, and opm drops it from the rendered bundle."
     bad "- name: not-an-object   # a list, not an object"
     fix "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: my-config";
 
-    FileTooLarge = "file/too-large", Error, Default, since "0.1.0", opm None;
+    FileTooLarge = "file/too-large", Error, Default [Load], since "0.1.0", opm None;
     summary "A file is larger than olmpack reads (far above any real bundle)."
     why "The largest real bundle file is a 2.6 MiB CRD; a file far beyond that is a mistake (a binary, a dump) and could never fit OLM's 1 MiB ConfigMap anyway. olmpack refuses it instead of reading it into memory."
     bad "manifests/operator-image.tar   (400 MB)"
     fix "Remove the file; a bundle holds manifests, not images.";
 
-    FileUnreadable = "file/unreadable", Error, Default, since "0.1.0", opm None;
+    FileUnreadable = "file/unreadable", Error, Default [Load], since "0.1.0", opm None;
     summary "A file or folder could not be read (permissions, I/O error): the command exits 2."
     why "A file olmpack cannot read would be missing from the image, and the verdict on the rest would be incomplete; so the run exits 2 rather than pass or fail on partial input."
     bad "chmod 000 manifests/csv.yaml"
     fix "Make the file readable (chmod 644 manifests/csv.yaml) or check the path.";
 
-    FileNotText = "file/not-text", Error, Default, since "0.1.0", opm None;
+    FileNotText = "file/not-text", Error, Default [Load], since "0.1.0", opm None;
     summary "A manifest or metadata file is not UTF-8 text, or a YAML file is a folder."
     why "Kubernetes manifests are UTF-8 YAML or JSON; a binary or UTF-16 file cannot be decoded by opm or OLM, and a folder named like a YAML file breaks OLM v0's unpack (it reads every entry as a file)."
     bad "manifests/csv.yaml saved as UTF-16 by an editor"
     fix "Save it as UTF-8 (iconv -f UTF-16 -t UTF-8).";
 
-    FileSymlink = "file/symlink", Error, Default, since "0.1.0", opm None;
+    FileSymlink = "file/symlink", Error, Default [Load], since "0.1.0", opm None;
     summary "A symlink leaves the bundle or cannot be followed; images cannot carry it."
     why "An image layer would carry either a dangling link or a file from outside the bundle folder; what is built would not be what is in the folder."
     bad "manifests/crd.yaml -> ../../config/crd/bases/crd.yaml"
@@ -415,13 +415,13 @@ super::records! {
     bad "error[internal/error] olmpack failed while reading manifests/csv.yaml"
     fix "Report it at the olmpack issue tracker with the file named; meanwhile validate the other folders.";
 
-    YamlFirstDocumentEmpty = "yaml/first-document-empty", Error, Default, since "0.1.0", opm None;
+    YamlFirstDocumentEmpty = "yaml/first-document-empty", Error, Default [Load], since "0.1.0", opm None;
     summary "A manifest's first YAML document is empty (only comments) and its object is in a later one: opm and OLM v0 read only the first document, so they find nothing."
     why "A comment-only first document decodes to null: opm then reports \"no csv in bundle\" and OLM v0's unpack retries forever, while OLM v1 works. The file looks fine in review."
     bad "# Copyright Acme\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion"
     fix "# Copyright Acme\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion";
 
-    MetadataNoContent = "metadata/no-content", Error, Default, since "0.1.0", opm None;
+    MetadataNoContent = "metadata/no-content", Error, Default [Load], since "0.1.0", opm None;
     summary "A metadata file holds only comments or `---`: operator-sdk bundle validate and opm alpha bundle validate crash on it (nil-pointer panic)."
     why "opm's ValidateBundleFormat decodes every metadata file into a pointer that a null document sets to nil, then panics; an empty (0-byte) file is fine."
     bad "# metadata/dependencies.yaml\n# no dependencies yet"

@@ -6,55 +6,55 @@ super::records! {
     /// The catalog family, in documentation order.
     family RULES = Catalog;
 
-    CatalogUnreadable = "catalog/unreadable", Error, Default, since "0.1.0", opm Some("always");
+    CatalogUnreadable = "catalog/unreadable", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "Every file and folder under the catalog must be readable (opm reads every file, whatever its name)."
     why "opm walks the whole tree and stops at the first file it cannot read, so the catalog cannot be served or validated."
     bad "chmod 000 catalog/my-op/catalog.json"
     fix "Make the file readable, or list it in a .indexignore file if it is not part of the catalog.";
 
-    CatalogSyntax = "catalog/syntax", Error, Default, since "0.1.0", opm Some("always");
+    CatalogSyntax = "catalog/syntax", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "Every file must be a JSON stream or multi-document YAML, with `---` separators followed only by a comment."
     why "opm parses every file under the catalog, with no extension filter (a README, .DS_Store or a .git/ folder included), and the first parse error fails the whole catalog."
     bad "catalog/README.md   (or a .git/ folder inside the catalog)"
     fix "Move it out of the catalog, or add a .indexignore beside it:\n  README.md\n  .git";
 
-    CatalogBlobShape = "catalog/blob-shape", Error, Default, since "0.1.0", opm Some("always");
+    CatalogBlobShape = "catalog/blob-shape", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "Every document must be a mapping whose values JSON can hold."
     why "opm decodes each document into a JSON object; a list, a scalar or a comment-only document (null) fails the catalog."
     bad "---\n# just a comment\n---\nschema: olm.package"
     fix "Remove the comment-only document (or move the comment into the next one).";
 
-    CatalogDuplicateKey = "catalog/duplicate-key", Error, Default, since "0.1.0", opm Some("v1.28.0");
+    CatalogDuplicateKey = "catalog/duplicate-key", Error, Default [Load], since "0.1.0", opm Some("v1.28.0");
     summary "A blob must not have keys that differ only in case (opm matches keys case-insensitively)."
     why "opm matches keys case-insensitively and, since v1.28, rejects a blob with two spellings of one key: \"duplicate keys for key schema\"."
     bad "{\"schema\": \"olm.package\", \"Schema\": \"olm.package\", \"name\": \"my-op\"}"
     fix "{\"schema\": \"olm.package\", \"name\": \"my-op\"}";
 
-    CatalogYamlDuplicateKey = "catalog/yaml-duplicate-key", Warning, Default, since "0.1.0", opm None;
+    CatalogYamlDuplicateKey = "catalog/yaml-duplicate-key", Warning, Default [Load], since "0.1.0", opm None;
     summary "A YAML mapping repeats a key; opm silently keeps the last value."
     why "opm's lenient YAML decoding keeps the last value without a word, so the first value, the one a reviewer reads, is ignored."
     bad "schema: olm.package\nname: my-op\nname: my-operator"
     fix "schema: olm.package\nname: my-operator";
 
-    CatalogMissingSchema = "catalog/missing-schema", Error, Default, since "0.1.0", opm Some("always");
+    CatalogMissingSchema = "catalog/missing-schema", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "Every blob needs a `schema` key."
     why "opm dispatches blobs on schema; one without it fails the catalog (\"is missing root schema field\")."
     bad "{\"name\": \"my-op\", \"defaultChannel\": \"stable\"}"
     fix "{\"schema\": \"olm.package\", \"name\": \"my-op\", \"defaultChannel\": \"stable\"}";
 
-    CatalogMetaType = "catalog/meta-type", Error, Default, since "0.1.0", opm Some("always");
+    CatalogMetaType = "catalog/meta-type", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "`schema`, `package` and `name` must be strings."
     why "opm reads these three keys before anything else and rejects a non-string (\"expected value for key to be a string\")."
     bad "name: 1.0   # YAML reads a number"
     fix "name: \"1.0\"";
 
-    CatalogFieldType = "catalog/field-type", Error, Default, since "0.1.0", opm Some("always");
+    CatalogFieldType = "catalog/field-type", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "Fields of olm.package, olm.channel, olm.bundle and olm.deprecations blobs must have the JSON type opm decodes them into."
     why "opm decodes the blobs into Go structs; one field of the wrong type fails the whole catalog (\"cannot unmarshal number into Go struct field Bundle.image of type string\")."
     bad "{\"schema\": \"olm.channel\", \"entries\": {\"name\": \"my-op.v1.0.0\"}}"
     fix "{\"schema\": \"olm.channel\", \"entries\": [{\"name\": \"my-op.v1.0.0\"}]}";
 
-    CatalogBundleObject = "catalog/bundle-object", Error, Default, since "0.1.0", opm Some("always");
+    CatalogBundleObject = "catalog/bundle-object", Error, Default [Load], since "0.1.0", opm Some("always");
     summary "olm.bundle.object properties must hold base64 of a JSON or YAML manifest (or, as in opm 1.26, a ref to a file inside the catalog)."
     why "opm decodes every olm.bundle.object when loading; data that is not base64 of a manifest fails the catalog (\"parse property at index N as bundle object\")."
     bad "{\"type\": \"olm.bundle.object\", \"value\": {\"data\": \"kind: CustomResourceDefinition\"}}"

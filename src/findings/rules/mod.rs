@@ -102,6 +102,17 @@ impl Subject {
     }
 }
 
+/// When a rule's problem arises: while reading files, or while judging what was read. A load
+/// problem is often the cause of check findings (a bundle blob lost to a syntax error is then
+/// "missing"), so reports that list root causes first order by stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// Reading a file failed or what it holds is not the shape the loader reads.
+    Load,
+    /// A rule judged what was loaded.
+    Check,
+}
+
 /// A broken input and its repair, so the *why* of a rule is concrete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Example {
@@ -122,6 +133,8 @@ pub struct RuleRecord {
     pub group: Group,
     /// What kind of input it judges.
     pub subject: Subject,
+    /// Whether it reports a loading problem or a judgement of what was loaded.
+    pub stage: Stage,
     /// The olmpack release that introduced the id (ids are never reused).
     pub since: &'static str,
     /// Since which opm release `opm validate` makes the same check; `None` when only olmpack
@@ -147,7 +160,7 @@ macro_rules! records {
         $(#[$family_doc:meta])*
         family $family:ident = $subject:ident;
         $(
-            $variant:ident = $id:literal, $sev:ident, $group:ident, since $since:literal, opm $opm:expr;
+            $variant:ident = $id:literal, $sev:ident, $group:ident $([$stage:ident])?, since $since:literal, opm $opm:expr;
             summary $summary:literal
             why $why:literal
             bad $bad:literal
@@ -164,6 +177,7 @@ macro_rules! records {
                         severity: crate::findings::diagnostic::Severity::$sev,
                         group: crate::findings::rules::Group::$group,
                         subject: crate::findings::rules::Subject::$subject,
+                        stage: crate::findings::rules::stage!($($stage)?),
                         since: $since,
                         opm_since: $opm,
                         summary: $summary,
@@ -179,6 +193,17 @@ macro_rules! records {
     };
 }
 pub(crate) use records;
+
+/// A record's stage: `[Load]` after the group marks a loading rule, no marker a check.
+macro_rules! stage {
+    () => {
+        crate::findings::rules::Stage::Check
+    };
+    ($stage:ident) => {
+        crate::findings::rules::Stage::$stage
+    };
+}
+pub(crate) use stage;
 
 /// Every family of rules, in documentation order. A new family adds its slice here and in
 /// [`Rule::ALL`].
@@ -236,6 +261,11 @@ impl Rule {
     /// What kind of input the rule judges.
     pub fn subject(self) -> Subject {
         self.0.subject
+    }
+
+    /// Whether the rule reports a loading problem or a judgement of what was loaded.
+    pub fn stage(self) -> Stage {
+        self.0.stage
     }
 
     /// Since which opm release `opm validate` makes this check (catalog rules), if it does.

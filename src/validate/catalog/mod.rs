@@ -12,6 +12,7 @@ mod channels;
 mod csv;
 mod deprecations;
 mod graph;
+mod hints;
 mod kinds;
 mod packages;
 mod properties;
@@ -74,12 +75,14 @@ pub fn validate_dirs(
     super::batch::run(&Folders, dirs, jobs)
 }
 
-/// The sorted report for a loaded catalog: load problems plus every rule.
+/// The report for a loaded catalog: load problems plus every rule, root causes first, with a
+/// hint when files that are not catalog data cause findings.
 pub fn report_for(name: String, loaded: Loaded) -> Report {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate(&loaded.config));
     let mut report = Report::new(name, diagnostics);
-    report.sort();
+    report.sort_root_causes_first();
+    report.hints.extend(hints::indexignore(&report));
     report
 }
 
