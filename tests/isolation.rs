@@ -104,10 +104,6 @@ fn olmpack(cwd: &Path, hook: Option<&str>, args: &[&str]) -> Out {
     result
 }
 
-/// A batch of four bundles in which the third hits an internal failure: that bundle gets one
-/// `internal/error` finding naming the file, the run exits 2, and every other bundle's report is
-/// exactly what it is when validated alone, in text and in JSON.
-
 /// A folder's text report as it appears in a run over several folders: each finding's path as
 /// the user would type it (`NAME/manifests/x.yaml:3`), the rest unchanged.
 fn as_typed(name: &str, text: &str) -> String {
@@ -128,6 +124,9 @@ fn as_typed(name: &str, text: &str) -> String {
     out
 }
 
+/// A batch of four bundles in which the third hits an internal failure: that bundle gets one
+/// `internal/error` finding naming the file, the run exits 2, and every other bundle's report is
+/// exactly what it is when validated alone, in text and in JSON.
 #[test]
 fn one_failing_bundle_does_not_cost_the_others_their_report() {
     if !hook_available() {

@@ -1,7 +1,7 @@
 //! Findings as data: a rule, a severity, a message and the place it points at. Renderers and the
 //! exit-code policy read only this, so the human, JSON and test views can never disagree.
 
-use super::rules::Rule;
+use super::rules::{Rule, Stage};
 use std::fmt;
 
 /// How serious a finding is. Errors fail validation; warnings fail it only under `--strict`.
@@ -163,40 +163,36 @@ impl Report {
 
     /// Sorts findings so output is stable: errors first, then by file, line and rule id.
     pub fn sort(&mut self) {
-        self.diagnostics.sort_by(|a, b| {
-            (a.severity, &a.file, a.line, a.rule.id(), &a.message).cmp(&(
-                b.severity,
-                &b.file,
-                b.line,
-                b.rule.id(),
-                &b.message,
-            ))
-        });
-        self.diagnostics.dedup();
+        self.sort_by_stage(false);
     }
 
     /// Sorts as [`Report::sort`], but loading problems (a syntax error, an unreadable file)
     /// before the findings they cause (a blob lost to the syntax error is then "missing"): the
     /// first error a user reads is the one to fix first.
     pub fn sort_root_causes_first(&mut self) {
-        self.diagnostics.sort_by(|a, b| {
-            (
-                a.severity,
-                a.rule.stage(),
-                &a.file,
-                a.line,
-                a.rule.id(),
-                &a.message,
-            )
-                .cmp(&(
-                    b.severity,
-                    b.rule.stage(),
-                    &b.file,
-                    b.line,
-                    b.rule.id(),
-                    &b.message,
-                ))
-        });
+        self.sort_by_stage(true);
+    }
+
+    fn sort_by_stage(&mut self, by_stage: bool) {
+        self.diagnostics
+            .sort_by(|a, b| sort_key(a, by_stage).cmp(&sort_key(b, by_stage)));
         self.diagnostics.dedup();
     }
+}
+
+/// The order of findings in a report: severity, then (for root-causes-first) the stage, then
+/// file, line, rule id and message.
+fn sort_key(
+    d: &Diagnostic,
+    by_stage: bool,
+) -> (
+    Severity,
+    Option<Stage>,
+    &Option<String>,
+    Option<usize>,
+    &'static str,
+    &str,
+) {
+    let stage = by_stage.then(|| d.rule.stage());
+    (d.severity, stage, &d.file, d.line, d.rule.id(), &d.message)
 }

@@ -140,47 +140,41 @@ fn plural(n: usize) -> &'static str {
 /// The operator-sdk JSON value for one bundle: `{"passed", "outputs": [{type, rule, message,
 /// file, line}]}`.
 pub fn json_value(report: &Report, strict: bool) -> serde_json::Value {
-    let outputs: Vec<serde_json::Value> = report
+    json!({ "passed": report.passed(strict), "outputs": outputs(report, false) })
+}
+
+/// The findings of a report as JSON objects, with the path as typed when `with_path`.
+fn outputs(report: &Report, with_path: bool) -> Vec<serde_json::Value> {
+    report
         .diagnostics
         .iter()
         .map(|d| {
-            json!({
+            let mut value = json!({
                 "type": d.severity.as_str(),
                 "rule": d.rule.id(),
                 "message": d.message,
                 "file": d.file,
                 "line": d.line,
-            })
+            });
+            if with_path && let Some(obj) = value.as_object_mut() {
+                obj.insert("path".into(), json!(report.path_of(d)));
+            }
+            value
         })
-        .collect();
-    json!({ "passed": report.passed(strict), "outputs": outputs })
+        .collect()
 }
 
 /// The neutral object for one subject (a line of JSON Lines, an element of the catalogs'
 /// `subjects`): what was checked, its kind, verdict, counts, findings with the path as typed,
 /// and hints.
 pub fn subject_value(report: &Report, kind: Subject, strict: bool) -> serde_json::Value {
-    let outputs: Vec<serde_json::Value> = report
-        .diagnostics
-        .iter()
-        .map(|d| {
-            json!({
-                "type": d.severity.as_str(),
-                "rule": d.rule.id(),
-                "message": d.message,
-                "file": d.file,
-                "line": d.line,
-                "path": report.path_of(d),
-            })
-        })
-        .collect();
     json!({
         "subject": report.subject,
         "kind": kind.name(),
         "passed": report.passed(strict),
         "errors": report.error_count(),
         "warnings": report.warning_count(),
-        "outputs": outputs,
+        "outputs": outputs(report, true),
         "hints": report.hints,
     })
 }

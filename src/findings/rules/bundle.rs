@@ -209,7 +209,7 @@ super::records! {
 
     CsvApiVersion = "csv/api-version", Warning, Default, since "0.1.0", opm None;
     summary "A ClusterServiceVersion should use apiVersion operators.coreos.com/v1alpha1."
-    why "It is the only version OLM serves; 109 real CSVs use another, which works only because OLM matches on the kind."
+    why "operators.coreos.com/v1alpha1 is the only version of the ClusterServiceVersion API that OLM defines; tools that go by apiVersion do not recognise the CSV under another one (109 real CSVs have one)."
     bad "apiVersion: operators.coreos.com/v1"
     fix "apiVersion: operators.coreos.com/v1alpha1";
 
@@ -287,7 +287,7 @@ super::records! {
 
     CsvPropertiesAnnotation = "csv/olm-properties-annotation", Warning, Default, since "0.1.0", opm None;
     summary "Properties should live in metadata/properties.yaml, not the olm.properties annotation."
-    why "operator-framework/api deprecates the annotation, and opm only warns when its JSON is bad, dropping the properties silently."
+    why "operator-framework/api warns about the annotation, and opm render only warns when its JSON is bad, so the properties are dropped from the catalog with no error."
     bad "metadata:\n  annotations:\n    olm.properties: '[{\"type\": \"olm.maxOpenShiftVersion\", \"value\": \"4.14\"}]'"
     fix "# metadata/properties.yaml\nproperties:\n- type: olm.maxOpenShiftVersion\n  value: \"4.14\"";
 
@@ -318,7 +318,7 @@ super::records! {
 
     CrdNotOwned = "crd/not-owned", Warning, Default, since "0.1.0", opm None;
     summary "A CRD in the bundle is not owned by the CSV (opm warns; operator-sdk errors; --strict fails)."
-    why "OLM installs it but does not manage it as the operator's API; operator-sdk rejects the bundle, opm only warns."
+    why "A CRD the CSV does not list as owned belongs to no API of the operator: operator-sdk (operator-framework/api) rejects the bundle, one of its most common rejections of real bundles, while opm only warns."
     bad "manifests/backups.example.com.crd.yaml, not in spec.customresourcedefinitions.owned"
     fix "List it under spec.customresourcedefinitions.owned (name, version, kind).";
 
