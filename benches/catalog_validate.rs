@@ -9,7 +9,7 @@
 static GLOBAL: olmpack::alloc::SplitAllocator = olmpack::alloc::SplitAllocator;
 
 use olmpack::catalog::load::{self, LoadOptions};
-use olmpack::catalog::validate::validate_dirs;
+use olmpack::validate::catalog::validate_dirs;
 use std::path::PathBuf;
 use std::time::Instant;
 

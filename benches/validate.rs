@@ -10,7 +10,7 @@
 static GLOBAL: olmpack::alloc::SplitAllocator = olmpack::alloc::SplitAllocator;
 
 use olmpack::validate::Options;
-use olmpack::validate::batch::validate_dirs;
+use olmpack::validate::bundle::validate_dirs;
 use std::path::PathBuf;
 use std::time::Instant;
 

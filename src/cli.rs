@@ -33,6 +33,8 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Explain a validation rule (bundle or catalog): what it checks, why, and an example.
+    Explain(commands::explain::Args),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish) to stdout.
     Completions(commands::completions::Args),
     /// Print the manual page, or write one page per command with --output-dir.
@@ -95,6 +97,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
         },
+        TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Validate(a) => commands::catalog::validate::run(a),
             CatalogCommand::Build(a) => commands::catalog::build::run(a),

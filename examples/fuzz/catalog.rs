@@ -9,7 +9,9 @@ use olmpack::catalog::load::LoadOptions;
 use olmpack::catalog::render::MigrateLevel;
 use olmpack::catalog::template::{OpmCompat, TemplateOptions, TemplateType, render_template};
 use olmpack::catalog::write::Format;
-use olmpack::catalog::{graph, load, mermaid, validate, write};
+use olmpack::catalog::{graph, load, mermaid, write};
+use olmpack::findings::rules::Subject;
+use olmpack::validate::catalog as validate;
 use std::path::{Path, PathBuf};
 
 #[path = "../../tests/support/template_stand_in.rs"]
@@ -80,9 +82,15 @@ pub fn run_catalog(dir: &Path, variant: u64, stages: &mut Stages) {
         };
         if let Ok(report) = validate::validate_dir(dir, &opts) {
             let mut sink = Vec::new();
-            let _ = olmpack::validate::render::human(&report, &mut sink, false);
-            let _ =
-                olmpack::validate::render::json(&[report], variant.is_multiple_of(3), &mut sink);
+            let _ = olmpack::validate::output::human(&report, &mut sink, false);
+            let strict = variant.is_multiple_of(3);
+            let _ = olmpack::validate::output::jsonl(
+                std::slice::from_ref(&report),
+                Subject::Catalog,
+                strict,
+                &mut sink,
+            );
+            let _ = olmpack::validate::output::json(&[report], Subject::Catalog, strict, &mut sink);
         }
     });
     stages.run("catalog render", || {

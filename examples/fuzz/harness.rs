@@ -734,8 +734,13 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
         if let Ok(bundle) = Bundle::load(bundle) {
             let report = validate::validate(&bundle, &all);
             let mut sink = Vec::new();
-            let _ = validate::render::human(&report, &mut sink, false);
-            let _ = validate::render::json(&[report], false, &mut sink);
+            let _ = validate::output::human(&report, &mut sink, false);
+            let _ = validate::output::json(
+                &[report],
+                olmpack::findings::rules::Subject::Bundle,
+                false,
+                &mut sink,
+            );
         }
     });
     stages.run("init plan", || {

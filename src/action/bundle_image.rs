@@ -146,7 +146,9 @@ pub fn validate_image(
     let mut report = crate::validate::validate(&bundle, opts);
     crate::validate::image::check_labels(&mut report, &bundle, &fetched.labels);
     crate::validate::image::check_shape(&mut report, &fetched.warnings);
-    report.bundle = format!("{source} ({})", fetched.digest);
+    report.subject = format!("{source} ({})", fetched.digest);
+    // Finding paths are inside the image, not under a folder the user named.
+    report.root = None;
     Ok(report)
 }
 

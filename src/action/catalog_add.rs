@@ -218,7 +218,7 @@ pub fn add_to_catalog(
 
     // Validate the whole catalog as it would be; refuse only problems the addition introduces.
     let errors = |cfg: &DeclarativeConfig| -> Vec<String> {
-        crate::catalog::validate::validate(cfg)
+        crate::validate::catalog::validate(cfg)
             .into_iter()
             .filter(|d| d.severity == Severity::Error)
             .map(|d| d.message)

@@ -582,7 +582,7 @@ pub fn run(
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
         let mut report =
-            crate::catalog::validate::validate_dir(dir, &Default::default()).map_err(|source| {
+            crate::validate::catalog::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
                     dir: dir.clone(),
                     source: Box::new(source),

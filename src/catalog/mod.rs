@@ -8,7 +8,6 @@ pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1
 pub mod init;
 pub mod load;
 pub mod model;
-pub mod validate;
 
 pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,

@@ -158,14 +158,17 @@ impl RegistryArgs {
     }
 }
 
-/// `-o text|json` of `bundle validate` and `catalog validate`.
+/// `-o text|json|jsonl` of `bundle validate` and `catalog validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
-    /// One line per finding and a summary per bundle.
+    /// One line per finding and a summary per bundle or catalog.
     Text,
-    /// operator-sdk's json-alpha1 shape plus rule, file and line.
+    /// operator-sdk's json-alpha1 shape plus rule, file and line (catalogs: neutral keys).
     #[value(alias = "json-alpha1")]
     Json,
+    /// JSON Lines: one object per bundle or catalog per line, the stable machine format.
+    #[value(name = "jsonl", alias = "json-lines")]
+    Jsonl,
 }
 
 /// When to colour human output.

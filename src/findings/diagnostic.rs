@@ -1,7 +1,7 @@
 //! Findings as data: a rule, a severity, a message and the place it points at. Renderers and the
 //! exit-code policy read only this, so the human, JSON and test views can never disagree.
 
-use super::rules::Rule;
+use super::rules::{Rule, Stage};
 use std::fmt;
 
 /// How serious a finding is. Errors fail validation; warnings fail it only under `--strict`.
@@ -85,16 +85,50 @@ impl Diagnostic {
     }
 }
 
-/// All findings for one bundle.
+/// All findings for one subject: a bundle folder or image, or a catalog folder.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// The bundle folder as the user named it.
-    pub bundle: String,
+    /// What was checked, as the user named it: a folder path as typed (finding paths are
+    /// relative to it), or an image reference with its digest.
+    pub subject: String,
+    /// The folder finding paths are relative to, as the user typed it; `None` when the subject
+    /// is not a folder the user can open (an image).
+    pub root: Option<String>,
     /// Findings in a stable order: by file, line, rule.
     pub diagnostics: Vec<Diagnostic>,
+    /// Advice about the findings as a whole (e.g. "these errors come from .git/: add a
+    /// .indexignore"), printed after them; not findings themselves, so they never change a
+    /// verdict.
+    pub hints: Vec<String>,
 }
 
 impl Report {
+    /// A report without hints.
+    pub fn new(subject: impl Into<String>, diagnostics: Vec<Diagnostic>) -> Self {
+        let subject = subject.into();
+        Report {
+            root: Some(subject.clone()),
+            subject,
+            diagnostics,
+            hints: Vec::new(),
+        }
+    }
+
+    /// The path of a finding's file as the user would type it: the subject folder joined with
+    /// the file (`DIR/manifests/x.yaml`), the file alone for an image, `None` when the finding
+    /// names no file.
+    pub fn path_of(&self, d: &Diagnostic) -> Option<String> {
+        let file = d.file.as_deref()?;
+        let root = self.root.as_deref().unwrap_or("");
+        Some(if root.is_empty() || root == "." {
+            file.to_string()
+        } else if root.ends_with('/') {
+            format!("{root}{file}")
+        } else {
+            format!("{root}/{file}")
+        })
+    }
+
     /// Number of error findings.
     pub fn error_count(&self) -> usize {
         self.diagnostics
@@ -129,15 +163,36 @@ impl Report {
 
     /// Sorts findings so output is stable: errors first, then by file, line and rule id.
     pub fn sort(&mut self) {
-        self.diagnostics.sort_by(|a, b| {
-            (a.severity, &a.file, a.line, a.rule.id(), &a.message).cmp(&(
-                b.severity,
-                &b.file,
-                b.line,
-                b.rule.id(),
-                &b.message,
-            ))
-        });
+        self.sort_by_stage(false);
+    }
+
+    /// Sorts as [`Report::sort`], but loading problems (a syntax error, an unreadable file)
+    /// before the findings they cause (a blob lost to the syntax error is then "missing"): the
+    /// first error a user reads is the one to fix first.
+    pub fn sort_root_causes_first(&mut self) {
+        self.sort_by_stage(true);
+    }
+
+    fn sort_by_stage(&mut self, by_stage: bool) {
+        self.diagnostics
+            .sort_by(|a, b| sort_key(a, by_stage).cmp(&sort_key(b, by_stage)));
         self.diagnostics.dedup();
     }
+}
+
+/// The order of findings in a report: severity, then (for root-causes-first) the stage, then
+/// file, line, rule id and message.
+fn sort_key(
+    d: &Diagnostic,
+    by_stage: bool,
+) -> (
+    Severity,
+    Option<Stage>,
+    &Option<String>,
+    Option<usize>,
+    &'static str,
+    &str,
+) {
+    let stage = by_stage.then(|| d.rule.stage());
+    (d.severity, stage, &d.file, d.line, d.rule.id(), &d.message)
 }

@@ -35,8 +35,9 @@ fn run_json(dirs: &[&Path], extra: &[&str]) -> (i32, serde_json::Value) {
     (out.status.code().unwrap_or(-1), value)
 }
 
+/// The findings of a one-catalog run (`{"passed", "subjects": [one]}`).
 fn findings(value: &serde_json::Value) -> Vec<(String, String, String, Option<u64>)> {
-    value["outputs"]
+    value["subjects"][0]["outputs"]
         .as_array()
         .expect("outputs")
         .iter()
@@ -153,10 +154,12 @@ fn text_output_lines_and_total() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
+    // Several folders: each finding's path as the user would type it.
     assert!(
-        lines[0].starts_with(
-            "error[catalog/stranded] catalog.yaml:10: invalid channel \"stable\" of package \"foo\": channel contains one or more stranded bundles: foo.v0.1.0"
-        ),
+        lines[0].starts_with(&format!(
+            "error[catalog/stranded] {}/catalog.yaml:10: invalid channel \"stable\" of package \"foo\": channel contains one or more stranded bundles: foo.v0.1.0",
+            a.display()
+        )),
         "{text}"
     );
     assert_eq!(
@@ -286,7 +289,7 @@ fn every_real_catalog_is_valid_as_for_current_opm() {
     assert_eq!(globbed.len(), folders.len(), "every folder has a verdict");
     let dirs: Vec<&Path> = folders.iter().map(|(d, _)| d.as_path()).collect();
     let (code, value) = run_json(&dirs, &[]);
-    let reports = value["bundles"].as_array().expect("bundles");
+    let reports = value["subjects"].as_array().expect("subjects");
     let mut problems = Vec::new();
     for ((dir, opm_126_message), report) in folders.iter().zip(reports) {
         let errors: Vec<&serde_json::Value> = report["outputs"]

@@ -25,6 +25,7 @@ mod isolation;
 mod legacy_sqlite;
 mod malformed_input;
 mod registry;
+mod rules_and_reports;
 mod sources;
 mod validate_image;
 mod validate_rules;

@@ -5,7 +5,7 @@
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::bundle::Bundle;
 use crate::scaffold::{self, Action, Plan, ScaffoldError};
-use crate::validate::{self, render};
+use crate::validate::{self, output};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -226,7 +226,7 @@ fn validate_result(plan: &Plan) -> Outcome {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let color = super::color_on(std::io::stderr().is_terminal());
-    let _ = render::human(&report, &mut err, color);
+    let _ = output::human(&report, &mut err, color);
     if report.has_errors() {
         let _ = writeln!(
             err,

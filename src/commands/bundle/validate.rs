@@ -4,8 +4,10 @@
 use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::validate_image;
-use crate::validate::batch::{internal_error_report, validate_dirs};
-use crate::validate::{Group, Options, Rule, render};
+use crate::findings::rules::Subject;
+use crate::validate::batch::internal_error_report;
+use crate::validate::bundle::validate_dirs;
+use crate::validate::{Group, Options, Rule, output};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -85,8 +87,9 @@ pub fn run(args: &Args) -> Outcome {
         .iter()
         .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
     let written = match args.output {
-        OutputFormat::Json => render::json(&reports, args.strict, &mut out),
-        OutputFormat::Text => render::text(&reports, "bundle", args.strict, color, &mut out),
+        OutputFormat::Json => output::json(&reports, Subject::Bundle, args.strict, &mut out),
+        OutputFormat::Jsonl => output::jsonl(&reports, Subject::Bundle, args.strict, &mut out),
+        OutputFormat::Text => output::text(&reports, Subject::Bundle, args.strict, color, &mut out),
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe

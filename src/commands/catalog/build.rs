@@ -142,7 +142,7 @@ pub fn run(args: &Args) -> Outcome {
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = catalog_build::run(&request, &mut |event| match event {
         CatalogBuildEvent::Findings(report) => {
-            let _ = crate::validate::render::human(report, &mut std::io::stderr().lock(), color);
+            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
         }
         CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
     })

@@ -5,9 +5,10 @@
 
 use super::flags::{ColorChoice, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
-use crate::catalog::validate::{opm_since, validate_dirs};
+use crate::findings::rules::Subject;
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::render;
+use crate::validate::catalog::validate_dirs;
+use crate::validate::output;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -56,10 +57,10 @@ pub fn run(args: &Args) -> Outcome {
             }
             Err(e) => {
                 io_failure = true;
-                Report {
-                    bundle: dir.display().to_string(),
-                    diagnostics: vec![Diagnostic::new(Rule::CatalogUnreadable, e.to_string())],
-                }
+                Report::new(
+                    dir.display().to_string(),
+                    vec![Diagnostic::new(Rule::CatalogUnreadable, e.to_string())],
+                )
             }
         })
         .collect();
@@ -71,8 +72,11 @@ pub fn run(args: &Args) -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = match args.output {
-        OutputFormat::Json => render::json(&reports, args.strict, &mut out),
-        OutputFormat::Text => render::text(&reports, "catalog", args.strict, color, &mut out),
+        OutputFormat::Json => output::json(&reports, Subject::Catalog, args.strict, &mut out),
+        OutputFormat::Jsonl => output::jsonl(&reports, Subject::Catalog, args.strict, &mut out),
+        OutputFormat::Text => {
+            output::text(&reports, Subject::Catalog, args.strict, color, &mut out)
+        }
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -94,7 +98,7 @@ fn list_rules() -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for rule in Rule::ALL.iter().filter(|r| r.is_catalog()) {
-        let opm = match opm_since(*rule) {
+        let opm = match rule.opm_since() {
             Some(since) => format!("opm {since}"),
             None => "olmpack only".to_string(),
         };

@@ -1,0 +1,123 @@
+//! The registry+v1 bundle rules, one module per concern (format, Dockerfile, CSV, CRDs, other
+//! objects, metadata files, size, the optional groups, and the image-only checks).
+//!
+//! Each module pushes [`Diagnostic`]s into a shared [`Ctx`]; the records in
+//! [`crate::findings::rules`] give every rule its stable id and severity. [`validate`] runs the
+//! modules that apply to a loaded [`Bundle`] and returns a sorted [`Report`].
+
+mod crd;
+mod csv;
+mod dockerfile;
+mod format;
+pub mod image;
+mod metadata;
+mod objects;
+mod optional;
+mod size;
+
+use super::names;
+use crate::findings::{Diagnostic, Group, Report, Rule, Severity};
+
+use crate::bundle::Bundle;
+
+/// What to check beyond the default rules.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Optional rule groups to run in addition to the default ones.
+    pub optional: Vec<Group>,
+    /// Target Kubernetes version: APIs removed at or before it become errors.
+    pub k8s_version: Option<semver::Version>,
+}
+
+impl Options {
+    /// Whether an optional group was selected.
+    pub fn selected(&self, group: Group) -> bool {
+        group == Group::Default || self.optional.contains(&group)
+    }
+}
+
+/// Shared state handed to every rule family.
+pub(crate) struct Ctx<'a> {
+    pub bundle: &'a Bundle,
+    pub opts: &'a Options,
+    pub out: Vec<Diagnostic>,
+}
+
+impl Ctx<'_> {
+    /// The Kubernetes version removed APIs are judged against: `--k8s-version`, else the CSV's
+    /// `spec.minKubeVersion` (read tolerantly, as operator-framework/api does here).
+    pub fn target_kube_version(&self) -> Option<semver::Version> {
+        self.opts.k8s_version.clone().or_else(|| {
+            let csv = self.bundle.csv()?;
+            let text = csv
+                .root
+                .path(&["spec", "minKubeVersion"])
+                .and_then(crate::yaml::Node::scalar_text)?;
+            csv::parse_tolerant(text)
+        })
+    }
+
+    /// Records a finding, unless its rule's group was not selected.
+    pub fn push(&mut self, d: Diagnostic) {
+        if self.opts.selected(d.rule.group()) {
+            self.out.push(d);
+        }
+    }
+}
+
+/// Runs every applicable rule on a loaded bundle.
+pub fn validate(bundle: &Bundle, opts: &Options) -> Report {
+    let mut ctx = Ctx {
+        bundle,
+        opts,
+        out: bundle.load_findings.clone(),
+    };
+    format::check(&mut ctx);
+    dockerfile::check(&mut ctx);
+    csv::check(&mut ctx);
+    crd::check(&mut ctx);
+    objects::check(&mut ctx);
+    metadata::check(&mut ctx);
+    size::check(&mut ctx);
+    optional::check(&mut ctx);
+    let mut report = Report::new(bundle.root.display().to_string(), ctx.out);
+    report.sort();
+    report
+}
+
+/// Bundle folders for the batch runner: a folder that cannot be loaded gets a report with one
+/// `file/unreadable` finding (the command exits 2 on it).
+struct Folders<'a>(&'a Options);
+
+impl super::batch::Check for Folders<'_> {
+    type Error = std::convert::Infallible;
+
+    fn check(&self, dir: &std::path::Path, _inner_jobs: usize) -> Result<Report, Self::Error> {
+        Ok(match Bundle::load(dir) {
+            Ok(bundle) => validate(&bundle, self.0),
+            Err(e) => Report::new(
+                dir.display().to_string(),
+                vec![Diagnostic::new(
+                    Rule::FileUnreadable,
+                    crate::errors::error_chain(&e),
+                )],
+            ),
+        })
+    }
+}
+
+/// Validates bundle folders on up to `jobs` threads ([`super::batch::run`]); reports keep the
+/// input order.
+pub fn validate_dirs(
+    dirs: &[std::path::PathBuf],
+    opts: &Options,
+    jobs: Option<usize>,
+) -> Vec<Report> {
+    super::batch::run(&Folders(opts), dirs, jobs)
+        .into_iter()
+        .map(|result| match result {
+            Ok(report) => report,
+            Err(never) => match never {},
+        })
+        .collect()
+}

@@ -1,0 +1,130 @@
+//! The catalog rules: every check of current `opm validate` (CATALOG.md C: `ConvertToModel`,
+//! `model.Validate`, deprecations and the checks added after v1.26), and a few beyond opm as
+//! warnings. Unlike opm, which stops at the first structural error and prints the rest in map
+//! order, every problem is reported, each at the file and line of the blob at fault, in a
+//! deterministic order.
+//!
+//! opm's checks are errors (opm fails the catalog); the extra checks are warnings, so the verdict
+//! without `--strict` is opm's verdict.
+
+mod bundles;
+mod channels;
+mod csv;
+mod deprecations;
+mod graph;
+mod hints;
+mod kinds;
+mod packages;
+mod properties;
+mod shapes;
+
+use crate::catalog::load::{self, LoadError, LoadOptions, Loaded};
+use crate::catalog::model::{
+    self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, Property,
+    property_type,
+};
+use crate::findings::{Diagnostic, Report, Rule};
+use crate::reference;
+use crate::semver_range;
+use serde_json::Value as J;
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use bundles::BundleInfo;
+
+use properties::{CsvMetadata, check_property, csv_metadata_property, str_field};
+
+/// The packages of a catalog by name (the first declaration of each).
+type Packages<'a> = BTreeMap<&'a str, &'a Package>;
+/// The channels of a catalog by (package, name).
+type Channels<'a> = BTreeMap<(&'a str, &'a str), &'a Channel>;
+/// The bundles of a catalog by (package, name), properties parsed.
+type Bundles<'a> = BTreeMap<(&'a str, &'a str), BundleInfo<'a>>;
+/// The bundle names that are entries of some channel, per package.
+type Members<'a> = HashMap<&'a str, HashSet<&'a str>>;
+
+/// Loads and validates one catalog folder. `Err` only when the folder itself cannot be read.
+pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError> {
+    let loaded = load::load_dir_with(root, opts)?;
+    Ok(report_for(root.display().to_string(), loaded))
+}
+
+/// Catalog folders for the batch runner: `Err` when the folder itself cannot be read.
+struct Folders;
+
+impl super::batch::Check for Folders {
+    type Error = LoadError;
+
+    fn check(&self, dir: &Path, inner_jobs: usize) -> Result<Report, LoadError> {
+        validate_dir(
+            dir,
+            &LoadOptions {
+                jobs: Some(inner_jobs),
+            },
+        )
+    }
+}
+
+/// Validates several catalog folders ([`super::batch::run`]: in parallel over folders, each
+/// isolated, results in the order given).
+pub fn validate_dirs(
+    dirs: &[std::path::PathBuf],
+    jobs: Option<usize>,
+) -> Vec<Result<Report, LoadError>> {
+    super::batch::run(&Folders, dirs, jobs)
+}
+
+/// The report for a loaded catalog: load problems plus every rule, root causes first, with a
+/// hint when files that are not catalog data cause findings.
+pub fn report_for(name: String, loaded: Loaded) -> Report {
+    let mut diagnostics = loaded.diagnostics;
+    diagnostics.extend(validate(&loaded.config));
+    // Only when nothing failed to load: a file that does not parse is the root cause then.
+    if !loaded.config.has_olm_blobs()
+        && !diagnostics
+            .iter()
+            .any(|d| d.severity == crate::findings::Severity::Error)
+    {
+        diagnostics.push(Diagnostic::new(
+            Rule::CatalogEmpty,
+            crate::catalog::model::EMPTY_CATALOG.to_string(),
+        ));
+    }
+    let mut report = Report::new(name, diagnostics);
+    report.sort_root_causes_first();
+    report.hints.extend(hints::indexignore(&report));
+    report
+}
+
+fn at(rule: Rule, origin: &Origin, message: String) -> Diagnostic {
+    let d = Diagnostic::new(rule, message);
+    if origin.file.is_empty() {
+        d
+    } else {
+        d.at(origin.file.clone(), origin.line.max(1))
+    }
+}
+
+/// Runs every rule on a loaded catalog: the packages, channels and bundles are indexed first
+/// (each index reporting what opm's `ConvertToModel` refuses), then the checks that need them.
+pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let packages = packages::index(cfg, &mut out);
+    let channels = channels::index(cfg, &packages, &mut out);
+    let bundles = bundles::index(cfg, &packages, &mut out);
+    let in_channels = channels::membership(&channels, &bundles, &mut out);
+    deprecations::check(cfg, &packages, &channels, &bundles, &mut out);
+    for (name, p) in &packages {
+        packages::check(name, p, &channels, &bundles, &in_channels, &mut out);
+    }
+    // Bundle metadata, beyond opm.
+    for info in bundles.values() {
+        csv::check(info, &mut out);
+    }
+    out
+}
+
+fn entries(c: &Channel) -> &[ChannelEntry] {
+    c.entries.as_deref().unwrap_or(&[])
+}
