@@ -42,7 +42,7 @@ fuzz *ARGS:
 
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
-    cargo test --release --test corpus -- --nocapture
+    cargo test --release --test library corpus -- --nocapture
     cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
 
 # catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
@@ -56,3 +56,8 @@ bench-template:
 # The bundle size rule's exact tier: ms/MB of Go's deflate length (goflate) vs zlib-rs level 6.
 bench-gzip-size:
     cargo bench --bench gzip_size
+
+# catalog render of every ../shared/legacy/sqlite database in one call: MB/s, ms per package,
+# ratio to opm's `opm render index.db` per package (../shared/legacy/TIMES.tsv).
+bench-legacy-sqlite:
+    cargo bench --bench legacy_sqlite

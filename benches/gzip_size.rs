@@ -4,7 +4,7 @@
 //! Run with `just bench-gzip-size` (or `cargo bench --bench gzip_size`); figures are printed.
 
 use flate2::{Compress, Compression, FlushCompress, Status};
-use olmpack::validate::goflate::GoDeflate;
+use olmpack::gocompat::flate::GoDeflate;
 use std::path::PathBuf;
 use std::time::Instant;
 

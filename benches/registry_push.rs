@@ -139,7 +139,7 @@ fn main() {
         let size: u64 = image.layers.iter().map(|l| l.descriptor.size).sum::<u64>()
             + image.config.descriptor.size;
         let layout = dir.join("layout");
-        olmpack::image::write_image(
+        olmpack::transport::write_image(
             &image,
             &olmpack::image::Destination::OciLayout {
                 path: layout.clone(),

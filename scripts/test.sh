@@ -11,8 +11,10 @@ command -v docker-registry >/dev/null 2>&1 || need+=(docker-registry)
 command -v skopeo >/dev/null 2>&1 || need+=(skopeo)
 command -v umoci >/dev/null 2>&1 || need+=(umoci)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
-# Go itself is the reference for the bundle-size figure (tests/goflate_go.rs).
+# Go itself is the reference for the bundle-size figure (tests/library/goflate_go.rs).
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+# tests/sources.rs proves with strace that mistyped paths and --offline open no socket.
+command -v strace >/dev/null 2>&1 || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""
@@ -21,5 +23,5 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-# `test-hooks` compiles in the test-only panic hook that tests/isolation.rs drives (src/guard.rs).
+# `test-hooks` compiles in the test-only panic hook that tests/cli/isolation.rs drives (src/guard.rs).
 cargo test --release --all-targets --features test-hooks --no-fail-fast "$@"

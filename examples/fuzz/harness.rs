@@ -1,5 +1,5 @@
 //! The fuzz harness, shared by `cargo run --release --example fuzz` (`just fuzz`, long runs) and
-//! `tests/fuzz.rs` (a bounded fixed-seed pass in CI). It runs on stable Rust: no libFuzzer, no
+//! `tests/library/fuzz.rs` (a bounded fixed-seed pass in CI). It runs on stable Rust: no libFuzzer, no
 //! coverage feedback, but real inputs damaged in the ways real files get damaged (cut transfers,
 //! bad merges, editors, encodings) and every entry point a user reaches with them.
 //!
@@ -20,11 +20,11 @@ mod catalog;
 mod image;
 
 use olmpack::bundle::Bundle;
-use olmpack::bundle::yaml;
 use olmpack::image::BuildOptions;
 use olmpack::image::build::{BundleInput, build_in};
 use olmpack::scaffold;
 use olmpack::validate::{self, Group};
+use olmpack::yaml;
 use std::cell::RefCell;
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -5,9 +5,9 @@
 //! `bundle validate --image`, `bundle inspect` and `catalog render` for local images.
 
 use super::{Rng, Stages, damage};
-use olmpack::image::archive::write_oci_archive;
 use olmpack::image::model::Image;
 use olmpack::transport::RegistryOptions;
+use olmpack::transport::archive::write_oci_archive;
 use olmpack::transport::unpack::{Limits, Stats, decompress, list_layer, unpack_layer};
 use std::fs;
 use std::io::{Read, Write};
@@ -100,7 +100,9 @@ pub fn run_image_read(image: &Image, work: &Path, variant: u64, stages: &mut Sta
             return;
         }
         let source = format!("oci-archive:{}:v1", archive.display());
-        let _ = olmpack::transport::unpack_image(&source, &RegistryOptions::default());
+        if let Ok(location) = olmpack::location::Location::parse(&source) {
+            let _ = olmpack::transport::unpack_image(&location, &RegistryOptions::default());
+        }
         let _ = fs::remove_file(&archive);
     });
 }

@@ -4,6 +4,7 @@
 
 use crate::bundle::{Bundle, LoadError};
 use crate::findings::Report;
+use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::transport::source::{OpenedImage, open_image};
 use crate::transport::unpack::{EntryInfo, Limits};
@@ -38,7 +39,10 @@ pub struct FetchedBundle {
 
 /// Pulls `source` (a registry reference or a local `oci:`/`oci-archive:`/`docker-archive:`
 /// source) and unpacks it safely into a temp folder.
-pub fn fetch_bundle(source: &str, opts: &RegistryOptions) -> Result<FetchedBundle, TransportError> {
+pub fn fetch_bundle(
+    source: &Location,
+    opts: &RegistryOptions,
+) -> Result<FetchedBundle, TransportError> {
     let opened = open_image(source, opts)?;
     let dir = tempfile::Builder::new()
         .prefix("olmpack-bundle-")
@@ -63,6 +67,9 @@ pub enum BundleImageError {
     /// The image could not be opened or unpacked.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// The source string names no image (a missing path, an unqualified word).
+    #[error(transparent)]
+    Location(#[from] crate::location::LocationError),
     /// The image is a file-based catalog image (it carries the catalog label).
     #[error(
         "{source_name} is a catalog image (label {label}={configs}), not a bundle image: check it with `olmpack catalog render {source_name}`, or `olmpack catalog validate` on its catalog folder"
@@ -103,7 +110,7 @@ pub fn validate_image(
     registry: &RegistryOptions,
     opts: &crate::validate::Options,
 ) -> Result<Report, BundleImageError> {
-    let fetched = fetch_bundle(source, registry)?;
+    let fetched = fetch_bundle(&Location::parse(source)?, registry)?;
     if let Some(configs) = fetched.labels.get(crate::catalog::CONFIGS_LABEL) {
         return Err(BundleImageError::CatalogImage {
             source_name: source.to_string(),
@@ -288,7 +295,7 @@ pub fn inspect(opened: &OpenedImage, no_files: bool) -> Result<Inspection, Inspe
 /// loader's job.
 pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String> {
     let _reading = crate::guard::reading(std::path::Path::new("metadata/annotations.yaml"));
-    let docs = crate::bundle::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let docs = crate::yaml::parse_stream(text).map_err(|e| format!("invalid YAML: {e}"))?;
     let mut out = BTreeMap::new();
     let Some(map) = docs
         .first()
@@ -299,7 +306,7 @@ pub fn parse_annotations(text: &str) -> Result<BTreeMap<String, String>, String>
     };
     for (key, value) in map {
         let text = match &value.value {
-            crate::bundle::yaml::Value::Scalar(t, _) => t.to_string(),
+            crate::yaml::Value::Scalar(t, _) => t.to_string(),
             _ => "<non-scalar>".to_string(),
         };
         out.insert(key.text.to_string(), text);

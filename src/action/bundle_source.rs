@@ -17,6 +17,7 @@ use crate::catalog::render::{
     objects_in_file_order, render_bundle,
 };
 use crate::catalog::template::BundleRenderError;
+use crate::location::{Location, Place};
 use crate::transport::{RegistryOptions, unpack_image};
 use std::path::Path;
 
@@ -47,12 +48,13 @@ pub struct SourceBundle {
 /// Renders `source` (folder, `oci:`, `oci-archive:`, `docker-archive:` or registry reference) as
 /// the bundle image `image_ref`.
 pub fn render_source(
-    source: &str,
+    source: &Location,
     image_ref: &str,
     options: &SourceOptions,
 ) -> Result<SourceBundle, BundleRenderError> {
-    let path = Path::new(source);
-    if path.is_dir() {
+    if let Place::Path(path) = source.place()
+        && path.is_dir()
+    {
         return render_dir(path, image_ref, options);
     }
     let unpacked = unpack_image(source, &options.registry).map_err(BundleRenderError::new)?;
@@ -114,7 +116,7 @@ fn channel_annotations(files: &BundleFiles) -> (Vec<String>, Option<String>) {
         let Ok(text) = std::str::from_utf8(content) else {
             continue;
         };
-        let Ok(docs) = crate::bundle::yaml::parse_stream(text) else {
+        let Ok(docs) = crate::yaml::parse_stream(text) else {
             continue;
         };
         let Some(ann) = docs.first().and_then(|d| d.root.get("annotations")) else {

@@ -286,24 +286,6 @@ pub fn add_to_catalog(
 
 /// Writes through a temp file in the same folder and a rename, so readers never see half a file.
 fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write as _;
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".olmpack-add-")
-        .tempfile_in(parent)
-        .map_err(|e| e.to_string())?;
-    tmp.write_all(bytes).map_err(|e| e.to_string())?;
-    tmp.as_file().sync_all().map_err(|e| e.to_string())?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    } else {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(path).map_err(|e| e.to_string())?;
-    Ok(())
+    crate::fsio::write(path, bytes, crate::fsio::Options::edit(0o644))
+        .map_err(|e| crate::errors::error_chain(&e))
 }

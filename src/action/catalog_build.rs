@@ -30,6 +30,7 @@ use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
 };
 use crate::image::{Artifact, BlobSource, BuildError, Format, Image, ImageIndex};
+use crate::location::Location;
 use crate::transport::sink::{Deliverable, Delivery, DeliveryError};
 use crate::transport::source::{Opened, OpenedImage, open};
 use crate::transport::{RegistryOptions, TransportError, sink};
@@ -404,7 +405,8 @@ fn open_bases(
         base: base.to_string(),
         source,
     };
-    match open(base, registry).map_err(wrap)? {
+    let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
+    match open(&location, registry).map_err(wrap)? {
         Opened::Image(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {

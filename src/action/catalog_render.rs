@@ -2,9 +2,11 @@
 //! output out (CATALOG.md D).
 //!
 //! Each source is classified as opm's `renderReference` does: a folder holding both `manifests/`
-//! and `metadata/` is a bundle, any other folder is a catalog (loaded, not validated), anything
+//! and `metadata/` is a bundle, any other folder is a catalog (loaded, not validated), a file
+//! starting with the SQLite header is an index database ([`crate::legacy::sqlite`]), anything
 //! else is an image (registry reference, `oci:`, `oci-archive:`, `docker-archive:`), which is a
-//! catalog when its config carries `operators.operatorframework.io.index.configs.v1` and a bundle
+//! catalog when its config carries `operators.operatorframework.io.index.database.v1` (sqlite) or
+//! `operators.operatorframework.io.index.configs.v1` (FBC) and a bundle
 //! when it carries `operators.operatorframework.io.bundle.package.v1`. Every input then goes
 //! through opm's post-processing. Nothing is written before every source has been read and
 //! checked, so a failing source never leaves a partial output; several sources are serialized
@@ -17,6 +19,7 @@ use crate::catalog::render::{
     BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
 };
 use crate::catalog::write::{self, Format, spool::Spool};
+use crate::location::{Location, Place};
 use crate::transport::{RegistryOptions, source::unpack_image};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -52,6 +55,9 @@ pub struct RenderOptions {
     pub compat: OpmCompat,
     /// Registry access for image sources.
     pub registry: RegistryOptions,
+    /// Whether `compat` was asked for (`--opm-compat`): an sqlite database then follows it;
+    /// otherwise it renders as opm v1.26 did (see [`crate::legacy::sqlite`]).
+    pub compat_given: bool,
     /// Accept a catalog source (folder or image) with no olm.* blob; refused otherwise as a
     /// likely wrong path.
     pub allow_empty: bool,
@@ -126,12 +132,21 @@ impl PreparedRender {
     }
 }
 
+/// Every source string classified ([`Location::parse`]), the first that names nothing readable
+/// refused before anything is read.
+pub fn parse_sources(sources: &[String]) -> Result<Vec<Location>, RenderError> {
+    sources
+        .iter()
+        .map(|s| Location::parse(s).map_err(|e| fail(s, e)))
+        .collect()
+}
+
 /// Renders every source and writes them, combined, in opm's order, into memory.
 pub fn render_catalog(
     sources: &[String],
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
-    let mut prepared = prepare_render(sources, opts)?;
+    let mut prepared = prepare_render(&parse_sources(sources)?, opts)?;
     let blobs = prepared.blobs();
     let warnings = std::mem::take(&mut prepared.warnings);
     let mut bytes = Vec::new();
@@ -149,12 +164,13 @@ pub fn render_catalog(
 /// [`PreparedRender::write_to`] needs: the model of a single source, or the serialized blobs of
 /// several.
 pub fn prepare_render(
-    sources: &[String],
+    sources: &[Location],
     opts: &RenderOptions,
 ) -> Result<PreparedRender, RenderError> {
     let mut warnings = Vec::new();
-    if let [source] = sources {
-        let (mut cfg, _) = render_source(source, opts, &mut warnings)?;
+    if let [location] = sources {
+        let source = location.as_str();
+        let (mut cfg, _) = render_source(location, opts, &mut warnings)?;
         finish(&mut cfg, source, opts)?;
         warn_empty_images(source, &empty_images(&cfg), &mut warnings);
         return Ok(PreparedRender {
@@ -165,11 +181,12 @@ pub fn prepare_render(
     let spool = Spool::new(opts.format);
     let mut fixed_image_users: Vec<&str> = Vec::new();
     let mut preloaded = preload_catalogs(sources, opts, &spool);
-    for (i, source) in sources.iter().enumerate() {
+    for (i, location) in sources.iter().enumerate() {
+        let source = location.as_str();
         let (empty, took_image) = match preloaded.get_mut(i).and_then(Option::take) {
             Some(loaded) => (loaded?, false),
             None => {
-                let (mut cfg, took_image) = render_source(source, opts, &mut warnings)?;
+                let (mut cfg, took_image) = render_source(location, opts, &mut warnings)?;
                 finish(&mut cfg, source, opts)?;
                 spool
                     .add(i, &cfg, crate::parallel::cores())
@@ -240,15 +257,23 @@ fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// A folder source that is not a bundle folder: a catalog (opm's `renderReference` order).
+fn catalog_dir(location: &Location) -> Option<&Path> {
+    match location.place() {
+        Place::Path(path) if path.is_dir() && !is_bundle_dir(path) => Some(path),
+        _ => None,
+    }
+}
+
 /// Renders one source; the flag says whether its bundle took its image from `opts.image`.
 fn render_source(
-    source: &str,
+    location: &Location,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
-    let path = Path::new(source);
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
+    let source = location.as_str();
+    match location.place() {
+        Place::Path(path) if path.is_dir() => {
             if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
                 let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
@@ -257,11 +282,16 @@ fn render_source(
                 Ok((load_catalog(source, path)?, false))
             }
         }
-        Ok(_) => Err(fail(
+        Place::Path(path)
+            if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) =>
+        {
+            Ok((render_database(source, path, None, opts)?, false))
+        }
+        Place::Path(_) => Err(fail(
             source,
-            "is a file: pass a bundle folder, a catalog folder or an image reference",
+            "is a file: pass a bundle folder, a catalog folder, an sqlite index database or an image reference",
         )),
-        Err(_) => render_image(source, opts, warnings),
+        Place::Local(_) | Place::Registry(_) => render_image(location, opts, warnings),
     }
 }
 
@@ -271,7 +301,7 @@ fn render_source(
 /// for all when there are fewer than two (one folder then gets every thread for its files and
 /// documents).
 fn preload_catalogs(
-    sources: &[String],
+    sources: &[Location],
     render: &RenderOptions,
     spool: &Spool,
 ) -> Vec<Option<Result<Vec<String>, RenderError>>> {
@@ -280,10 +310,7 @@ fn preload_catalogs(
     let catalogs: Vec<usize> = sources
         .iter()
         .enumerate()
-        .filter(|(_, s)| {
-            let path = Path::new(s.as_str());
-            std::fs::metadata(path).is_ok_and(|m| m.is_dir()) && !is_bundle_dir(path)
-        })
+        .filter(|(_, s)| catalog_dir(s).is_some())
         .map(|(i, _)| i)
         .collect();
     let jobs = crate::parallel::cores();
@@ -293,8 +320,9 @@ fn preload_catalogs(
     let opts = load::LoadOptions { jobs: Some(1) };
     let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
         let i = catalogs.get(n).copied()?;
-        let source = sources.get(i)?;
-        let done = load_catalog_with(source, Path::new(source), &opts).and_then(|mut cfg| {
+        let location = sources.get(i)?;
+        let (source, path) = (location.as_str(), catalog_dir(location)?);
+        let done = load_catalog_with(source, path, &opts).and_then(|mut cfg| {
             finish(&mut cfg, source, render)?;
             spool.add(i, &cfg, 1).map_err(|e| fail(source, e))?;
             Ok(empty_images(&cfg))
@@ -373,13 +401,18 @@ fn one_bundle(
 /// pullable reference, so it gets `--image` / `--image-template` like a folder, or an empty
 /// image (with the same warning).
 fn render_image(
-    source: &str,
+    location: &Location,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
-    let image = unpack_image(source, &opts.registry).map_err(|e| fail(source, e))?;
+    let source = location.as_str();
+    let image = unpack_image(location, &opts.registry).map_err(|e| fail(source, e))?;
     warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
     let root = image.dir.path();
+    if let Some(db) = image.labels.get(crate::legacy::sqlite::DATABASE_LABEL) {
+        let file = database_file(root, db).map_err(|e| fail(source, e))?;
+        return Ok((render_database(source, &file, Some(db), opts)?, false));
+    }
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
         let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
         return Ok((load_catalog(source, &dir)?, false));
@@ -387,7 +420,7 @@ fn render_image(
     if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
         let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
         files.source = source.to_string();
-        if crate::transport::local::parse_source(source).is_some() {
+        if location.is_local() {
             let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
             return Ok((cfg, true));
         }
@@ -430,6 +463,71 @@ fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
         return Err(bad());
     }
     Ok(dir)
+}
+
+/// A file named like a database (`.db`, `.sqlite`, `.sqlite3`) goes to the database reader even
+/// when it is not one, so the message says what is wrong with it rather than listing the kinds
+/// of source.
+fn looks_like_database(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"))
+}
+
+/// An sqlite index database (a file or the one inside an index image) rendered as opm does.
+/// Its bundle objects keep the database's order (opm v1.26, the release of the sqlite era)
+/// unless `--opm-compat` names a release that sorts them (1.28 and later).
+fn render_database(
+    source: &str,
+    file: &Path,
+    shown: Option<&str>,
+    opts: &RenderOptions,
+) -> Result<DeclarativeConfig, RenderError> {
+    let mut cfg = crate::legacy::sqlite::render_database(file).map_err(|e| {
+        // The error names the file; for a file source that is the source itself, for an image
+        // a temporary path, so the file is named as the image label names it instead.
+        let message = e.to_string();
+        let at = format!("{}: ", file.display());
+        let message = message.strip_prefix(&at).unwrap_or(&message);
+        match shown {
+            Some(label) => fail(source, format!("{label}: {message}")),
+            None => fail(source, message),
+        }
+    })?;
+    if !opts.compat_given || opts.compat.objects_in_file_order() {
+        cfg.bundles
+            .iter_mut()
+            .for_each(crate::catalog::render::objects_in_file_order);
+    }
+    Ok(cfg)
+}
+
+/// The database file the database label names, inside the unpacked image `root`, held to the
+/// same rules as the configs label ([`configs_dir`]): a clean path that stays in the image.
+fn database_file(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
+    let label_name = crate::legacy::sqlite::DATABASE_LABEL;
+    let bad = || {
+        format!(
+            "label {label_name}={label:?} is not a clean path inside the image (expected e.g. /database/index.db)"
+        )
+    };
+    let rel = label.strip_prefix('/').unwrap_or(label);
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Err(bad());
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
+    let file = root.join(rel).canonicalize().map_err(|e| {
+        format!("label {label_name}={label:?} names a file the image does not have: {e}")
+    })?;
+    if !file.starts_with(&root) || !file.is_file() {
+        return Err(bad());
+    }
+    Ok(file)
 }
 
 fn image_type_error(labels: &BTreeMap<String, String>) -> String {

@@ -3,8 +3,8 @@
 //! read at all is an error (exit 2).
 
 use super::model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};
-use super::yaml::{self, Node, Value, YamlError};
 use crate::findings::{Diagnostic, Rule, Severity};
+use crate::yaml::{self, Node, Value, YamlError};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,6 @@
 
 pub mod loader;
 pub mod model;
-pub mod semver_range;
-pub mod yaml;
 
 pub use loader::{LoadError, MAX_FILE_SIZE};
 pub use model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};

@@ -1,8 +1,8 @@
 //! The loaded bundle: what the folder holds, typed just enough for the rules, with every value
 //! remembering its file and line.
 
-use super::yaml::Node;
 use crate::findings::Diagnostic;
+use crate::yaml::Node;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -6,9 +6,9 @@
 //! bundles left to right by version, `replaces` arcs below the band, `skips` and `skipRange`
 //! arcs above it.
 
-use crate::bundle::semver_range;
 use crate::catalog::mermaid::{MermaidError, bundle_versions};
 use crate::catalog::model::{DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE};
+use crate::semver_range;
 use semver::Version;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

@@ -4,11 +4,11 @@
 //! Why byte-exact: people paste this into GitHub and mermaid.live and diff it in reviews; a tool
 //! that replaces opm must not change the picture or the text.
 
-use crate::bundle::semver_range;
 use crate::catalog::model::{
     ChannelEntry, DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE,
 };
 use crate::catalog::template::semver::package_property;
+use crate::semver_range;
 use semver::Version;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;

@@ -12,9 +12,9 @@ use super::model::{
     self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, Property,
     property_type,
 };
-use crate::bundle::semver_range;
 use crate::findings::{Diagnostic, Report, Rule};
 use crate::reference;
+use crate::semver_range;
 use serde_json::Value as J;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

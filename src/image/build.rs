@@ -6,7 +6,7 @@
 //! those in. It reads nothing but the bundle and writes nothing but spool files.
 
 use super::config::{Platform, canonical_json, config_json};
-use super::digest::sha256_digest;
+
 use super::error::BuildError;
 use super::layer::{LayerBlob, write_layer};
 use super::manifest::{Format, manifest_json};
@@ -330,7 +330,7 @@ fn assemble(
         &diff_ids,
         options.source_date_epoch.unwrap_or(0),
     ));
-    let config = memory_blob(format.config_media_type(), config_bytes);
+    let config = Blob::memory(format.config_media_type(), config_bytes);
     let layer_blobs: Vec<Blob> = layers
         .iter()
         .map(|l| Blob {
@@ -344,22 +344,11 @@ fn assemble(
         .collect();
     let layer_descs: Vec<Descriptor> = layer_blobs.iter().map(|b| b.descriptor.clone()).collect();
     let manifest_bytes = canonical_json(&manifest_json(format, &config.descriptor, &layer_descs));
-    let manifest = memory_blob(format.manifest_media_type(), manifest_bytes);
+    let manifest = Blob::memory(format.manifest_media_type(), manifest_bytes);
     Image {
         manifest,
         config,
         layers: layer_blobs,
-    }
-}
-
-fn memory_blob(media_type: &str, bytes: Vec<u8>) -> Blob {
-    Blob {
-        descriptor: Descriptor {
-            media_type: media_type.to_string(),
-            digest: sha256_digest(&bytes),
-            size: bytes.len() as u64,
-        },
-        source: BlobSource::Memory(bytes),
     }
 }
 

@@ -70,6 +70,31 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
+/// Copies a blob's bytes into `out`, checking digest and size on the way (`shown` names the
+/// file being written, for messages). Every sink and the read-back check use it.
+pub fn copy_verified(
+    blob: &super::model::Blob,
+    out: &mut dyn std::io::Write,
+    shown: &std::path::Path,
+) -> Result<(), super::error::OutputError> {
+    use super::error::OutputError;
+    let mut reader = blob
+        .open()
+        .map_err(|e| OutputError::io("read", blob.location(), e))?;
+    let mut hashing = HashingWriter::new(out);
+    std::io::copy(&mut reader, &mut hashing).map_err(|e| OutputError::io("write", shown, e))?;
+    let (out, digest, size) = hashing.finish();
+    out.flush()
+        .map_err(|e| OutputError::io("write", shown, e))?;
+    if digest != blob.descriptor.digest || size != blob.descriptor.size {
+        return Err(OutputError::BlobMismatch {
+            digest: blob.descriptor.digest.clone(),
+            path: blob.location(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,15 +179,27 @@ pub enum OutputError {
     #[error(
         "OCI layout {} is locked by another writer (its {} file): gave up after {:.1} s; try again when it has finished, or set OLMPACK_LOCK_TIMEOUT (seconds) to wait longer",
         path.display(),
-        super::layout::LOCK_FILE,
+        lock_file,
         waited.as_secs_f64()
     )]
     Locked {
         /// The layout folder.
         path: PathBuf,
+        /// The lock file's name inside it.
+        lock_file: &'static str,
         /// How long this writer waited.
         waited: std::time::Duration,
     },
+}
+
+impl From<crate::fsio::FsError> for OutputError {
+    fn from(e: crate::fsio::FsError) -> Self {
+        OutputError::Io {
+            action: e.action,
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 impl OutputError {

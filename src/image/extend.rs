@@ -13,7 +13,7 @@
 //! - [`index_of`]: per-platform images under one index.
 
 use super::config::{Platform, canonical_json, config_json, rfc3339_utc};
-use super::digest::sha256_digest;
+
 use super::error::BuildError;
 use super::layer::{LayerBlob, write_layer};
 use super::manifest::{Format, MEDIA_DOCKER_MANIFEST, descriptor_json, manifest_json};
@@ -54,17 +54,6 @@ fn layer_blob(layer: &LayerBlob, media_type: &str) -> Blob {
     }
 }
 
-fn memory_blob(media_type: &str, bytes: Vec<u8>) -> Blob {
-    Blob {
-        descriptor: Descriptor {
-            media_type: media_type.to_string(),
-            digest: sha256_digest(&bytes),
-            size: bytes.len() as u64,
-        },
-        source: BlobSource::Memory(bytes),
-    }
-}
-
 /// An image holding only `layer`: no entrypoint (nothing to run), the given labels and platform.
 pub fn scratch_image(
     layer: &LayerBlob,
@@ -73,7 +62,7 @@ pub fn scratch_image(
     format: Format,
     created_epoch: u64,
 ) -> Image {
-    let config = memory_blob(
+    let config = Blob::memory(
         format.config_media_type(),
         canonical_json(&config_json(
             labels,
@@ -83,7 +72,7 @@ pub fn scratch_image(
         )),
     );
     let layer = layer_blob(layer, format.layer_media_type());
-    let manifest = memory_blob(
+    let manifest = Blob::memory(
         format.manifest_media_type(),
         canonical_json(&manifest_json(
             format,
@@ -196,7 +185,7 @@ pub fn extend_image(
             }
         }
     }
-    let config_blob = memory_blob(
+    let config_blob = Blob::memory(
         oci_media_type(&base.config.descriptor.media_type),
         canonical_json(&config),
     );
@@ -206,7 +195,7 @@ pub fn extend_image(
     }
     layers.push(layer_blob(layer, format.layer_media_type()));
     let descs: Vec<Descriptor> = layers.iter().map(|l| l.descriptor.clone()).collect();
-    let manifest = memory_blob(
+    let manifest = Blob::memory(
         format.manifest_media_type(),
         canonical_json(&manifest_json(format, &config_blob.descriptor, &descs)),
     );
@@ -240,7 +229,7 @@ pub fn index_of(images: Vec<(Image, Value)>) -> ImageIndex {
         .collect();
     let index = json!({ "schemaVersion": 2, "mediaType": media_type, "manifests": manifests });
     ImageIndex {
-        index: memory_blob(media_type, canonical_json(&index)),
+        index: Blob::memory(media_type, canonical_json(&index)),
         images: images.into_iter().map(|(i, _)| i).collect(),
     }
 }
@@ -283,8 +272,8 @@ mod tests {
             "history": [{"created_by": "base"}],
         });
         let base = Image {
-            manifest: memory_blob(super::super::manifest::MEDIA_OCI_MANIFEST, b"{}".to_vec()),
-            config: memory_blob(
+            manifest: Blob::memory(super::super::manifest::MEDIA_OCI_MANIFEST, b"{}".to_vec()),
+            config: Blob::memory(
                 "application/vnd.oci.image.config.v1+json",
                 serde_json::to_vec(&base_config).unwrap(),
             ),

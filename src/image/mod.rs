@@ -1,12 +1,12 @@
-//! Reproducible bundle images: layers, config and manifest, and the writers for OCI layouts and
-//! archives. Everything here is deterministic so the same bundle gives the same digest anywhere.
+//! Reproducible bundle images: layers, config and manifest. Everything here is deterministic so the same bundle gives the same digest anywhere.
 //!
 //! - [`model`]: the image value every source produces and every sink consumes (one image, or a
 //!   multi-platform index of them);
 //! - [`build`]: bundle folder → image (with [`walk`] deciding what goes in and [`layer`] how
 //!   it is written), [`config`] and [`manifest`] for the JSON documents;
 //! - [`extend`]: a folder as one layer on scratch or on a base image (catalog images);
-//! - [`layout`], [`archive`], [`output`]: the sinks (OCI layout, oci-archive, docker-archive);
+//! - the local formats (OCI layout, oci-archive, docker-archive) are read and written in
+//!   `transport::{layout, archive}`, one module per format;
 //! - [`verify`]: recomputes every digest of an image read back from a sink;
 //! - [`digest`]: `sha256:` digests and the hashing writer.
 //!
@@ -15,24 +15,23 @@
 
 #![deny(missing_docs)]
 
-pub mod archive;
 pub mod build;
 pub mod config;
 pub mod digest;
 pub mod error;
 pub mod extend;
 pub mod layer;
-pub mod layout;
 pub mod manifest;
 pub mod model;
-pub mod output;
 pub mod verify;
 pub mod walk;
 
+/// A destination for `--output`: an image in a local format, the same value (and grammar) a
+/// source string reads back; written by [`crate::transport::write_artifact`].
+pub use crate::location::LocalImage as Destination;
 pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, build_in};
 pub use config::Platform;
 pub use error::{BuildError, OutputError};
 pub use manifest::Format;
 pub use model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
-pub use output::{Destination, write_artifact, write_image, write_index};
 pub use verify::verify_image;

@@ -65,6 +65,19 @@ impl Descriptor {
 }
 
 impl Blob {
+    /// A blob held in memory, its descriptor computed from the bytes (configs, manifests,
+    /// indexes: everything small a build writes).
+    pub fn memory(media_type: &str, bytes: Vec<u8>) -> Blob {
+        Blob {
+            descriptor: Descriptor {
+                media_type: media_type.to_string(),
+                digest: super::digest::sha256_digest(&bytes),
+                size: bytes.len() as u64,
+            },
+            source: BlobSource::Memory(bytes),
+        }
+    }
+
     /// Opens the blob's bytes for streaming, so sinks (layout, archives, a registry push) never
     /// need to know whether the blob sits in memory or in a spool file.
     pub fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {

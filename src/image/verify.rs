@@ -69,12 +69,12 @@ pub fn is_canonical_json(bytes: &[u8]) -> bool {
 
 fn check_blob(blob: &Blob) -> Result<(), OutputError> {
     let mut sink = io::sink();
-    super::layout::copy_verified(blob, &mut sink, &blob.location())
+    super::digest::copy_verified(blob, &mut sink, &blob.location())
 }
 
 fn read_json(blob: &Blob) -> Result<Value, OutputError> {
     let mut bytes = Vec::new();
-    super::layout::copy_verified(blob, &mut bytes, &blob.location())?;
+    super::digest::copy_verified(blob, &mut bytes, &blob.location())?;
     debug_assert_eq!(sha256_digest(&bytes), blob.descriptor.digest);
     serde_json::from_slice(&bytes).map_err(|e| OutputError::BadLayout {
         path: blob.location(),

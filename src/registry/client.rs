@@ -437,7 +437,11 @@ impl Client {
                         source: e.without_url(),
                     };
                     if attempt < max && err.is_temporary() {
-                        self.sleep_before_retry(attempt, None);
+                        let what = format!("{} {}", req.method, redact_url(&url));
+                        let why = crate::errors::error_chain(&err);
+                        // The error already names the request; say only its cause.
+                        let why = why.strip_prefix(&format!("{what}: ")).unwrap_or(&why);
+                        self.sleep_before_retry(&what, why, attempt, max, None);
                         continue;
                     }
                     return Err(err);
@@ -499,7 +503,12 @@ impl Client {
                     .and_then(|v| parse_retry_after(v, SystemTime::now()));
                 if attempt < max {
                     drop(response);
-                    self.sleep_before_retry(attempt, retry_after);
+                    let what = format!("{} {}", req.method, redact_url(&url));
+                    let why = match retry_after {
+                        Some(ra) => format!("HTTP {status} (Retry-After {} s)", ra.as_secs()),
+                        None => format!("HTTP {status}"),
+                    };
+                    self.sleep_before_retry(&what, &why, attempt, max, retry_after);
                     continue;
                 }
                 return Err(self.status_error(&req.method, &url, response));
@@ -508,9 +517,16 @@ impl Client {
         }
     }
 
-    fn sleep_before_retry(&self, attempt: u32, retry_after: Option<Duration>) {
+    fn sleep_before_retry(
+        &self,
+        what: &str,
+        why: &str,
+        attempt: u32,
+        max: u32,
+        retry_after: Option<Duration>,
+    ) {
         self.stats.retries.fetch_add(1, Ordering::Relaxed);
-        std::thread::sleep(self.retry.delay(attempt, retry_after));
+        super::retry::wait_before_retry(&self.retry, what, why, attempt, max, retry_after);
     }
 
     /// Turns an unexpected response into a [`RegistryError::Status`] with the parsed envelope.

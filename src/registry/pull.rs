@@ -407,7 +407,14 @@ pub fn fetch_blob_to_file(
                     .stats
                     .retries
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                std::thread::sleep(policy.delay(attempt, e.retry_after()));
+                super::retry::wait_before_retry(
+                    &policy,
+                    &format!("download of blob {} from {repository}", desc.digest),
+                    &crate::errors::error_chain(&e),
+                    attempt,
+                    policy.max_attempts,
+                    e.retry_after(),
+                );
             }
             other => return other,
         }

@@ -396,7 +396,14 @@ fn push_blob(
             Ok(a) => return Ok(a),
             Err(e) if e.is_temporary() && attempt < policy.max_attempts => {
                 client.stats.retries.fetch_add(1, Ordering::Relaxed);
-                std::thread::sleep(policy.delay(attempt, e.retry_after()));
+                super::retry::wait_before_retry(
+                    policy,
+                    &format!("upload of blob {} to {repository}", blob.descriptor.digest),
+                    &crate::errors::error_chain(&e),
+                    attempt,
+                    policy.max_attempts,
+                    e.retry_after(),
+                );
             }
             Err(e) => return Err(e),
         }

@@ -68,6 +68,32 @@ impl RetryPolicy {
     }
 }
 
+/// Says on standard error what is retried, why and when, then waits: one line per retry, so an
+/// unreachable registry is never silent (`attempt` is the attempt that just failed, 1-based).
+/// Returns the delay waited.
+pub fn wait_before_retry(
+    policy: &RetryPolicy,
+    what: &str,
+    why: &str,
+    attempt: u32,
+    max_attempts: u32,
+    retry_after: Option<Duration>,
+) -> Duration {
+    let delay = policy.delay(attempt, retry_after);
+    eprintln!("{}", retry_notice(what, why, attempt, max_attempts, delay));
+    std::thread::sleep(delay);
+    delay
+}
+
+/// The line [`wait_before_retry`] prints.
+fn retry_notice(what: &str, why: &str, attempt: u32, max_attempts: u32, delay: Duration) -> String {
+    format!(
+        "warning: {what} failed: {why}; retrying in {:.1} s (attempt {} of {max_attempts})",
+        delay.as_secs_f64(),
+        attempt + 1
+    )
+}
+
 /// A number in [0, 1) from the clock and a counter: enough spread for jitter, no RNG crate.
 fn random_unit() -> f64 {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -141,6 +167,20 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_notice_says_what_why_and_when() {
+        assert_eq!(
+            retry_notice(
+                "GET http://h/v2/x/manifests/1",
+                "connection refused",
+                1,
+                5,
+                Duration::from_millis(520)
+            ),
+            "warning: GET http://h/v2/x/manifests/1 failed: connection refused; retrying in 0.5 s (attempt 2 of 5)"
+        );
+    }
 
     #[test]
     fn retry_after_seconds_and_date() {

@@ -12,7 +12,7 @@
 
 use super::error::ScaffoldError;
 use crate::bundle::keys;
-use crate::bundle::yaml::{self, ScalarKind, Value};
+use crate::yaml::{self, ScalarKind, Value};
 use std::path::Path;
 
 /// The template, embedded so the binary needs no data files.
@@ -198,7 +198,7 @@ pub fn yaml_quote(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::yaml::Node;
+    use crate::yaml::Node;
 
     #[test]
     fn quoting_round_trips_through_the_parser() {

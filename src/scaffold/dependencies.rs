@@ -7,7 +7,7 @@
 
 use super::annotations::{yaml_key, yaml_quote};
 use super::error::ScaffoldError;
-use crate::bundle::yaml::{self, Node, ScalarKind, Value};
+use crate::yaml::{self, Node, ScalarKind, Value};
 use std::path::Path;
 
 /// The template for a file with entries.

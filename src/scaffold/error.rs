@@ -1,7 +1,7 @@
 //! Why `bundle init` could not plan or write a bundle. Every variant carries the path (and line
 //! when known) so the message alone tells the user which file to open.
 
-use crate::bundle::yaml::YamlError;
+use crate::yaml::YamlError;
 use std::path::PathBuf;
 
 /// A reason init stops before (or while) writing. Conflicts between existing values and flags are

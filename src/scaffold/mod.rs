@@ -504,7 +504,7 @@ impl Plan {
         let csv_name = manifests
             .csv
             .path(&["metadata", "name"])
-            .and_then(crate::bundle::yaml::Node::scalar_text)
+            .and_then(crate::yaml::Node::scalar_text)
             .unwrap_or("")
             .to_string();
         let implied = source::package_from_csv_name(&csv_name).map(str::to_string);

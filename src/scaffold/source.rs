@@ -4,7 +4,7 @@
 //! writes anything, so a broken YAML file here is an error naming the file and line.
 
 use super::error::ScaffoldError;
-use crate::bundle::yaml::{self, Node};
+use crate::yaml::{self, Node};
 use std::fs;
 use std::path::{Path, PathBuf};
 

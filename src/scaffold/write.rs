@@ -2,54 +2,13 @@
 
 use super::error::ScaffoldError;
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder is written, flushed
-/// to disk and renamed over the target, so a crash or a full disk leaves either the old file or
-/// the new one, never half of it. An existing file keeps its permissions; a new one gets `mode`
-/// (on Unix). The folder is created when missing.
+/// Writes `bytes` to `path` atomically ([`crate::fsio`]): an existing file keeps its
+/// permissions; a new one gets `mode`. The folder is created when missing.
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<(), ScaffoldError> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    fs::create_dir_all(dir).map_err(ScaffoldError::io(dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".olmpack-init-")
-        .tempfile_in(dir)
-        .map_err(ScaffoldError::io(dir))?;
-    tmp.write_all(bytes)
-        .map_err(ScaffoldError::io(tmp.path()))?;
-    let perms = match fs::metadata(path) {
-        Ok(meta) => Some(meta.permissions()),
-        Err(_) => new_permissions(mode),
-    };
-    if let Some(perms) = perms {
-        fs::set_permissions(tmp.path(), perms).map_err(ScaffoldError::io(tmp.path()))?;
-    }
-    tmp.as_file()
-        .sync_all()
-        .map_err(ScaffoldError::io(tmp.path()))?;
-    tmp.persist(path)
-        .map_err(|e| ScaffoldError::io(path)(e.error))?;
-    // Make the rename itself durable; not every platform can open a folder, so failures here
-    // are ignored (the file content is already safe).
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn new_permissions(mode: u32) -> Option<fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    Some(fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn new_permissions(_mode: u32) -> Option<fs::Permissions> {
-    None
+    crate::fsio::write(path, bytes, crate::fsio::Options::edit(mode))
+        .map_err(|e| ScaffoldError::io(e.path)(e.source))
 }
 
 /// The permission bits of a file, to give a copy the same ones (0644 where unknown).

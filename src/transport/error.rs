@@ -13,6 +13,12 @@ pub enum TransportError {
     /// Talking to a registry, or reading a local image, failed.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// The source string names nothing readable, or a folder where an image is needed.
+    #[error(transparent)]
+    Location(#[from] crate::location::LocationError),
+    /// Reading an image in a local format failed.
+    #[error(transparent)]
+    Local(#[from] LocalError),
     /// Writing a local destination failed.
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -66,6 +72,61 @@ pub enum TransportError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// Why an image in a local format (an OCI layout, an oci-archive, a docker-archive) could not be
+/// read. Its own type, not a registry error: no status code, no retry, and the message names the
+/// source as typed and the file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LocalError {
+    /// The content is not a valid image of its format.
+    #[error("{source_name}: {reason}")]
+    Invalid {
+        /// The source as typed.
+        source_name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file could not be read (or a temp folder created).
+    #[error("{source_name}: cannot {action} {}", path.display())]
+    Io {
+        /// The source as typed.
+        source_name: String,
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The operating-system error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A blob's content does not hash to the digest that names it.
+    #[error("{source_name}: blob {expected} hashes to {actual}; refusing it")]
+    DigestMismatch {
+        /// The source as typed.
+        source_name: String,
+        /// The digest that names the blob.
+        expected: String,
+        /// What its content hashes to.
+        actual: String,
+    },
+}
+
+impl LocalError {
+    /// A closure turning an I/O error on `path` into [`LocalError::Io`].
+    pub(crate) fn io<'a>(
+        name: &'a str,
+        action: &'static str,
+        path: &'a std::path::Path,
+    ) -> impl FnOnce(std::io::Error) -> LocalError + 'a {
+        move |source| LocalError::Io {
+            source_name: name.to_string(),
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 impl From<crate::reference::InvalidReference> for TransportError {

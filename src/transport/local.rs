@@ -1,442 +1,51 @@
-//! Local image sources, named like skopeo's transports: `oci:PATH[:TAG]` (an OCI layout
-//! folder), `oci-archive:FILE[:TAG]` (that folder as a tar) and `docker-archive:FILE`
-//! (`docker save` output). Each is read into the shared [`Image`] model with layers left in
-//! files, so `inspect` treats them exactly like a registry image.
-//!
-//! Moved here from `registry/` (it never talked to a registry): reading a local layout is a
-//! transport like the registry one, and both now sit behind [`super::source::open`].
+//! The local formats as sinks: one function that writes an image to any `--output` destination
+//! ([`LocalImage`]: `oci:PATH[:TAG]`, `oci-archive:FILE[:TAG]`, `docker-archive:FILE[:REF]`),
+//! handing it to the module of its format ([`super::layout`], [`super::archive`]), which also
+//! reads it back ([`super::source::open`] dispatches the reading side).
 
-use super::unpack as reg_unpack;
-use crate::image::{Blob, BlobSource, Descriptor, Image};
-use crate::reference::valid_digest;
-use crate::registry::RegistryError;
-use crate::registry::digest as reg_digest;
-use crate::registry::pull::{
-    DOCKER_LIST, IndexEntry, OCI_INDEX, Platform, parse_index, parse_manifest,
-};
-use serde::Deserialize;
-use sha2::{Digest as _, Sha256};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use super::archive::{write_archive_file, write_docker_archive, write_oci_archive_of};
+use super::layout::write_artifact_layout;
+use crate::image::OutputError;
+use crate::image::model::{Artifact, Image, ImageIndex};
+use crate::location::LocalImage;
 
-/// A local image source: the same type (and grammar) as `bundle build --output`, so a
-/// destination that was written can always be read back with the same string. A
-/// `docker-archive:FILE:REF` reference is ignored when reading (the archive's first image is used).
-pub type Source = crate::image::Destination;
-
-/// Parses `oci:…`, `oci-archive:…` or `docker-archive:…`; `None` for anything else (a registry
-/// reference).
-pub fn parse_source(s: &str) -> Option<Source> {
-    if !["oci:", "oci-archive:", "docker-archive:"]
-        .iter()
-        .any(|p| s.starts_with(p))
-    {
-        return None;
-    }
-    s.parse::<Source>().ok()
+/// Writes `image` to `dest`. `names` are the tags (OCI layout and archive) or the `RepoTags`
+/// (docker-archive) to record; the caller decides them (see the build command).
+pub fn write_image(image: &Image, dest: &LocalImage, names: &[String]) -> Result<(), OutputError> {
+    write_artifact(Artifact::Image(image), dest, names)
 }
 
-/// An image read from a local source; `dir` keeps extracted archive files alive.
-#[derive(Debug)]
-pub struct LoadedImage {
-    /// The image.
-    pub image: Image,
-    /// Notes (an index was resolved to one platform).
-    pub warnings: Vec<String>,
-    /// Temp folder holding extracted archive content, if any.
-    pub dir: Option<tempfile::TempDir>,
+/// Writes a multi-platform index to `dest`. A docker-archive holds one image per platform-less
+/// `manifest.json` entry, so it is refused there: pick one platform for it.
+pub fn write_index(
+    index: &ImageIndex,
+    dest: &LocalImage,
+    names: &[String],
+) -> Result<(), OutputError> {
+    write_artifact(Artifact::Index(index), dest, names)
 }
 
-fn src_err(source: &str, reason: impl Into<String>) -> RegistryError {
-    RegistryError::Source {
-        source_name: source.to_string(),
-        reason: reason.into(),
-    }
-}
-
-#[derive(Deserialize)]
-struct LayoutEntry {
-    #[serde(rename = "mediaType", default)]
-    media_type: String,
-    digest: String,
-    size: u64,
-    #[serde(default)]
-    annotations: std::collections::BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-struct Index {
-    #[serde(default)]
-    manifests: Vec<LayoutEntry>,
-}
-
-fn blob_path(layout: &Path, digest: &str) -> Result<PathBuf, String> {
-    if !valid_digest(digest) {
-        return Err(format!("invalid digest {digest:?}"));
-    }
-    let (algo, hex) = digest.split_once(':').ok_or("invalid digest")?;
-    Ok(layout.join("blobs").join(algo).join(hex))
-}
-
-fn read_verified(
-    layout: &Path,
-    digest: &str,
-    cap: u64,
-    name: &str,
-) -> Result<Vec<u8>, RegistryError> {
-    let p = blob_path(layout, digest).map_err(|r| src_err(name, r))?;
-    let meta = std::fs::metadata(&p).map_err(|e| RegistryError::io("cannot read blob", &p, e))?;
-    if meta.len() > cap {
-        return Err(RegistryError::TooLarge {
-            what: format!("blob {digest}"),
-            limit: cap,
-        });
-    }
-    let bytes = std::fs::read(&p).map_err(|e| RegistryError::io("cannot read blob", &p, e))?;
-    let actual = reg_digest::sha256(&bytes);
-    if actual != digest {
-        return Err(RegistryError::DigestMismatch {
-            expected: digest.to_string(),
-            actual,
-        });
-    }
-    Ok(bytes)
-}
-
-fn platform_matches(v: &serde_json::Value, p: &Platform) -> bool {
-    v.get("os").and_then(|x| x.as_str()) == Some(p.os.as_str())
-        && v.get("architecture").and_then(|x| x.as_str()) == Some(p.architecture.as_str())
-}
-
-/// What an `index.json` entry (or a tag in it) points at: one image, or an index of images.
-#[derive(Debug)]
-pub enum LayoutRoot {
-    /// A single-platform image.
-    Image(Image),
-    /// A multi-platform index: its descriptor, bytes and entries; each entry's image is read
-    /// with [`image_at`].
-    Index {
-        /// The index descriptor.
-        descriptor: Descriptor,
-        /// The index bytes (verified).
-        bytes: Vec<u8>,
-        /// Its entries.
-        entries: Vec<IndexEntry>,
-    },
-}
-
-/// Reads the manifest (or index) that `tag` names in the layout's `index.json` (the only entry
-/// when `tag` is `None`), verified against its digest.
-pub fn read_root(
-    layout: &Path,
-    tag: Option<&str>,
-    name: &str,
-) -> Result<LayoutRoot, RegistryError> {
-    let index_path = layout.join("index.json");
-    let text = std::fs::read(&index_path)
-        .map_err(|e| RegistryError::io("cannot read OCI layout index", &index_path, e))?;
-    let index: Index = serde_json::from_slice(&text)
-        .map_err(|e| src_err(name, format!("index.json is not valid: {e}")))?;
-    let entry = match tag {
-        Some(t) => index
-            .manifests
-            .into_iter()
-            .find(|m| {
-                m.annotations
-                    .get("org.opencontainers.image.ref.name")
-                    .map(String::as_str)
-                    == Some(t)
-            })
-            .ok_or_else(|| src_err(name, format!("no manifest tagged {t:?} in index.json")))?,
-        None => {
-            let mut m = index.manifests;
-            if m.len() != 1 {
-                return Err(src_err(
-                    name,
-                    format!("index.json lists {} manifests; name one with :TAG", m.len()),
-                ));
-            }
-            m.remove(0)
-        }
-    };
-    let mut desc = Descriptor {
-        media_type: entry.media_type.clone(),
-        digest: entry.digest.clone(),
-        size: entry.size,
-    };
-    let bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
-    desc.size = bytes.len() as u64;
-    let is_index = desc.media_type == OCI_INDEX || desc.media_type == DOCKER_LIST;
-    match parse_index(&bytes)? {
-        Some(entries) => Ok(LayoutRoot::Index {
-            descriptor: desc,
-            bytes,
-            entries,
+/// The one writer behind [`write_image`] and [`write_index`].
+pub fn write_artifact(
+    artifact: Artifact<'_>,
+    dest: &LocalImage,
+    names: &[String],
+) -> Result<(), OutputError> {
+    match (dest, artifact) {
+        (LocalImage::OciLayout { path, .. }, _) => write_artifact_layout(artifact, path, names),
+        (LocalImage::OciArchive { path, .. }, _) => write_archive_file(path, |w| {
+            write_oci_archive_of(artifact, names, w, path).map(|_| ())
         }),
-        None if is_index => Err(src_err(name, "an index without a manifests list")),
-        None => Ok(LayoutRoot::Image(image_at(layout, desc, bytes, name)?)),
-    }
-}
-
-/// The image whose manifest is `desc` (with its verified `bytes`) in the layout: config read
-/// and verified, layers left in the layout's files.
-pub fn image_at(
-    layout: &Path,
-    mut desc: Descriptor,
-    bytes: Vec<u8>,
-    name: &str,
-) -> Result<Image, RegistryError> {
-    let parsed = parse_manifest(&bytes)?;
-    let config = read_verified(layout, &parsed.config.digest, 4 << 20, name)?;
-    let mut layers = Vec::new();
-    for l in parsed.layers {
-        let p = blob_path(layout, &l.digest).map_err(|r| src_err(name, r))?;
-        crate::registry::client::require_file(&p)?;
-        layers.push(Blob {
-            descriptor: l,
-            source: BlobSource::File(p),
-        });
-    }
-    desc.size = bytes.len() as u64;
-    if desc.media_type.is_empty() {
-        desc.media_type = crate::registry::pull::OCI_MANIFEST.to_string();
-    }
-    Ok(Image {
-        manifest: Blob {
-            descriptor: desc,
-            source: BlobSource::Memory(bytes),
-        },
-        config: Blob {
-            descriptor: parsed.config,
-            source: BlobSource::Memory(config),
-        },
-        layers,
-    })
-}
-
-/// Reads the manifest bytes an index entry names, verified.
-pub fn read_manifest(
-    layout: &Path,
-    desc: &Descriptor,
-    name: &str,
-) -> Result<Vec<u8>, RegistryError> {
-    read_verified(layout, &desc.digest, 4 << 20, name)
-}
-
-/// Reads an OCI layout folder. With a tag, the `index.json` entry whose
-/// `org.opencontainers.image.ref.name` equals it; without one, the only entry. An index is
-/// resolved to `platform` (with a warning: a bundle image should be a single manifest).
-pub fn load_layout(
-    layout: &Path,
-    tag: Option<&str>,
-    platform: &Platform,
-    name: &str,
-) -> Result<LoadedImage, RegistryError> {
-    let mut warnings = Vec::new();
-    let image = match read_root(layout, tag, name)? {
-        LayoutRoot::Image(image) => image,
-        LayoutRoot::Index { entries, .. } => {
-            let chosen = entries
-                .into_iter()
-                .find(|m| {
-                    m.platform_json
-                        .as_ref()
-                        .is_some_and(|p| platform_matches(p, platform))
-                })
-                .ok_or_else(|| {
-                    src_err(name, format!("image index has no manifest for {platform}"))
-                })?;
-            warnings.push(format!("{name} is a multi-platform image index; resolved to {platform} manifest {}: a bundle image should be a single manifest", chosen.descriptor.digest));
-            let bytes = read_manifest(layout, &chosen.descriptor, name)?;
-            image_at(layout, chosen.descriptor, bytes, name)?
-        }
-    };
-    Ok(LoadedImage {
-        image,
-        warnings,
-        dir: None,
-    })
-}
-
-/// Extracts the regular files of an archive into a temp folder (paths checked like layers).
-pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, RegistryError> {
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-archive-")
-        .tempdir()
-        .map_err(|e| RegistryError::io("cannot create temp dir in", std::env::temp_dir(), e))?;
-    let f =
-        std::fs::File::open(path).map_err(|e| RegistryError::io("cannot open archive", path, e))?;
-    let reader = reg_unpack::decompress(f, "", name)?;
-    let mut stats = reg_unpack::Stats::default();
-    let limits = reg_unpack::Limits {
-        max_total_bytes: 8 << 30,
-        max_entries: 1_000_000,
-        max_file_bytes: 4 << 30,
-    };
-    reg_unpack::unpack_layer(reader, dir.path(), name, &limits, &mut stats)
-        .map_err(|e| src_err(name, e.to_string()))?;
-    Ok(dir)
-}
-
-#[derive(Deserialize)]
-struct DockerManifestEntry {
-    #[serde(rename = "Config")]
-    config: String,
-    #[serde(rename = "Layers", default)]
-    layers: Vec<String>,
-}
-
-fn sha256_file(p: &Path) -> Result<(String, u64, bool), RegistryError> {
-    let mut f = std::fs::File::open(p).map_err(|e| RegistryError::io("cannot read", p, e))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut n = 0u64;
-    let mut first = Vec::new();
-    loop {
-        let k = f
-            .read(&mut buf)
-            .map_err(|e| RegistryError::io("cannot read", p, e))?;
-        if k == 0 {
-            break;
-        }
-        if first.len() < 2 {
-            first.extend_from_slice(&buf[..k.min(2)]);
-        }
-        h.update(&buf[..k]);
-        n += k as u64;
-    }
-    Ok((reg_digest::finish(h), n, first.starts_with(&[0x1f, 0x8b])))
-}
-
-/// Reads a `docker save` archive (single image), synthesising a Docker v2-2 manifest.
-pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, RegistryError> {
-    let dir = extract_archive(path, name)?;
-    let mpath = dir.path().join("manifest.json");
-    let text = std::fs::read(&mpath)
-        .map_err(|_| src_err(name, "no manifest.json: not a docker-archive"))?;
-    let mut entries: Vec<DockerManifestEntry> = serde_json::from_slice(&text)
-        .map_err(|e| src_err(name, format!("manifest.json is not valid: {e}")))?;
-    if entries.len() != 1 {
-        return Err(src_err(
-            name,
-            format!("the archive holds {} images; expected one", entries.len()),
-        ));
-    }
-    let entry = entries.remove(0);
-    let inside = |rel: &str| -> Result<PathBuf, RegistryError> {
-        let r = reg_unpack::safe_relative(Path::new(rel))
-            .map_err(|e| src_err(name, e))?
-            .ok_or_else(|| src_err(name, "empty path in manifest.json"))?;
-        Ok(dir.path().join(r))
-    };
-    let config_bytes = std::fs::read(inside(&entry.config)?)
-        .map_err(|e| src_err(name, format!("cannot read config {}: {e}", entry.config)))?;
-    let config_desc = Descriptor {
-        media_type: "application/vnd.docker.container.image.v1+json".into(),
-        digest: reg_digest::sha256(&config_bytes),
-        size: config_bytes.len() as u64,
-    };
-    let mut layers = Vec::new();
-    for l in &entry.layers {
-        let p = inside(l)?;
-        let (digest, size, gz) = sha256_file(&p)?;
-        let media_type = if gz {
-            "application/vnd.docker.image.rootfs.diff.tar.gzip"
-        } else {
-            "application/vnd.docker.image.rootfs.diff.tar"
-        };
-        layers.push(Blob {
-            descriptor: Descriptor {
-                media_type: media_type.into(),
-                digest,
-                size,
-            },
-            source: BlobSource::File(p),
-        });
-    }
-    let manifest = serde_json::json!({
-        "schemaVersion": 2,
-        "mediaType": crate::registry::pull::DOCKER_MANIFEST,
-        "config": {"mediaType": config_desc.media_type, "size": config_desc.size, "digest": config_desc.digest},
-        "layers": layers.iter().map(|l| serde_json::json!({"mediaType": l.descriptor.media_type, "size": l.descriptor.size, "digest": l.descriptor.digest})).collect::<Vec<_>>(),
-    });
-    let mbytes = serde_json::to_vec(&manifest).map_err(|e| src_err(name, e.to_string()))?;
-    let mdesc = Descriptor {
-        media_type: crate::registry::pull::DOCKER_MANIFEST.into(),
-        digest: reg_digest::sha256(&mbytes),
-        size: mbytes.len() as u64,
-    };
-    Ok(LoadedImage {
-        image: Image {
-            manifest: Blob {
-                descriptor: mdesc,
-                source: BlobSource::Memory(mbytes),
-            },
-            config: Blob {
-                descriptor: config_desc,
-                source: BlobSource::Memory(config_bytes),
-            },
-            layers,
-        },
-        warnings: vec![format!(
-            "{name}: docker-archive holds no manifest; the digest shown is of a synthesised Docker v2-2 manifest"
-        )],
-        dir: Some(dir),
-    })
-}
-
-/// Loads any local source.
-pub fn load(
-    source: &Source,
-    platform: &Platform,
-    name: &str,
-) -> Result<LoadedImage, RegistryError> {
-    match source {
-        Source::OciLayout { path, tag } => load_layout(path, tag.as_deref(), platform, name),
-        Source::OciArchive { path, tag } => {
-            let dir = extract_archive(path, name)?;
-            let mut loaded = load_layout(dir.path(), tag.as_deref(), platform, name)?;
-            loaded.dir = Some(dir);
-            Ok(loaded)
-        }
-        Source::DockerArchive { path, .. } => load_docker_archive(path, name),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn source_strings() {
-        assert_eq!(
-            parse_source("oci:/tmp/x:v1"),
-            Some(Source::OciLayout {
-                path: "/tmp/x".into(),
-                tag: Some("v1".into())
+        (LocalImage::DockerArchive { path, .. }, Artifact::Image(image)) => {
+            write_archive_file(path, |w| {
+                write_docker_archive(image, names, w, path).map(|_| ())
             })
-        );
-        assert_eq!(
-            parse_source("oci:dir"),
-            Some(Source::OciLayout {
-                path: "dir".into(),
-                tag: None
-            })
-        );
-        assert_eq!(
-            parse_source("oci-archive:a.tar:t"),
-            Some(Source::OciArchive {
-                path: "a.tar".into(),
-                tag: Some("t".into())
-            })
-        );
-        assert_eq!(
-            parse_source("docker-archive:a.tar"),
-            Some(Source::DockerArchive {
-                path: "a.tar".into(),
-                reference: None
-            })
-        );
-        assert_eq!(parse_source("quay.io/a/b:1"), None);
+        }
+        (LocalImage::DockerArchive { .. }, Artifact::Index(index)) => {
+            Err(OutputError::Unsupported(format!(
+                "a docker-archive holds a single platform, and this image has {}: pick one with --platform",
+                index.images.len()
+            )))
+        }
     }
 }

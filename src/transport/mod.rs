@@ -3,10 +3,12 @@
 //! The data flow of olmpack reads top to bottom:
 //! - models (`bundle`, `catalog`) and shared vocabulary (`findings`, `reference`);
 //! - rules (`validate`, and the catalog rules) over the models;
-//! - [`crate::image`]: the immutable image value, how it is built, and the local sinks;
-//! - **transports (this module)**: one place that turns a source string (a registry
-//!   reference, `oci:`, `oci-archive:`, `docker-archive:`) into an opened image
-//!   ([`source::open`]), and one place that sends an image to its destinations
+//! - [`crate::image`]: the immutable image value and how it is built;
+//! - **transports (this module)**: one place that turns a [`crate::location::Location`] (a
+//!   registry reference, `oci:`, `oci-archive:`, `docker-archive:`, classified once) into an
+//!   opened image ([`source::open`]); each local format is one module, read and written there
+//!   ([`layout`] for `oci:`, [`archive`] for `oci-archive:` and `docker-archive:`, with
+//!   [`local`] choosing between them when writing), and one place that sends an image to its destinations
 //!   ([`sink`]: a local `--output`, or every `-t` of a push);
 //! - [`crate::registry`]: the distribution-API client that the registry transport uses;
 //! - `action`: what a command does, as a composition of the above;
@@ -19,13 +21,16 @@
 //! Convenience for callers that need an image's files: [`source::unpack_image`] opens any source,
 //! unpacks its layers safely into a temp folder and returns its labels and config.
 
+pub mod archive;
 pub mod error;
+pub mod layout;
 pub mod local;
 pub mod options;
 pub mod sink;
 pub mod source;
 pub mod unpack;
 
-pub use error::TransportError;
+pub use error::{LocalError, TransportError};
+pub use local::{write_artifact, write_image, write_index};
 pub use options::RegistryOptions;
-pub use source::{ImageSource, Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};
+pub use source::{Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};

@@ -1,5 +1,5 @@
 //! The one place that sends an image where the user asked: a local destination (`--output`,
-//! through [`crate::image::write_artifact`], which owns every layout and archive write) or a
+//! through [`super::local::write_artifact`], which owns every layout and archive write) or a
 //! registry push under every `-t REF`.
 //!
 //! Pushing groups the references by repository (one client and one blob upload per
@@ -14,7 +14,6 @@
 
 use super::error::TransportError;
 use super::options::RegistryOptions;
-use crate::image::layout::stage_file;
 use crate::image::{Artifact, BlobSource, Destination, OutputError};
 use crate::reference::Reference;
 use crate::registry::push::{self, PushOptions, PushReport};
@@ -28,7 +27,7 @@ pub fn write_local(
     dest: &Destination,
     names: &[String],
 ) -> Result<(), OutputError> {
-    crate::image::write_artifact(artifact, dest, names)
+    super::local::write_artifact(artifact, dest, names)
 }
 
 /// One repository's result of [`push`]: its report and the client's request counters
@@ -173,7 +172,10 @@ pub fn deliver(
 ) -> Result<Vec<PushReport>, DeliveryError> {
     let digest = item.artifact().top().descriptor.digest.clone();
     let staged = match &delivery.digest_file {
-        Some(file) => Some(stage_file(file, digest.as_bytes()).map_err(DeliveryError::DigestFile)?),
+        Some(file) => Some(
+            crate::fsio::stage(file, digest.as_bytes(), crate::fsio::Options::OUTPUT)
+                .map_err(|e| DeliveryError::DigestFile(e.into()))?,
+        ),
         None => None,
     };
     let mut reports = Vec::new();
@@ -206,7 +208,9 @@ pub fn deliver(
         })?;
     }
     if let Some(staged) = staged {
-        staged.commit().map_err(DeliveryError::DigestFile)?;
+        staged
+            .commit()
+            .map_err(|e| DeliveryError::DigestFile(e.into()))?;
     }
     Ok(reports)
 }

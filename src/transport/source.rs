@@ -1,17 +1,18 @@
-//! The one place that turns a source string into an image.
+//! The one place that turns a [`Location`] into an image.
 //!
-//! Grammar (the one `bundle build --output` writes, so anything written can be read back):
-//! `oci:PATH[:TAG]`, `oci-archive:FILE[:TAG]`, `docker-archive:FILE`, or else a registry
-//! reference. [`open`] gives either one image or a multi-platform index whose images are opened
+//! The string was classified once, by [`Location::parse`] (the grammar `bundle build --output`
+//! writes, so anything written can be read back); a plain folder is refused here with a hint,
+//! never looked up in a registry. [`open`] gives either one image or a multi-platform index whose images are opened
 //! on demand ([`Opened`]); [`open_image`] resolves an index to the options' platform (with a
 //! warning), which is what bundle commands want. Registry manifests and configs are verified
 //! against their digests; layers are verified while they stream.
 
 use super::error::TransportError;
-use super::local;
 use super::options::RegistryOptions;
 use super::unpack::{self, Limits};
-use crate::image::{Blob, BlobSource, Descriptor, Destination, Image, Platform};
+use super::{archive, layout};
+use crate::image::{Blob, BlobSource, Descriptor, Image, Platform};
+use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::client::Client;
@@ -25,37 +26,6 @@ use std::sync::Arc;
 /// Largest layer accepted when reading an image (bundles are kilobytes, catalog images with an
 /// opm base a few hundred megabytes; this is a sanity bound).
 const MAX_LAYER_BYTES: u64 = 4 << 30;
-
-/// Where an image is, parsed from what the user typed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImageSource {
-    /// A registry reference (`quay.io/org/img:tag`, `…@sha256:…`).
-    Registry(Reference),
-    /// `oci:`, `oci-archive:` or `docker-archive:`.
-    Local(Destination),
-}
-
-impl ImageSource {
-    /// Parses a source string: a local prefix, else a registry reference.
-    pub fn parse(s: &str) -> Result<Self, TransportError> {
-        match local::parse_source(s) {
-            Some(local) => Ok(ImageSource::Local(local)),
-            None if ["oci:", "oci-archive:", "docker-archive:"]
-                .iter()
-                .any(|p| s.starts_with(p)) =>
-            {
-                Err(RegistryError::Source {
-                    source_name: s.to_string(),
-                    reason:
-                        "expected oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE"
-                            .into(),
-                }
-                .into())
-            }
-            None => Ok(ImageSource::Registry(Reference::parse(s)?)),
-        }
-    }
-}
 
 /// How an opened image's blobs are reached. Shared (`Arc`) so every image of an index uses one
 /// client (one token) and one extracted archive.
@@ -127,14 +97,17 @@ impl std::fmt::Debug for OpenedImage {
     }
 }
 
-/// Opens `source` as it is: an image or an index (nothing resolved to a platform).
-pub fn open(source: &str, opts: &RegistryOptions) -> Result<Opened, TransportError> {
-    match ImageSource::parse(source)? {
-        ImageSource::Local(dest) => open_local(source, &dest),
-        ImageSource::Registry(reference) => {
-            let client = Arc::new(opts.client_for(&reference)?);
+/// Opens `location` as it is: an image or an index (nothing resolved to a platform). A plain
+/// folder or file is refused with what to type instead ([`Location::require_image`]).
+pub fn open(location: &Location, opts: &RegistryOptions) -> Result<Opened, TransportError> {
+    let source = location.as_str();
+    match location.place() {
+        Place::Path(_) => Err(location.not_an_image().into()),
+        Place::Local(image) => open_local(source, image),
+        Place::Registry(reference) => {
+            let client = Arc::new(opts.client_for(reference)?);
             let (bytes, media_type, digest) =
-                pull::fetch_manifest_bytes(&client, &reference, reference.manifest_reference())?;
+                pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
             let access = Access::Registry {
                 client,
                 reference: reference.clone(),
@@ -222,10 +195,10 @@ fn local_image(
     })
 }
 
-fn open_local(source: &str, dest: &Destination) -> Result<Opened, TransportError> {
+fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError> {
     let (layout, tag, dir) = match dest {
-        Destination::DockerArchive { path, .. } => {
-            let loaded = local::load_docker_archive(path, source)?;
+        LocalImage::DockerArchive { path, .. } => {
+            let loaded = archive::load_docker_archive(path, source)?;
             let dir = loaded.dir.map(Arc::new);
             let access = Access::Local {
                 layout: None,
@@ -238,9 +211,9 @@ fn open_local(source: &str, dest: &Destination) -> Result<Opened, TransportError
                 access,
             )?)));
         }
-        Destination::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
-        Destination::OciArchive { path, tag } => {
-            let dir = local::extract_archive(path, source)?;
+        LocalImage::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
+        LocalImage::OciArchive { path, tag } => {
+            let dir = archive::extract_archive(path, source)?;
             (dir.path().to_path_buf(), tag.clone(), Some(Arc::new(dir)))
         }
     };
@@ -248,14 +221,14 @@ fn open_local(source: &str, dest: &Destination) -> Result<Opened, TransportError
         layout: Some(layout.clone()),
         _dir: dir,
     };
-    match local::read_root(&layout, tag.as_deref(), source)? {
-        local::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
+    match layout::read_root(&layout, tag.as_deref(), source)? {
+        layout::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
             source,
             image,
             Vec::new(),
             access,
         )?))),
-        local::LayoutRoot::Index {
+        layout::LayoutRoot::Index {
             descriptor,
             entries,
             ..
@@ -327,17 +300,21 @@ impl OpenedIndex {
                 let layout = layout.as_ref().ok_or_else(|| {
                     RegistryError::Protocol(format!("{}: not an OCI layout", self.name))
                 })?;
-                let bytes = local::read_manifest(layout, &entry.descriptor, &self.name)?;
-                let image = local::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
+                let bytes = layout::read_manifest(layout, &entry.descriptor, &self.name)?;
+                let image = layout::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
                 local_image(&self.name, image, Vec::new(), self.access.clone())
             }
         }
     }
 }
 
-/// Opens `source` as one image; an index is resolved to `opts.platform`, with a warning.
-pub fn open_image(source: &str, opts: &RegistryOptions) -> Result<OpenedImage, TransportError> {
-    match open(source, opts)? {
+/// Opens `location` as one image; an index is resolved to `opts.platform`, with a warning.
+pub fn open_image(
+    location: &Location,
+    opts: &RegistryOptions,
+) -> Result<OpenedImage, TransportError> {
+    let source = location.as_str();
+    match open(location, opts)? {
         Opened::Image(image) => Ok(*image),
         Opened::Index(index) => {
             let platform = &opts.platform;
@@ -614,8 +591,11 @@ pub struct UnpackedImage {
 /// (paths, links and whiteouts checked, digests verified while streaming) into a new temp folder.
 /// The call behind rendering a bundle image or a catalog image (read the catalog under the
 /// folder its `…index.configs.v1` label names).
-pub fn unpack_image(source: &str, opts: &RegistryOptions) -> Result<UnpackedImage, TransportError> {
-    let opened = open_image(source, opts)?;
+pub fn unpack_image(
+    location: &Location,
+    opts: &RegistryOptions,
+) -> Result<UnpackedImage, TransportError> {
+    let opened = open_image(location, opts)?;
     let dir = temp_dir("olmpack-image-")?;
     opened.unpack_into(dir.path(), &Limits::default())?;
     Ok(UnpackedImage {

@@ -5,7 +5,7 @@
 
 use super::{Ctx, Diagnostic, Rule, Severity, names};
 use crate::bundle::Object;
-use crate::bundle::yaml::Node;
+use crate::yaml::Node;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {

@@ -4,8 +4,9 @@
 
 use super::names;
 use super::{Ctx, Diagnostic, Rule, Severity};
-use crate::bundle::yaml::Node;
-use crate::bundle::{Object, semver_range};
+use crate::bundle::Object;
+use crate::semver_range;
+use crate::yaml::Node;
 use std::collections::{BTreeSet, HashMap};
 
 /// Install mode types OLM knows.
@@ -941,7 +942,7 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
 #[cfg(test)]
 mod tests {
     use super::{Step, spell_trail, walk_at};
-    use crate::bundle::yaml::parse_stream;
+    use crate::yaml::parse_stream;
 
     #[test]
     fn paths_are_spelled_with_keys_and_indexes_in_document_order() {

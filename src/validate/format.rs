@@ -3,7 +3,7 @@
 
 use super::{Ctx, Diagnostic, Rule, Severity};
 use crate::bundle::keys;
-use crate::bundle::yaml::{ScalarKind, Value};
+use crate::yaml::{ScalarKind, Value};
 
 const REQUIRED: [&str; 5] = [
     keys::MEDIATYPE,

@@ -6,8 +6,8 @@
 //! resolver supports them, opm's validator only knows the `cel` form.
 
 use super::{Ctx, Diagnostic, Rule};
-use crate::bundle::semver_range::Range;
-use crate::bundle::yaml::Node;
+use crate::semver_range::Range;
+use crate::yaml::Node;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     if let Some(deps) = &ctx.bundle.dependencies {

@@ -9,7 +9,6 @@ mod crd;
 mod csv;
 mod dockerfile;
 mod format;
-pub mod goflate;
 pub mod image;
 mod metadata;
 pub mod names;
@@ -54,7 +53,7 @@ impl Ctx<'_> {
             let text = csv
                 .root
                 .path(&["spec", "minKubeVersion"])
-                .and_then(crate::bundle::yaml::Node::scalar_text)?;
+                .and_then(crate::yaml::Node::scalar_text)?;
             csv::parse_tolerant(text)
         })
     }

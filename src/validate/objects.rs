@@ -3,7 +3,7 @@
 
 use super::{Ctx, Diagnostic, Rule, Severity, names};
 use crate::bundle::Object;
-use crate::bundle::yaml::Node;
+use crate::yaml::Node;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Kinds a registry+v1 bundle may carry (operator-registry `supported_resources.go`). OLM checks

@@ -4,7 +4,7 @@
 use super::{Ctx, Diagnostic, Group, Rule, Severity};
 use crate::bundle::Object;
 use crate::bundle::keys;
-use crate::bundle::yaml::Node;
+use crate::yaml::Node;
 
 const CAPABILITIES: [&str; 5] = [
     "Basic Install",

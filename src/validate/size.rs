@@ -28,15 +28,15 @@
 //!    below to 5 % above Go on real bundles, which moved sn-operator 0.19.7 from the reference's
 //!    "996.7 kB" to "1.0 MB" and would flag bundles within a percent above a threshold where the
 //!    reference is silent. The port gave Go 1.19's exact length for every file of `../shared`
-//!    and on thousands of synthetic ones; `tests/goflate_go.rs` runs Go itself against it in CI
+//!    and on thousands of synthetic ones; `tests/library/goflate_go.rs` runs Go itself against it in CI
 //!    (every manifest of `../shared` plus edge cases).
 //!
 //! On those public bundles tiers 2 and 3 cut the exact tier from 533 bundles (1.65 GB) to 164
 //! (0.76 GB), of which 7 are above the warning threshold; validating all 12,337 of them takes a
 //! quarter less CPU.
 
-use super::goflate::GoDeflate;
 use super::{Ctx, Diagnostic, Rule, Severity};
+use crate::gocompat::flate::GoDeflate;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -269,7 +269,7 @@ mod tests {
 
     /// Bytes that do not compress (the xorshift stream the deflate tests use).
     fn noise(len: usize) -> Vec<u8> {
-        super::super::goflate::noise(len, 0x9E37_79B9_7F4A_7C15)
+        crate::gocompat::flate::noise(len, 0x9E37_79B9_7F4A_7C15)
     }
 
     fn exact_one(file: &[u8]) -> u64 {

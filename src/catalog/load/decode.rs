@@ -8,7 +8,7 @@
 //!   does not hide the others), and a piece holding only blanks or comments is a `null` document,
 //!   which opm rejects as missing its schema.
 
-use crate::bundle::yaml::{self, Key, Node, ScalarKind, Text, Value};
+use crate::yaml::{self, Key, Node, ScalarKind, Text, Value};
 
 /// One decoded document: its tree (positions are lines of the whole file) or what went wrong.
 #[derive(Debug)]

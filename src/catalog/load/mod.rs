@@ -18,14 +18,14 @@
 
 mod decode;
 mod ignore;
-pub mod json;
 mod typed;
 
-use crate::bundle::yaml::{Node, ScalarKind, Value};
 use crate::catalog::model::{
     self, Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Origin, Package, Property,
 };
 use crate::findings::{Diagnostic, Rule};
+use crate::gocompat::decoded as json;
+use crate::yaml::{Node, ScalarKind, Value};
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
@@ -745,7 +745,7 @@ fn object_json(data: &[u8]) -> Result<(String, Option<String>), String> {
                 return Ok((text.to_string(), None));
             }
         }
-        let docs = crate::bundle::yaml::parse_stream_lenient(text)
+        let docs = crate::yaml::parse_stream_lenient(text)
             .map_err(|e| {
                 format!(
                     "error converting YAML to JSON: yaml: line {}: {}",

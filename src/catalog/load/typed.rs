@@ -3,14 +3,14 @@
 //! unknown fields are ignored, `null` leaves a field at its zero value, and a value of the wrong
 //! type is an error worded as Go words it (`json: cannot unmarshal number into Go struct field
 //! Bundle.image of type string`). Property values are kept as opm keeps them: the canonical text
-//! of the re-encoded blob ([`super::json`]).
+//! of the re-encoded blob ([`crate::gocompat::decoded`]).
 
-use super::json;
-use crate::bundle::yaml::{Node, ScalarKind, Value};
 use crate::catalog::model::{
     Bundle, Channel, ChannelEntry, Deprecation, DeprecationEntry, Icon, Origin, Package,
     PackageScopedReference, Property, RelatedImage,
 };
+use crate::gocompat::decoded as json;
+use crate::yaml::{Node, ScalarKind, Value};
 use serde_json::value::RawValue;
 
 /// Collects the type errors of one blob.
@@ -418,7 +418,7 @@ fn deprecation_entry(d: &mut Dec, node: &Node) -> DeprecationEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::yaml::parse_stream;
+    use crate::yaml::parse_stream;
 
     fn node(yaml: &str) -> Node {
         parse_stream(yaml).expect("yaml").remove(0).root

@@ -7,9 +7,9 @@
 //! undecodable files skipped, and every metadata file tried as annotations, dependencies and
 //! properties whatever its name.
 
-use super::gojson::{get_ci, marshal_string};
-use crate::bundle::yaml;
 use crate::catalog::model::{self, Property, RelatedImage, SCHEMA_BUNDLE, property_type};
+use crate::gocompat::marshal::{get_ci, marshal_string};
+use crate::yaml;
 use base64::Engine as _;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -274,23 +274,23 @@ fn annotation_fields(ann: &Value) -> Option<[String; 3]> {
 /// `{"group":…,"kind":…,"version":…}` as `property.MustBuildGVK` writes it.
 fn gvk_json(group: &str, kind: &str, version: &str) -> String {
     let mut out = String::from("{\"group\":");
-    super::gojson::write_str(&mut out, group, false);
+    crate::gocompat::marshal::write_str(&mut out, group, false);
     out.push_str(",\"kind\":");
-    super::gojson::write_str(&mut out, kind, false);
+    crate::gocompat::marshal::write_str(&mut out, kind, false);
     out.push_str(",\"version\":");
-    super::gojson::write_str(&mut out, version, false);
+    crate::gocompat::marshal::write_str(&mut out, version, false);
     out.push('}');
     out
 }
 
 fn package_json(name: &str, version: &str, release: &str, html: bool) -> String {
     let mut out = String::from("{\"packageName\":");
-    super::gojson::write_str(&mut out, name, html);
+    crate::gocompat::marshal::write_str(&mut out, name, html);
     out.push_str(",\"version\":");
-    super::gojson::write_str(&mut out, version, html);
+    crate::gocompat::marshal::write_str(&mut out, version, html);
     if !release.is_empty() {
         out.push_str(",\"release\":");
-        super::gojson::write_str(&mut out, release, html);
+        crate::gocompat::marshal::write_str(&mut out, release, html);
     }
     out.push('}');
     out
@@ -593,9 +593,9 @@ pub fn render_bundle(
             property_type::PACKAGE => {
                 let (n, v, _) = parse_package(value).map_err(parse_err)?;
                 let mut out = String::from("{\"packageName\":");
-                super::gojson::write_str(&mut out, &n, false);
+                crate::gocompat::marshal::write_str(&mut out, &n, false);
                 out.push_str(",\"versionRange\":");
-                super::gojson::write_str(&mut out, &v, false);
+                crate::gocompat::marshal::write_str(&mut out, &v, false);
                 out.push('}');
                 package_required.push((property_type::PACKAGE_REQUIRED.to_string(), out));
             }

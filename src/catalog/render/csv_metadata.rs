@@ -5,7 +5,7 @@
 //! alphabetical; `apiServiceDefinitions`, `crdDescriptions` and `provider` are structs and so
 //! never omitted), with HTML escaping off except inside descriptor `value`s, which are raw JSON kept from the CSV.
 
-use super::gojson::{get_ci, marshal, write_str};
+use crate::gocompat::marshal::{get_ci, marshal, write_str};
 use serde_json::Value;
 
 /// A field of the CSV had a type the typed CSV cannot hold (opm fails the migration on it).

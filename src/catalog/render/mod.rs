@@ -8,8 +8,6 @@
 
 pub mod bundle;
 pub mod csv_metadata;
-pub mod gojson;
-pub mod gosort;
 
 pub use bundle::{BundleFiles, BundleRenderError, RenderedBundle, render_bundle};
 
@@ -83,7 +81,7 @@ pub fn objects_in_file_order(b: &mut Bundle) {
 /// relatedImages sorted by image, then the migration.
 ///
 /// Entries with the same image are ordered as opm orders them: by a port of Go's `sort.Slice`
-/// ([`gosort`]), which keeps input order for up to 12 entries (an insertion sort) and leaves an
+/// ([`crate::gocompat::sort`]), which keeps input order for up to 12 entries (an insertion sort) and leaves an
 /// already sorted list as it is. Ordering them by name instead (as first planned) would rewrite
 /// 13 of the 63 shared catalogs on a re-render. The only remaining source of difference is opm
 /// itself: it appends deployment images in Go map order (random) before sorting; olmpack
@@ -94,7 +92,7 @@ pub fn finish_config(
 ) -> Result<(), FinishError> {
     for b in &mut cfg.bundles {
         move_objects_to_end(b);
-        gosort::sort_slice(
+        crate::gocompat::sort::sort_slice(
             &mut b.related_images,
             &|x: &crate::catalog::model::RelatedImage, y: &crate::catalog::model::RelatedImage| {
                 x.image < y.image

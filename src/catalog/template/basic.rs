@@ -7,10 +7,11 @@
 //! `{schema: olm.template.basic, entries: […]}`; before, the template was the plain FBC stream.
 
 use super::{BundleRenderer, Located, TemplateOptions, go_field, json_kind, render_all};
-use crate::bundle::yaml::{Document, Node, ScalarKind, Value};
-use crate::catalog::load::{json::canonical, load_bytes};
+use crate::catalog::load::load_bytes;
 use crate::catalog::model::{Bundle, DeclarativeConfig};
 use crate::findings::Severity;
+use crate::gocompat::decoded::canonical;
+use crate::yaml::{Document, Node, ScalarKind, Value};
 use std::collections::HashMap;
 
 /// `schema` of a basic template.

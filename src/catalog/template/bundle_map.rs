@@ -8,6 +8,7 @@
 
 use super::{BundleRenderError, BundleRenderer};
 use crate::catalog::model::Bundle;
+use crate::location::{Location, Transport};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub struct BundleMap {
     /// The map file, for messages.
     pub file: PathBuf,
-    entries: HashMap<String, String>,
+    entries: HashMap<String, Location>,
 }
 
 /// A bundle map line that could not be used.
@@ -34,7 +35,9 @@ pub struct BundleMapError {
 impl BundleMap {
     /// Parses map text. Empty lines and lines starting with `#` are ignored. A relative folder
     /// or `oci:`/archive path is taken relative to the map file's folder, so a map can be checked
-    /// in next to the bundles it names.
+    /// in next to the bundles it names. Every SOURCE is classified here, once: one that does not
+    /// exist, or that is a registry reference, is refused with its line (a map is for reading
+    /// locally, so a typo never becomes a registry lookup, even without `--offline`).
     pub fn parse(text: &str, file: &Path) -> Result<BundleMap, BundleMapError> {
         let base = file.parent().unwrap_or(Path::new(""));
         let mut entries = HashMap::new();
@@ -49,15 +52,16 @@ impl BundleMap {
                 continue;
             }
             let Some((reference, source)) = line.split_once('\t') else {
-                return Err(fail(
-                    "expected IMAGE-REF<TAB>SOURCE (a bundle folder or oci:/oci-archive:/docker-archive: image)".into(),
-                ));
+                return Err(fail(format!(
+                    "expected IMAGE-REF<TAB>SOURCE (a bundle folder or {})",
+                    Transport::GRAMMAR
+                )));
             };
             let (reference, source) = (reference.trim(), source.trim());
             if reference.is_empty() || source.is_empty() {
                 return Err(fail("empty image reference or source".into()));
             }
-            let source = resolve_source(source, base);
+            let source = Location::parse_local(source, base).map_err(|e| fail(e.to_string()))?;
             if let Some(previous) = entries.insert(reference.to_string(), source.clone())
                 && previous != source
             {
@@ -73,8 +77,8 @@ impl BundleMap {
     }
 
     /// The local source mapped to `reference`.
-    pub fn get(&self, reference: &str) -> Option<&str> {
-        self.entries.get(reference).map(String::as_str)
+    pub fn get(&self, reference: &str) -> Option<&Location> {
+        self.entries.get(reference)
     }
 
     /// Number of mapped references.
@@ -88,27 +92,9 @@ impl BundleMap {
     }
 }
 
-/// Makes a relative path in a source absolute against the map's folder (transport prefix kept).
-fn resolve_source(source: &str, base: &Path) -> String {
-    for prefix in ["oci:", "oci-archive:", "docker-archive:"] {
-        if let Some(rest) = source.strip_prefix(prefix) {
-            return format!("{prefix}{}", join(base, rest));
-        }
-    }
-    join(base, source)
-}
-
-fn join(base: &Path, path: &str) -> String {
-    let p = Path::new(path);
-    if p.is_absolute() || base.as_os_str().is_empty() {
-        path.to_string()
-    } else {
-        base.join(p).display().to_string()
-    }
-}
-
 /// Renders a local source (`source`) as if it were the image `image_ref`.
-pub type LocalRender<'a> = dyn Fn(&str, &str) -> Result<Vec<Bundle>, BundleRenderError> + Sync + 'a;
+pub type LocalRender<'a> =
+    dyn Fn(&Location, &str) -> Result<Vec<Bundle>, BundleRenderError> + Sync + 'a;
 
 /// A renderer that reads mapped references locally and hands the others to `remote` (a registry
 /// renderer), or refuses them when there is none.
@@ -152,22 +138,57 @@ mod tests {
 
     #[test]
     fn parses_lines_and_resolves_relative_sources() {
-        let map = BundleMap::parse(
-            "# comment\n\nquay.io/a/b:1\tbundles/1.0.0\nquay.io/a/b:2\toci:/abs/layout:tag\nquay.io/a/b:3\toci-archive:x.tar\n",
-            Path::new("/m/map.tsv"),
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let m = tmp.path();
+        for dir in ["bundles/1.0.0", "abs/layout"] {
+            std::fs::create_dir_all(m.join(dir)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(m.join("x.tar"), b"").unwrap_or_else(|e| panic!("{e}"));
+        let text = format!(
+            "# comment\n\nquay.io/a/b:1\tbundles/1.0.0\nquay.io/a/b:2\toci:{}:tag\nquay.io/a/b:3\toci-archive:x.tar\n",
+            m.join("abs/layout").display()
         );
-        let map = map.unwrap_or_default();
-        assert_eq!(map.get("quay.io/a/b:1"), Some("/m/bundles/1.0.0"));
-        assert_eq!(map.get("quay.io/a/b:2"), Some("oci:/abs/layout:tag"));
-        assert_eq!(map.get("quay.io/a/b:3"), Some("oci-archive:/m/x.tar"));
+        let map = BundleMap::parse(&text, &m.join("map.tsv")).unwrap_or_default();
+        let get = |r: &str| map.get(r).map(ToString::to_string);
+        let at = |p: &str| m.join(p).display().to_string();
+        assert_eq!(get("quay.io/a/b:1"), Some(at("bundles/1.0.0")));
+        assert_eq!(
+            get("quay.io/a/b:2"),
+            Some(format!("oci:{}:tag", at("abs/layout")))
+        );
+        assert_eq!(
+            get("quay.io/a/b:3"),
+            Some(format!("oci-archive:{}", at("x.tar")))
+        );
         let err = BundleMap::parse("a b\n", Path::new("m")).err();
         assert_eq!(err.map(|e| e.line), Some(1));
     }
 
     #[test]
+    fn missing_and_registry_sources_are_refused_with_their_line() {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = tmp.path().join("sub/map.tsv");
+        let err = |text: &str| {
+            BundleMap::parse(text, &file)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let e = err("# x\nquay.io/a/b:1\t../../nowhere/1.0.0\n");
+        assert!(e.contains("map.tsv:2: no such file or folder: "), "{e}");
+        assert!(!e.contains("registry host"), "{e}");
+        let e = err("quay.io/a/b:1\tquay.io/a/b:1\n");
+        assert!(
+            e.contains("map.tsv:1: quay.io/a/b:1 is a registry reference"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn unmapped_reference_is_named() {
         let map = BundleMap::default();
-        let local = |_: &str, _: &str| -> Result<Vec<Bundle>, BundleRenderError> { Ok(vec![]) };
+        let local =
+            |_: &Location, _: &str| -> Result<Vec<Bundle>, BundleRenderError> { Ok(vec![]) };
         let r = MappedRenderer {
             map: &map,
             local: &local,

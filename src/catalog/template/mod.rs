@@ -17,8 +17,8 @@ pub mod semver;
 
 pub use crate::catalog::compat::{CompatParseError, OpmCompat};
 
-use crate::bundle::yaml::{self, Node, Value};
 use crate::catalog::model::{Bundle, DeclarativeConfig};
+use crate::yaml::{self, Node, Value};
 use std::fmt;
 
 /// The template kinds olmpack renders.

@@ -7,11 +7,11 @@
 //! pin different releases, and the checked-in catalogs show each era's edges.
 
 use super::{BundleRenderer, Located, OpmCompat, TemplateOptions, json_kind, render_all};
-use crate::bundle::yaml::{Node, ScalarKind, Value};
 use crate::catalog::model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Icon, Origin, Package, SCHEMA_CHANNEL,
     SCHEMA_PACKAGE, property_type,
 };
+use crate::yaml::{Node, ScalarKind, Value};
 use semver::Version;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -866,8 +866,8 @@ pub fn channel_name(archetype: &str, version: &Version, major: bool) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::bundle::yaml::parse_stream;
     use crate::catalog::model::{Property, SCHEMA_BUNDLE};
+    use crate::yaml::parse_stream;
 
     /// A rendered bundle for tests.
     pub(crate) fn bundle(name: &str, package: &str, version: &str, image: &str) -> Bundle {

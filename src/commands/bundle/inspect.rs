@@ -5,6 +5,7 @@
 use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::{Inspection as Report, inspect};
+use crate::location::Location;
 use crate::transport::source::{OpenedImage, open_image};
 use std::io::Write;
 
@@ -36,7 +37,7 @@ pub struct Args {
 
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
-    let opened = open_image(&args.image, &args.registry.options()?)?;
+    let opened = open_image(&Location::parse(&args.image)?, &args.registry.options()?)?;
     let report =
         inspect(&opened, args.no_files).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();

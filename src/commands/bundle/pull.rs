@@ -6,6 +6,7 @@
 use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::bundle_image::bundle_warnings;
+use crate::location::Location;
 use crate::transport::source::open_image;
 use crate::transport::unpack::Limits;
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ pub struct Args {
 
 /// Runs `olmpack bundle pull`.
 pub fn run(args: &Args) -> Outcome {
+    let source = Location::parse(&args.image)?.require_image()?;
     let dest = &args.dir;
     if let Ok(mut rd) = std::fs::read_dir(dest)
         && rd.next().is_some()
@@ -45,7 +47,7 @@ pub fn run(args: &Args) -> Outcome {
     };
     std::fs::create_dir_all(&parent)
         .map_err(|e| Failure::usage(format!("cannot create {}: {e}", parent.display())))?;
-    let opened = open_image(&args.image, &args.registry.options()?)?;
+    let opened = open_image(&source, &args.registry.options()?)?;
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-pull-")
         .tempdir_in(&parent)

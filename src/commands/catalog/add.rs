@@ -8,6 +8,7 @@ use crate::action::bundle_source::render_source;
 use crate::action::catalog_add::{AddFileError, AddOptions, add_to_catalog};
 use crate::catalog::add::{AddMode, AddOutcome};
 use crate::catalog::render::MigrateLevel;
+use crate::location::Location;
 use std::path::PathBuf;
 
 /// `--mode`.
@@ -47,11 +48,8 @@ pub struct Args {
 
 /// Runs `olmpack catalog add`.
 pub fn run(args: &Args) -> Outcome {
-    let local = std::path::Path::new(&args.bundle).is_dir()
-        || ["oci:", "oci-archive:", "docker-archive:"]
-            .iter()
-            .any(|p| args.bundle.starts_with(p));
-    let image = match (&args.image, local) {
+    let bundle = Location::parse(&args.bundle)?;
+    let image = match (&args.image, bundle.is_local()) {
         (Some(i), _) => i.clone(),
         (None, false) => args.bundle.clone(),
         (None, true) => {
@@ -69,7 +67,7 @@ pub fn run(args: &Args) -> Outcome {
     let render = |level: MigrateLevel| {
         let mut options = options.clone();
         options.migrate = level;
-        render_source(&args.bundle, &image, &options).map_err(|e| e.message)
+        render_source(&bundle, &image, &options).map_err(|e| e.message)
     };
     let add = AddOptions {
         channels: args.channels.clone(),

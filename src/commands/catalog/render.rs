@@ -4,7 +4,7 @@
 
 use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::catalog_render::{BundleImage, RenderOptions, prepare_render};
+use crate::action::catalog_render::{BundleImage, RenderOptions, parse_sources, prepare_render};
 use crate::catalog::render::{MigrateLevel, OpmCompat};
 
 /// Arguments of `olmpack catalog render`.
@@ -56,8 +56,8 @@ pub fn run(args: &Args) -> Outcome {
         (None, Some(t)) => BundleImage::Template(t.clone()),
         (None, None) => BundleImage::Empty,
     };
-    let needs_registry = args.sources.iter().any(|s| std::fs::metadata(s).is_err());
-    let registry = if needs_registry {
+    let sources = parse_sources(&args.sources).map_err(|e| Failure::usage(e.to_string()))?;
+    let registry = if sources.iter().any(|s| !s.is_local()) {
         args.registry.options()?
     } else {
         Default::default()
@@ -68,10 +68,10 @@ pub fn run(args: &Args) -> Outcome {
         migrate,
         compat,
         registry,
+        compat_given: args.opm_compat.is_some(),
         allow_empty: args.allow_empty,
     };
-    let prepared =
-        prepare_render(&args.sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;
+    let prepared = prepare_render(&sources, &opts).map_err(|e| Failure::usage(e.to_string()))?;
     for w in &prepared.warnings {
         eprintln!("warning: {w}");
     }

@@ -12,6 +12,7 @@ use crate::catalog::template::{
     render_template_with_warnings,
 };
 use crate::catalog::write::{Format, write_config};
+use crate::location::Location;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -86,11 +87,12 @@ pub fn run(args: &Args) -> Outcome {
         }
         None => BundleMap::default(),
     };
-    let local = |source: &str, image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
+    let local = |source: &Location, image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
         render_source(source, image_ref, &source_options).map(|b| vec![b.bundle])
     };
     let remote = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        render_source(image_ref, image_ref, &source_options).map(|b| vec![b.bundle])
+        let location = Location::parse(image_ref).map_err(BundleRenderError::new)?;
+        render_source(&location, image_ref, &source_options).map(|b| vec![b.bundle])
     };
     let renderer = MappedRenderer {
         map: &map,

@@ -1,4 +1,4 @@
-// The reference side of tests/goflate_go.rs: for each file path read from stdin (one per line),
+// The reference side of tests/library/goflate_go.rs: for each file path read from stdin (one per line),
 // prints the length of the raw DEFLATE stream Go's compress/flate writes for the whole file at
 // level 6 (one Write, then Close, as operator-framework/api's GzipBase64Encode does), as
 // "length<TAB>path". Standard library only: it builds offline.

@@ -1,4 +1,4 @@
-// The reference side of tests/gosort_go.rs: each line of stdin is one case, integer keys
+// The reference side of tests/library/gosort_go.rs: each line of stdin is one case, integer keys
 // separated by spaces. Go's sort.Slice sorts the positions by key (the comparison opm uses for
 // relatedImages: key only, so equal keys land where pdqsort puts them), and the line printed is
 // the resulting order of the original positions. Standard library only: it builds offline.

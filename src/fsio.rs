@@ -1,0 +1,218 @@
+//! The one atomic file writer: every output file (an `index.json`, an archive, a digest file, a
+//! scaffolded manifest, a catalog file changed by `catalog add`) is written into a temporary
+//! sibling, flushed to disk and renamed over its path, so a reader, a crash or a full disk sees
+//! the old file or the new one, never half of one.
+//!
+//! Why one: the same dance was written four times (layouts, archives, `bundle init`, `catalog
+//! add`) with small differences (one did not sync, one did not keep permissions). Callers still
+//! choose what differs on purpose: the mode of a new file, whether an existing file keeps its
+//! permissions, whether a missing folder is created, and whether several files are staged first
+//! and renamed only when all of them could be written ([`Staged`]).
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A file operation that failed, with the path it was on.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {action} {}", path.display())]
+pub struct FsError {
+    /// What was being done (`create`, `write`, `set permissions of`).
+    pub action: &'static str,
+    /// Where.
+    pub path: PathBuf,
+    /// The operating-system error.
+    #[source]
+    pub source: io::Error,
+}
+
+fn fs_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FsError + 'a {
+    move |source| FsError {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// How a file is written: the permissions of a new file, whether an existing one keeps its
+/// own, and whether a missing folder is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Permission bits of the new file.
+    pub mode: u32,
+    /// An existing file keeps its permissions (a user's file edited in place).
+    pub keep_mode: bool,
+    /// Create the parent folder when it is missing.
+    pub create_parent: bool,
+}
+
+impl Options {
+    /// A build output (an image's `index.json`, an archive, a digest file): 0644, the parent
+    /// folder must exist.
+    pub const OUTPUT: Options = Options {
+        mode: 0o644,
+        keep_mode: false,
+        create_parent: false,
+    };
+
+    /// A user's file written or edited in place: an existing file keeps its permissions, a new
+    /// one gets `mode`, and its folder is created.
+    pub fn edit(mode: u32) -> Options {
+        Options {
+            mode,
+            keep_mode: true,
+            create_parent: true,
+        }
+    }
+}
+
+/// The folder a temporary sibling of `path` is created in.
+pub fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A file written next to its final path, not yet renamed into place: lets a caller check that
+/// every output can be written before any of them appears (dropped = removed).
+#[derive(Debug)]
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl Staged {
+    /// Renames the staged file to its final path, then syncs the folder so the rename itself
+    /// survives a crash (where the platform lets a folder be opened).
+    pub fn commit(self) -> Result<(), FsError> {
+        let path = self.path;
+        self.tmp
+            .persist(&path)
+            .map_err(|e| fs_err("write", &path)(e.error))?;
+        if let Ok(dir) = fs::File::open(parent_of(&path)) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Fills a temporary sibling of `path` with `fill` (buffered), syncs it and gives it its
+/// permissions; [`Staged::commit`] puts it in place. On any error nothing is left behind.
+pub fn stage_with<E, F>(path: &Path, opts: Options, fill: F) -> Result<Staged, E>
+where
+    E: From<FsError>,
+    F: FnOnce(&mut BufWriter<&fs::File>) -> Result<(), E>,
+{
+    if path.is_dir() {
+        return Err(fs_err("write", path)(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "it is a folder",
+        ))
+        .into());
+    }
+    let parent = parent_of(path);
+    if opts.create_parent {
+        fs::create_dir_all(&parent).map_err(fs_err("create", &parent))?;
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(".olmpack-")
+        .tempfile_in(&parent)
+        .map_err(fs_err("create", path))?;
+    {
+        let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
+        fill(&mut buffered)?;
+        buffered.flush().map_err(fs_err("write", path))?;
+    }
+    tmp.as_file().sync_all().map_err(fs_err("write", path))?;
+    let perms = match fs::metadata(path) {
+        Ok(meta) if opts.keep_mode => meta.permissions(),
+        _ => mode_permissions(opts.mode),
+    };
+    fs::set_permissions(tmp.path(), perms).map_err(fs_err("set permissions of", tmp.path()))?;
+    Ok(Staged {
+        tmp,
+        path: path.to_path_buf(),
+    })
+}
+
+/// [`stage_with`] for bytes already in memory.
+pub fn stage(path: &Path, bytes: &[u8], opts: Options) -> Result<Staged, FsError> {
+    stage_with(path, opts, |w| {
+        w.write_all(bytes).map_err(fs_err("write", path))
+    })
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write(path: &Path, bytes: &[u8], opts: Options) -> Result<(), FsError> {
+    stage(path, bytes, opts)?.commit()
+}
+
+/// Writes `path` atomically from `fill` (for streamed content such as an archive).
+pub fn write_with<E, F>(path: &Path, opts: Options, fill: F) -> Result<(), E>
+where
+    E: From<FsError>,
+    F: FnOnce(&mut BufWriter<&fs::File>) -> Result<(), E>,
+{
+    Ok(stage_with(path, opts, fill)?.commit()?)
+}
+
+#[cfg(unix)]
+fn mode_permissions(mode: u32) -> fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    fs::Permissions::from_mode(mode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> = fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn replaces_keeps_or_sets_modes_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/f");
+        assert!(write(&path, b"x", Options::OUTPUT).is_err(), "no parent");
+        write(&path, b"one", Options::edit(0o600)).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        write(&path, b"two", Options::edit(0o644)).unwrap();
+        assert_eq!(mode(&path), 0o600, "an edited file keeps its mode");
+        write(&path, b"three", Options::OUTPUT).unwrap();
+        assert_eq!(mode(&path), 0o644);
+        assert_eq!(fs::read(&path).unwrap(), b"three");
+        assert_eq!(names(&dir.path().join("sub")), ["f"]);
+    }
+
+    #[test]
+    fn a_failed_fill_or_a_dropped_stage_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        write(&path, b"old", Options::OUTPUT).unwrap();
+        let failed: Result<(), FsError> = write_with(&path, Options::OUTPUT, |w| {
+            w.write_all(b"half").map_err(fs_err("write", &path))?;
+            Err(fs_err("write", &path)(io::Error::other("disk full")))
+        });
+        assert!(failed.is_err());
+        drop(stage(&path, b"new", Options::OUTPUT).unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(names(dir.path()), ["f"]);
+    }
+}

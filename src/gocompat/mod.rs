@@ -1,0 +1,10 @@
+//! Reproductions of Go standard-library behaviour that opm's and operator-framework's output
+//! depends on, byte for byte: `encoding/json` escaping and marshalling, `sort.Slice`, and
+//! `compress/flate`'s stream length. They sit below the bundle and catalog models because both
+//! (and the serve cache) need the same reproductions, and none of them knows about OLM.
+
+pub mod decoded;
+pub mod escape;
+pub mod flate;
+pub mod marshal;
+pub mod sort;

@@ -1,0 +1,28 @@
+//! The integration tests that run the olmpack binary, one module per area, folded into one
+//! test binary so the suite compiles and links once (issue 19 item 5).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod build_cli;
+mod build_corpus;
+mod build_interop;
+mod catalog_add;
+mod catalog_build;
+mod catalog_init;
+mod catalog_render;
+mod catalog_render_registry;
+mod catalog_template;
+mod catalog_template_cases;
+mod catalog_validate;
+mod ci_recipes;
+mod first_hour;
+mod init;
+mod init_corpus;
+mod isolation;
+mod legacy_sqlite;
+mod malformed_input;
+mod registry;
+mod sources;
+mod validate_image;
+mod validate_rules;

@@ -1,0 +1,86 @@
+//! The layering of the crate (issue 9): models (`catalog`) sit below the rule layer and the
+//! network layer, so no source file under `src/catalog` may import `crate::validate`,
+//! `crate::registry` or `crate::transport`. The shared grammars they need live in
+//! `crate::reference`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("list source folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_catalog_model_imports_neither_rules_nor_network() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/catalog");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(!files.is_empty(), "no sources under {}", root.display());
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for layer in ["crate::validate", "crate::registry", "crate::transport"] {
+                // `crate::validate` must not match the catalog's own `catalog::validate`.
+                if code.contains(layer) {
+                    offenders.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "src/catalog must not import the rule or network layers:\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// The ground floor (issue 19 item 4): the positioned YAML parser, semver ranges and the Go
+/// reproductions serve the bundle and catalog models, the rules and the serve cache alike, so
+/// they import none of them; a domain type leaking down would tie every user to that domain.
+#[test]
+fn the_ground_floor_imports_no_domain() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.join("yaml.rs"), src.join("semver_range.rs")];
+    rust_files(&src.join("yaml"), &mut files);
+    rust_files(&src.join("gocompat"), &mut files);
+    let domains = [
+        "action",
+        "bundle",
+        "catalog",
+        "commands",
+        "image",
+        "legacy",
+        "registry",
+        "scaffold",
+        "serve",
+        "transport",
+        "validate",
+    ];
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for d in domains {
+                if code.contains(&format!("crate::{d}::")) || code.contains(&format!("crate::{d};"))
+                {
+                    offenders.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "the ground floor must not import a domain module:\n{}",
+        offenders.join("\n")
+    );
+}
