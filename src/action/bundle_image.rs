@@ -7,7 +7,7 @@ use crate::findings::Report;
 use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::transport::source::{OpenedImage, open_image};
-use crate::transport::unpack::Limits;
+use crate::transport::unpack::{EntryInfo, Limits};
 use crate::transport::{RegistryOptions, TransportError};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -221,6 +221,75 @@ pub fn find_annotations(
         }
     }
     Ok(None)
+}
+
+/// What `bundle inspect` found in an image: each layer (with its files unless asked not to
+/// list them), the annotations and in which layer, and how many layers were read.
+#[derive(Debug)]
+pub struct Inspection {
+    /// Each layer's descriptor, with its entries when they were listed.
+    pub layers: Vec<(crate::image::Descriptor, Option<Vec<EntryInfo>>)>,
+    /// The layer holding `metadata/annotations.yaml` and its `annotations:` mapping.
+    pub annotations: Option<(usize, BTreeMap<String, String>)>,
+    /// Layers fetched to find out.
+    pub layers_read: usize,
+}
+
+/// Why an image could not be inspected.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InspectError {
+    /// A layer could not be fetched or read.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// `metadata/annotations.yaml` is not YAML of the expected shape.
+    #[error("{source_name}: {ANNOTATIONS_PATH}: {message}")]
+    Annotations {
+        /// The image as given.
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Lists an image's layers (streamed, verified, nothing unpacked) and reads its annotations.
+/// With `no_files`, only the layers needed to find the annotations are read
+/// ([`find_annotations`]).
+pub fn inspect(opened: &OpenedImage, no_files: bool) -> Result<Inspection, InspectError> {
+    let parse = |bytes: &[u8]| {
+        parse_annotations(&String::from_utf8_lossy(bytes)).map_err(|message| {
+            InspectError::Annotations {
+                source_name: opened.name.clone(),
+                message,
+            }
+        })
+    };
+    let mut layers = Vec::new();
+    let mut annotations = None;
+    let mut layers_read = 0;
+    if no_files {
+        if let Some((i, bytes, read)) = find_annotations(opened)? {
+            annotations = Some((i, parse(&bytes)?));
+            layers_read = read;
+        } else {
+            layers_read = opened.layers.len();
+        }
+        layers = opened.layers.iter().map(|d| (d.clone(), None)).collect();
+    } else {
+        for (i, d) in opened.layers.iter().enumerate() {
+            let (entries, captured) = list_layer(opened, i)?;
+            layers_read += 1;
+            if let Some(bytes) = captured {
+                annotations = Some((i, parse(&bytes)?));
+            }
+            layers.push((d.clone(), Some(entries)));
+        }
+    }
+    Ok(Inspection {
+        layers,
+        annotations,
+        layers_read,
+    })
 }
 
 /// Reads the `annotations:` mapping of an `annotations.yaml` (scalar values as written; lists and

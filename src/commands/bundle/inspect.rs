@@ -4,11 +4,9 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::bundle_image::{find_annotations, list_layer, parse_annotations};
+use crate::action::bundle_image::{Inspection as Report, inspect};
 use crate::location::Location;
 use crate::transport::source::{OpenedImage, open_image};
-use crate::transport::unpack::EntryInfo;
-use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Output format.
@@ -37,54 +35,11 @@ pub struct Args {
     pub registry: RegistryArgs,
 }
 
-/// What inspect found, shared by both renderers.
-struct Report {
-    layers: Vec<(crate::image::Descriptor, Option<Vec<EntryInfo>>)>,
-    annotations: Option<(usize, BTreeMap<String, String>)>,
-    layers_read: usize,
-}
-
-fn collect(opened: &OpenedImage, no_files: bool) -> Result<Report, Failure> {
-    let mut layers = Vec::new();
-    let mut annotations = None;
-    let mut layers_read = 0;
-    if no_files {
-        if let Some((i, bytes, read)) = find_annotations(opened)? {
-            annotations = Some((
-                i,
-                parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
-                    Failure::usage(format!("{}: metadata/annotations.yaml: {e}", opened.name))
-                })?,
-            ));
-            layers_read = read;
-        } else {
-            layers_read = opened.layers.len();
-        }
-        layers = opened.layers.iter().map(|d| (d.clone(), None)).collect();
-    } else {
-        for (i, d) in opened.layers.iter().enumerate() {
-            let (entries, captured) = list_layer(opened, i)?;
-            layers_read += 1;
-            if let Some(bytes) = captured {
-                let parsed = parse_annotations(&String::from_utf8_lossy(&bytes)).map_err(|e| {
-                    Failure::usage(format!("{}: metadata/annotations.yaml: {e}", opened.name))
-                })?;
-                annotations = Some((i, parsed));
-            }
-            layers.push((d.clone(), Some(entries)));
-        }
-    }
-    Ok(Report {
-        layers,
-        annotations,
-        layers_read,
-    })
-}
-
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
     let opened = open_image(&Location::parse(&args.image)?, &args.registry.options()?)?;
-    let report = collect(&opened, args.no_files)?;
+    let report =
+        inspect(&opened, args.no_files).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();
     let res = match args.output {
         OutputFormat::Json => render_json(&mut out, &opened, &report),
