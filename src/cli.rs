@@ -56,6 +56,8 @@ enum BundleCommand {
     Inspect(commands::inspect::Args),
     /// Unpack a bundle image into a folder that validate and build accept.
     Pull(commands::pull::Args),
+    /// Turn a package-manifest package into one registry+v1 bundle folder per version.
+    Migrate(commands::bundle_migrate::Args),
 }
 
 /// Parses the process arguments, runs the command and turns its outcome into an exit code.
@@ -79,6 +81,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Build(a) => commands::build::run(a),
             BundleCommand::Inspect(a) => commands::inspect::run(a),
             BundleCommand::Pull(a) => commands::pull::run(a),
+            BundleCommand::Migrate(a) => commands::bundle_migrate::run(a),
         },
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Validate(a) => commands::catalog_validate::run(a),

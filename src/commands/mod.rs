@@ -5,6 +5,7 @@
 //! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
 
 pub mod build;
+pub mod bundle_migrate;
 pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_graph;

@@ -81,6 +81,15 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let opts = options(args)?;
+    // Package-manifest folders (`<package>.package.yaml` + version folders) get their own rules.
+    if args.image.is_none()
+        && args
+            .dirs
+            .iter()
+            .any(|d| crate::legacy::packagemanifest::is_package_manifest_dir(d))
+    {
+        return super::bundle_migrate::validate_dirs(&args.dirs, args.output, args.strict, &opts);
+    }
     let reports = match &args.image {
         Some(reference) => {
             match crate::guard::catch(|| validate_image(reference, &args.registry, &opts)) {

@@ -1,0 +1,472 @@
+//! Package-manifest packages: `bundle validate` on the layout (opm's loader refusals as errors
+//! naming the file), `bundle migrate` (one bundle per version, channels by opm's loader rule,
+//! nothing written on failure), and the shared real packages in `../shared/legacy/packages`.
+
+#[path = "support/shared.rs"]
+mod shared;
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const BASIC: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/bundles/valid-basic/manifests"
+);
+
+fn olmpack() -> Command {
+    Command::cargo_bin("olmpack").expect("binary")
+}
+
+/// A CSV of the valid test bundle, renamed to `v` with the given replaces and skips.
+fn csv(v: &str, replaces: Option<&str>, skips: &[&str]) -> String {
+    let text = fs::read_to_string(format!(
+        "{BASIC}/kvstore-operator.clusterserviceversion.yaml"
+    ))
+    .expect("fixture CSV");
+    let mut extra = String::new();
+    if let Some(r) = replaces {
+        extra.push_str(&format!("  replaces: kvstore-operator.v{r}\n"));
+    }
+    if !skips.is_empty() {
+        extra.push_str("  skips:\n");
+        for s in skips {
+            extra.push_str(&format!("    - kvstore-operator.v{s}\n"));
+        }
+    }
+    text.replace(
+        "name: kvstore-operator.v1.2.0",
+        &format!("name: kvstore-operator.v{v}"),
+    )
+    .replace("  replaces: kvstore-operator.v1.1.0\n", "")
+    .replace("  version: 1.2.0\n", &format!("  version: {v}\n{extra}"))
+}
+
+/// Writes a package: the package file and one folder per version (CSV + the fixture's CRD).
+fn package(root: &Path, package_yaml: &str, versions: &[(&str, Option<&str>, &[&str])]) -> PathBuf {
+    let dir = root.join("kvstore-operator");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("kvstore-operator.package.yaml"), package_yaml).unwrap();
+    for (v, replaces, skips) in versions {
+        let vd = dir.join(v);
+        fs::create_dir_all(&vd).unwrap();
+        fs::write(
+            vd.join("kvstore-operator.clusterserviceversion.yaml"),
+            csv(v, *replaces, skips),
+        )
+        .unwrap();
+        fs::copy(
+            format!("{BASIC}/kvstore.example.com_kvclusters.yaml"),
+            vd.join("kvstore.example.com_kvclusters.yaml"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+const TWO_CHANNELS: &str = "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v1.1.0\n- name: fast\n  currentCSV: kvstore-operator.v1.2.0\ndefaultChannel: stable\n";
+
+fn three_versions(root: &Path) -> PathBuf {
+    package(
+        root,
+        TWO_CHANNELS,
+        &[
+            ("1.0.0", None, &[]),
+            ("1.1.0", Some("1.0.0"), &[]),
+            ("1.2.0", Some("1.1.0"), &[]),
+        ],
+    )
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_valid_package_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    let out = olmpack()
+        .args(["bundle", "validate"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("(package manifest): valid (0 errors"),
+        "{text}"
+    );
+}
+
+fn refused(dir: &Path, rule: &str, location: &str, words: &str) {
+    let out = olmpack()
+        .args(["bundle", "validate"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("error[{rule}]")))
+        .unwrap_or_else(|| panic!("no {rule} in:\n{text}"));
+    assert!(line.contains(location), "{line}");
+    assert!(line.contains(words), "{line}");
+    assert!(text.contains("(package manifest): invalid"), "{text}");
+}
+
+#[test]
+fn a_missing_channel_head_is_an_error_naming_the_package_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v1.3.0\n",
+        &[("1.2.0", None, &[])],
+    );
+    refused(
+        &dir,
+        "packagemanifest/channel-head-missing",
+        "kvstore-operator.package.yaml:3:",
+        "no bundle found for bundlename kvstore-operator.v1.3.0",
+    );
+    // The near miss is suggested.
+    let out = olmpack()
+        .args(["bundle", "validate"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(stdout_of(&out).contains("did you mean \"kvstore-operator.v1.2.0\""));
+}
+
+#[test]
+fn a_replaces_cycle_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v1.1.0\n",
+        &[("1.0.0", Some("1.1.0"), &[]), ("1.1.0", Some("1.0.0"), &[])],
+    );
+    refused(
+        &dir,
+        "packagemanifest/replaces-cycle",
+        "1.0.0/kvstore-operator.clusterserviceversion.yaml:",
+        "Cycle detected",
+    );
+}
+
+#[test]
+fn replacing_a_missing_csv_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v1.1.0\n",
+        &[("1.1.0", Some("1.0.0"), &[])],
+    );
+    refused(
+        &dir,
+        "packagemanifest/replaces-missing",
+        "1.1.0/kvstore-operator.clusterserviceversion.yaml:27",
+        "replaces nonexistent bundle kvstore-operator.v1.0.0",
+    );
+}
+
+#[test]
+fn several_channels_without_a_default_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        &TWO_CHANNELS.replace("defaultChannel: stable\n", ""),
+        &[("1.1.0", None, &[]), ("1.2.0", Some("1.1.0"), &[])],
+    );
+    refused(
+        &dir,
+        "packagemanifest/default-channel-missing",
+        "kvstore-operator.package.yaml:",
+        "no default channel specified for kvstore-operator",
+    );
+}
+
+#[test]
+fn a_version_folder_with_two_csvs_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    fs::write(
+        dir.join("1.2.0/second.clusterserviceversion.yaml"),
+        csv("1.2.1", Some("1.1.0"), &[]),
+    )
+    .unwrap();
+    refused(
+        &dir,
+        "packagemanifest/version-multiple-csvs",
+        "1.2.0/",
+        "2 ClusterServiceVersions in one version folder",
+    );
+}
+
+#[test]
+fn broken_yaml_is_an_error_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    fs::write(
+        dir.join("1.0.0/broken.yaml"),
+        "kind: ConfigMap\nmetadata:\n  name: [x\n",
+    )
+    .unwrap();
+    refused(
+        &dir,
+        "packagemanifest/yaml-syntax",
+        "1.0.0/broken.yaml:",
+        "invalid YAML",
+    );
+}
+
+#[test]
+fn a_missing_owned_crd_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    fs::remove_file(dir.join("1.1.0/kvstore.example.com_kvclusters.yaml")).unwrap();
+    refused(
+        &dir,
+        "packagemanifest/provided-api-missing",
+        "1.1.0/kvstore-operator.clusterserviceversion.yaml:",
+        "kvclusters.kvstore.example.com",
+    );
+}
+
+#[test]
+fn json_output_names_rule_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v9\n",
+        &[("1.2.0", None, &[])],
+    );
+    let out = olmpack()
+        .args(["bundle", "validate", "-o", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["layout"], "package-manifest");
+    let first = &v["outputs"][0];
+    assert_eq!(first["rule"], "packagemanifest/channel-head-missing");
+    assert_eq!(first["file"], "kvstore-operator.package.yaml");
+    assert_eq!(first["line"], 3);
+}
+
+fn annotations(out: &Path, bundle: &str) -> String {
+    fs::read_to_string(out.join(bundle).join("metadata/annotations.yaml")).unwrap()
+}
+
+#[test]
+fn migrate_writes_one_valid_bundle_per_version_with_the_loaders_channels() {
+    let tmp = tempfile::tempdir().unwrap();
+    // stable: 1.1.0 <- 1.0.0; fast: 1.2.0 <- 1.1.0 <- 1.0.0, and 1.2.0 skips 0.9.0 (a folder of its own).
+    let dir = package(
+        tmp.path(),
+        TWO_CHANNELS,
+        &[
+            ("0.9.0", None, &[]),
+            ("1.0.0", None, &[]),
+            ("1.1.0", Some("1.0.0"), &[]),
+            ("1.2.0", Some("1.1.0"), &["0.9.0"]),
+        ],
+    );
+    let out = tmp.path().join("bundles");
+    let run = olmpack()
+        .args(["bundle", "migrate"])
+        .arg(&dir)
+        .arg("--output-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let channels = |b: &str| {
+        annotations(&out, b)
+            .lines()
+            .find(|l| l.contains("bundle.channels.v1"))
+            .map(str::to_string)
+            .unwrap()
+    };
+    // 1.0.0 is in both channels (pkgman-to-bundle would give it only the default channel).
+    assert!(
+        channels("1.0.0").ends_with("\"stable,fast\""),
+        "{}",
+        channels("1.0.0")
+    );
+    assert!(channels("1.1.0").ends_with("\"stable,fast\""));
+    assert!(channels("1.2.0").ends_with("\"fast\""));
+    // Skipped by the fast head: one hop of skips makes it a member of fast only.
+    assert!(channels("0.9.0").ends_with("\"fast\""));
+    for b in ["0.9.0", "1.0.0", "1.1.0", "1.2.0"] {
+        let a = annotations(&out, b);
+        assert!(
+            a.contains("operators.operatorframework.io.bundle.package.v1: \"kvstore-operator\"")
+        );
+        assert!(a.contains("operators.operatorframework.io.bundle.channel.default.v1: \"stable\""));
+        let deps = fs::read_to_string(out.join(b).join("metadata/dependencies.yaml")).unwrap();
+        assert!(
+            deps.contains("type: olm.gvk") && deps.contains("cert-manager.io"),
+            "{deps}"
+        );
+        assert!(
+            out.join(b)
+                .join("manifests/kvstore-operator.clusterserviceversion.yaml")
+                .is_file()
+        );
+        olmpack()
+            .args(["bundle", "validate"])
+            .arg(out.join(b))
+            .assert()
+            .code(0);
+    }
+    // Nothing left behind beside the output.
+    let leftovers: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".olmpack"))
+        .collect();
+    assert!(leftovers.is_empty());
+    // A second run refuses the existing output and changes nothing.
+    let before = annotations(&out, "1.0.0");
+    let again = olmpack()
+        .args(["bundle", "migrate"])
+        .arg(&dir)
+        .arg("--output-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert_eq!(annotations(&out, "1.0.0"), before);
+}
+
+fn migrate_refuses(dir: &Path, words: &str) {
+    let out = dir.parent().unwrap().join("out");
+    let run = olmpack()
+        .args(["bundle", "migrate"])
+        .arg(dir)
+        .arg("--output-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(words), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(!out.exists());
+    let names: Vec<String> = fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["kvstore-operator".to_string()]);
+}
+
+#[test]
+fn migrate_writes_nothing_for_a_package_naming_a_missing_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v2.0.0\n",
+        &[("1.2.0", None, &[])],
+    );
+    migrate_refuses(
+        &dir,
+        "kvstore-operator.package.yaml:3: channel \"stable\" has currentCSV \"kvstore-operator.v2.0.0\"",
+    );
+}
+
+#[test]
+fn migrate_writes_nothing_for_two_csvs_in_a_folder_or_broken_yaml() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    fs::write(dir.join("1.2.0/other.yaml"), csv("1.2.1", None, &[])).unwrap();
+    migrate_refuses(&dir, "error[packagemanifest/version-multiple-csvs] 1.2.0/");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    fs::write(
+        dir.join("kvstore-operator.package.yaml"),
+        "packageName: kvstore-operator\nchannels: [\n",
+    )
+    .unwrap();
+    migrate_refuses(
+        &dir,
+        "error[packagemanifest/yaml-syntax] kvstore-operator.package.yaml:",
+    );
+}
+
+#[test]
+fn migrate_explains_a_wrong_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = olmpack()
+        .args(["bundle", "migrate"])
+        .arg(tmp.path().join("nope"))
+        .arg("--output-dir")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("does not exist"));
+    let run = olmpack()
+        .args([
+            "bundle",
+            "migrate",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bundles/valid-basic"),
+        ])
+        .arg("--output-dir")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("is a bundle folder"));
+}
+
+/// Every shared package: accepted by validation (the reference accepted all of them).
+#[test]
+fn shared_packages_validate() {
+    let Some(legacy) = shared::shared_legacy("packages") else {
+        return;
+    };
+    let dirs = shared_packages(&legacy);
+    assert!(dirs.len() >= 100, "{}", dirs.len());
+    let out = olmpack()
+        .args(["bundle", "validate"])
+        .args(&dirs)
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "total: {} folders, {} valid, 0 invalid",
+            dirs.len(),
+            dirs.len()
+        )),
+        "{}",
+        text.lines().last().unwrap_or("")
+    );
+}
+
+/// `<legacy>/packages/<tree>/<package>` folders, sorted.
+pub fn shared_packages(legacy: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for tree in fs::read_dir(legacy.join("packages")).unwrap().flatten() {
+        for p in fs::read_dir(tree.path()).unwrap().flatten() {
+            if p.path().is_dir() {
+                out.push(p.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
