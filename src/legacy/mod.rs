@@ -2,4 +2,6 @@
 //! folders (`<package>.package.yaml` plus one folder per version) and sqlite index databases
 //! (`/database/index.db` of OpenShift 4.6–4.10 index images). Read-only: nothing here ever
 //! writes to a user's input.
+
+pub mod index;
 pub mod packagemanifest;
