@@ -242,7 +242,11 @@ fn render_source(
     let path = Path::new(source);
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => {
-            if is_bundle_dir(path) {
+            if crate::legacy::packagemanifest::is_package_manifest_dir(path) {
+                let cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
+                    .map_err(|e| fail(source, e))?;
+                Ok((cfg, false))
+            } else if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
                 let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
                 Ok((cfg, true))
@@ -275,7 +279,9 @@ fn preload_catalogs(
         .enumerate()
         .filter(|(_, s)| {
             let path = Path::new(s.as_str());
-            std::fs::metadata(path).is_ok_and(|m| m.is_dir()) && !is_bundle_dir(path)
+            std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+                && !is_bundle_dir(path)
+                && !crate::legacy::packagemanifest::is_package_manifest_dir(path)
         })
         .map(|(i, _)| i)
         .collect();

@@ -188,7 +188,7 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
             for skip in &v.skips {
                 let skipped = insert(&mut loaded.entries, &c.name, skip, depth);
                 let synthesized = insert(&mut loaded.entries, &c.name, &current, depth);
-                set_replaces(&mut loaded.entries, skipped, synthesized);
+                set_replaces(&mut loaded.entries, synthesized, skipped);
                 depth += 1;
             }
             if v.replaces.is_empty() {

@@ -5,6 +5,7 @@
 //! same reading feeds validation ([`validate`]), the loader emulation ([`graph`]) and the bundle
 //! migration ([`migrate`]).
 
+pub mod catalog;
 pub mod graph;
 pub mod migrate;
 pub mod report;
