@@ -470,3 +470,206 @@ pub fn shared_packages(legacy: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+fn render_json(args: &[&std::ffi::OsStr]) -> Vec<serde_json::Value> {
+    let out = olmpack()
+        .args(["catalog", "render", "-o", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<serde_json::Value>()
+        .map(|v| v.unwrap())
+        .collect()
+}
+
+/// The package and channel blobs a user composes from migrated bundles: package name and
+/// default channel from the annotations, each channel's members from the annotations, the head
+/// (the member no other member replaces or skips), `replaces` along the chain from the head,
+/// the CSV's `skips` and `olm.skipRange`, entries sorted by name; the icon from the default
+/// channel head's CSV.
+fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
+    use olmpack::bundle::{Bundle, keys};
+    use std::collections::{BTreeMap, BTreeSet};
+    struct B {
+        name: String,
+        replaces: String,
+        skips: Vec<String>,
+        skip_range: String,
+        icon: Option<(String, String)>,
+    }
+    let mut package = String::new();
+    let mut default = String::new();
+    let mut channels: BTreeMap<String, Vec<B>> = BTreeMap::new();
+    for dir in bundle_dirs {
+        let b = Bundle::load(dir).unwrap();
+        let ann = b.annotations.clone().unwrap();
+        package = ann.value(keys::PACKAGE).unwrap().to_string();
+        default = ann.value(keys::DEFAULT_CHANNEL).unwrap_or_default().to_string();
+        let csv = b.csv().unwrap();
+        let s = |p: &[&str]| csv.root.path(p).and_then(|n| n.scalar_text()).unwrap_or_default().to_string();
+        for c in ann.channels() {
+            channels.entry(c).or_default().push(B {
+                name: csv.name.clone().unwrap(),
+                replaces: s(&["spec", "replaces"]),
+                skips: csv
+                    .root
+                    .path(&["spec", "skips"])
+                    .and_then(|n| n.as_seq())
+                    .map(|items| items.iter().filter_map(|i| i.scalar_text()).map(str::to_string).collect())
+                    .unwrap_or_default(),
+                skip_range: s(&["metadata", "annotations", "olm.skipRange"]),
+                icon: csv
+                    .root
+                    .path(&["spec", "icon"])
+                    .and_then(|n| n.as_seq())
+                    .and_then(|i| i.first())
+                    .map(|i| {
+                        let t = |k: &str| i.get(k).and_then(|n| n.scalar_text()).unwrap_or_default().to_string();
+                        (t("base64data"), t("mediatype"))
+                    }),
+            });
+        }
+    }
+    let mut blobs = Vec::new();
+    let mut icon = None;
+    let mut channel_blobs = Vec::new();
+    for (name, members) in &channels {
+        let names: BTreeSet<&str> = members.iter().map(|m| m.name.as_str()).collect();
+        let pointed: BTreeSet<&str> = members
+            .iter()
+            .flat_map(|m| std::iter::once(m.replaces.as_str()).chain(m.skips.iter().map(String::as_str)))
+            .collect();
+        let head = members.iter().find(|m| !pointed.contains(m.name.as_str())).unwrap();
+        let mut chain = BTreeSet::new();
+        let mut at = Some(head);
+        while let Some(m) = at {
+            if !chain.insert(m.name.as_str()) {
+                break;
+            }
+            at = members.iter().find(|x| x.name == m.replaces);
+        }
+        if *name == default {
+            icon = head.icon.clone();
+        }
+        let mut entries: Vec<serde_json::Value> = members
+            .iter()
+            .map(|m| {
+                let mut e = serde_json::json!({ "name": m.name });
+                if chain.contains(m.name.as_str()) && !m.replaces.is_empty() && names.contains(m.replaces.as_str()) {
+                    e["replaces"] = m.replaces.clone().into();
+                }
+                if !m.skips.is_empty() {
+                    e["skips"] = m.skips.clone().into();
+                }
+                if !m.skip_range.is_empty() {
+                    e["skipRange"] = m.skip_range.clone().into();
+                }
+                e
+            })
+            .collect();
+        entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        channel_blobs.push(serde_json::json!({
+            "schema": "olm.channel", "name": name, "package": package, "entries": entries,
+        }));
+    }
+    let mut p = serde_json::json!({ "schema": "olm.package", "name": package });
+    if !default.is_empty() {
+        p["defaultChannel"] = default.into();
+    }
+    if let Some((data, media)) = icon {
+        p["icon"] = serde_json::json!({ "base64data": data.replace([' ', '\n'], ""), "mediatype": media });
+    }
+    blobs.push(p);
+    blobs.extend(channel_blobs);
+    blobs
+}
+
+/// Bundle blobs compared without what depends on where the bundle came from: the image (empty
+/// for package manifests) and its self-reference in relatedImages, and the order of
+/// `olm.bundle.object` properties (a renderer-version detail).
+fn normalize(mut blob: serde_json::Value) -> serde_json::Value {
+    if blob["schema"] == "olm.bundle" {
+        let image = blob["image"].as_str().unwrap_or_default().to_string();
+        blob["image"] = "".into();
+        if let Some(ri) = blob.get_mut("relatedImages").and_then(|v| v.as_array_mut()) {
+            ri.retain(|r| image.is_empty() || r["image"] != image.as_str());
+            ri.sort_by_key(|r| r.to_string());
+        }
+        if let Some(props) = blob.get_mut("properties").and_then(|v| v.as_array_mut()) {
+            props.sort_by_key(|p| p.to_string());
+        }
+    }
+    blob
+}
+
+fn keyed(blobs: Vec<serde_json::Value>) -> std::collections::BTreeMap<String, serde_json::Value> {
+    blobs
+        .into_iter()
+        .map(|b| (format!("{}/{}", b["schema"], b["name"]), normalize(b)))
+        .collect()
+}
+
+/// Item 2 and item 3 on every shared package: `catalog render <package>` is byte-identical to
+/// the reference (YAML; JSON against opm's own re-rendering of the reference catalog), and
+/// `bundle migrate` + `catalog render <bundles> --image-template` + composing package and
+/// channels gives the same catalog (round trip). Prints the counts.
+#[test]
+fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
+    let Some(legacy) = shared::shared_legacy("packages") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut identical, mut json_identical, mut bundles_written, mut round_trip) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    let dirs = shared_packages(&legacy);
+    for (i, dir) in dirs.iter().enumerate() {
+        let tree = dir.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = fs::read(legacy.join("expected").join(&tree).join(format!("{name}.yaml"))).unwrap();
+        let yaml = olmpack().args(["catalog", "render", "-o", "yaml"]).arg(dir).output().unwrap();
+        if yaml.stdout == expected {
+            identical += 1;
+        } else {
+            failures.push(format!("{tree}/{name}: YAML differs from the reference"));
+        }
+        // JSON: opm's JSON of the reference catalog, re-rendered from a folder holding it.
+        let cat = tmp.path().join(format!("cat{i}"));
+        fs::create_dir_all(&cat).unwrap();
+        fs::write(cat.join("catalog.yaml"), &expected).unwrap();
+        let want = olmpack().args(["catalog", "render", "-o", "json"]).arg(&cat).output().unwrap();
+        let got = olmpack().args(["catalog", "render", "-o", "json"]).arg(dir).output().unwrap();
+        if want.status.success() && want.stdout == got.stdout {
+            json_identical += 1;
+        } else {
+            failures.push(format!("{tree}/{name}: JSON differs"));
+        }
+        // Round trip through bundles.
+        let out = tmp.path().join(format!("b{i}"));
+        let run = olmpack().args(["bundle", "migrate"]).arg(dir).arg("--output-dir").arg(&out).output().unwrap();
+        assert!(run.status.success(), "{tree}/{name}: {}", String::from_utf8_lossy(&run.stderr));
+        let mut bundle_dirs: Vec<PathBuf> = fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
+        bundle_dirs.sort();
+        bundles_written += bundle_dirs.len();
+        let mut args: Vec<&std::ffi::OsStr> = vec!["--image-template".as_ref(), "example.com/{{.Package}}:{{.Version}}".as_ref()];
+        args.extend(bundle_dirs.iter().map(|p| p.as_os_str()));
+        let mut composed = compose(&bundle_dirs);
+        composed.extend(render_json(&args));
+        let reference = render_json(&[dir.as_os_str()]);
+        let (a, b) = (keyed(composed), keyed(reference));
+        if a == b {
+            round_trip += 1;
+        } else {
+            let differing: Vec<&String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).collect();
+            failures.push(format!("{tree}/{name}: round trip differs in {differing:?}"));
+        }
+        fs::remove_dir_all(&out).unwrap();
+        fs::remove_dir_all(&cat).unwrap();
+    }
+    let n = dirs.len();
+    eprintln!(
+        "legacy packages: {identical}/{n} YAML byte-identical, {json_identical}/{n} JSON byte-identical, {bundles_written} bundles written, {round_trip}/{n} round trips equal"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -20,6 +20,10 @@ pub struct Args {
     /// nothing is ever overwritten.
     #[arg(long = "output-dir", value_name = "OUT")]
     pub output_dir: PathBuf,
+    /// Write nothing unless every bundle passes `bundle validate` (by default a bundle whose
+    /// copied manifests have errors, e.g. v1beta1 CRDs, is written and its errors reported).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Runs `olmpack bundle migrate`.
@@ -41,6 +45,9 @@ pub fn run(args: &Args) -> Outcome {
     }
     let plan = migrate::plan(&pkg, &checked)?;
     let opts = Options::default();
+    // Each staged bundle is validated; its errors come from the package's own files (migrate
+    // copies manifests unchanged), so they are reported, and refused only under --strict.
+    let mut invalid: Vec<(String, Vec<String>)> = Vec::new();
     migrate::write(&plan, &args.output_dir, |b, root| {
         let bundle = Bundle::load(root).map_err(|e| MigrateError::BundleInvalid {
             bundle: b.dir.clone(),
@@ -48,18 +55,25 @@ pub fn run(args: &Args) -> Outcome {
             first: crate::errors::error_chain(&e),
         })?;
         let r = validate::validate(&bundle, &opts);
-        match r
+        let errors: Vec<String> = r
             .diagnostics
             .iter()
-            .find(|d| d.severity == crate::findings::Severity::Error)
+            .filter(|d| d.severity == crate::findings::Severity::Error)
+            .map(|d| format!("error[{}] {}: {}", d.rule.id(), d.location(), d.message))
+            .collect();
+        if let Some(first) = errors.first()
+            && args.strict
         {
-            Some(d) => Err(MigrateError::BundleInvalid {
+            return Err(MigrateError::BundleInvalid {
                 bundle: b.dir.clone(),
                 source_dir: b.source_dir.clone(),
-                first: format!("error[{}] {}: {}", d.rule.id(), d.location(), d.message),
-            }),
-            None => Ok(()),
+                first: first.clone(),
+            });
         }
+        if !errors.is_empty() {
+            invalid.push((b.dir.clone(), errors));
+        }
+        Ok(())
     })
     .map_err(|e| match e {
         MigrateError::BundleInvalid { .. } => Failure::with_code(EXIT_FINDINGS, e.to_string()),
@@ -79,6 +93,23 @@ pub fn run(args: &Args) -> Outcome {
     for (csv, why) in &plan.skipped {
         let _ = writeln!(err, "warning: {csv} not written: {why}");
     }
+    for (dir, errors) in &invalid {
+        let _ = writeln!(
+            err,
+            "warning: bundle {dir} fails `bundle validate` because of the package's own files ({} error{}; fix them in the package or the bundle):",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
+        );
+        for e in errors {
+            let _ = writeln!(err, "  {e}");
+        }
+    }
+    let _ = writeln!(
+        err,
+        "{} of {} bundles pass bundle validate",
+        plan.bundles.len() - invalid.len(),
+        plan.bundles.len()
+    );
     let _ = writeln!(
         err,
         "{} bundle{} written to {}",

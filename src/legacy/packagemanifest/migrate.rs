@@ -224,6 +224,16 @@ pub fn write(
     out: &Path,
     mut check: impl FnMut(&PlannedBundle, &Path) -> Result<(), MigrateError>,
 ) -> Result<(), MigrateError> {
+    write_staged(plan, out, |b, root| check(b, root))
+}
+
+/// [`write`] with the staging folder exposed to `check` only; kept separate so callers that
+/// collect findings instead of failing can pass a closure that always returns `Ok`.
+fn write_staged(
+    plan: &Plan,
+    out: &Path,
+    mut check: impl FnMut(&PlannedBundle, &Path) -> Result<(), MigrateError>,
+) -> Result<(), MigrateError> {
     if let Ok(mut rd) = fs::read_dir(out) {
         if rd.next().is_some() {
             return Err(MigrateError::OutputExists(out.to_path_buf()));
