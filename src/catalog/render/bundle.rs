@@ -525,7 +525,9 @@ pub fn render_bundle(
             .get("metadata")
             .and_then(|m| m.get("annotations"))
             .and_then(Value::as_object)
-            .is_some_and(|a| a.values().all(Value::is_string))
+            // A null annotation (`createdAt:` with no value) decodes as "" in Go's unstructured
+            // converter; only other non-string values fail the CSV decode.
+            .is_some_and(|a| a.values().all(|v| v.is_string() || v.is_null()))
     {
         match serde_json::from_str::<Vec<Box<RawValue>>>(text) {
             Ok(items) => {
