@@ -56,3 +56,8 @@ bench-template:
 # The bundle size rule's exact tier: ms/MB of Go's deflate length (goflate) vs zlib-rs level 6.
 bench-gzip-size:
     cargo bench --bench gzip_size
+
+# catalog render of every ../shared/legacy/packages package in one call: MB/s, ms per package,
+# ratio to the reference's initializer + opm render index.db per package (TIMES.tsv).
+bench-legacy-pm:
+    cargo bench --bench legacy_pm

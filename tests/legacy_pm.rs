@@ -477,7 +477,12 @@ fn render_json(args: &[&std::ffi::OsStr]) -> Vec<serde_json::Value> {
         .args(args)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::Deserializer::from_slice(&out.stdout)
         .into_iter::<serde_json::Value>()
         .map(|v| v.unwrap())
@@ -506,9 +511,18 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
         let b = Bundle::load(dir).unwrap();
         let ann = b.annotations.clone().unwrap();
         package = ann.value(keys::PACKAGE).unwrap().to_string();
-        default = ann.value(keys::DEFAULT_CHANNEL).unwrap_or_default().to_string();
+        default = ann
+            .value(keys::DEFAULT_CHANNEL)
+            .unwrap_or_default()
+            .to_string();
         let csv = b.csv().unwrap();
-        let s = |p: &[&str]| csv.root.path(p).and_then(|n| n.scalar_text()).unwrap_or_default().to_string();
+        let s = |p: &[&str]| {
+            csv.root
+                .path(p)
+                .and_then(|n| n.scalar_text())
+                .unwrap_or_default()
+                .to_string()
+        };
         for c in ann.channels() {
             channels.entry(c).or_default().push(B {
                 name: csv.name.clone().unwrap(),
@@ -517,7 +531,13 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
                     .root
                     .path(&["spec", "skips"])
                     .and_then(|n| n.as_seq())
-                    .map(|items| items.iter().filter_map(|i| i.scalar_text()).map(str::to_string).collect())
+                    .map(|items| {
+                        items
+                            .iter()
+                            .filter_map(|i| i.scalar_text())
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 skip_range: s(&["metadata", "annotations", "olm.skipRange"]),
                 icon: csv
@@ -526,7 +546,12 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
                     .and_then(|n| n.as_seq())
                     .and_then(|i| i.first())
                     .map(|i| {
-                        let t = |k: &str| i.get(k).and_then(|n| n.scalar_text()).unwrap_or_default().to_string();
+                        let t = |k: &str| {
+                            i.get(k)
+                                .and_then(|n| n.scalar_text())
+                                .unwrap_or_default()
+                                .to_string()
+                        };
                         (t("base64data"), t("mediatype"))
                     }),
             });
@@ -539,9 +564,14 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
         let names: BTreeSet<&str> = members.iter().map(|m| m.name.as_str()).collect();
         let pointed: BTreeSet<&str> = members
             .iter()
-            .flat_map(|m| std::iter::once(m.replaces.as_str()).chain(m.skips.iter().map(String::as_str)))
+            .flat_map(|m| {
+                std::iter::once(m.replaces.as_str()).chain(m.skips.iter().map(String::as_str))
+            })
             .collect();
-        let head = members.iter().find(|m| !pointed.contains(m.name.as_str())).unwrap();
+        let head = members
+            .iter()
+            .find(|m| !pointed.contains(m.name.as_str()))
+            .unwrap();
         let mut chain = BTreeSet::new();
         let mut at = Some(head);
         while let Some(m) = at {
@@ -557,7 +587,10 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
             .iter()
             .map(|m| {
                 let mut e = serde_json::json!({ "name": m.name });
-                if chain.contains(m.name.as_str()) && !m.replaces.is_empty() && names.contains(m.replaces.as_str()) {
+                if chain.contains(m.name.as_str())
+                    && !m.replaces.is_empty()
+                    && names.contains(m.replaces.as_str())
+                {
                     e["replaces"] = m.replaces.clone().into();
                 }
                 if !m.skips.is_empty() {
@@ -579,7 +612,8 @@ fn compose(bundle_dirs: &[PathBuf]) -> Vec<serde_json::Value> {
         p["defaultChannel"] = default.into();
     }
     if let Some((data, media)) = icon {
-        p["icon"] = serde_json::json!({ "base64data": data.replace([' ', '\n'], ""), "mediatype": media });
+        p["icon"] =
+            serde_json::json!({ "base64data": data.replace([' ', '\n'], ""), "mediatype": media });
     }
     blobs.push(p);
     blobs.extend(channel_blobs);
@@ -625,10 +659,26 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
     let mut failures = Vec::new();
     let dirs = shared_packages(&legacy);
     for (i, dir) in dirs.iter().enumerate() {
-        let tree = dir.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+        let tree = dir
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let expected = fs::read(legacy.join("expected").join(&tree).join(format!("{name}.yaml"))).unwrap();
-        let yaml = olmpack().args(["catalog", "render", "-o", "yaml"]).arg(dir).output().unwrap();
+        let expected = fs::read(
+            legacy
+                .join("expected")
+                .join(&tree)
+                .join(format!("{name}.yaml")),
+        )
+        .unwrap();
+        let yaml = olmpack()
+            .args(["catalog", "render", "-o", "yaml"])
+            .arg(dir)
+            .output()
+            .unwrap();
         if yaml.stdout == expected {
             identical += 1;
         } else {
@@ -638,8 +688,16 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         let cat = tmp.path().join(format!("cat{i}"));
         fs::create_dir_all(&cat).unwrap();
         fs::write(cat.join("catalog.yaml"), &expected).unwrap();
-        let want = olmpack().args(["catalog", "render", "-o", "json"]).arg(&cat).output().unwrap();
-        let got = olmpack().args(["catalog", "render", "-o", "json"]).arg(dir).output().unwrap();
+        let want = olmpack()
+            .args(["catalog", "render", "-o", "json"])
+            .arg(&cat)
+            .output()
+            .unwrap();
+        let got = olmpack()
+            .args(["catalog", "render", "-o", "json"])
+            .arg(dir)
+            .output()
+            .unwrap();
         if want.status.success() && want.stdout == got.stdout {
             json_identical += 1;
         } else {
@@ -647,12 +705,29 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         }
         // Round trip through bundles.
         let out = tmp.path().join(format!("b{i}"));
-        let run = olmpack().args(["bundle", "migrate"]).arg(dir).arg("--output-dir").arg(&out).output().unwrap();
-        assert!(run.status.success(), "{tree}/{name}: {}", String::from_utf8_lossy(&run.stderr));
-        let mut bundle_dirs: Vec<PathBuf> = fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
+        let run = olmpack()
+            .args(["bundle", "migrate"])
+            .arg(dir)
+            .arg("--output-dir")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{tree}/{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let mut bundle_dirs: Vec<PathBuf> = fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         bundle_dirs.sort();
         bundles_written += bundle_dirs.len();
-        let mut args: Vec<&std::ffi::OsStr> = vec!["--image-template".as_ref(), "example.com/{{.Package}}:{{.Version}}".as_ref()];
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "--image-template".as_ref(),
+            "example.com/{{.Package}}:{{.Version}}".as_ref(),
+        ];
         args.extend(bundle_dirs.iter().map(|p| p.as_os_str()));
         let mut composed = compose(&bundle_dirs);
         composed.extend(render_json(&args));
@@ -661,8 +736,14 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         if a == b {
             round_trip += 1;
         } else {
-            let differing: Vec<&String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).collect();
-            failures.push(format!("{tree}/{name}: round trip differs in {differing:?}"));
+            let differing: Vec<&String> = a
+                .keys()
+                .chain(b.keys())
+                .filter(|k| a.get(*k) != b.get(*k))
+                .collect();
+            failures.push(format!(
+                "{tree}/{name}: round trip differs in {differing:?}"
+            ));
         }
         fs::remove_dir_all(&out).unwrap();
         fs::remove_dir_all(&cat).unwrap();
@@ -672,4 +753,57 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         "legacy packages: {identical}/{n} YAML byte-identical, {json_identical}/{n} JSON byte-identical, {bundles_written} bundles written, {round_trip}/{n} round trips equal"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// How many shared packages operator-sdk's `pkgman-to-bundle` gets wrong by its documented
+/// behaviour (LEGACY.md B.6): fatal without `defaultChannel`; otherwise a version gets the
+/// channels it heads, or only the default channel, where opm's loader (and `bundle migrate`)
+/// puts it in every channel whose replaces chain (plus skips) reaches it.
+#[test]
+fn shared_packages_pkgman_to_bundle_comparison() {
+    use olmpack::legacy::packagemanifest::{PackageDir, validate};
+    let Some(legacy) = shared::shared_legacy("packages") else {
+        return;
+    };
+    let dirs = shared_packages(&legacy);
+    let (mut fatal, mut wrong, mut wrong_versions, mut with_default) = (0, 0, 0, 0);
+    for dir in &dirs {
+        let pkg = PackageDir::read(dir).unwrap();
+        let report = validate::validate(&pkg);
+        let (Some(manifest), Some(loaded)) = (&pkg.package, &report.loaded) else {
+            panic!("{} did not load", dir.display());
+        };
+        let Some(default) = &manifest.default_channel else {
+            fatal += 1;
+            continue;
+        };
+        with_default += 1;
+        let mut differs = 0;
+        for v in &pkg.versions {
+            let mut sdk: Vec<String> = manifest
+                .channels
+                .iter()
+                .filter(|c| c.current_csv == v.name)
+                .map(|c| c.name.clone())
+                .collect();
+            if sdk.is_empty() {
+                sdk.push(default.clone());
+            }
+            let mut ours = loaded.channels_of(&v.name);
+            sdk.sort();
+            ours.sort();
+            if sdk != ours {
+                differs += 1;
+            }
+        }
+        if differs > 0 {
+            wrong += 1;
+            wrong_versions += differs;
+        }
+    }
+    eprintln!(
+        "pkgman-to-bundle: fails on {fatal} of {} packages (no defaultChannel); wrong channels in {wrong} of the {with_default} others ({wrong_versions} versions)",
+        dirs.len()
+    );
+    assert_eq!(fatal + with_default, dirs.len());
 }
