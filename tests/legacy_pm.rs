@@ -807,3 +807,85 @@ fn shared_packages_pkgman_to_bundle_comparison() {
     );
     assert_eq!(fatal + with_default, dirs.len());
 }
+
+#[test]
+fn catalog_render_of_a_refused_package_prints_nothing_and_names_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = package(
+        tmp.path(),
+        "packageName: kvstore-operator\nchannels:\n- name: stable\n  currentCSV: kvstore-operator.v1.3.0\n",
+        &[("1.2.0", None, &[])],
+    );
+    let out = olmpack()
+        .args(["catalog", "render"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("opm's loader refuses this package"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "error[packagemanifest/channel-head-missing] kvstore-operator.package.yaml:3:"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn catalog_render_of_a_package_prints_package_channels_and_bundles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = three_versions(tmp.path());
+    let blobs = render_json(&[dir.as_os_str()]);
+    let names: Vec<String> = blobs
+        .iter()
+        .map(|b| {
+            format!(
+                "{}:{}",
+                b["schema"].as_str().unwrap(),
+                b["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "olm.package:kvstore-operator",
+            "olm.channel:fast",
+            "olm.channel:stable",
+            "olm.bundle:kvstore-operator.v1.0.0",
+            "olm.bundle:kvstore-operator.v1.1.0",
+            "olm.bundle:kvstore-operator.v1.2.0",
+        ]
+    );
+    assert_eq!(blobs[0]["defaultChannel"], "stable");
+    assert_eq!(
+        blobs[2]["entries"][1]["replaces"],
+        "kvstore-operator.v1.0.0"
+    );
+    assert_eq!(blobs[3]["image"], "");
+}
+
+#[test]
+fn a_catalog_folder_with_a_package_yaml_is_still_a_catalog() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("kvstore-operator");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("package.yaml"),
+        "schema: olm.package\nname: kvstore-operator\ndefaultChannel: stable\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("channels.yaml"),
+        "schema: olm.channel\npackage: kvstore-operator\nname: stable\nentries: []\n",
+    )
+    .unwrap();
+    let blobs = render_json(&[dir.as_os_str()]);
+    assert_eq!(blobs.len(), 2);
+    assert_eq!(blobs[0]["schema"], "olm.package");
+}

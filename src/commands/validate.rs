@@ -35,6 +35,8 @@ pub enum ColorChoice {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Bundle folders (each holding manifests/ and metadata/). Several are checked in parallel.
+    /// A package-manifest package (<package>.package.yaml + version folders) gets the
+    /// packagemanifest/* rules.
     #[arg(value_name = "DIR", required_unless_present_any = ["list_rules", "image"])]
     pub dirs: Vec<PathBuf>,
     /// Validate a bundle image instead of folders: a registry reference, or oci:PATH[:TAG],

@@ -121,7 +121,7 @@ impl BundleFiles {
 
 /// The first chunk of a YAML stream as Kubernetes' `YAMLReader` cuts it: lines up to the first
 /// `---` line that follows content. `Err` for a separator followed by anything but a comment.
-fn k8s_first_chunk(text: &str) -> Result<&str, String> {
+pub(crate) fn k8s_first_chunk(text: &str) -> Result<&str, String> {
     let mut start: Option<usize> = None;
     let mut pos = 0;
     for line in text.split_inclusive('\n') {

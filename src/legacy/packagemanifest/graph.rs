@@ -104,7 +104,7 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
             );
             continue;
         }
-        loaded.channels.push(super::graph::ChannelRow {
+        loaded.channels.push(ChannelRow {
             name: c.name.clone(),
             head: c.current_csv.clone(),
         });

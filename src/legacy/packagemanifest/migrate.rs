@@ -9,7 +9,6 @@
 //! output appears whole or not at all, and an existing output is never touched.
 
 use super::graph::Loaded;
-use super::rules::Finding;
 use super::validate::Report;
 use super::{PackageDir, Version};
 use crate::bundle::keys;
@@ -224,16 +223,6 @@ pub fn write(
     out: &Path,
     mut check: impl FnMut(&PlannedBundle, &Path) -> Result<(), MigrateError>,
 ) -> Result<(), MigrateError> {
-    write_staged(plan, out, |b, root| check(b, root))
-}
-
-/// [`write`] with the staging folder exposed to `check` only; kept separate so callers that
-/// collect findings instead of failing can pass a closure that always returns `Ok`.
-fn write_staged(
-    plan: &Plan,
-    out: &Path,
-    mut check: impl FnMut(&PlannedBundle, &Path) -> Result<(), MigrateError>,
-) -> Result<(), MigrateError> {
     if let Ok(mut rd) = fs::read_dir(out) {
         if rd.next().is_some() {
             return Err(MigrateError::OutputExists(out.to_path_buf()));
@@ -271,9 +260,4 @@ fn write_staged(
         return Err(io(out)(e));
     }
     Ok(())
-}
-
-/// The first error of a report, for messages.
-pub fn first_error(findings: &[Finding]) -> Option<&Finding> {
-    findings.iter().find(|f| f.is_error())
 }

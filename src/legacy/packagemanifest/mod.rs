@@ -143,8 +143,9 @@ pub struct PackageDir {
 }
 
 /// Whether `dir` looks like a package-manifest package: a folder without `metadata/` or
-/// `manifests/` whose top level holds a package file (`*package.yaml|yml|json`, or any YAML file
-/// whose content declares `packageName`). Cheap: reads only small top-level files.
+/// `manifests/` whose top level holds a package file, i.e. a small YAML or JSON file whose first
+/// document declares `packageName` and has no `schema` (which would make it a file-based catalog
+/// blob). Reads only top-level files under 1 MiB that mention `packageName`.
 pub fn is_package_manifest_dir(dir: &Path) -> bool {
     if !dir.is_dir() || dir.join("metadata").is_dir() || dir.join("manifests").is_dir() {
         return false;
@@ -153,26 +154,42 @@ pub fn is_package_manifest_dir(dir: &Path) -> bool {
         return false;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || !entry.path().is_file() {
+        let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+        if name.starts_with('.')
+            || !(name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json"))
+            || !entry
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.len() < 1024 * 1024)
+        {
             continue;
         }
-        let lower = name.to_ascii_lowercase();
-        if lower.ends_with("package.yaml")
-            || lower.ends_with("package.yml")
-            || lower.ends_with("package.json")
-        {
-            return true;
+        // `<package>.package.yaml` by name: a package file even when it does not parse (so
+        // the user hears about its syntax), unless it is a catalog blob.
+        let named = name.ends_with("package.yaml")
+            || name.ends_with("package.yml")
+            || name.ends_with("package.json");
+        let Ok(bytes) = fs::read(entry.path()) else {
+            continue;
+        };
+        if !named && memchr::memmem::find(&bytes, b"packageName").is_none() {
+            continue;
         }
-        if (lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json"))
-            && entry.metadata().is_ok_and(|m| m.len() < 256 * 1024)
-            && let Ok(text) = fs::read_to_string(entry.path())
-            && let Ok(docs) = yaml::parse_stream(&text)
-            && docs
-                .first()
-                .and_then(|d| d.root.get("packageName"))
-                .and_then(Node::as_str)
-                .is_some_and(|s| !s.is_empty())
+        let parsed = String::from_utf8(bytes)
+            .ok()
+            .and_then(|text| yaml::parse_stream_lenient(&text).ok());
+        let Some((docs, _)) = parsed else {
+            if named {
+                return true;
+            }
+            continue;
+        };
+        if let Some(root) = docs.first().map(|d| &d.root)
+            && root.get("schema").is_none()
+            && (named
+                || root
+                    .get("packageName")
+                    .and_then(Node::as_str)
+                    .is_some_and(|s| !s.is_empty()))
         {
             return true;
         }
@@ -314,8 +331,49 @@ impl PackageDir {
                 return None;
             }
         };
-        match yaml::parse_stream_lenient(&text) {
+        // opm decodes the first chunk as Kubernetes' YAMLReader cuts it (up to the first `---`
+        // after content): a file whose first chunk is only comments has no object.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let first_chunk = match crate::catalog::render::bundle::k8s_first_chunk(text) {
+            Ok(chunk) => chunk,
+            Err(why) => {
+                self.findings.push(
+                    Finding::new(
+                        PmRule::YamlSyntax,
+                        format!("{why}; opm's loader refuses the package"),
+                    )
+                    .at(file, 0),
+                );
+                return None;
+            }
+        };
+        match yaml::parse_stream_lenient(text) {
             Ok((docs, _duplicates)) => {
+                if first_chunk.len() != text.len() {
+                    // The first chunk's lines, in the whole file's numbering.
+                    let start =
+                        (first_chunk.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+                    let end_line = 1 + text
+                        .as_bytes()
+                        .iter()
+                        .take(start + first_chunk.len())
+                        .filter(|b| **b == b'\n')
+                        .count();
+                    let first = docs
+                        .first()
+                        .filter(|d| d.root.line <= end_line && first_chunk.trim() != "")
+                        .map(|d| d.root.clone());
+                    if docs.len() > 1 {
+                        self.findings.push(
+                            Finding::new(
+                                PmRule::MultiDocument,
+                                format!("{} YAML documents; opm reads only the first", docs.len()),
+                            )
+                            .at(file, docs[1].root.line),
+                        );
+                    }
+                    return first;
+                }
                 if docs.len() > 1 {
                     self.findings.push(
                         Finding::new(
@@ -514,6 +572,21 @@ impl PackageDir {
                     None => wrong("skips", n, "list of strings"),
                 }
             }
+        }
+        if let Some(n) = csv
+            .root
+            .path(&["metadata", "annotations", "olm.properties"])
+            && let Some(text) = n.scalar_text()
+            && serde_json::from_str::<Vec<serde_json::Map<String, serde_json::Value>>>(text)
+                .is_err()
+        {
+            self.findings.push(
+                Finding::new(
+                    PmRule::CsvField,
+                    "the olm.properties annotation is not a JSON list of {type, value} objects; opm's loader refuses the bundle",
+                )
+                .at(csv.file.clone(), n.line),
+            );
         }
         if let Some(s) = csv
             .root

@@ -298,6 +298,21 @@ pub fn definitions<'a>(v: &'a Version, section: &str, which: &str) -> &'a [Node]
 fn check_provided_apis(v: &Version) -> Vec<Finding> {
     let provided = provided_apis(v);
     let mut out = Vec::new();
+    for required in definitions(v, "customresourcedefinitions", "required") {
+        let name = required
+            .get("name")
+            .and_then(Node::scalar_text)
+            .unwrap_or_default();
+        if !name.contains('.') {
+            out.push(
+                Finding::new(
+                    PmRule::CsvField,
+                    format!("required CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
+                )
+                .at(v.csv().file.clone(), required.line),
+            );
+        }
+    }
     for owned in definitions(v, "customresourcedefinitions", "owned") {
         let text = |k: &str| {
             owned
