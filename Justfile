@@ -61,3 +61,7 @@ bench-gzip-size:
 # ratio to opm's `opm render index.db` per package (../shared/legacy/TIMES.tsv).
 bench-legacy-sqlite:
     cargo bench --bench legacy_sqlite
+# catalog render of every ../shared/legacy/packages package in one call: MB/s, ms per package,
+# ratio to the reference's initializer + opm render index.db per package (TIMES.tsv).
+bench-legacy-pm:
+    cargo bench --bench legacy_pm

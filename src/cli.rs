@@ -73,6 +73,8 @@ enum BundleCommand {
     Inspect(commands::bundle::inspect::Args),
     /// Unpack a bundle image into a folder that validate and build accept.
     Pull(commands::bundle::pull::Args),
+    /// Turn a package-manifest package into one registry+v1 bundle folder per version.
+    Migrate(commands::bundle::migrate::Args),
 }
 
 /// Parses the process arguments, runs the command and turns its outcome into an exit code.
@@ -96,6 +98,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Build(a) => commands::bundle::build::run(a),
             BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
+            BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
         },
         TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {

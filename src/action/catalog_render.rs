@@ -260,7 +260,13 @@ fn is_bundle_dir(path: &Path) -> bool {
 /// A folder source that is not a bundle folder: a catalog (opm's `renderReference` order).
 fn catalog_dir(location: &Location) -> Option<&Path> {
     match location.place() {
-        Place::Path(path) if path.is_dir() && !is_bundle_dir(path) => Some(path),
+        Place::Path(path)
+            if path.is_dir()
+                && !is_bundle_dir(path)
+                && !crate::legacy::packagemanifest::is_package_manifest_dir(path) =>
+        {
+            Some(path)
+        }
         _ => None,
     }
 }
@@ -274,7 +280,11 @@ fn render_source(
     let source = location.as_str();
     match location.place() {
         Place::Path(path) if path.is_dir() => {
-            if is_bundle_dir(path) {
+            if crate::legacy::packagemanifest::is_package_manifest_dir(path) {
+                let cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
+                    .map_err(|e| fail(source, e))?;
+                Ok((cfg, false))
+            } else if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
                 let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
                 Ok((cfg, true))

@@ -4,4 +4,5 @@
 //! writes to a user's input.
 
 pub mod index;
+pub mod packagemanifest;
 pub mod sqlite;

@@ -22,6 +22,7 @@ mod first_hour;
 mod init;
 mod init_corpus;
 mod isolation;
+mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
 mod registry;

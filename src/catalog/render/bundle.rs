@@ -121,7 +121,7 @@ impl BundleFiles {
 
 /// The first chunk of a YAML stream as Kubernetes' `YAMLReader` cuts it: lines up to the first
 /// `---` line that follows content. `Err` for a separator followed by anything but a comment.
-fn k8s_first_chunk(text: &str) -> Result<&str, String> {
+pub(crate) fn k8s_first_chunk(text: &str) -> Result<&str, String> {
     let mut start: Option<usize> = None;
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -525,7 +525,9 @@ pub fn render_bundle(
             .get("metadata")
             .and_then(|m| m.get("annotations"))
             .and_then(Value::as_object)
-            .is_some_and(|a| a.values().all(Value::is_string))
+            // A null annotation (`createdAt:` with no value) decodes as "" in Go's unstructured
+            // converter; only other non-string values fail the CSV decode.
+            .is_some_and(|a| a.values().all(|v| v.is_string() || v.is_null()))
     {
         match serde_json::from_str::<Vec<Box<RawValue>>>(text) {
             Ok(items) => {

@@ -3,6 +3,7 @@
 pub mod build;
 pub mod init;
 pub mod inspect;
+pub mod migrate;
 pub mod pull;
 pub mod validate;
 

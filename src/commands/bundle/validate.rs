@@ -5,6 +5,7 @@ use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::validate_image;
 use crate::findings::rules::Subject;
+use crate::legacy::packagemanifest::{self as pm, PackageDir, report, validate as pmvalidate};
 use crate::validate::batch::internal_error_report;
 use crate::validate::bundle::validate_dirs;
 use crate::validate::{Group, Options, Rule, output};
@@ -15,6 +16,8 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Bundle folders (each holding manifests/ and metadata/). Several are checked in parallel.
+    /// A package-manifest package (<package>.package.yaml + version folders) gets the
+    /// packagemanifest/* rules.
     #[arg(value_name = "DIR", required_unless_present_any = ["list_rules", "image"])]
     pub dirs: Vec<PathBuf>,
     /// Validate a bundle image instead of folders: a registry reference, or oci:PATH[:TAG],
@@ -61,6 +64,15 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let opts = options(args)?;
+    // Package-manifest folders (`<package>.package.yaml` + version folders) get their own rules.
+    if args.image.is_none()
+        && args
+            .dirs
+            .iter()
+            .any(|d| crate::legacy::packagemanifest::is_package_manifest_dir(d))
+    {
+        return validate_mixed(&args.dirs, args.output, args.strict, &opts);
+    }
     let reports = match &args.image {
         Some(reference) => {
             let validated = || {
@@ -164,4 +176,127 @@ fn list_rules() -> Outcome {
         );
     }
     Ok(EXIT_OK)
+}
+
+/// `bundle validate` when some of the folders are package-manifest packages: each is checked
+/// with the package-manifest rules, the others as bundles; one report per folder, then a total.
+fn validate_mixed(dirs: &[PathBuf], output: OutputFormat, strict: bool, opts: &Options) -> Outcome {
+    enum One {
+        Pm(String, pmvalidate::Report),
+        Bundle(Box<crate::validate::Report>),
+    }
+    let mut results = Vec::new();
+    let mut io_failure = false;
+    for dir in dirs {
+        if pm::is_package_manifest_dir(dir) {
+            match PackageDir::read(dir) {
+                Ok(pkg) => {
+                    let r = crate::guard::catch(|| pmvalidate::validate(&pkg))
+                        .map_err(|f| Failure::usage(f.describe()))?;
+                    io_failure |= r
+                        .findings
+                        .iter()
+                        .any(|f| f.rule == pm::rules::PmRule::Unreadable);
+                    results.push(One::Pm(dir.display().to_string(), r));
+                }
+                Err(e) => return Err(Failure::usage(e.to_string())),
+            }
+        } else {
+            let mut reports = validate_dirs(std::slice::from_ref(dir), opts, Some(1));
+            if let Some(r) = reports.pop() {
+                io_failure |= r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError);
+                results.push(One::Bundle(Box::new(r)));
+            }
+        }
+    }
+    let passed = |o: &One| match o {
+        One::Pm(_, r) => report::passed(r, strict),
+        One::Bundle(r) => r.passed(strict),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written: std::io::Result<()> = (|| {
+        match output {
+            OutputFormat::Text => {
+                let (mut errors, mut warnings) = (0usize, 0usize);
+                for o in &results {
+                    match o {
+                        One::Pm(label, r) => {
+                            report::text(r, label, strict, &mut out)?;
+                            let e = r.errors().count();
+                            errors += e;
+                            warnings += r.findings.len() - e;
+                        }
+                        One::Bundle(r) => {
+                            output::human_with(r, &mut out, false, strict, results.len() > 1)?;
+                            errors += r.error_count();
+                            warnings += r.warning_count();
+                        }
+                    }
+                }
+                if results.len() > 1 {
+                    let failed = results.iter().filter(|o| !passed(o)).count();
+                    writeln!(
+                        out,
+                        "total: {} folders, {} valid, {failed} invalid, {errors} errors, {warnings} warnings",
+                        results.len(),
+                        results.len() - failed
+                    )?;
+                }
+            }
+            OutputFormat::Jsonl => {
+                for o in &results {
+                    let v = match o {
+                        One::Pm(label, r) => {
+                            let mut v = report::json_value(r, strict);
+                            v["subject"] = serde_json::Value::from(label.as_str());
+                            v["kind"] = serde_json::Value::from("package-manifest");
+                            v
+                        }
+                        One::Bundle(r) => output::subject_value(r, Subject::Bundle, strict),
+                    };
+                    serde_json::to_writer(&mut out, &v)?;
+                    writeln!(out)?;
+                }
+            }
+            OutputFormat::Json => {
+                let values: Vec<serde_json::Value> = results
+                    .iter()
+                    .map(|o| match o {
+                        One::Pm(label, r) => {
+                            let mut v = report::json_value(r, strict);
+                            v["bundle"] = serde_json::Value::from(label.as_str());
+                            v
+                        }
+                        One::Bundle(r) => {
+                            let mut v = output::json_value(r, strict);
+                            v["bundle"] = serde_json::Value::from(r.subject.as_str());
+                            v
+                        }
+                    })
+                    .collect();
+                let value = match values.as_slice() {
+                    [one] => one.clone(),
+                    _ => serde_json::json!({
+                        "passed": results.iter().all(passed),
+                        "bundles": values,
+                    }),
+                };
+                serde_json::to_writer_pretty(&mut out, &value)?;
+                writeln!(out)?;
+            }
+        }
+        out.flush()
+    })();
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Failure::usage(format!("cannot write output: {e}")));
+    }
+    if io_failure {
+        Ok(EXIT_USAGE)
+    } else if results.iter().all(passed) {
+        Ok(EXIT_OK)
+    } else {
+        Ok(EXIT_FINDINGS)
+    }
 }

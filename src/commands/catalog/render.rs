@@ -11,7 +11,9 @@ use crate::catalog::render::{MigrateLevel, OpmCompat};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Bundle folders (holding manifests/ and metadata/), catalog folders, or images (a registry
-    /// reference, oci:PATH[:TAG], oci-archive:FILE[:TAG], docker-archive:FILE).
+    /// reference, oci:PATH[:TAG], oci-archive:FILE[:TAG], docker-archive:FILE). A
+    /// package-manifest package (<package>.package.yaml + version folders) renders as opm's
+    /// initializer + `opm render index.db` do.
     #[arg(value_name = "SOURCE", required = true)]
     pub sources: Vec<String>,
     /// Output format.

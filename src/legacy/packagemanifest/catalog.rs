@@ -1,0 +1,230 @@
+//! Package manifests to a file-based catalog, the way the reference does it: opm's `initializer`
+//! loads the folder into an index database, then `opm render index.db` converts it. Here the
+//! loader is replayed into the in-memory tables ([`crate::legacy::index::IndexDb`], the same
+//! model the sqlite reader fills), row for row as operator-registry v1.26.5's `sqlLoader` writes
+//! them, and the shared conversion turns them into the catalog.
+
+use super::graph::Loaded;
+use super::rules::Finding;
+use super::{PackageDir, Version, validate};
+use crate::catalog::model::DeclarativeConfig;
+use crate::gocompat::marshal::marshal_string;
+use crate::legacy::index::{IndexDb, OperatorBundleRow};
+use crate::yaml::Node;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Why a package could not be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// The folder could not be read.
+    #[error(transparent)]
+    Read(#[from] super::ReadError),
+    /// opm's loader refuses the package: every reason, one per line, at file:line.
+    #[error("opm's loader refuses this package:\n{}", .0.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
+    Refused(Vec<Finding>),
+    /// A CSV field the loader decodes is malformed.
+    #[error("{file}: {message}")]
+    Csv {
+        /// The CSV file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The conversion of the loaded tables failed (opm's own error).
+    #[error("{0}")]
+    Convert(#[from] crate::legacy::index::ConvertError),
+}
+
+/// Reads, validates and converts a package folder: the catalog `opm render` prints for the
+/// database `initializer` makes of it (before render's post-processing, which the caller applies
+/// as for every source).
+pub fn render_dir(dir: &Path) -> Result<DeclarativeConfig, CatalogError> {
+    let pkg = PackageDir::read(dir)?;
+    let report = validate::validate(&pkg);
+    let errors: Vec<Finding> = report.errors().cloned().collect();
+    let (false, Some(loaded)) = (report.has_errors(), &report.loaded) else {
+        return Err(CatalogError::Refused(errors));
+    };
+    let db = to_index(&pkg, loaded)?;
+    let mut cfg = db.to_declarative_config()?;
+    for b in &mut cfg.bundles {
+        // opm v1.26 prints the objects in the order of the bundle column (folder file order).
+        crate::catalog::render::objects_in_file_order(b);
+    }
+    Ok(cfg)
+}
+
+/// Go's `json.Marshal` of a value (sorted keys, `<>&` escaped).
+fn go_json(node: &Node) -> String {
+    marshal_string(&node.to_json(), true)
+}
+
+/// `{"group":…,"kind":…,"version":…}` as `json.Marshal(GVKProperty{…})` writes it.
+fn gvk(group: &str, kind: &str, version: &str) -> String {
+    let s = |v: &str| marshal_string(&serde_json::Value::from(v), true);
+    format!(
+        "{{\"group\":{},\"kind\":{},\"version\":{}}}",
+        s(group),
+        s(kind),
+        s(version)
+    )
+}
+
+/// The tables opm's loader writes for this package: pass 1 (every bundle, in tree order) then
+/// pass 2 (the package, its channels and the entries walked from each head).
+pub fn to_index(pkg: &PackageDir, loaded: &Loaded) -> Result<IndexDb, CatalogError> {
+    let mut db = IndexDb::new();
+    for v in &pkg.versions {
+        add_bundle(&mut db, v)?;
+    }
+    db.add_package(&loaded.package, &loaded.default_channel);
+    for c in &loaded.channels {
+        db.add_channel(&loaded.package, &c.name, &c.head);
+    }
+    for e in &loaded.entries {
+        db.add_channel_entry(&loaded.package, &e.channel, &e.bundle, e.depth);
+    }
+    for e in &loaded.entries {
+        if let Some(r) = e.replaces {
+            db.set_replaces(e.id, r);
+        }
+    }
+    for name in &loaded.package_property_visits {
+        let Some(v) = pkg.version(name) else { continue };
+        let value = format!(
+            "{{\"packageName\":{},\"version\":{}}}",
+            marshal_string(&serde_json::Value::from(loaded.package.as_str()), true),
+            marshal_string(&serde_json::Value::from(v.version.as_str()), true)
+        );
+        db.add_property(name, &v.version, "", "olm.package", &value);
+    }
+    Ok(db)
+}
+
+/// `addOperatorBundle` for one version: the bundle row, related images, dependencies (required
+/// APIs) and properties (provided APIs, the CSV's `olm.properties` annotation).
+fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
+    let csv_node = &v.csv().root;
+    let csv_json = format!("{}\n", go_json(csv_node));
+    let mut bundle = String::new();
+    for o in &v.objects {
+        bundle.push_str(&go_json(&o.root));
+        bundle.push('\n');
+    }
+    db.add_bundle(OperatorBundleRow {
+        name: v.name.clone(),
+        csv: Some(csv_json),
+        bundle: Some(bundle),
+        bundlepath: Some(String::new()),
+        skiprange: Some(v.skip_range.clone()),
+        version: Some(v.version.clone()),
+        replaces: Some(v.replaces.clone()),
+        skips: Some(v.skips.join(",")),
+        substitutesfor: Some(String::new()),
+    });
+    for image in images(csv_node) {
+        db.add_related_image(&v.name, &image);
+    }
+    let text = |n: &Node, k: &str| {
+        n.get(k)
+            .and_then(Node::scalar_text)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut required = BTreeSet::new();
+    for d in validate::definitions(v, "customresourcedefinitions", "required") {
+        let name = text(d, "name");
+        let Some((_plural, group)) = name.split_once('.') else {
+            return Err(CatalogError::Csv {
+                file: v.csv().file.clone(),
+                message: format!("couldn't parse plural.group from crd name: {name}"),
+            });
+        };
+        required.insert(gvk(group, &text(d, "kind"), &text(d, "version")));
+    }
+    for d in validate::definitions(v, "apiservicedefinitions", "required") {
+        required.insert(gvk(
+            &text(d, "group"),
+            &text(d, "kind"),
+            &text(d, "version"),
+        ));
+    }
+    for value in &required {
+        db.add_dependency(&v.name, &v.version, "", "olm.gvk", value);
+    }
+    let mut props: Vec<(String, String)> = Vec::new();
+    let mut push = |t: String, val: String| {
+        if !props.iter().any(|(a, b)| *a == t && *b == val) {
+            props.push((t, val));
+        }
+    };
+    for (g, ver, k, _plural) in validate::provided_apis(v) {
+        push("olm.gvk".into(), gvk(&g, &k, &ver));
+    }
+    if let Some(raw) = csv_node
+        .path(&["metadata", "annotations", "olm.properties"])
+        .and_then(Node::scalar_text)
+    {
+        let parsed: Vec<serde_json::Value> =
+            serde_json::from_str(raw).map_err(|e| CatalogError::Csv {
+                file: v.csv().file.clone(),
+                message: format!(
+                    "the olm.properties annotation is not a JSON list of properties: {e}"
+                ),
+            })?;
+        for p in parsed {
+            let t = crate::gocompat::marshal::get_ci(&p, "type")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let value = crate::gocompat::marshal::get_ci(&p, "value")
+                .map_or_else(|| "null".to_string(), |x| marshal_string(x, true));
+            push(t, value);
+        }
+    }
+    for (t, val) in props {
+        db.add_property(&v.name, &v.version, "", &t, &val);
+    }
+    Ok(())
+}
+
+/// `Bundle.Images`: the deployments' container and init-container images (for the
+/// `deployment` install strategy) and `spec.relatedImages[].image`.
+fn images(csv: &Node) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let s = |n: Option<&Node>| {
+        n.and_then(Node::scalar_text)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if csv
+        .path(&["spec", "install", "strategy"])
+        .and_then(Node::scalar_text)
+        == Some("deployment")
+    {
+        let deployments = csv
+            .path(&["spec", "install", "spec", "deployments"])
+            .and_then(Node::as_seq)
+            .unwrap_or_default();
+        for d in deployments {
+            for key in ["containers", "initContainers"] {
+                for c in d
+                    .path(&["spec", "template", "spec", key])
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                {
+                    out.insert(s(c.get("image")));
+                }
+            }
+        }
+    }
+    for r in csv
+        .path(&["spec", "relatedImages"])
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        out.insert(s(r.get("image")));
+    }
+    out
+}

@@ -1,0 +1,355 @@
+//! Validation of a package-manifest folder: the checks of operator-framework/api's package
+//! manifest validator (`pkg/validation/internal/package_manifest.go`) and everything opm's sqlite
+//! loader refuses (`pkg/sqlite/directory.go`, `load.go`), plus warnings for what loads but loses
+//! data (orphan versions, dangling skips, v1beta1 CRDs).
+
+use super::graph::{self, Loaded};
+use super::rules::{Finding, PmRule};
+use super::{PackageDir, PackageFile, Version};
+use crate::yaml::Node;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// The verdict on one package folder.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Every finding, errors first, then by file and line.
+    pub findings: Vec<Finding>,
+    /// What opm's loader stores, when the package file could be read.
+    pub loaded: Option<Loaded>,
+}
+
+impl Report {
+    /// Whether any finding is an error (opm's loader or the API validator refuses the package).
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(Finding::is_error)
+    }
+
+    /// The errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.is_error())
+    }
+}
+
+/// Validates a read package folder.
+pub fn validate(pkg: &PackageDir) -> Report {
+    let mut findings = pkg.findings.clone();
+    let mut loaded = None;
+    if let Some(manifest) = &pkg.package {
+        findings.extend(check_package_file(manifest));
+        let (l, errors) = graph::load(pkg, manifest);
+        for e in errors {
+            // The API validator already reports a duplicate channel or an unknown default.
+            if !findings
+                .iter()
+                .any(|f| f.rule == e.rule && f.file == e.file && f.line == e.line)
+            {
+                findings.push(e);
+            }
+        }
+        findings.extend(check_membership(pkg, &l));
+        loaded = Some(l);
+    }
+    findings.extend(check_versions(pkg));
+    findings.sort_by(|a, b| {
+        (a.rule.severity(), &a.file, a.line, a.rule).cmp(&(
+            b.rule.severity(),
+            &b.file,
+            b.line,
+            b.rule,
+        ))
+    });
+    findings.dedup();
+    Report { findings, loaded }
+}
+
+/// operator-framework/api's `validatePackageManifest`.
+fn check_package_file(m: &PackageFile) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let at = |f: Finding, line: usize| f.at(m.file.clone(), line);
+    if m.channels.is_empty() {
+        out.push(at(
+            Finding::new(
+                PmRule::ChannelsEmpty,
+                "channels is empty: list at least one channel with name and currentCSV",
+            ),
+            m.line,
+        ));
+    }
+    if m.default_channel.is_none() && m.channels.len() > 1 {
+        out.push(at(
+            Finding::new(
+                PmRule::DefaultChannelMissing,
+                format!(
+                    "default channel is empty but more than one channel exists ({}): set defaultChannel (opm: no default channel specified for {})",
+                    m.channels.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+                    m.name
+                ),
+            ),
+            m.default_line,
+        ));
+    }
+    if m.default_channel.is_none() && m.channels.len() == 1 {
+        out.push(at(
+            Finding::new(
+                PmRule::DefaultChannelUnset,
+                format!(
+                    "defaultChannel is not set; opm uses the only channel \"{}\", operator-sdk pkgman-to-bundle refuses the package",
+                    m.channels[0].name
+                ),
+            ),
+            m.line,
+        ));
+    }
+    let mut seen = HashSet::new();
+    for (i, c) in m.channels.iter().enumerate() {
+        if c.name.is_empty() {
+            out.push(at(
+                Finding::new(
+                    PmRule::ChannelNameEmpty,
+                    format!("channel {i} name is empty"),
+                ),
+                c.line,
+            ));
+        }
+        if c.current_csv.is_empty() {
+            out.push(at(
+                Finding::new(
+                    PmRule::ChannelHeadEmpty,
+                    format!("channel \"{}\" currentCSV is empty", c.name),
+                ),
+                c.line,
+            ));
+        }
+        if !c.name.is_empty() && !seen.insert(c.name.as_str()) {
+            out.push(at(
+                Finding::new(
+                    PmRule::ChannelDuplicate,
+                    format!("duplicate package manifest channel name \"{}\"", c.name),
+                ),
+                c.line,
+            ));
+        }
+    }
+    if let Some(d) = &m.default_channel
+        && !m.channels.iter().any(|c| &c.name == d)
+    {
+        out.push(at(
+            Finding::new(
+                PmRule::DefaultChannelUnknown,
+                format!(
+                    "default channel \"{d}\" not found in the list of declared channels ({})",
+                    m.channels
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            m.default_line,
+        ));
+    }
+    out
+}
+
+/// Orphans and dangling skips, from the loader's rows.
+fn check_membership(pkg: &PackageDir, loaded: &Loaded) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let members: HashSet<&str> = loaded.entries.iter().map(|e| e.bundle.as_str()).collect();
+    for v in &pkg.versions {
+        if !members.contains(v.name.as_str()) {
+            out.push(
+                Finding::new(
+                    PmRule::Orphan,
+                    format!(
+                        "{} is in no channel (not on the replaces chain of any channel head, nor skipped by it): the rendered catalog drops it",
+                        v.name
+                    ),
+                )
+                .at(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
+            );
+        }
+        for skip in &v.skips {
+            if pkg.version(skip).is_none() {
+                out.push(
+                    Finding::new(
+                        PmRule::SkipsUnknown,
+                        format!("skips \"{skip}\", which no folder of the package holds"),
+                    )
+                    .at(v.csv().file.clone(), v.csv().line_of(&["spec", "skips"])),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Per-version checks: duplicate CSV names, owned CRDs present, folder names, v1beta1 CRDs.
+fn check_versions(pkg: &PackageDir) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut first_of: HashMap<&str, &Version> = HashMap::new();
+    for v in &pkg.versions {
+        if let Some(prev) = first_of.get(v.name.as_str()) {
+            out.push(
+                Finding::new(
+                    PmRule::CsvNameDuplicate,
+                    format!(
+                        "ClusterServiceVersion {} is also defined in {}: opm cannot store it twice",
+                        v.name,
+                        prev.csv().file
+                    ),
+                )
+                .at(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
+            );
+        } else {
+            first_of.insert(&v.name, v);
+        }
+        out.extend(check_provided_apis(v));
+        let folder = v.dir.rsplit('/').next().unwrap_or(&v.dir);
+        if !v.version.is_empty()
+            && !v.dir.is_empty()
+            && folder.trim_start_matches('v') != v.version.trim_start_matches('v')
+        {
+            out.push(
+                Finding::new(
+                    PmRule::FolderVersionMismatch,
+                    format!("folder \"{folder}\" holds version {}", v.version),
+                )
+                .at(v.csv().file.clone(), v.csv().line_of(&["spec", "version"])),
+            );
+        }
+        for o in &v.objects {
+            if o.is_crd() && o.api_version == "apiextensions.k8s.io/v1beta1" {
+                out.push(
+                    Finding::new(
+                        PmRule::CrdV1beta1,
+                        format!(
+                            "CRD {} is apiextensions.k8s.io/v1beta1: Kubernetes 1.22+ cannot serve it and OLM v1 cannot install it; convert it to v1",
+                            o.name.as_deref().unwrap_or("?")
+                        ),
+                    )
+                    .at(o.file.clone(), o.line_of(&["apiVersion"])),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// (group, version, kind, plural)
+type ApiKey = (String, String, String, String);
+
+/// The APIs a version provides, as opm's `Bundle.ProvidedAPIs` computes them.
+pub fn provided_apis(v: &Version) -> BTreeSet<ApiKey> {
+    let s = |n: Option<&Node>| {
+        n.and_then(Node::scalar_text)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut out = BTreeSet::new();
+    for o in v.objects.iter().filter(|o| o.is_crd()) {
+        let crd_version = o.api_version.rsplit('/').next().unwrap_or_default();
+        if crd_version != "v1" && crd_version != "v1beta1" {
+            continue;
+        }
+        let spec = o.root.get("spec");
+        let group = s(spec.and_then(|n| n.get("group")));
+        let kind = s(spec.and_then(|n| n.path(&["names", "kind"])));
+        let plural = s(spec.and_then(|n| n.path(&["names", "plural"])));
+        for ver in spec
+            .and_then(|n| n.get("versions"))
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+        {
+            out.insert((
+                group.clone(),
+                s(ver.get("name")),
+                kind.clone(),
+                plural.clone(),
+            ));
+        }
+        if crd_version == "v1beta1" {
+            let single = s(spec.and_then(|n| n.get("version")));
+            if !single.is_empty() {
+                out.insert((group.clone(), single, kind.clone(), plural.clone()));
+            }
+        }
+    }
+    for api in definitions(v, "apiservicedefinitions", "owned") {
+        out.insert((
+            s(api.get("group")),
+            s(api.get("version")),
+            s(api.get("kind")),
+            s(api.get("name")),
+        ));
+    }
+    out
+}
+
+/// `spec.<section>.<which>` of the CSV: the owned or required CRD / API service definitions.
+pub fn definitions<'a>(v: &'a Version, section: &str, which: &str) -> &'a [Node] {
+    v.csv()
+        .root
+        .path(&["spec", section, which])
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+}
+
+/// opm's `AllProvidedAPIsInBundle`: every owned CRD must be provided by a CRD of the folder.
+fn check_provided_apis(v: &Version) -> Vec<Finding> {
+    let provided = provided_apis(v);
+    let mut out = Vec::new();
+    for required in definitions(v, "customresourcedefinitions", "required") {
+        let name = required
+            .get("name")
+            .and_then(Node::scalar_text)
+            .unwrap_or_default();
+        if !name.contains('.') {
+            out.push(
+                Finding::new(
+                    PmRule::CsvField,
+                    format!("required CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
+                )
+                .at(v.csv().file.clone(), required.line),
+            );
+        }
+    }
+    for owned in definitions(v, "customresourcedefinitions", "owned") {
+        let text = |k: &str| {
+            owned
+                .get(k)
+                .and_then(Node::scalar_text)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let name = text("name");
+        let Some((plural, group)) = name.split_once('.') else {
+            out.push(
+                Finding::new(
+                    PmRule::ProvidedApiMissing,
+                    format!("owned CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
+                )
+                .at(v.csv().file.clone(), owned.line),
+            );
+            continue;
+        };
+        let key = (
+            group.to_string(),
+            text("version"),
+            text("kind"),
+            plural.to_string(),
+        );
+        if !provided.contains(&key) {
+            out.push(
+                Finding::new(
+                    PmRule::ProvidedApiMissing,
+                    format!(
+                        "owned CRD {name} version {} kind {} is not defined by any CRD in {}/ (opm: error checking provided apis in bundle {})",
+                        key.1, key.2, v.dir, v.name
+                    ),
+                )
+                .at(v.csv().file.clone(), owned.line),
+            );
+        }
+    }
+    out
+}
