@@ -493,7 +493,8 @@ fn render_database(
     shown: Option<&str>,
     opts: &RenderOptions,
 ) -> Result<DeclarativeConfig, RenderError> {
-    let mut cfg = crate::legacy::sqlite::render_database(file).map_err(|e| {
+    let compat = opts.compat_given.then_some(opts.compat);
+    crate::legacy::sqlite::render_database(file, compat).map_err(|e| {
         // The error names the file; for a file source that is the source itself, for an image
         // a temporary path, so the file is named as the image label names it instead.
         let message = e.to_string();
@@ -503,13 +504,7 @@ fn render_database(
             Some(label) => fail(source, format!("{label}: {message}")),
             None => fail(source, message),
         }
-    })?;
-    if !opts.compat_given || opts.compat.objects_in_file_order() {
-        cfg.bundles
-            .iter_mut()
-            .for_each(crate::catalog::render::objects_in_file_order);
-    }
-    Ok(cfg)
+    })
 }
 
 /// The database file the database label names, inside the unpacked image `root`, held to the

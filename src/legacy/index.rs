@@ -356,6 +356,25 @@ impl IndexDb {
         Ok(cfg)
     }
 
+    /// [`IndexDb::to_declarative_config`] with the bundle objects in the order of the opm
+    /// release `compat` names: `None` (no `--opm-compat`) prints them as opm v1.26 did (the
+    /// order of the `bundle` column; the release of the sqlite era, whose output the shared
+    /// references are), a release before 1.28 likewise, 1.28 and later sorted by value. Both
+    /// producers of an index (a database, package manifests) render through this, so they
+    /// follow one rule.
+    pub fn render_as(
+        &self,
+        compat: Option<crate::catalog::OpmCompat>,
+    ) -> Result<DeclarativeConfig, ConvertError> {
+        let mut cfg = self.to_declarative_config()?;
+        if compat.is_none_or(|c| c.objects_in_file_order()) {
+            cfg.bundles
+                .iter_mut()
+                .for_each(crate::catalog::render::objects_in_file_order);
+        }
+        Ok(cfg)
+    }
+
     /// `initializeModelPackages`: `ListPackages` then `GetPackage` for each.
     fn initialize_packages(&self) -> Result<BTreeMap<String, MPackage>, ConvertError> {
         let mut names: Vec<&str> = Vec::new();

@@ -107,16 +107,17 @@ pub fn is_sqlite_file(path: &Path) -> bool {
 }
 
 /// Reads and converts: the catalog `opm render` prints for the database at `path`, before
-/// render's post-processing (see [`IndexDb::to_declarative_config`]).
+/// render's post-processing, with bundle objects in the order of the opm release `compat`
+/// names (see [`IndexDb::render_as`]).
 pub fn render_database(
     path: &Path,
+    compat: Option<crate::catalog::OpmCompat>,
 ) -> Result<crate::catalog::model::DeclarativeConfig, SqliteError> {
     let db = read_index(path)?;
-    db.to_declarative_config()
-        .map_err(|source| SqliteError::Convert {
-            path: path.to_path_buf(),
-            source,
-        })
+    db.render_as(compat).map_err(|source| SqliteError::Convert {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads every table of the index database at `path` (any schema opm wrote, 0 to 13) into an
