@@ -2,8 +2,10 @@
 //! as opm's), the gRPC registry API (`api.Registry`, what OLM v0 queries) and catalogd's HTTP API
 //! (what OLM v1 clients read).
 
+pub mod cache;
 pub mod csv;
 pub mod gojson;
+pub mod gotar;
 pub mod model;
 
 pub use model::{

@@ -79,7 +79,9 @@ pub struct CacheChannel {
 }
 
 /// One bundle of a channel (opm's `cBundle`): the upgrade edges the Replace/Provide RPCs use.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Equality is on opm's fields only (a bundle read back from `packages.json` equals the one
+/// built from the catalog).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheBundle {
     /// Package name.
     pub package: String,
@@ -95,6 +97,18 @@ pub struct CacheBundle {
     #[serde(skip)]
     source: Source,
 }
+
+impl PartialEq for CacheBundle {
+    fn eq(&self, other: &Self) -> bool {
+        self.package == other.package
+            && self.channel == other.channel
+            && self.name == other.name
+            && self.replaces == other.replaces
+            && self.skips == other.skips
+    }
+}
+
+impl Eq for CacheBundle {}
 
 impl CacheBundle {
     /// The skips as a slice (empty when none).
