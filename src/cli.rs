@@ -42,6 +42,9 @@ enum CatalogCommand {
     Build(commands::catalog_build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
     GenerateDockerfile(commands::catalog_build::DockerfileArgs),
+    /// Check opm's serve cache in a catalog image or folder (`verify`).
+    #[command(subcommand)]
+    Cache(commands::catalog_cache::Command),
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,6 +92,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
             CatalogCommand::Add(a) => commands::catalog_add::run(a),
+            CatalogCommand::Cache(c) => commands::catalog_cache::run(c),
         },
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

@@ -465,6 +465,78 @@ fn catalog_build_ships_a_cache_opm_accepts() {
     );
     assert_eq!(go, vec![digest.clone()]);
 
+    // `catalog cache verify` accepts the image, and the unpacked folder with its cache.
+    let v = olmpack()
+        .args([
+            "catalog",
+            "cache",
+            "verify",
+            &format!("oci:{}", out1.display()),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&v.stdout).into_owned();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&v.stderr)
+    );
+    assert!(text.contains("ok: opm will accept this cache"), "{text}");
+    let verify_dir = || {
+        let v = olmpack()
+            .args(["catalog", "cache", "verify"])
+            .arg(root.join("configs"))
+            .arg("--cache-dir")
+            .arg(root.join("tmp/cache"))
+            .output()
+            .unwrap();
+        (
+            v.status.code(),
+            String::from_utf8_lossy(&v.stdout).into_owned(),
+        )
+    };
+    assert_eq!(verify_dir().0, Some(0));
+    // A tampered catalog file: refused, the bundle's cache files and its catalog file named.
+    let cat_file = root.join("configs/build-demo/catalog.yaml");
+    let original = std::fs::read_to_string(&cat_file).unwrap();
+    std::fs::write(
+        &cat_file,
+        original.replace("build-demo-bundle:v0.2.0", "build-demo-bundle:v0.2.1"),
+    )
+    .unwrap();
+    let (code, text) = verify_dir();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("opm will refuse it"), "{text}");
+    assert!(
+        text.contains("changed: cache/build-demo_stable_build-demo.v0.2.0.json")
+            && text.contains("catalog file build-demo/catalog.yaml:"),
+        "{text}"
+    );
+    // Only reformatted: same cache content, still refused, and said so.
+    std::fs::write(&cat_file, format!("{original}# a comment\n")).unwrap();
+    let (code, text) = verify_dir();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("the catalog folder's bytes changed"),
+        "{text}"
+    );
+    std::fs::write(&cat_file, &original).unwrap();
+    assert_eq!(verify_dir().0, Some(0));
+    // A tampered, a missing and an extra cache file, each named.
+    let cache_file = root.join("tmp/cache/cache/build-demo_stable_build-demo.v0.1.0.json");
+    std::fs::write(&cache_file, b"{}").unwrap();
+    std::fs::remove_file(root.join("tmp/cache/cache/packages.json")).unwrap();
+    std::fs::write(root.join("tmp/cache/cache/stray.json"), b"{}").unwrap();
+    let (code, text) = verify_dir();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("changed: cache/build-demo_stable_build-demo.v0.1.0.json"),
+        "{text}"
+    );
+    assert!(text.contains("missing: cache/packages.json"), "{text}");
+    assert!(text.contains("extra:   cache/stray.json"), "{text}");
+
     // Reproducible: the same catalog gives the same image.
     let out2 = tmp.path().join("again");
     let r2 = build(&["--base", &base_ref], &out2);

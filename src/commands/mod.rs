@@ -7,6 +7,7 @@
 pub mod build;
 pub mod catalog_add;
 pub mod catalog_build;
+pub mod catalog_cache;
 pub mod catalog_graph;
 pub mod catalog_init;
 pub mod catalog_render;

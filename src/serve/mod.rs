@@ -7,6 +7,7 @@ pub mod csv;
 pub mod gojson;
 pub mod gotar;
 pub mod model;
+pub mod verify;
 
 pub use model::{
     ApiBundle, ApiDeprecation, ApiProperty, BundleKey, CacheBundle, CacheChannel, CacheDeprecation,

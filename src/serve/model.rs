@@ -684,6 +684,11 @@ impl ServeModel {
         Ok((pkg, ch, b))
     }
 
+    /// Where the bundle blob behind an index entry was read (file and line in the catalog).
+    pub fn origin(&self, cb: &CacheBundle) -> Option<&crate::catalog::Origin> {
+        self.config.bundles.get(cb.source.bundle).map(|b| &b.origin)
+    }
+
     /// The `api.Bundle` opm stores for (package, channel, bundle), untrimmed.
     pub fn bundle(
         &self,
