@@ -145,6 +145,7 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
     bytes += index.len() as u64;
     let mut names: HashSet<String> = HashSet::new();
     names.insert("packages.json".into());
+    let mut jobs = Vec::with_capacity(model.bundle_count());
     for (pkg, ch, b) in model.keys() {
         check_name("package", &pkg.name)?;
         check_name("channel", &ch.name)?;
@@ -155,10 +156,18 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
                 "two bundles map to the same cache file {name:?} (package, channel and bundle names joined by '_'); opm would keep either one, so build with --no-cache"
             )));
         }
+        jobs.push((pkg, b, name));
+    }
+    // Converting bundles (CSV synthesis) is most of the work: one job per file, on every core.
+    let written = crate::parallel::map_indexed(jobs.len(), crate::parallel::cores(), None, |i| {
+        let (pkg, b, name) = &jobs[i];
         let json = model.convert(pkg, b)?.to_go_json();
-        write(&cache.join(&name), &json)?;
+        write(&cache.join(name), &json)?;
+        Ok::<u64, CacheError>(json.len() as u64)
+    });
+    for w in written {
         files += 1;
-        bytes += json.len() as u64;
+        bytes += w?;
     }
     for meta in &model.config().others {
         let package = if meta.schema == crate::catalog::model::SCHEMA_PACKAGE {
