@@ -59,6 +59,9 @@ enum CatalogCommand {
     Build(commands::catalog::build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
     GenerateDockerfile(commands::catalog::generate_dockerfile::Args),
+    /// Check opm's serve cache in a catalog image or folder (`verify`).
+    #[command(subcommand)]
+    Cache(commands::catalog::cache::Command),
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +113,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Template(a) => commands::catalog::template::run(a),
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
+            CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
         },
         TopCommand::Completions(a) => commands::completions::run(a),
         TopCommand::Man(a) => commands::man::run(a),

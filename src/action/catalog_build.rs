@@ -8,14 +8,12 @@
 //! - a base image's layers, reused as they are, with `ENTRYPOINT ["/bin/opm"]` and
 //!   `CMD ["serve", "/configs"]` and the base's environment, user and working folder kept.
 //!
-//! **No serve cache.** `opm generate dockerfile` images carry `/tmp/cache`, made by running
-//! opm, and `CMD … --cache-dir=/tmp/cache`; with that flag opm enforces the cache's integrity,
-//! so a cache that does not match the catalog byte for byte crash-loops the pod (F.2: crc #4119,
-//! oc-mirror #613, hypershift #9711). olmpack cannot run the base image, and reproducing opm's
-//! pogreb + FNV digest exactly is a moving target, so it ships no cache and leaves
-//! `--cache-dir` out of CMD: opm then builds its cache in a temp folder at start. The cost is
-//! start-up time (opm loads the catalog once per pod start: about 0.1 s per package, seconds for
-//! a catalog of hundreds) and a writable `/tmp`; the gain is that the image can never hold a stale cache.
+//! **Serve cache.** With a base (or `--cache`), a second layer carries opm's JSON serve cache
+//! under `/tmp/cache` (or `--cache-dir`) and CMD gets `--cache-dir=…`, as `opm generate
+//! dockerfile` images have: opm then enforces the cache's integrity at start and skips
+//! rebuilding it (CATALOG.md F.2, SERVE.md A.3). olmpack cannot run opm, so it writes the cache
+//! itself ([`crate::serve::cache`]) with the digest opm recomputes over the catalog folder as
+//! this image holds it; `--no-cache` keeps the old image (opm rebuilds its cache at every start).
 //!
 //! A multi-platform base gives one image per platform (or per `--platform`), all sharing the
 //! same configs layer blob, under one index.
@@ -102,6 +100,9 @@ pub enum CatalogBuildError {
     /// Fetching base layers or pushing failed.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// opm's serve cache could not be built.
+    #[error(transparent)]
+    Cache(#[from] crate::serve::cache::CacheError),
     /// A temp folder could not be created.
     #[error("cannot create a temp folder in {}: {source}", path.display())]
     Spool {
@@ -130,6 +131,10 @@ pub struct CatalogBuildOptions {
     pub source_date_epoch: Option<u64>,
     /// How to reach the base's registry.
     pub registry: RegistryOptions,
+    /// Whether to ship opm's serve cache (default: with a base).
+    pub serve_cache: crate::serve::cache::ServeCache,
+    /// Where the cache goes in the image (default `/tmp/cache`).
+    pub cache_dir: Option<String>,
 }
 
 /// The built image or index.
@@ -150,6 +155,8 @@ pub struct BuiltCatalog {
     pub warnings: Vec<String>,
     /// The configs layer's digest (shared by every platform image).
     pub configs_layer: String,
+    /// The serve cache shipped, if any (its layer follows the configs layer).
+    pub serve_cache: Option<crate::serve::cache::CacheSummary>,
     /// Spool folder.
     pub spool: tempfile::TempDir,
     bases: Vec<OpenedImage>,
@@ -293,6 +300,35 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         epoch,
         &spool.path().join("configs.tar.gz"),
     )?;
+    let cache_dir = crate::serve::cache::cache_dir_in_image(
+        opts.cache_dir
+            .as_deref()
+            .unwrap_or(crate::serve::cache::DEFAULT_CACHE_DIR),
+        &configs,
+    )?;
+    let cache = if opts.serve_cache.wanted(opts.base.is_some()) {
+        Some(crate::serve::cache::cache_layer(
+            dir,
+            &cache_dir,
+            epoch,
+            spool.path(),
+        )?)
+    } else {
+        None
+    };
+    let cache_edit = ConfigEdit {
+        labels: BTreeMap::new(),
+        entrypoint: None,
+        cmd: None,
+        created_epoch: epoch,
+        created_by: format!("olmpack catalog build: opm serve cache at {cache_dir}"),
+    };
+    let with_cache = |image: Image| -> Result<Image, CatalogBuildError> {
+        match &cache {
+            Some(c) => Ok(extend_image(&image, &c.layer, &cache_edit)?),
+            None => Ok(image),
+        }
+    };
     let mut warnings: Vec<String> = whiteouts
         .into_iter()
         .map(|w| {
@@ -323,7 +359,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         };
         for p in &platforms {
             images.push((
-                scratch_image(&layer, &labels, p, Format::Oci, epoch),
+                with_cache(scratch_image(&layer, &labels, p, Format::Oci, epoch))?,
                 platform_json(p),
             ));
         }
@@ -331,12 +367,15 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         let edit = ConfigEdit {
             labels: labels.clone(),
             entrypoint: Some(vec![OPM_ENTRYPOINT.to_string()]),
-            cmd: Some(vec!["serve".to_string(), configs.clone()]),
+            cmd: Some(crate::serve::cache::serve_cmd(
+                &configs,
+                cache.as_ref().map(|_| cache_dir.as_str()),
+            )),
             created_epoch: epoch,
             created_by: format!("olmpack catalog build: catalog at {configs}"),
         };
         for (base, platform) in bases {
-            let image = extend_image(&base.to_image(), &layer, &edit)?;
+            let image = with_cache(extend_image(&base.to_image(), &layer, &edit)?)?;
             images.push((image, platform));
             opened_bases.push(base);
         }
@@ -364,6 +403,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         artifact,
         warnings,
         configs_layer: layer.digest,
+        serve_cache: cache.map(|c| c.summary),
         spool,
         bases: opened_bases,
     })
@@ -536,6 +576,8 @@ pub struct CatalogBuildResult {
     pub platforms: Option<usize>,
     /// `REF@sha256:…` for every tag pushed.
     pub pushed: Vec<String>,
+    /// The serve cache shipped, if any.
+    pub serve_cache: Option<crate::serve::cache::CacheSummary>,
 }
 
 /// Why a `catalog build` run failed, with the step that failed.
@@ -623,6 +665,7 @@ pub fn run(
         layers,
         platforms,
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
+        serve_cache: built.serve_cache.clone(),
     }))
 }
 

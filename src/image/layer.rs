@@ -53,6 +53,19 @@ pub(crate) fn write_layer(
     mtime: u64,
     spool: &Path,
 ) -> Result<LayerBlob, BuildError> {
+    write_layer_with_modes(entries, mtime, spool, DIR_MODE, FILE_MODE)
+}
+
+/// [`write_layer`] with other modes for every folder and file: opm's serve cache is 0750/0640
+/// in the images `opm generate dockerfile` builds, and its digest covers the modes the image
+/// will have.
+pub(crate) fn write_layer_with_modes(
+    entries: &[Entry],
+    mtime: u64,
+    spool: &Path,
+    dir_mode: u32,
+    file_mode: u32,
+) -> Result<LayerBlob, BuildError> {
     let file = File::create(spool).map_err(|e| BuildError::io("create", spool, e))?;
     let compressed = HashingWriter::new(BufWriter::with_capacity(256 * 1024, file));
     let gz = GzEncoder::new(compressed, Compression::new(GZIP_LEVEL));
@@ -72,7 +85,7 @@ pub(crate) fn write_layer(
         match &entry.kind {
             EntryKind::Dir => {
                 header.set_entry_type(tar::EntryType::Directory);
-                header.set_mode(DIR_MODE);
+                header.set_mode(dir_mode);
                 header.set_size(0);
                 tar.append_data(&mut header, path, io::empty())
                     .map_err(write_err)?;
@@ -84,7 +97,7 @@ pub(crate) fn write_layer(
             } => {
                 let _reading = crate::guard::reading(shown);
                 header.set_entry_type(tar::EntryType::Regular);
-                header.set_mode(FILE_MODE);
+                header.set_mode(file_mode);
                 header.set_size(*size);
                 let file = File::open(source).map_err(|e| BuildError::io("read", shown, e))?;
                 let mut reader = ExactReader {

@@ -1,3 +1,15 @@
 //! Serving catalogs the way OLM reads them: opm's serve cache (so catalog images start as fast
 //! as opm's), the gRPC registry API (`api.Registry`, what OLM v0 queries) and catalogd's HTTP API
 //! (what OLM v1 clients read).
+
+pub mod cache;
+pub mod csv;
+pub mod gojson;
+pub mod gotar;
+pub mod model;
+pub mod verify;
+
+pub use model::{
+    ApiBundle, ApiDeprecation, ApiProperty, BundleKey, CacheBundle, CacheChannel, CacheDeprecation,
+    CacheIcon, CachePackage, Dependency, GroupVersionKind, ModelError, PackageIndex, ServeModel,
+};

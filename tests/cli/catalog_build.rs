@@ -420,6 +420,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
         small_catalog().to_str().unwrap(),
         "--base",
         &base_ref,
+        "--no-cache",
         "--output",
         &format!("oci:{}:v1", out.display()),
     ]);
@@ -438,6 +439,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
         small_catalog().to_str().unwrap(),
         "--base",
         &base_ref,
+        "--no-cache",
         "--output",
         &format!("oci:{}", tmp.path().join("again").display()),
     ]);
@@ -485,6 +487,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
         small_catalog().to_str().unwrap(),
         "--base",
         &base_ref,
+        "--no-cache",
         "--platform",
         "linux/arm64",
         "--output",
@@ -516,6 +519,7 @@ fn base_from_a_layout_gives_a_multi_platform_catalog() {
         small_catalog().to_str().unwrap(),
         "--base",
         &format!("docker-archive:{}", docker_base.display()),
+        "--no-cache",
         "--output",
         &format!("oci:{}:v1", from_docker.display()),
     ]);
@@ -840,6 +844,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
             cat.to_str().unwrap(),
             "--base",
             &base_ref,
+            "--no-cache",
             "-t",
             &format!("{host}/olm/catalog-opm:v1"),
             "--push",
@@ -901,6 +906,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
         cat.to_str().unwrap(),
         "--base",
         &base_ref,
+        "--no-cache",
         "-t",
         &elsewhere,
         "--push",
@@ -935,6 +941,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
         cat.to_str().unwrap(),
         "--base",
         &base_ref,
+        "--no-cache",
         "--output",
         &format!("oci:{}:v1", out.display()),
     ]);

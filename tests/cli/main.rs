@@ -27,6 +27,7 @@ mod legacy_sqlite;
 mod malformed_input;
 mod registry;
 mod rules_and_reports;
+mod serve_cache;
 mod sources;
 mod validate_image;
 mod validate_rules;

@@ -30,12 +30,15 @@ spec.grpcPodConfig.extractContent {catalogDir: /configs}; in its default mode OL
 image, which then needs --base (an opm image with /bin/opm and grpc_health_probe).
 
 With --base the base's layers are reused unchanged (mounted or skipped when pushing to its
-registry), the catalog layer is added, and the config gets ENTRYPOINT [\"/bin/opm\"] and
-CMD [\"serve\", \"/configs\"], keeping the base's environment, user and working folder. No serve
-cache is shipped and CMD has no --cache-dir: opm loads the catalog and builds its cache in a temp
-folder on every start (needs a writable /tmp; opm takes about 0.1 s per package to load one, so
-a catalog of hundreds of packages adds seconds to every pod start) and can never crash-loop on a
-stale cache, which `opm generate dockerfile` images do when the cache and catalog disagree.
+registry), the catalog layer is added, then a layer with opm's serve cache (as `opm generate
+dockerfile` images have it: /tmp/cache, or --cache-dir; folders 0750, files 0640), and the config
+gets ENTRYPOINT [\"/bin/opm\"] and CMD [\"serve\", \"/configs\", \"--cache-dir=/tmp/cache\"],
+keeping the base's environment, user and working folder. opm (v1.26.3 and later) then checks the
+cache's digest and starts on it in about a second instead of rebuilding it (seconds to tens of
+seconds and hundreds of MiB for big catalogs). With --no-cache: no cache layer and CMD
+[\"serve\", \"/configs\"] (opm builds its cache in a temp folder at every start; needs a writable
+/tmp). `olmpack catalog cache verify IMAGE` checks a shipped cache the way opm will.
+A scratch image gets a cache only with --cache.
 
 A multi-platform base gives one image per platform (or per --platform) sharing one catalog
 layer, under one index.
@@ -83,6 +86,15 @@ pub struct Args {
     /// wrong path).
     #[arg(long)]
     pub allow_empty: bool,
+    /// Ship opm's serve cache even without --base (default: only with a base).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Ship no serve cache: opm builds one in a temp folder at every start.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Where the serve cache goes in the image (CMD gets --cache-dir=PATH).
+    #[arg(long, value_name = "PATH", default_value = crate::serve::cache::DEFAULT_CACHE_DIR)]
+    pub cache_dir: String,
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
@@ -125,6 +137,12 @@ pub fn run(args: &Args) -> Outcome {
             labels: label_map(&args.labels)?,
             source_date_epoch: source_date_epoch_from_env()?,
             registry: args.registry.options(Platform::default())?,
+            serve_cache: match (args.cache, args.no_cache) {
+                (true, _) => crate::serve::cache::ServeCache::Always,
+                (_, true) => crate::serve::cache::ServeCache::Never,
+                _ => crate::serve::cache::ServeCache::Auto,
+            },
+            cache_dir: Some(args.cache_dir.clone()),
         },
         validate: !args.no_validate,
         allow_empty: args.allow_empty,
@@ -171,6 +189,12 @@ pub fn run(args: &Args) -> Outcome {
             } else {
                 names.join(", ")
             },
+        );
+    }
+    if let Some(c) = &built.serve_cache {
+        eprintln!(
+            "serve cache: {} files, {} bytes, digest {} (opm checks it at start)",
+            c.files, c.bytes, c.digest
         );
     }
     println!("{} {}", built.digest, built.size);

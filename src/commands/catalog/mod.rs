@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod build;
+pub mod cache;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;

@@ -1,0 +1,101 @@
+//! `olmpack catalog cache verify`: would opm accept the serve cache of a catalog image (or of a
+//! catalog folder and its cache folder), and if not, why. Exit 0 accepted, 1 refused, 2 usage
+//! or I/O.
+
+use super::flags::ConnectionArgs;
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::image::Platform;
+use std::path::PathBuf;
+
+/// `catalog cache …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Check a serve cache as `opm serve --cache-dir … --cache-enforce-integrity` will.
+    Verify(VerifyArgs),
+}
+
+/// Arguments of `olmpack catalog cache verify`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+SOURCE is a catalog image (REF, oci:PATH[:TAG], oci-archive:FILE[:TAG], docker-archive:FILE) or a
+catalog folder. For an image, the catalog folder is the one its
+operators.operatorframework.io.index.configs.v1 label names and the cache folder the one its CMD
+passes as --cache-dir (both can be overridden); the digest is recomputed with the modes the
+image's layers give. For a folder, --cache-dir names the cache folder (the one holding cache/ and
+digest), hashed as it is on disk.
+
+When the digest does not match, the cache this catalog gives is rebuilt and compared file by file:
+changed, missing and extra cache files are named, with the catalog file each bundle comes from.
+
+Exit codes: 0 opm will accept the cache, 1 it will not (or there is none), 2 usage or I/O error.")]
+pub struct VerifyArgs {
+    /// The catalog image or folder.
+    pub source: String,
+    /// The cache folder (for a folder SOURCE: required; for an image: instead of CMD's).
+    #[arg(long, value_name = "PATH")]
+    pub cache_dir: Option<String>,
+    /// The catalog folder inside an image (instead of the configs label).
+    #[arg(long, value_name = "PATH")]
+    pub configs_dir: Option<String>,
+    /// Registry connection flags.
+    #[command(flatten, next_help_heading = "Registry options")]
+    pub registry: ConnectionArgs,
+}
+
+/// Runs `olmpack catalog cache …`.
+pub fn run(cmd: &Command) -> Outcome {
+    match cmd {
+        Command::Verify(args) => verify(args),
+    }
+}
+
+fn verify(args: &VerifyArgs) -> Outcome {
+    let path = PathBuf::from(&args.source);
+    let report = if path.is_dir() {
+        let Some(cache) = &args.cache_dir else {
+            return Err(Failure::usage(format!(
+                "{}: a catalog folder needs --cache-dir CACHE (the folder opm was given as --cache-dir, holding cache/ and digest)",
+                args.source
+            )));
+        };
+        let cache = PathBuf::from(cache);
+        if !cache.is_dir() {
+            return Err(Failure::usage(format!(
+                "{}: no such folder (--cache-dir)",
+                cache.display()
+            )));
+        }
+        crate::serve::verify::verify_dir(&path, &cache)
+    } else {
+        if path.exists() {
+            return Err(Failure::usage(format!(
+                "{}: a file, not a catalog folder or image (for an archive write oci-archive:{0} or docker-archive:{0})",
+                args.source
+            )));
+        }
+        let opts = args.registry.options(Platform::default())?;
+        crate::serve::verify::verify_image(
+            &args.source,
+            &opts,
+            args.configs_dir.as_deref(),
+            args.cache_dir.as_deref(),
+        )
+    }
+    .map_err(|e| {
+        if path.exists() {
+            Failure::usage(error_chain(&e))
+        } else {
+            Failure::usage(format!(
+                "{}: no such folder here, and as an image: {}",
+                args.source,
+                error_chain(&e)
+            ))
+        }
+    })?;
+    print!("{}", report.to_text());
+    Ok(if report.accepted {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    })
+}
