@@ -1,3 +1,9 @@
 //! Serving catalogs the way OLM reads them: opm's serve cache (so catalog images start as fast
 //! as opm's), the gRPC registry API (`api.Registry`, what OLM v0 queries) and catalogd's HTTP API
 //! (what OLM v1 clients read).
+
+pub mod api;
+pub mod health;
+pub mod http;
+pub mod registry;
+pub mod server;
