@@ -42,6 +42,8 @@ enum CatalogCommand {
     Build(commands::catalog_build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
     GenerateDockerfile(commands::catalog_build::DockerfileArgs),
+    /// Serve a catalog as opm serve does (gRPC registry API, health, reflection) and as catalogd does (--http).
+    Serve(commands::catalog_serve::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,6 +91,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Template(a) => commands::catalog_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog_graph::run(a),
             CatalogCommand::Add(a) => commands::catalog_add::run(a),
+            CatalogCommand::Serve(a) => commands::catalog_serve::run(a),
         },
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

@@ -11,6 +11,7 @@ pub mod catalog_graph;
 pub mod catalog_init;
 pub mod catalog_render;
 pub mod catalog_render_support;
+pub mod catalog_serve;
 pub mod catalog_template;
 pub mod catalog_validate;
 pub mod image_source;

@@ -93,6 +93,11 @@ impl HttpCatalog {
         })
     }
 
+    /// The catalog name of the URLs.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Bytes of `/api/v1/all`.
     pub fn len(&self) -> u64 {
         self.total

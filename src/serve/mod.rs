@@ -3,7 +3,11 @@
 //! (what OLM v1 clients read).
 
 pub mod api;
+pub mod csv;
+pub mod gojson;
 pub mod health;
 pub mod http;
+pub mod model;
 pub mod registry;
 pub mod server;
+pub mod store;

@@ -7,64 +7,21 @@
 //! opm's, character for character, because clients (and people) match on them.
 
 use super::api;
+use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
 use std::collections::BTreeMap;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status};
 
-/// One channel membership of a bundle in opm's package index (`cBundle`).
-#[derive(Debug, Clone, Default)]
-pub struct IndexBundle {
-    /// The bundle (CSV) name.
-    pub name: String,
-    /// What it replaces in this channel.
-    pub replaces: String,
-    /// What it skips in this channel.
-    pub skips: Vec<String>,
-}
-
-/// One channel in opm's package index (`cChannel`).
-#[derive(Debug, Clone, Default)]
-pub struct IndexChannel {
-    /// Channel name.
-    pub name: String,
-    /// The channel head's bundle name.
-    pub head: String,
-    /// Channel deprecation message, if any.
-    pub deprecation: Option<String>,
-    /// Members by bundle name.
-    pub bundles: BTreeMap<String, IndexBundle>,
-}
-
-/// One package in opm's package index (`cPkg`).
-#[derive(Debug, Clone, Default)]
-pub struct IndexPackage {
-    /// Package name.
-    pub name: String,
-    /// Default channel name.
-    pub default_channel: String,
-    /// Package deprecation message, if any.
-    pub deprecation: Option<String>,
-    /// Channels by name.
-    pub channels: BTreeMap<String, IndexChannel>,
-}
-
-/// opm's package index: everything the RPCs need except the bundles themselves.
-#[derive(Debug, Clone, Default)]
-pub struct PackageIndex {
-    /// Packages by name.
-    pub packages: BTreeMap<String, IndexPackage>,
-}
-
-/// Where the registry server gets its data: the index, and one bundle at a time.
+/// Where the registry server gets its data: opm's package index, and one bundle at a time.
 pub trait Store: Send + Sync + 'static {
     /// The package index (built once at start).
     fn index(&self) -> &PackageIndex;
     /// The full `api.Bundle` of one channel membership, as opm's cache stores it (with that
     /// channel's `replaces`, `skips`, `skipRange`, and `csvJson`/`object`). The error is a
     /// plain text, sent to the client as opm sends a store error.
-    fn bundle(&self, package: &str, channel: &str, name: &str) -> Result<api::Bundle, String>;
+    fn bundle(&self, package: &CachePackage, bundle: &CacheBundle) -> Result<api::Bundle, String>;
 }
 
 /// `api.Registry` over a [`Store`].
@@ -84,7 +41,7 @@ impl<S: Store> Registry<S> {
     /// A registry over `store`.
     pub fn new(store: Arc<S>) -> Self {
         let mut order = Vec::new();
-        for p in store.index().packages.values() {
+        for p in store.index().values() {
             for c in p.channels.values() {
                 for b in c.bundles.values() {
                     order.push((c.name.clone(), p.name.clone(), b.name.clone()));
@@ -103,9 +60,26 @@ impl<S: Store> Registry<S> {
         self.store.index()
     }
 
+    /// The stored bundle of (package, channel, name), untrimmed.
+    fn stored(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
+        let p = self.index().get(pkg);
+        let b = p
+            .and_then(|p| p.channels.get(ch))
+            .and_then(|c| c.bundles.get(name));
+        match (p, b) {
+            (Some(p), Some(b)) => self.store.bundle(p, b),
+            _ => Err(format!(
+                "package {}, channel {}, bundle {} not found",
+                go_quote(pkg),
+                go_quote(ch),
+                go_quote(name)
+            )),
+        }
+    }
+
     /// opm's `getTrimmedBundle`: the stored bundle without `replaces` and `skips`.
     fn trimmed(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
-        let mut b = self.store.bundle(pkg, ch, name)?;
+        let mut b = self.stored(pkg, ch, name)?;
         b.replaces = String::new();
         b.skips = Vec::new();
         Ok(b)
@@ -113,14 +87,13 @@ impl<S: Store> Registry<S> {
 
     /// `ListPackages`: every package name.
     pub fn list_packages(&self) -> Vec<String> {
-        self.index().packages.keys().cloned().collect()
+        self.index().keys().cloned().collect()
     }
 
     /// `GetPackage`: channels sorted by name, with heads and deprecations.
     pub fn get_package(&self, name: &str) -> Result<api::Package, String> {
         let pkg = self
             .index()
-            .packages
             .get(name)
             .ok_or_else(|| format!("package {} not found", go_quote(name)))?;
         Ok(api::Package {
@@ -139,10 +112,9 @@ impl<S: Store> Registry<S> {
         })
     }
 
-    fn channel(&self, pkg: &str, ch: &str) -> Result<(&IndexPackage, &IndexChannel), String> {
+    fn channel(&self, pkg: &str, ch: &str) -> Result<(&CachePackage, &CacheChannel), String> {
         let p = self
             .index()
-            .packages
             .get(pkg)
             .ok_or_else(|| format!("package {} not found", go_quote(pkg)))?;
         let c = p.channels.get(ch).ok_or_else(|| {
@@ -185,7 +157,6 @@ impl<S: Store> Registry<S> {
     ) -> Result<api::Bundle, String> {
         let p = self
             .index()
-            .packages
             .get(pkg)
             .ok_or_else(|| format!("package {pkg} not found"))?;
         let c = p.channels.get(ch).ok_or_else(|| {
@@ -196,7 +167,7 @@ impl<S: Store> Registry<S> {
             )
         })?;
         for b in c.bundles.values() {
-            if b.replaces == name || b.skips.iter().any(|s| s == name) {
+            if b.replaces == name || b.skips().iter().any(|s| s == name) {
                 return self.trimmed(&p.name, &c.name, &b.name);
             }
         }
@@ -210,7 +181,7 @@ impl<S: Store> Registry<S> {
     /// `GetChannelEntriesThatReplace`.
     pub fn entries_that_replace(&self, name: &str) -> Result<Vec<api::ChannelEntry>, String> {
         let mut out = Vec::new();
-        for p in self.index().packages.values() {
+        for p in self.index().values() {
             for c in p.channels.values() {
                 for b in c.bundles.values() {
                     let entry = || api::ChannelEntry {
@@ -222,7 +193,7 @@ impl<S: Store> Registry<S> {
                     if b.replaces == name {
                         out.push(entry());
                     }
-                    for s in &b.skips {
+                    for s in b.skips() {
                         if s == name && *s != b.replaces {
                             out.push(entry());
                         }
@@ -242,8 +213,7 @@ impl<S: Store> Registry<S> {
                 let mut idx = ProvidedIndex::new();
                 for (ch, pkg, name) in self.list_order.iter() {
                     let b = self
-                        .store
-                        .bundle(pkg, ch, name)
+                        .stored(pkg, ch, name)
                         .map_err(|e| format!("get bundle {}: {e}", go_quote(name)))?;
                     let gvks = b
                         .provided_apis
@@ -267,9 +237,9 @@ impl<S: Store> Registry<S> {
 
     /// opm's `channelEntriesForBundle`.
     fn entries_for_bundle(
-        p: &IndexPackage,
-        c: &IndexChannel,
-        b: &IndexBundle,
+        p: &CachePackage,
+        c: &CacheChannel,
+        b: &CacheBundle,
         ignore_channel: bool,
         out: &mut Vec<api::ChannelEntry>,
     ) {
@@ -280,7 +250,7 @@ impl<S: Store> Registry<S> {
             replaces: replaces.to_string(),
         };
         out.push(entry(&b.replaces));
-        for s in &b.skips {
+        for s in b.skips() {
             if *s != b.replaces && (ignore_channel || c.bundles.contains_key(s)) {
                 out.push(entry(s));
             }
@@ -290,7 +260,7 @@ impl<S: Store> Registry<S> {
     /// `GetChannelEntriesThatProvide`.
     pub fn entries_that_provide(&self, gvk: &Gvk) -> Result<Vec<api::ChannelEntry>, String> {
         let mut out = Vec::new();
-        for p in self.index().packages.values() {
+        for p in self.index().values() {
             for c in p.channels.values() {
                 for b in c.bundles.values() {
                     if self.provides(&p.name, &c.name, &b.name, gvk)? {
@@ -308,7 +278,7 @@ impl<S: Store> Registry<S> {
     /// `GetLatestChannelEntriesThatProvide`: channel heads only.
     pub fn latest_entries_that_provide(&self, gvk: &Gvk) -> Result<Vec<api::ChannelEntry>, String> {
         let mut out = Vec::new();
-        for p in self.index().packages.values() {
+        for p in self.index().values() {
             for c in p.channels.values() {
                 // opm reads `ch.Bundles[ch.Head]`: a head always is a member.
                 let Some(b) = c.bundles.get(&c.head) else {
@@ -331,7 +301,7 @@ impl<S: Store> Registry<S> {
         let mut latest = self.latest_entries_that_provide(gvk)?;
         latest.sort_by(|a, b| a.package_name.cmp(&b.package_name));
         for e in &latest {
-            let Some(p) = self.index().packages.get(&e.package_name) else {
+            let Some(p) = self.index().get(&e.package_name) else {
                 continue;
             };
             if e.channel_name == p.default_channel {
@@ -352,10 +322,10 @@ impl<S: Store> Clone for Registry<S> {
     }
 }
 
-fn deprecation(message: &Option<String>) -> Option<api::Deprecation> {
-    message
-        .as_ref()
-        .map(|m| api::Deprecation { message: m.clone() })
+fn deprecation(d: &Option<CacheDeprecation>) -> Option<api::Deprecation> {
+    d.as_ref().map(|d| api::Deprecation {
+        message: d.message.clone(),
+    })
 }
 
 fn no_provider(prefix: &str, (g, v, k): &Gvk) -> String {
@@ -576,7 +546,7 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
             let n = me2.list_order.len();
             (0..n).map(move |i| {
                 let (ch, pkg, name) = &me2.list_order[i];
-                let mut b = me2.store.bundle(pkg, ch, name).map_err(unknown)?;
+                let mut b = me2.stored(pkg, ch, name).map_err(unknown)?;
                 if !b.bundle_path.is_empty() {
                     b.csv_json = String::new();
                     b.object = Vec::new();
