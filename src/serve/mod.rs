@@ -11,3 +11,8 @@ pub mod model;
 pub mod registry;
 pub mod server;
 pub mod store;
+
+pub use model::{
+    ApiBundle, ApiDeprecation, ApiProperty, BundleKey, CacheBundle, CacheChannel, CacheDeprecation,
+    CacheIcon, CachePackage, Dependency, GroupVersionKind, ModelError, PackageIndex, ServeModel,
+};

@@ -1,0 +1,864 @@
+//! What opm's serve cache holds, built from a loaded catalog: the package index (opm's `cPkg`,
+//! `pkg/cache/pkgs.go`) and, for every (package, channel, bundle), the `api.Bundle` that
+//! `api.ConvertModelBundleToAPIBundle` makes (`pkg/api/model_to_api.go`, current opm).
+//!
+//! Why one model for two users: `catalog build` writes these as opm's JSON cache files (their
+//! bytes are covered by the cache digest, so they are Go's `json.Marshal` output exactly, see
+//! [`super::gojson`]), and `catalog serve` answers the gRPC registry API from them. Building the
+//! index is one pass over the catalog (cheap enough to start a 141 MB catalog in well under a
+//! second); an `api.Bundle` is converted only when asked for ([`ServeModel::bundle`]), because
+//! most of a catalog's bytes (CSV metadata, bundle objects) are needed only by the few calls
+//! that return whole bundles.
+//!
+//! Differences from opm that a client cannot see: `"skips": []` in a channel entry is written as
+//! `null` in `packages.json` (the loader does not keep the difference; opm reads both as empty).
+
+use super::csv::{self, CsvContext, MetadataError};
+use crate::catalog::model::property_type;
+use crate::catalog::{DeclarativeConfig, Property};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+/// opm's package index (`packageIndex`): `cache/packages.json` is its Go JSON.
+pub type PackageIndex = BTreeMap<String, CachePackage>;
+
+/// A deprecation message as the package index stores it (`model.Deprecation`, always written).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheDeprecation {
+    /// Shown to users.
+    pub message: String,
+}
+
+/// A package icon as the index stores it (`model.Icon`): the bytes as standard base64 (`None`
+/// is a Go nil slice, written `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheIcon {
+    /// Standard base64 of the image bytes.
+    pub base64data: Option<String>,
+    /// e.g. `image/svg+xml`.
+    pub mediatype: String,
+}
+
+/// One package of the index (opm's `cPkg`); field order and names are opm's JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachePackage {
+    /// Package name.
+    pub name: String,
+    /// Long description (used by the synthesized CSV when the bundle has none).
+    pub description: String,
+    /// Package icon, `null` when none.
+    pub icon: Option<CacheIcon>,
+    /// Default channel name.
+    #[serde(rename = "defaultChannel")]
+    pub default_channel: String,
+    /// Channels by name.
+    #[serde(rename = "Channels")]
+    pub channels: BTreeMap<String, CacheChannel>,
+    /// Package deprecation (`olm.deprecations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation: Option<CacheDeprecation>,
+}
+
+/// One channel of a package (opm's `cChannel`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheChannel {
+    /// Channel name.
+    #[serde(rename = "Name")]
+    pub name: String,
+    /// The channel head (the one bundle nothing replaces or skips): GetPackage's `csvName`.
+    #[serde(rename = "Head")]
+    pub head: String,
+    /// The channel's bundles by name.
+    #[serde(rename = "Bundles")]
+    pub bundles: BTreeMap<String, CacheBundle>,
+    /// Channel deprecation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation: Option<CacheDeprecation>,
+}
+
+/// One bundle of a channel (opm's `cBundle`): the upgrade edges the Replace/Provide RPCs use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheBundle {
+    /// Package name.
+    pub package: String,
+    /// Channel name.
+    pub channel: String,
+    /// Bundle name.
+    pub name: String,
+    /// The bundle this one replaces in this channel.
+    pub replaces: String,
+    /// Bundles this one skips (`null` when none, as Go writes a nil slice).
+    pub skips: Option<Vec<String>>,
+    /// Where the bundle came from in the catalog (not part of opm's JSON).
+    #[serde(skip)]
+    source: Source,
+}
+
+impl CacheBundle {
+    /// The skips as a slice (empty when none).
+    pub fn skips(&self) -> &[String] {
+        self.skips.as_deref().unwrap_or(&[])
+    }
+}
+
+/// Indexes into the catalog, so a bundle converts without searching.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Source {
+    bundle: usize,
+    channel: usize,
+    entry: usize,
+}
+
+/// `api.GroupVersionKind`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GroupVersionKind {
+    /// API group.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// API version.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub version: String,
+    /// Kind.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Plural (opm leaves it empty for FBC).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub plural: String,
+}
+
+/// `api.Dependency`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Dependency {
+    /// `olm.gvk` or `olm.package`.
+    #[serde(rename = "type", default, skip_serializing_if = "String::is_empty")]
+    pub type_: String,
+    /// JSON text.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+}
+
+/// `api.Property`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ApiProperty {
+    /// Property type.
+    #[serde(rename = "type", default, skip_serializing_if = "String::is_empty")]
+    pub type_: String,
+    /// The value's JSON text, as the catalog holds it (compact, sorted keys).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+}
+
+/// `api.Deprecation`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiDeprecation {
+    /// Shown to users.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// `api.Bundle` as opm stores it in its cache (`cache/<pkg>_<channel>_<bundle>.json`): field
+/// order, names and `omitempty` are those of the Go struct generated from `registry.proto`.
+/// The RPCs then trim it (GetBundle blanks `replaces`/`skips`, ListBundles blanks
+/// `csvJson`/`object` when `bundlePath` is set): that is the server's business.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiBundle {
+    /// Bundle name.
+    #[serde(rename = "csvName", default, skip_serializing_if = "String::is_empty")]
+    pub csv_name: String,
+    /// Package name.
+    #[serde(
+        rename = "packageName",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub package_name: String,
+    /// The channel this copy belongs to.
+    #[serde(
+        rename = "channelName",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub channel_name: String,
+    /// The CSV's JSON: from the bundle objects, or synthesized from `olm.csv.metadata`.
+    #[serde(rename = "csvJson", default, skip_serializing_if = "String::is_empty")]
+    pub csv_json: String,
+    /// Every bundle object's JSON (or the synthesized CSV alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub object: Vec<String>,
+    /// The bundle image.
+    #[serde(
+        rename = "bundlePath",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub bundle_path: String,
+    /// From `olm.gvk` properties.
+    #[serde(
+        rename = "providedApis",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub provided_apis: Vec<GroupVersionKind>,
+    /// From `olm.gvk.required` properties.
+    #[serde(
+        rename = "requiredApis",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub required_apis: Vec<GroupVersionKind>,
+    /// The `olm.package` property's version.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub version: String,
+    /// The channel entry's skipRange.
+    #[serde(
+        rename = "skipRange",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub skip_range: String,
+    /// `olm.gvk.required` and `olm.package.required`, in property order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<Dependency>,
+    /// Every property but `olm.bundle.object` and `olm.csv.metadata`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<ApiProperty>,
+    /// The channel entry's replaces.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replaces: String,
+    /// The channel entry's skips.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skips: Vec<String>,
+    /// Bundle deprecation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation: Option<ApiDeprecation>,
+}
+
+impl ApiBundle {
+    /// Go's `json.Marshal` of the bundle: the exact bytes of opm's cache file.
+    pub fn to_go_json(&self) -> Vec<u8> {
+        // Serializing plain strings and vectors cannot fail.
+        super::gojson::to_vec(self).unwrap_or_default()
+    }
+}
+
+/// Go's `json.Marshal` of the package index: the exact bytes of `cache/packages.json`.
+pub fn index_to_go_json(index: &PackageIndex) -> Vec<u8> {
+    super::gojson::to_vec(index).unwrap_or_default()
+}
+
+/// (package, channel, bundle): how opm keys a stored bundle.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BundleKey {
+    /// Package name.
+    pub package: String,
+    /// Channel name.
+    pub channel: String,
+    /// Bundle name.
+    pub name: String,
+}
+
+/// Why a catalog cannot be served, or a bundle not converted.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The catalog folder could not be read.
+    #[error(transparent)]
+    Load(#[from] crate::catalog::load::LoadError),
+    /// The catalog has load errors (opm would refuse it too); the first is named.
+    #[error("{path}: {count} load error(s), first: {first}")]
+    Unloadable {
+        /// The catalog folder.
+        path: String,
+        /// How many.
+        count: usize,
+        /// The first, with its file and line.
+        first: String,
+    },
+    /// The catalog loads but is not a valid model (opm's `ConvertToModel`/`Validate` words).
+    #[error("{0}")]
+    Invalid(String),
+    /// A bundle's properties could not be read as opm reads them.
+    #[error("package {package:?}, bundle {bundle:?}: {message}")]
+    Bundle {
+        /// Package name.
+        package: String,
+        /// Bundle name.
+        bundle: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No such (package, channel, bundle) — opm's GetBundle texts.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+/// Per catalog bundle: what the index pass already parsed.
+#[derive(Debug, Clone, Default)]
+struct BundleInfo {
+    version: String,
+    deprecation: Option<String>,
+}
+
+/// A catalog ready to serve: the package index plus everything needed to convert any bundle on
+/// demand. Immutable after construction, so it can be shared between threads (`Arc`).
+#[derive(Debug)]
+pub struct ServeModel {
+    config: DeclarativeConfig,
+    info: Vec<BundleInfo>,
+    index: PackageIndex,
+    bundle_count: usize,
+}
+
+impl ServeModel {
+    /// Loads a catalog folder (as `opm serve` does) and builds the model. Any load error makes
+    /// it fail, naming the first with its file and line.
+    pub fn from_dir(root: &Path) -> Result<ServeModel, ModelError> {
+        let loaded = crate::catalog::load::load_dir(root)?;
+        let errors: Vec<_> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::findings::Severity::Error)
+            .collect();
+        if let Some(first) = errors.first() {
+            let place = match (&first.file, first.line) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                (Some(f), None) => format!("{f}: "),
+                _ => String::new(),
+            };
+            return Err(ModelError::Unloadable {
+                path: root.display().to_string(),
+                count: errors.len(),
+                first: format!("{place}{}", first.message),
+            });
+        }
+        ServeModel::new(loaded.config)
+    }
+
+    /// Builds the package index in one pass, with opm's `ConvertToModel` checks (their texts)
+    /// for what the index needs: known packages, unique names, every entry with its bundle and
+    /// every bundle in a channel, one `olm.package` property, one head per channel, a default
+    /// channel that exists, deprecations that name something.
+    pub fn new(config: DeclarativeConfig) -> Result<ServeModel, ModelError> {
+        let inv = |m: String| ModelError::Invalid(m);
+        let mut index: PackageIndex = BTreeMap::new();
+        for p in &config.packages {
+            if p.name.is_empty() {
+                return Err(inv("config contains package with no name".into()));
+            }
+            if index.contains_key(&p.name) {
+                return Err(inv(format!("duplicate package {:?}", p.name)));
+            }
+            let icon = p.icon.as_ref().map(|i| {
+                use base64::Engine as _;
+                CacheIcon {
+                    base64data: i
+                        .base64data
+                        .as_ref()
+                        .map(|d| base64::engine::general_purpose::STANDARD.encode(d)),
+                    mediatype: i.mediatype.clone(),
+                }
+            });
+            index.insert(
+                p.name.clone(),
+                CachePackage {
+                    name: p.name.clone(),
+                    description: p.description.clone(),
+                    icon,
+                    default_channel: p.default_channel.clone(),
+                    channels: BTreeMap::new(),
+                    deprecation: None,
+                },
+            );
+        }
+        // (package, bundle) -> [(channel index, entry index)]
+        let mut entries: HashMap<(&str, &str), Vec<(usize, usize)>> = HashMap::new();
+        for (ci, c) in config.channels.iter().enumerate() {
+            let Some(pkg) = index.get_mut(&c.package) else {
+                return Err(inv(format!(
+                    "unknown package {:?} for channel {:?}",
+                    c.package, c.name
+                )));
+            };
+            if c.name.is_empty() {
+                return Err(inv(format!(
+                    "package {:?} contains channel with no name",
+                    c.package
+                )));
+            }
+            if pkg.channels.contains_key(&c.name) {
+                return Err(inv(format!(
+                    "package {:?} has duplicate channel {:?}",
+                    c.package, c.name
+                )));
+            }
+            let mut bundles = BTreeMap::new();
+            for (ei, e) in c.entries.as_deref().unwrap_or(&[]).iter().enumerate() {
+                if bundles.contains_key(&e.name) {
+                    return Err(inv(format!(
+                        "invalid package {:?}, channel {:?}: duplicate entry {:?}",
+                        c.package, c.name, e.name
+                    )));
+                }
+                bundles.insert(
+                    e.name.clone(),
+                    CacheBundle {
+                        package: c.package.clone(),
+                        channel: c.name.clone(),
+                        name: e.name.clone(),
+                        replaces: e.replaces.clone(),
+                        skips: (!e.skips.is_empty()).then(|| e.skips.clone()),
+                        source: Source {
+                            bundle: usize::MAX,
+                            channel: ci,
+                            entry: ei,
+                        },
+                    },
+                );
+                entries
+                    .entry((c.package.as_str(), e.name.as_str()))
+                    .or_default()
+                    .push((ci, ei));
+            }
+            pkg.channels.insert(
+                c.name.clone(),
+                CacheChannel {
+                    name: c.name.clone(),
+                    head: String::new(),
+                    bundles,
+                    deprecation: None,
+                },
+            );
+        }
+        let mut info = Vec::with_capacity(config.bundles.len());
+        let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for (bi, b) in config.bundles.iter().enumerate() {
+            if b.package.is_empty() {
+                return Err(inv(format!(
+                    "package name must be set for bundle {:?}",
+                    b.name
+                )));
+            }
+            let Some(pkg) = index.get_mut(&b.package) else {
+                return Err(inv(format!(
+                    "unknown package {:?} for bundle {:?}",
+                    b.package, b.name
+                )));
+            };
+            if !seen.insert((b.package.as_str(), b.name.as_str())) {
+                return Err(inv(format!(
+                    "package {:?} has duplicate bundle {:?}",
+                    b.package, b.name
+                )));
+            }
+            let version = package_version(b).map_err(inv)?;
+            let Some(places) = entries.get(&(b.package.as_str(), b.name.as_str())) else {
+                return Err(inv(format!(
+                    "package {:?}, bundle {:?} not found in any channel entries",
+                    b.package, b.name
+                )));
+            };
+            for &(ci, _) in places {
+                let ch = &config.channels[ci].name;
+                if let Some(cb) = pkg
+                    .channels
+                    .get_mut(ch)
+                    .and_then(|c| c.bundles.get_mut(&b.name))
+                {
+                    cb.source.bundle = bi;
+                }
+            }
+            info.push(BundleInfo {
+                version,
+                deprecation: None,
+            });
+        }
+        let mut bundle_count = 0;
+        for pkg in index.values_mut() {
+            if !pkg.channels.contains_key(&pkg.default_channel) {
+                return Err(inv(if pkg.default_channel.is_empty() {
+                    format!(
+                        "invalid package {:?}: default channel must be set",
+                        pkg.name
+                    )
+                } else {
+                    format!(
+                        "invalid package {:?}: default channel {:?} not found in channels list",
+                        pkg.name, pkg.default_channel
+                    )
+                }));
+            }
+            for ch in pkg.channels.values_mut() {
+                let mut missing: Vec<&str> = ch
+                    .bundles
+                    .values()
+                    .filter(|b| b.source.bundle == usize::MAX)
+                    .map(|b| b.name.as_str())
+                    .collect();
+                if !missing.is_empty() {
+                    missing.sort_unstable();
+                    return Err(inv(format!(
+                        "no olm.bundle blobs found in package {:?} for olm.channel entries [{}]",
+                        pkg.name,
+                        missing.join(" ")
+                    )));
+                }
+                if ch.bundles.is_empty() {
+                    return Err(inv(format!(
+                        "invalid package {:?}: invalid channel {:?}: channel must contain at least one bundle",
+                        pkg.name, ch.name
+                    )));
+                }
+                ch.head = head(ch).map_err(|m| {
+                    inv(format!(
+                        "invalid package {:?}: invalid channel {:?}: {m}",
+                        pkg.name, ch.name
+                    ))
+                })?;
+                bundle_count += ch.bundles.len();
+            }
+        }
+        let mut model = ServeModel {
+            config,
+            info,
+            index,
+            bundle_count,
+        };
+        model.apply_deprecations()?;
+        Ok(model)
+    }
+
+    fn apply_deprecations(&mut self) -> Result<(), ModelError> {
+        let inv = |m: String| ModelError::Invalid(m);
+        let mut done: BTreeSet<String> = BTreeSet::new();
+        let mut bundle_msgs: Vec<(String, String, String)> = Vec::new();
+        for (i, d) in self.config.deprecations.iter().enumerate() {
+            if d.package.is_empty() {
+                return Err(inv(format!(
+                    "package name must be set for deprecation item {i}"
+                )));
+            }
+            let Some(pkg) = self.index.get_mut(&d.package) else {
+                return Err(inv(format!(
+                    "cannot apply deprecations to an unknown package {:?}",
+                    d.package
+                )));
+            };
+            if !done.insert(d.package.clone()) {
+                return Err(inv(format!(
+                    "expected a maximum of one deprecation per package: {:?}",
+                    d.package
+                )));
+            }
+            let mut refs = BTreeSet::new();
+            for (j, e) in d.entries.iter().enumerate() {
+                let r = &e.reference;
+                if r.schema.is_empty() {
+                    return Err(inv(format!(
+                        "schema must be set for deprecation entry [{j}] for package {:?}",
+                        d.package
+                    )));
+                }
+                if !refs.insert((r.schema.clone(), r.name.clone())) {
+                    return Err(inv(format!(
+                        "duplicate deprecation entry {{Schema:{} Name:{}}} for package {:?}",
+                        r.schema, r.name, d.package
+                    )));
+                }
+                let message = Some(CacheDeprecation {
+                    message: e.message.clone(),
+                });
+                match r.schema.as_str() {
+                    crate::catalog::model::SCHEMA_BUNDLE => {
+                        let found = pkg
+                            .channels
+                            .values()
+                            .any(|c| c.bundles.contains_key(&r.name));
+                        if !found {
+                            return Err(inv(format!(
+                                "cannot deprecate bundle {:?} for package {:?}: bundle not found",
+                                r.name, d.package
+                            )));
+                        }
+                        bundle_msgs.push((d.package.clone(), r.name.clone(), e.message.clone()));
+                    }
+                    crate::catalog::model::SCHEMA_CHANNEL => match pkg.channels.get_mut(&r.name) {
+                        Some(ch) => ch.deprecation = message,
+                        None => {
+                            return Err(inv(format!(
+                                "cannot deprecate channel {:?} for package {:?}: channel not found",
+                                r.name, d.package
+                            )));
+                        }
+                    },
+                    crate::catalog::model::SCHEMA_PACKAGE => {
+                        if !r.name.is_empty() {
+                            return Err(inv(format!(
+                                "package name must be empty for deprecated package {:?} (specified {:?})",
+                                d.package, r.name
+                            )));
+                        }
+                        pkg.deprecation = message;
+                    }
+                    other => {
+                        return Err(inv(format!(
+                            "cannot deprecate object {{Schema:{other} Name:{}}} referenced by entry {j} for package {:?}: object schema unknown",
+                            r.name, d.package
+                        )));
+                    }
+                }
+            }
+        }
+        for (package, name, message) in bundle_msgs {
+            let source = self.index.get(&package).and_then(|p| {
+                p.channels
+                    .values()
+                    .find_map(|c| c.bundles.get(&name).map(|b| b.source.bundle))
+            });
+            if let Some(info) = source.and_then(|bi| self.info.get_mut(bi)) {
+                info.deprecation = Some(message);
+            }
+        }
+        Ok(())
+    }
+
+    /// The package index (opm's `packageIndex`), ordered by name at every level.
+    pub fn index(&self) -> &PackageIndex {
+        &self.index
+    }
+
+    /// The catalog the model was built from.
+    pub fn config(&self) -> &DeclarativeConfig {
+        &self.config
+    }
+
+    /// How many (package, channel, bundle) memberships there are (ListBundles messages).
+    pub fn bundle_count(&self) -> usize {
+        self.bundle_count
+    }
+
+    /// Every (package, channel, bundle) in (package, channel, bundle) byte order.
+    pub fn keys(&self) -> impl Iterator<Item = (&CachePackage, &CacheChannel, &CacheBundle)> {
+        self.index.values().flat_map(|p| {
+            p.channels
+                .values()
+                .flat_map(move |c| c.bundles.values().map(move |b| (p, c, b)))
+        })
+    }
+
+    /// Looks a bundle up, with opm's GetBundle error texts.
+    pub fn lookup(
+        &self,
+        package: &str,
+        channel: &str,
+        name: &str,
+    ) -> Result<(&CachePackage, &CacheChannel, &CacheBundle), ModelError> {
+        let pkg = self
+            .index
+            .get(package)
+            .ok_or_else(|| ModelError::NotFound(format!("package {package:?} not found")))?;
+        let ch = pkg.channels.get(channel).ok_or_else(|| {
+            ModelError::NotFound(format!(
+                "package {package:?}, channel {channel:?} not found"
+            ))
+        })?;
+        let b = ch.bundles.get(name).ok_or_else(|| {
+            ModelError::NotFound(format!(
+                "package {package:?}, channel {channel:?}, bundle {name:?} not found"
+            ))
+        })?;
+        Ok((pkg, ch, b))
+    }
+
+    /// The `api.Bundle` opm stores for (package, channel, bundle), untrimmed.
+    pub fn bundle(
+        &self,
+        package: &str,
+        channel: &str,
+        name: &str,
+    ) -> Result<ApiBundle, ModelError> {
+        let (pkg, _, b) = self.lookup(package, channel, name)?;
+        self.convert(pkg, b)
+    }
+
+    /// [`ServeModel::bundle`] for an entry of the index (no lookup).
+    pub fn convert(&self, pkg: &CachePackage, cb: &CacheBundle) -> Result<ApiBundle, ModelError> {
+        let src = cb.source;
+        let (Some(b), Some(info), Some(entry)) = (
+            self.config.bundles.get(src.bundle),
+            self.info.get(src.bundle),
+            self.config
+                .channels
+                .get(src.channel)
+                .and_then(|c| c.entries.as_deref())
+                .and_then(|e| e.get(src.entry)),
+        ) else {
+            return Err(ModelError::NotFound(format!(
+                "package {:?}, channel {:?}, bundle {:?} not found",
+                cb.package, cb.channel, cb.name
+            )));
+        };
+        let fail = |message: String| ModelError::Bundle {
+            package: b.package.clone(),
+            bundle: b.name.clone(),
+            message,
+        };
+        let mut out = ApiBundle {
+            csv_name: b.name.clone(),
+            package_name: b.package.clone(),
+            channel_name: cb.channel.clone(),
+            bundle_path: b.image.clone(),
+            version: info.version.clone(),
+            skip_range: entry.skip_range.clone(),
+            replaces: entry.replaces.clone(),
+            skips: entry.skips.clone(),
+            deprecation: info
+                .deprecation
+                .clone()
+                .map(|message| ApiDeprecation { message }),
+            ..ApiBundle::default()
+        };
+        let mut csv_metadata: Vec<&RawValue> = Vec::new();
+        for (i, p) in b.properties.iter().enumerate() {
+            match p.type_.as_str() {
+                property_type::GVK => out.provided_apis.push(gvk(p, i).map_err(&fail)?),
+                property_type::GVK_REQUIRED => {
+                    out.required_apis.push(gvk(p, i).map_err(&fail)?);
+                    out.dependencies.push(Dependency {
+                        type_: property_type::GVK.to_string(),
+                        value: p.value.get().to_string(),
+                    });
+                }
+                property_type::PACKAGE_REQUIRED => {
+                    let f = csv::go_string_fields(
+                        &p.value,
+                        "property.PackageRequired",
+                        &["packageName", "versionRange"],
+                    )
+                    .map_err(|e| fail(format!("parse property at index {i}: {e}")))?;
+                    let mut value = String::from("{\"packageName\":");
+                    crate::catalog::load::json::write_string(&f[0], &mut value);
+                    value.push_str(",\"version\":");
+                    crate::catalog::load::json::write_string(&f[1], &mut value);
+                    value.push('}');
+                    out.dependencies.push(Dependency {
+                        type_: property_type::PACKAGE.to_string(),
+                        value,
+                    });
+                }
+                property_type::CSV_METADATA => csv_metadata.push(&p.value),
+                _ => {}
+            }
+            if p.type_ != property_type::BUNDLE_OBJECT && p.type_ != property_type::CSV_METADATA {
+                out.properties.push(ApiProperty {
+                    type_: p.type_.clone(),
+                    value: p.value.get().to_string(),
+                });
+            }
+        }
+        if csv_metadata.len() > 1 {
+            return Err(fail(format!(
+                "expected at most 1 property of type \"olm.csv.metadata\", found {}",
+                csv_metadata.len()
+            )));
+        }
+        out.csv_json = b.csv_json.clone().unwrap_or_default();
+        out.object = b.objects.clone();
+        if out.csv_json.is_empty()
+            && let Some(meta) = csv_metadata.first()
+        {
+            let icon = pkg
+                .icon
+                .as_ref()
+                .map(|i| (i.base64data.as_deref().unwrap_or(""), i.mediatype.as_str()));
+            out.csv_json = csv::synthesize(
+                meta,
+                CsvContext {
+                    name: &b.name,
+                    version: &info.version,
+                    icon,
+                    package_description: &pkg.description,
+                    related_images: &b.related_images,
+                },
+            )
+            .map_err(|e: MetadataError| fail(format!("parse olm.csv.metadata: {e}")))?;
+            if out.object.is_empty() {
+                out.object = vec![out.csv_json.clone()];
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// opm's `Channel.Head`: the one bundle no other bundle of the channel replaces or skips.
+fn head(ch: &CacheChannel) -> Result<String, String> {
+    let mut incoming: BTreeSet<&str> = BTreeSet::new();
+    for b in ch.bundles.values() {
+        if !b.replaces.is_empty() {
+            incoming.insert(&b.replaces);
+        }
+        incoming.extend(b.skips().iter().map(String::as_str));
+    }
+    let heads: Vec<&str> = ch
+        .bundles
+        .keys()
+        .map(String::as_str)
+        .filter(|n| !incoming.contains(n))
+        .collect();
+    match heads.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] => Err("no channel head found in graph".into()),
+        many => Err(format!(
+            "multiple channel heads found in graph: {}",
+            many.join(", ")
+        )),
+    }
+}
+
+/// The version of the bundle's single `olm.package` property (opm requires exactly one, and a
+/// semver version).
+fn package_version(b: &crate::catalog::Bundle) -> Result<String, String> {
+    let props: Vec<&Property> = b
+        .properties
+        .iter()
+        .filter(|p| p.type_ == property_type::PACKAGE)
+        .collect();
+    if props.len() != 1 {
+        return Err(format!(
+            "package {:?} bundle {:?} must have exactly 1 \"olm.package\" property, found {}",
+            b.package,
+            b.name,
+            props.len()
+        ));
+    }
+    let f = csv::go_string_fields(
+        &props[0].value,
+        "property.Package",
+        &["packageName", "version"],
+    )
+    .map_err(|e| format!("parse properties for bundle {:?}: {e}", b.name))?;
+    if b.package != f[0] {
+        return Err(format!(
+            "package {:?} does not match \"olm.package\" property {:?}",
+            b.package, f[0]
+        ));
+    }
+    if let Err(e) = semver::Version::parse(&f[1]) {
+        return Err(format!(
+            "error parsing bundle {:?} version {:?}: {e}",
+            b.name, f[1]
+        ));
+    }
+    Ok(f[1].clone())
+}
+
+fn gvk(p: &Property, i: usize) -> Result<GroupVersionKind, String> {
+    let f = csv::go_string_fields(&p.value, "property.GVK", &["group", "kind", "version"])
+        .map_err(|e| format!("parse property at index {i}: {e}"))?;
+    Ok(GroupVersionKind {
+        group: f[0].clone(),
+        version: f[2].clone(),
+        kind: f[1].clone(),
+        plural: String::new(),
+    })
+}
