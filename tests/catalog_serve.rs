@@ -437,3 +437,105 @@ fn mistyped_source_and_busy_port_are_clear_errors() {
         "{stderr}"
     );
 }
+
+/// Deprecations (no shared catalog has one) reach Package, Channel and Bundle as current opm
+/// sends them, and a bundle without an image carries its synthesized CSV in ListBundles too.
+#[test]
+fn deprecations_and_imageless_bundles() {
+    if !python_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("catalog.yaml"),
+        r#"schema: olm.package
+name: p
+defaultChannel: stable
+description: the package
+---
+schema: olm.channel
+package: p
+name: stable
+entries:
+- name: p.v1.0.0
+- name: p.v1.1.0
+  replaces: p.v1.0.0
+---
+schema: olm.channel
+package: p
+name: candidate
+entries:
+- name: p.v1.1.0
+---
+schema: olm.bundle
+package: p
+name: p.v1.0.0
+image: example.com/p:v1.0.0
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+---
+schema: olm.bundle
+package: p
+name: p.v1.1.0
+image: ""
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.1.0}
+- type: olm.csv.metadata
+  value: {displayName: P operator, annotations: {a: b}}
+---
+schema: olm.deprecations
+package: p
+entries:
+- reference: {schema: olm.package}
+  message: p is gone
+- reference: {schema: olm.channel, name: candidate}
+  message: use stable
+- reference: {schema: olm.bundle, name: p.v1.0.0}
+  message: v1.0.0 is broken
+"#,
+    )
+    .unwrap();
+    let r = client(&[
+        "dump",
+        olmpack().to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+        proto().to_str().unwrap(),
+    ]);
+    let pkg = &r["getPackage"]["p"];
+    assert_eq!(pkg["deprecation"]["message"], "p is gone", "{pkg}");
+    assert_eq!(pkg["channels"][0]["name"], "candidate", "sorted: {pkg}");
+    assert_eq!(pkg["channels"][0]["deprecation"]["message"], "use stable");
+    assert!(pkg["channels"][1].get("deprecation").is_none());
+    let lb = r["listBundles"].as_array().unwrap();
+    let order: Vec<(String, String)> = lb
+        .iter()
+        .map(|b| {
+            (
+                b["channelName"].as_str().unwrap().to_string(),
+                b["csvName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("candidate".into(), "p.v1.1.0".into()),
+            ("stable".into(), "p.v1.0.0".into()),
+            ("stable".into(), "p.v1.1.0".into())
+        ]
+    );
+    // The imageless bundle keeps its synthesized CSV in ListBundles; the other has none.
+    let csv: serde_json::Value =
+        serde_json::from_str(lb[0]["csvJson"].as_str().expect("csvJson sent")).unwrap();
+    assert_eq!(csv["metadata"]["name"], "p.v1.1.0");
+    assert_eq!(csv["spec"]["displayName"], "P operator");
+    assert_eq!(csv["spec"]["description"], "the package");
+    assert!(lb[1].get("csvJson").is_none());
+    assert_eq!(lb[1]["deprecation"]["message"], "v1.0.0 is broken");
+    // ListBundles carries the channel's replaces; GetBundle blanks it.
+    assert_eq!(lb[2]["replaces"], "p.v1.0.0");
+    assert!(r["getBundle"][2].get("replaces").is_none());
+    assert_eq!(r["exitAfterSigterm"], 0);
+}

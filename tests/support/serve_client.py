@@ -7,6 +7,7 @@ Modes (each prints one JSON object on stdout; progress and mismatches go to stde
                                               RPC, compare with opm's answers (SOURCE.md rules)
   smoke OLMPACK FOLDER PROTO                  serve one folder, ListPackages/GetPackage/ListBundles/
                                               GetBundle of every membership, health, reflection
+  dump OLMPACK FOLDER PROTO                   GetPackage, ListBundles and GetBundle answers as JSON
   load OLMPACK FOLDER PROTO CLIENTS SECONDS   CLIENTS threads streaming ListBundles and calling
                                               GetBundle for SECONDS; failures and server RSS
   readme OLMPACK FOLDER PROTO                 the grpcurl queries of opm's README, as a transcript
@@ -505,6 +506,24 @@ def cmd_smoke(olmpack, folder, proto):
     print(json.dumps(out, indent=1, sort_keys=True))
 
 
+def cmd_dump(olmpack, folder, proto):
+    """GetPackage of every package, ListBundles as sent, GetBundle of every membership."""
+    s = gen_stubs(proto)
+    srv = Server(olmpack, folder)
+    out = {}
+    try:
+        ch = wait_serving(s, srv.addr)
+        pk, _ = call(s, ch, "ListPackages", {})
+        out["getPackage"] = {p["name"]: call(s, ch, "GetPackage", {"name": p["name"]})[0] for p in pk}
+        lb, err = call(s, ch, "ListBundles", {})
+        out["listBundles"] = lb if err is None else err
+        out["getBundle"] = [call(s, ch, "GetBundle", {"pkgName": b["packageName"], "channelName": b["channelName"], "csvName": b["csvName"]})[0] for b in lb or []]
+        ch.close()
+    finally:
+        out["exitAfterSigterm"] = srv.stop()
+    print(json.dumps(out, indent=1, sort_keys=True))
+
+
 def cmd_load(olmpack, folder, proto, clients, seconds):
     s = gen_stubs(proto)
     srv = Server(olmpack, folder)
@@ -624,6 +643,8 @@ def main(argv):
         cmd_compare(*argv[2:6])
     elif mode == "smoke":
         cmd_smoke(*argv[2:5])
+    elif mode == "dump":
+        cmd_dump(*argv[2:5])
     elif mode == "load":
         cmd_load(argv[2], argv[3], argv[4], int(argv[5]), float(argv[6]))
     elif mode == "readme":
