@@ -45,8 +45,11 @@ fn build_catalog(fbc: &Path, out: &Path, copies: usize) -> (usize, u64) {
             let (name, text) = if seen.insert(name.clone()) {
                 (name, text)
             } else {
-                let renamed = format!("{name}-certified");
-                (renamed.clone(), text.replace(&name, &renamed))
+                let mut text = text;
+                for pkg in package_names(&text) {
+                    text = text.replace(&pkg, &format!("{pkg}-certified"));
+                }
+                (format!("{name}-certified"), text)
             };
             sources.push((name, text));
         }
@@ -56,8 +59,13 @@ fn build_catalog(fbc: &Path, out: &Path, copies: usize) -> (usize, u64) {
             let (dir_name, text) = if n == 0 {
                 (name.clone(), text.clone())
             } else {
-                let renamed = format!("{name}-copy{n}");
-                (renamed.clone(), text.replace(name.as_str(), &renamed))
+                // Rename every package the file holds (a folder's name is not always its
+                // package's), and with it every bundle and image naming it.
+                let mut text = text.clone();
+                for pkg in package_names(&text) {
+                    text = text.replace(&pkg, &format!("{pkg}-copy{n}"));
+                }
+                (format!("{name}-copy{n}"), text)
             };
             let dir = out.join(&dir_name);
             std::fs::create_dir_all(&dir).unwrap();
@@ -67,6 +75,14 @@ fn build_catalog(fbc: &Path, out: &Path, copies: usize) -> (usize, u64) {
         }
     }
     (packages, bytes)
+}
+
+/// The packages a catalog file's blobs belong to (top-level `package:` keys of the YAML).
+fn package_names(text: &str) -> std::collections::BTreeSet<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("package: "))
+        .map(|p| p.trim().to_string())
+        .collect()
 }
 
 fn status_kib(pid: u32, key: &str) -> u64 {
