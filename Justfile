@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-serve
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -65,3 +65,7 @@ bench-legacy-sqlite:
 # ratio to the reference's initializer + opm render index.db per package (TIMES.tsv).
 bench-legacy-pm:
     cargo bench --bench legacy_pm
+# catalog serve: time to SERVING, peak RSS and ListBundles on ../shared/catalogs/fbc combined and
+# x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
+bench-serve:
+    cargo bench --bench serve

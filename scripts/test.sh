@@ -20,6 +20,10 @@ command -v strace >/dev/null 2>&1 || need+=(strace)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 command -v groff >/dev/null 2>&1 || need+=(groff-base)
 command -v man >/dev/null 2>&1 || need+=(man-db)
+# catalog serve is checked by clients olmpack did not write: Python grpcio (stubs generated at test
+# time by grpc_tools) and curl (tests/cli/catalog_serve.rs).
+/usr/bin/python3 -c 'import grpc, grpc_tools' >/dev/null 2>&1 || need+=(python3-grpcio python3-grpc-tools)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

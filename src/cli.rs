@@ -62,6 +62,8 @@ enum CatalogCommand {
     /// Check opm's serve cache in a catalog image or folder (`verify`).
     #[command(subcommand)]
     Cache(commands::catalog::cache::Command),
+    /// Serve a catalog as opm serve does (gRPC registry API, health, reflection) and as catalogd does (--http).
+    Serve(commands::catalog::serve::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -114,6 +116,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
             CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
+            CatalogCommand::Serve(a) => commands::catalog::serve::run(a),
         },
         TopCommand::Completions(a) => commands::completions::run(a),
         TopCommand::Man(a) => commands::man::run(a),

@@ -446,7 +446,7 @@ fn render_image(
 /// image data: one with a `..`, `.` or empty component is refused, and the folder, with links
 /// resolved, must stay under `root`, so render never reads (or quotes in an error) a file
 /// outside the image.
-fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
+pub fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
     let bad = || {
         format!(
             "label {CONFIGS_LABEL}={label:?} is not a clean path inside the image (expected e.g. /configs)"

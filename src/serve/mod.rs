@@ -2,11 +2,17 @@
 //! as opm's), the gRPC registry API (`api.Registry`, what OLM v0 queries) and catalogd's HTTP API
 //! (what OLM v1 clients read).
 
+pub mod api;
 pub mod cache;
 pub mod csv;
 pub mod gojson;
 pub mod gotar;
+pub mod health;
+pub mod http;
 pub mod model;
+pub mod registry;
+pub mod server;
+pub mod store;
 pub mod verify;
 
 pub use model::{

@@ -768,3 +768,58 @@ fn object_json(data: &[u8]) -> Result<(String, Option<String>), String> {
 
 #[cfg(test)]
 mod tests;
+
+/// One blob of a catalog file as opm's `declcfg.Meta` holds it: what catalogd stores and serves
+/// (its `Blob` is one line of `/api/v1/all`) and indexes (`schema`, `package`, `name`).
+#[derive(Debug, Clone)]
+pub struct MetaText {
+    /// `schema` (keys matched case-insensitively, as opm does).
+    pub schema: String,
+    /// `package`, or empty.
+    pub package: String,
+    /// `name`, or empty.
+    pub name: String,
+    /// The blob re-encoded as Go does: compact, keys sorted at every level, no HTML escaping.
+    pub blob: String,
+}
+
+/// Every document of one catalog file as a [`MetaText`], in file order, for the servers that
+/// hand blobs out again (catalogd's API) without keeping the typed model. Fails on the first
+/// document opm would refuse (the catalog is validated before serving, so that means the file
+/// changed underneath).
+pub fn file_metas(bytes: &[u8]) -> Result<Vec<MetaText>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"))?;
+    let decoded = decode::decode(text, 1);
+    let mut out = Vec::with_capacity(decoded.docs.len());
+    for doc in decoded.docs {
+        let node = match doc {
+            decode::Doc::Ok(node) => node,
+            decode::Doc::Null(line) => return Err(format!("line {line}: an empty document")),
+            decode::Doc::Err(e) => return Err(format!("line {}: {}", e.line, e.message)),
+        };
+        let Value::Map(entries) = &node.value else {
+            return Err(format!("line {}: a document is not a mapping", node.line));
+        };
+        let mut meta = MetaText {
+            schema: String::new(),
+            package: String::new(),
+            name: String::new(),
+            blob: String::new(),
+        };
+        for (k, v) in entries {
+            let slot = match k.text.to_lowercase().as_str() {
+                "schema" => &mut meta.schema,
+                "package" => &mut meta.package,
+                "name" => &mut meta.name,
+                _ => continue,
+            };
+            if let Value::Scalar(text, ScalarKind::Str) = &v.value {
+                text.as_str().clone_into(slot);
+            }
+        }
+        meta.blob = json::canonical(&node)
+            .map_err(|e| format!("line {}: json: unsupported value: {}", node.line, e.0))?;
+        out.push(meta);
+    }
+    Ok(out)
+}

@@ -7,6 +7,7 @@ pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;
 pub mod render;
+pub mod serve;
 pub mod template;
 pub mod validate;
 

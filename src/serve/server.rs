@@ -1,0 +1,198 @@
+//! The process that `olmpack catalog serve` runs: the gRPC server (`api.Registry`, health,
+//! reflection v1 and v1alpha, as opm registers them) and, when asked, catalogd's HTTP API, both
+//! stopped cleanly on SIGTERM or SIGINT (in-flight calls finish, new ones are refused).
+
+use super::api::registry_server::RegistryServer;
+use super::health::AlwaysServing;
+use super::http::{HttpCatalog, router};
+use super::registry::{Registry, Store};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+/// How long in-flight calls may run on after SIGTERM or SIGINT.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The async runtime could not start (threads, file descriptors).
+    #[error("cannot start the server runtime: {0}")]
+    Runtime(std::io::Error),
+    /// A listening address could not be bound.
+    #[error("cannot listen on {addr} ({what}): {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// `gRPC` or `HTTP`.
+        what: &'static str,
+        /// The OS error (e.g. address in use).
+        source: std::io::Error,
+    },
+    /// The reflection service could not read the API descriptors (a build problem).
+    #[error("cannot set up gRPC reflection: {0}")]
+    Reflection(String),
+    /// The gRPC server failed while serving.
+    #[error("gRPC server failed: {0}")]
+    Grpc(String),
+    /// The HTTP server failed while serving.
+    #[error("HTTP server failed: {0}")]
+    Http(std::io::Error),
+}
+
+/// What to listen on.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    /// The gRPC address (opm: `:<port>`, every interface).
+    pub grpc: SocketAddr,
+    /// catalogd's HTTP API, if wanted.
+    pub http: Option<SocketAddr>,
+}
+
+/// The addresses actually bound (port 0 becomes a real port), reported once listening.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    /// gRPC.
+    pub grpc: SocketAddr,
+    /// HTTP, if any.
+    pub http: Option<SocketAddr>,
+}
+
+/// Serves `store` (and `http`, if given) until SIGTERM or SIGINT. `on_bound` runs once both
+/// listeners are bound, before the first request is accepted (the caller prints the addresses).
+pub fn serve<S: Store>(
+    store: Arc<S>,
+    http: Option<HttpCatalog>,
+    listen: &Listen,
+    on_bound: impl FnOnce(Bound),
+) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("olmpack-serve")
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(run(store, http, listen, on_bound))
+}
+
+async fn bind(addr: SocketAddr, what: &'static str) -> Result<TcpListener, ServeError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, what, source })
+}
+
+async fn run<S: Store>(
+    store: Arc<S>,
+    http: Option<HttpCatalog>,
+    listen: &Listen,
+    on_bound: impl FnOnce(Bound),
+) -> Result<(), ServeError> {
+    let grpc_listener = bind(listen.grpc, "gRPC").await?;
+    let http_listener = match (listen.http, &http) {
+        (Some(addr), Some(_)) => Some(bind(addr, "HTTP").await?),
+        _ => None,
+    };
+    let bound = Bound {
+        grpc: grpc_listener.local_addr().unwrap_or(listen.grpc),
+        http: http_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .or(listen.http),
+    };
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        let _ = stop_tx.send(true);
+    });
+
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .include_reflection_service(false)
+        .register_encoded_file_descriptor_set(super::api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .include_reflection_service(false)
+        .register_encoded_file_descriptor_set(super::api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+
+    let registry = RegistryServer::new(Registry::new(store));
+    let health = tonic_health::pb::health_server::HealthServer::new(AlwaysServing);
+    let mut grpc_stop = stop_rx.clone();
+    let grpc = tonic::transport::Server::builder()
+        .add_service(registry)
+        .add_service(health)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(grpc_listener),
+            async move {
+                let _ = grpc_stop.wait_for(|s| *s).await;
+            },
+        );
+
+    on_bound(bound);
+
+    let http_task = match (http_listener, http) {
+        (Some(listener), Some(catalog)) => {
+            let app = router(Arc::new(catalog));
+            let mut http_stop = stop_rx.clone();
+            Some(tokio::spawn(async move {
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = http_stop.wait_for(|s| *s).await;
+                    })
+                    .await
+            }))
+        }
+        _ => None,
+    };
+
+    // In-flight calls get a grace period after the signal; a client that never reads its
+    // stream must not keep the process alive (the kubelet would SIGKILL it anyway).
+    let mut grace = stop_rx.clone();
+    tokio::select! {
+        r = grpc => r.map_err(|e| ServeError::Grpc(e.to_string()))?,
+        _ = async move {
+            let _ = grace.wait_for(|s| *s).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => return Ok(()),
+    }
+    if let Some(task) = http_task {
+        match task.await {
+            Ok(r) => r.map_err(ServeError::Http)?,
+            Err(e) => return Err(ServeError::Http(std::io::Error::other(e.to_string()))),
+        }
+    }
+    Ok(())
+}
+
+/// SIGTERM (the kubelet stopping the pod) or SIGINT (Ctrl-C).
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,540 @@
+//! `olmpack catalog serve` checked by clients olmpack did not write: Python grpcio (Debian's
+//! `/usr/bin/python3` with python3-grpcio and python3-grpc-tools; stubs generated at test time
+//! from `proto/registry.proto`) compared with opm's answers in `../shared/catalogs/serve/`, and
+//! `curl` against catalogd's HTTP API. Skips (prints SKIPPED) without the shared data or the
+//! Python modules; fails under `OLMPACK_REQUIRE_CORPUS=1`.
+
+use crate::support::shared;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn olmpack() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_olmpack"))
+}
+
+fn proto() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto/registry.proto")
+}
+
+fn client_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/serve_client.py")
+}
+
+const PYTHON: &str = "/usr/bin/python3";
+
+/// Whether Debian's python has grpc and grpc_tools; a skip (or a failure under CI) otherwise.
+fn python_ready() -> bool {
+    let ok = Command::new(PYTHON)
+        .args(["-c", "import grpc, grpc_tools"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+            panic!(
+                "{PYTHON} lacks grpc/grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"
+            );
+        }
+        eprintln!("SKIPPED: {PYTHON} lacks grpc/grpc_tools (python3-grpcio, python3-grpc-tools)");
+    }
+    ok
+}
+
+/// Runs the Python client in `mode` and parses its JSON report.
+fn client(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(PYTHON)
+        .arg(client_script())
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run python client");
+    assert!(
+        out.status.success(),
+        "python client {:?} failed: {}",
+        args.first(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("client prints JSON")
+}
+
+fn fbc_folder(catalogs: &Path, repo: &str, pkg: &str) -> PathBuf {
+    catalogs
+        .join("fbc")
+        .join(repo)
+        .join("catalogs/v4.18")
+        .join(pkg)
+}
+
+#[test]
+fn python_grpc_client_matches_opm_goldens() {
+    let Some(catalogs) = shared::shared_catalogs("serve") else {
+        return;
+    };
+    if !python_ready() {
+        return;
+    }
+    let bin = olmpack();
+    let report = client(&[
+        "compare",
+        bin.to_str().unwrap(),
+        catalogs.join("fbc").to_str().unwrap(),
+        catalogs.join("serve").to_str().unwrap(),
+        proto().to_str().unwrap(),
+    ]);
+    eprintln!("{}", serde_json::to_string_pretty(&report).unwrap());
+    assert_eq!(report["goldens"], 63, "every golden was compared");
+    assert_eq!(
+        report["matched"], report["goldens"],
+        "mismatches: {}",
+        report["mismatches"]
+    );
+    assert_eq!(report["failed_checks"], 0);
+    assert_eq!(report["clean_exits"], 63, "every server exits 0 on SIGTERM");
+}
+
+#[test]
+fn folders_opm_1_26_cannot_read_are_served() {
+    let Some(catalogs) = shared::shared_catalogs("serve") else {
+        return;
+    };
+    if !python_ready() {
+        return;
+    }
+    for (repo, pkg) in [
+        ("certified-operators", "kubecost-operator"),
+        ("community-operators-prod", "alloydb-omni-operator"),
+        ("community-operators-prod", "kairos-operator"),
+        ("community-operators-prod", "layer7-operator"),
+    ] {
+        let folder = fbc_folder(&catalogs, repo, pkg);
+        let r = client(&[
+            "smoke",
+            olmpack().to_str().unwrap(),
+            folder.to_str().unwrap(),
+            proto().to_str().unwrap(),
+        ]);
+        eprintln!("{repo}/{pkg}: {r}");
+        assert_eq!(r["packages"], serde_json::json!([pkg]));
+        assert!(r["listBundles"].as_u64().unwrap_or(0) > 0, "{r}");
+        assert_eq!(r["failures"], serde_json::json!([]), "{r}");
+        for name in ["", "Registry", "api.Registry", "nonsense"] {
+            assert_eq!(r["health"][name], "SERVING");
+        }
+        assert_eq!(r["healthWatch"], "UNIMPLEMENTED");
+        let services = serde_json::json!([
+            "api.Registry",
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"
+        ]);
+        assert_eq!(r["reflectionV1"], services);
+        assert_eq!(r["reflectionV1alpha"], services);
+        assert_eq!(r["exitAfterSigterm"], 0);
+    }
+}
+
+#[test]
+fn load_32_clients_listbundles_and_getbundle() {
+    let Some(catalogs) = shared::shared_catalogs("serve") else {
+        return;
+    };
+    if !python_ready() {
+        return;
+    }
+    // The largest shared catalog (6 MB of bundles with CSV metadata).
+    let folder = fbc_folder(&catalogs, "certified-operators", "cloud-native-postgresql");
+    let r = client(&[
+        "load",
+        olmpack().to_str().unwrap(),
+        folder.to_str().unwrap(),
+        proto().to_str().unwrap(),
+        "32",
+        "15",
+    ]);
+    eprintln!("{}", serde_json::to_string_pretty(&r).unwrap());
+    assert_eq!(r["failures"], serde_json::json!([]));
+    assert!(r["listBundles"].as_u64().unwrap() >= 32, "{r}");
+    assert!(r["getBundle"].as_u64().unwrap() >= 32, "{r}");
+    // Bounded: whatever the number of clients, a stream holds a few messages at a time.
+    let peak_mib = r["peakRssKiB"].as_u64().unwrap() / 1024;
+    assert!(peak_mib < 150, "peak RSS {peak_mib} MiB under load");
+    assert_eq!(r["exitAfterSigterm"], 0);
+}
+
+/// `olmpack catalog serve` with `--http`, its addresses read from stderr.
+struct HttpServer {
+    child: Child,
+    http: String,
+    base: String,
+}
+
+impl HttpServer {
+    fn start(folder: &Path, name: Option<&str>) -> HttpServer {
+        let mut cmd = Command::new(olmpack());
+        cmd.args(["catalog", "serve"]).arg(folder).args([
+            "--addr",
+            "127.0.0.1",
+            "-p",
+            "0",
+            "--http",
+            "127.0.0.1:0",
+        ]);
+        if let Some(n) = name {
+            cmd.args(["--catalog-name", n]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut http = None;
+        while Instant::now() < deadline {
+            let Some(Ok(line)) = lines.next() else { break };
+            if let Some(url) = line.strip_prefix("catalogd HTTP API on ") {
+                http = Some(url.trim().to_string());
+                break;
+            }
+        }
+        let url = http.expect("server printed its HTTP address");
+        std::thread::spawn(move || for _ in lines {});
+        let base = url.trim_end_matches("/api/v1/all").to_string();
+        let http = base.split("/catalogs/").next().unwrap().to_string();
+        HttpServer { child, http, base }
+    }
+
+    fn stop(mut self) -> Option<i32> {
+        unsafe_sigterm(self.child.id());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        None
+    }
+}
+
+fn unsafe_sigterm(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+}
+
+/// `curl -s -D - URL [args]`: (status, headers lowercased, body).
+fn curl(url: &str, args: &[&str]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let headers = dir.path().join("h");
+    let out = Command::new("curl")
+        .args(["-s", "-D"])
+        .arg(&headers)
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("curl");
+    assert!(out.status.success(), "curl {url} {args:?}");
+    let text = std::fs::read_to_string(&headers).unwrap();
+    let mut lines = text.lines();
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap();
+    let hs = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, hs, out.stdout)
+}
+
+fn header<'a>(hs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    hs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn catalogd_http_api_answers_curl() {
+    let Some(catalogs) = shared::shared_catalogs("fbc") else {
+        return;
+    };
+    if Command::new("curl").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no curl");
+        return;
+    }
+    let folder = fbc_folder(&catalogs, "community-operators-prod", "shipwright-operator");
+    let srv = HttpServer::start(&folder, Some("operatorhubio"));
+    let all = format!("{}/api/v1/all", srv.base);
+
+    // Whole catalog: JSON Lines, each line a blob with sorted keys, compact.
+    let (code, hs, body) = curl(&all, &[]);
+    assert_eq!(code, 200);
+    assert_eq!(header(&hs, "content-type"), Some("application/jsonl"));
+    let last_modified = header(&hs, "last-modified").unwrap().to_string();
+    let text = String::from_utf8(body.clone()).unwrap();
+    assert!(text.ends_with('\n'));
+    let mut schemas = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        // serde_json's map is sorted: re-encoding a sorted compact line gives it back.
+        assert_eq!(serde_json::to_string(&v).unwrap(), line, "sorted, compact");
+        schemas.push(v["schema"].as_str().unwrap().to_string());
+    }
+    assert!(schemas.contains(&"olm.package".to_string()));
+    assert!(schemas.contains(&"olm.bundle".to_string()));
+    assert_eq!(
+        header(&hs, "content-length").map(|l| l.parse::<usize>().unwrap()),
+        Some(body.len())
+    );
+
+    // If-Modified-Since → 304; an older date → 200.
+    let (code, _, body304) = curl(
+        &all,
+        &["-H", &format!("If-Modified-Since: {last_modified}")],
+    );
+    assert_eq!(code, 304);
+    assert!(body304.is_empty());
+    let (code, _, _) = curl(
+        &all,
+        &["-H", "If-Modified-Since: Mon, 01 Jan 2001 00:00:00 GMT"],
+    );
+    assert_eq!(code, 200);
+
+    // Range: exactly those bytes, 206 with Content-Range.
+    let (code, hs, part) = curl(&all, &["-H", "Range: bytes=100-1099"]);
+    assert_eq!(code, 206);
+    assert_eq!(part, &body[100..1100]);
+    assert_eq!(
+        header(&hs, "content-range").unwrap(),
+        format!("bytes 100-1099/{}", body.len())
+    );
+    let (code, _, tail) = curl(&all, &["-H", "Range: bytes=-50"]);
+    assert_eq!(code, 206);
+    assert_eq!(tail, &body[body.len() - 50..]);
+    let (code, _, _) = curl(&all, &["-H", &format!("Range: bytes={}-", body.len())]);
+    assert_eq!(code, 416);
+
+    // gzip when asked (curl --compressed decodes it back).
+    let (code, hs, gz) = curl(&all, &["-H", "Accept-Encoding: gzip"]);
+    assert_eq!(code, 200);
+    assert_eq!(header(&hs, "content-encoding"), Some("gzip"));
+    assert!(gz.len() < body.len() / 2, "compressed");
+    let (_, _, plain) = curl(&all, &["--compressed"]);
+    assert_eq!(plain, body);
+
+    // HEAD: headers, no body.
+    let (code, hs, head) = curl(&all, &["-I"]);
+    assert_eq!(code, 200);
+    assert!(head.is_empty() || String::from_utf8_lossy(&head).starts_with("HTTP/"));
+    assert_eq!(
+        header(&hs, "content-length"),
+        Some(body.len().to_string().as_str())
+    );
+
+    // metas: filters intersect; blobs in file order, as in /all.
+    let metas = format!("{}/api/v1/metas", srv.base);
+    let (code, hs, pkg) = curl(&format!("{metas}?schema=olm.package"), &[]);
+    assert_eq!(code, 200);
+    assert_eq!(header(&hs, "content-type"), Some("application/jsonl"));
+    assert_eq!(String::from_utf8(pkg).unwrap().lines().count(), 1);
+    let (_, _, bundles) = curl(
+        &format!("{metas}?schema=olm.bundle&package=shipwright-operator"),
+        &[],
+    );
+    let want: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"schema\":\"olm.bundle\""))
+        .collect();
+    let got = String::from_utf8(bundles).unwrap();
+    assert_eq!(got.lines().collect::<Vec<_>>(), want);
+    let (_, _, one) = curl(
+        &format!("{metas}?schema=olm.bundle&name=shipwright-operator.v0.13.0"),
+        &[],
+    );
+    assert_eq!(String::from_utf8(one).unwrap().lines().count(), 1);
+    let (_, _, everything) = curl(&metas, &[]);
+    assert_eq!(everything, body);
+
+    // catalogd's errors.
+    let (code, _, msg) = curl(&format!("{metas}?bogus=1"), &[]);
+    assert_eq!((code, msg.as_slice()), (400, &b"400 Bad Request\n"[..]));
+    let (code, _, msg) = curl(&format!("{}/catalogs/other/api/v1/all", srv.http), &[]);
+    assert_eq!((code, msg.as_slice()), (404, &b"404 Not Found\n"[..]));
+    let (code, _, msg) = curl(&format!("{}/catalogs/Bad_Name/api/v1/all", srv.http), &[]);
+    assert_eq!(code, 400);
+    assert!(
+        String::from_utf8_lossy(&msg)
+            .starts_with("invalid catalog name: a lowercase RFC 1123 subdomain")
+    );
+    let (code, _, msg) = curl(&all, &["-X", "POST"]);
+    assert_eq!((code, msg.as_slice()), (405, &b"Method Not Allowed\n"[..]));
+    let (code, _, _) = curl(&format!("{}/nothing", srv.http), &[]);
+    assert_eq!(code, 404);
+
+    assert_eq!(srv.stop(), Some(0), "clean exit on SIGTERM");
+}
+
+#[test]
+fn mistyped_source_and_busy_port_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("termination-log");
+    let out = Command::new(olmpack())
+        .args(["catalog", "serve", "./no/such/catalog", "-p", "0", "-t"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("./no/such/catalog"), "{stderr}");
+    // opm writes its fatal error to the termination log; so do we.
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("./no/such/catalog"), "{written}");
+
+    // A broken catalog never listens.
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(
+        bad.join("catalog.json"),
+        "{\"schema\": \"olm.package\", \"name\": ",
+    )
+    .unwrap();
+    let out = Command::new(olmpack())
+        .args(["catalog", "serve"])
+        .arg(&bad)
+        .args(["--addr", "127.0.0.1", "-p", "0", "-t"])
+        .arg(dir.path().join("t2"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("catalog.json"), "{stderr}");
+
+    // A port in use is named.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let good = dir.path().join("good");
+    std::fs::create_dir(&good).unwrap();
+    std::fs::write(
+        good.join("c.yaml"),
+        "schema: olm.package\nname: p\ndefaultChannel: s\n---\nschema: olm.channel\npackage: p\nname: s\nentries:\n- name: p.v1.0.0\n---\nschema: olm.bundle\npackage: p\nname: p.v1.0.0\nimage: example.com/p:v1\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n",
+    )
+    .unwrap();
+    let out = Command::new(olmpack())
+        .args(["catalog", "serve"])
+        .arg(&good)
+        .args(["--addr", "127.0.0.1", "-p", &port, "-t"])
+        .arg(dir.path().join("t3"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+}
+
+/// Deprecations (no shared catalog has one) reach Package, Channel and Bundle as current opm
+/// sends them, and a bundle without an image carries its synthesized CSV in ListBundles too.
+#[test]
+fn deprecations_and_imageless_bundles() {
+    if !python_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("catalog.yaml"),
+        r#"schema: olm.package
+name: p
+defaultChannel: stable
+description: the package
+---
+schema: olm.channel
+package: p
+name: stable
+entries:
+- name: p.v1.0.0
+- name: p.v1.1.0
+  replaces: p.v1.0.0
+---
+schema: olm.channel
+package: p
+name: candidate
+entries:
+- name: p.v1.1.0
+---
+schema: olm.bundle
+package: p
+name: p.v1.0.0
+image: example.com/p:v1.0.0
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.0.0}
+---
+schema: olm.bundle
+package: p
+name: p.v1.1.0
+image: ""
+properties:
+- type: olm.package
+  value: {packageName: p, version: 1.1.0}
+- type: olm.csv.metadata
+  value: {displayName: P operator, annotations: {a: b}}
+---
+schema: olm.deprecations
+package: p
+entries:
+- reference: {schema: olm.package}
+  message: p is gone
+- reference: {schema: olm.channel, name: candidate}
+  message: use stable
+- reference: {schema: olm.bundle, name: p.v1.0.0}
+  message: v1.0.0 is broken
+"#,
+    )
+    .unwrap();
+    let r = client(&[
+        "dump",
+        olmpack().to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+        proto().to_str().unwrap(),
+    ]);
+    let pkg = &r["getPackage"]["p"];
+    assert_eq!(pkg["deprecation"]["message"], "p is gone", "{pkg}");
+    assert_eq!(pkg["channels"][0]["name"], "candidate", "sorted: {pkg}");
+    assert_eq!(pkg["channels"][0]["deprecation"]["message"], "use stable");
+    assert!(pkg["channels"][1].get("deprecation").is_none());
+    let lb = r["listBundles"].as_array().unwrap();
+    let order: Vec<(String, String)> = lb
+        .iter()
+        .map(|b| {
+            (
+                b["channelName"].as_str().unwrap().to_string(),
+                b["csvName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("candidate".into(), "p.v1.1.0".into()),
+            ("stable".into(), "p.v1.0.0".into()),
+            ("stable".into(), "p.v1.1.0".into())
+        ]
+    );
+    // The imageless bundle keeps its synthesized CSV in ListBundles; the other has none.
+    let csv: serde_json::Value =
+        serde_json::from_str(lb[0]["csvJson"].as_str().expect("csvJson sent")).unwrap();
+    assert_eq!(csv["metadata"]["name"], "p.v1.1.0");
+    assert_eq!(csv["spec"]["displayName"], "P operator");
+    assert_eq!(csv["spec"]["description"], "the package");
+    assert!(lb[1].get("csvJson").is_none());
+    assert_eq!(lb[1]["deprecation"]["message"], "v1.0.0 is broken");
+    // ListBundles carries the channel's replaces; GetBundle blanks it.
+    assert_eq!(lb[2]["replaces"], "p.v1.0.0");
+    assert!(r["getBundle"][2].get("replaces").is_none());
+    assert_eq!(r["exitAfterSigterm"], 0);
+}
