@@ -13,7 +13,7 @@ command -v umoci >/dev/null 2>&1 || need+=(umoci)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Go itself is the reference for the bundle-size figure (tests/library/goflate_go.rs).
 command -v go >/dev/null 2>&1 || need+=(golang-go)
-# tests/sources.rs proves with strace that mistyped paths and --offline open no socket.
+# tests/cli/sources.rs proves with strace that mistyped paths and --offline open no socket.
 command -v strace >/dev/null 2>&1 || need+=(strace)
 # The graph render test lays labels out in a real sans font; the man page test reads pages with
 # groff and man (tests/cli/catalog_graph.rs, tests/cli/completions_man.rs).

@@ -16,7 +16,7 @@
 //!   reference is refused with both readings named.
 //!
 //! Ground floor (beside [`crate::reference`]): the catalog's template bundle map uses it, and the
-//! catalog model may not import the transports (see `tests/layering.rs`).
+//! catalog model may not import the transports (see `tests/library/layering.rs`).
 
 use crate::reference::{InvalidReference, Reference};
 use std::fmt;
