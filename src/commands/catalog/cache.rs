@@ -7,10 +7,10 @@ use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::image::Platform;
 use std::path::PathBuf;
 
-/// `catalog cache …` subcommands.
+/// `catalog cache ...` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Check a serve cache as `opm serve --cache-dir … --cache-enforce-integrity` will.
+    /// Check a serve cache as `opm serve --cache-dir ... --cache-enforce-integrity` will.
     Verify(VerifyArgs),
 }
 
@@ -42,7 +42,7 @@ pub struct VerifyArgs {
     pub registry: ConnectionArgs,
 }
 
-/// Runs `olmpack catalog cache …`.
+/// Runs `olmpack catalog cache ...`.
 pub fn run(cmd: &Command) -> Outcome {
     match cmd {
         Command::Verify(args) => verify(args),
