@@ -171,8 +171,20 @@ pub fn is_package_manifest_dir(dir: &Path) -> bool {
         let Ok(bytes) = fs::read(entry.path()) else {
             continue;
         };
-        if !named && memchr::memmem::find(&bytes, b"packageName").is_none() {
-            continue;
+        if !named {
+            let Some(package_name_at) = memchr::memmem::find(&bytes, b"packageName") else {
+                continue;
+            };
+            // A catalog blob file names its schema before any `packageName` (which its
+            // olm.package properties carry): no need to parse it, which would cost catalog
+            // render a second parse of every catalog file.
+            if [&b"schema:"[..], &b"\"schema\""[..]]
+                .iter()
+                .filter_map(|k| memchr::memmem::find(&bytes, k))
+                .any(|at| at < package_name_at)
+            {
+                continue;
+            }
         }
         let parsed = String::from_utf8(bytes)
             .ok()
