@@ -191,8 +191,8 @@ pub fn json(
 ) -> io::Result<()> {
     let passed = reports.iter().all(|r| r.passed(strict));
     let value = match (kind, reports) {
-        (Subject::Bundle, [one]) => json_value(one, strict),
-        (Subject::Bundle, _) => {
+        (Subject::Bundle | Subject::PackageManifest, [one]) => json_value(one, strict),
+        (Subject::Bundle | Subject::PackageManifest, _) => {
             let bundles: Vec<serde_json::Value> = reports
                 .iter()
                 .map(|r| {
