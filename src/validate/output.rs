@@ -170,7 +170,7 @@ fn outputs(report: &Report, with_path: bool) -> Vec<serde_json::Value> {
 pub fn subject_value(report: &Report, kind: Subject, strict: bool) -> serde_json::Value {
     json!({
         "subject": report.subject,
-        "kind": kind.name(),
+        "kind": kind.key(),
         "passed": report.passed(strict),
         "errors": report.error_count(),
         "warnings": report.warning_count(),
@@ -191,7 +191,15 @@ pub fn json(
 ) -> io::Result<()> {
     let passed = reports.iter().all(|r| r.passed(strict));
     let value = match (kind, reports) {
-        (Subject::Bundle | Subject::PackageManifest, [one]) => json_value(one, strict),
+        (Subject::Bundle, [one]) => json_value(one, strict),
+        // Package manifests: the bundle shape, tagged so scripts can tell the layouts apart.
+        (Subject::PackageManifest, [one]) => {
+            let mut v = json_value(one, strict);
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("layout".into(), json!("package-manifest"));
+            }
+            v
+        }
         (Subject::Bundle | Subject::PackageManifest, _) => {
             let bundles: Vec<serde_json::Value> = reports
                 .iter()

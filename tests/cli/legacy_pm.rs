@@ -443,7 +443,7 @@ fn shared_packages_validate() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
         text.contains(&format!(
-            "total: {} folders, {} valid, 0 invalid",
+            "total: {} package manifests, {} valid, 0 invalid",
             dirs.len(),
             dirs.len()
         )),

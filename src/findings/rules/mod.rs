@@ -105,6 +105,14 @@ impl Subject {
             Subject::PackageManifest => "package manifest",
         }
     }
+
+    /// The word used as a JSON value (`"kind"` of JSON Lines): [`Subject::name`] without spaces.
+    pub fn key(self) -> &'static str {
+        match self {
+            Subject::PackageManifest => "package-manifest",
+            other => other.name(),
+        }
+    }
 }
 
 /// When a rule's problem arises: while reading files, or while judging what was read. A load
