@@ -260,6 +260,7 @@ fn json_output_names_rule_file_and_line() {
     assert_eq!(out.status.code(), Some(1));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(line["kind"], "package-manifest");
+    assert_eq!(line["subject"], dir.display().to_string());
     assert_eq!(line["errors"], 1);
     assert_eq!(
         line["outputs"][0]["rule"],
