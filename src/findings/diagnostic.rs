@@ -69,6 +69,19 @@ impl Diagnostic {
         self
     }
 
+    /// Points the finding at a file and line, where line 0 means "no line known" (the
+    /// package-manifest reader passes the line it has, which is 0 for a file it could not parse).
+    pub fn near(mut self, file: impl Into<String>, line: usize) -> Self {
+        self.file = Some(file.into());
+        self.line = (line > 0).then_some(line);
+        self
+    }
+
+    /// Whether it fails validation whatever the options.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
     /// Overrides the severity (used by rules whose severity depends on options).
     pub fn with_severity(mut self, severity: Severity) -> Self {
         self.severity = severity;
@@ -81,6 +94,23 @@ impl Diagnostic {
             (Some(file), Some(line)) => format!("{file}:{line}"),
             (Some(file), None) => file.clone(),
             _ => String::new(),
+        }
+    }
+}
+
+/// `severity[rule] file:line: message`, the text renderer's line without colour or typed
+/// paths, for messages that quote findings (an error saying why a package cannot be rendered).
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let location = self.location();
+        if location.is_empty() {
+            write!(f, "{}[{}]: {}", self.severity, self.rule, self.message)
+        } else {
+            write!(
+                f,
+                "{}[{}] {location}: {}",
+                self.severity, self.rule, self.message
+            )
         }
     }
 }

@@ -164,13 +164,19 @@ fn outputs(report: &Report, with_path: bool) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// What JSON names a subject by: the folder as typed when there is one (a package manifest's
+/// text label, `DIR (package manifest)`, is for people), else the subject (an image reference).
+fn subject_key(report: &Report) -> &str {
+    report.root.as_deref().unwrap_or(&report.subject)
+}
+
 /// The neutral object for one subject (a line of JSON Lines, an element of the catalogs'
 /// `subjects`): what was checked, its kind, verdict, counts, findings with the path as typed,
 /// and hints.
 pub fn subject_value(report: &Report, kind: Subject, strict: bool) -> serde_json::Value {
     json!({
-        "subject": report.subject,
-        "kind": kind.name(),
+        "subject": subject_key(report),
+        "kind": kind.key(),
         "passed": report.passed(strict),
         "errors": report.error_count(),
         "warnings": report.warning_count(),
@@ -192,13 +198,21 @@ pub fn json(
     let passed = reports.iter().all(|r| r.passed(strict));
     let value = match (kind, reports) {
         (Subject::Bundle, [one]) => json_value(one, strict),
-        (Subject::Bundle, _) => {
+        // Package manifests: the bundle shape, tagged so scripts can tell the layouts apart.
+        (Subject::PackageManifest, [one]) => {
+            let mut v = json_value(one, strict);
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("layout".into(), json!("package-manifest"));
+            }
+            v
+        }
+        (Subject::Bundle | Subject::PackageManifest, _) => {
             let bundles: Vec<serde_json::Value> = reports
                 .iter()
                 .map(|r| {
                     let mut v = json_value(r, strict);
                     if let Some(obj) = v.as_object_mut() {
-                        obj.insert("bundle".into(), json!(r.subject));
+                        obj.insert("bundle".into(), json!(subject_key(r)));
                     }
                     v
                 })

@@ -250,6 +250,24 @@ fn json_output_names_rule_file_and_line() {
     assert_eq!(first["rule"], "packagemanifest/channel-head-missing");
     assert_eq!(first["file"], "kvstore-operator.package.yaml");
     assert_eq!(first["line"], 3);
+
+    // JSON Lines: the neutral subject object, kind package-manifest, paths as typed.
+    let out = olmpack()
+        .args(["bundle", "validate", "-o", "jsonl"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["kind"], "package-manifest");
+    assert_eq!(line["subject"], dir.display().to_string());
+    assert_eq!(line["errors"], 1);
+    assert_eq!(
+        line["outputs"][0]["rule"],
+        "packagemanifest/channel-head-missing"
+    );
+    let path = line["outputs"][0]["path"].as_str().unwrap_or_default();
+    assert!(path.ends_with("/kvstore-operator.package.yaml"), "{path}");
 }
 
 fn annotations(out: &Path, bundle: &str) -> String {
@@ -443,7 +461,7 @@ fn shared_packages_validate() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
         text.contains(&format!(
-            "total: {} folders, {} valid, 0 invalid",
+            "total: {} package manifests, {} valid, 0 invalid",
             dirs.len(),
             dirs.len()
         )),

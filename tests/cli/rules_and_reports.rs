@@ -45,6 +45,36 @@ fn explain_says_since_which_opm_a_catalog_rule_is_checked() {
 }
 
 #[test]
+fn explain_prints_a_package_manifest_rule_with_its_why() {
+    let (code, out, err) = stdout_of(&["explain", "packagemanifest/version-multiple-csvs"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("# packagemanifest/version-multiple-csvs\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Package manifest rule, error by default, since olmpack 0.1.0."),
+        "{out}"
+    );
+    assert!(
+        out.contains("more than one ClusterServiceVersion is found in bundle"),
+        "{out}"
+    );
+    assert!(out.contains("Instead:"), "{out}");
+    // The family is listed where package manifests are validated, and only there.
+    let (_, bundles, _) = stdout_of(&["bundle", "validate", "--list-rules"]);
+    assert_eq!(
+        bundles
+            .lines()
+            .filter(|l| l.starts_with("packagemanifest/"))
+            .count(),
+        27
+    );
+    let (_, catalogs, _) = stdout_of(&["catalog", "validate", "--list-rules"]);
+    assert!(!catalogs.contains("packagemanifest/"), "{catalogs}");
+}
+
+#[test]
 fn explain_knows_every_listed_rule() {
     for command in ["bundle", "catalog"] {
         let (code, list, _) = stdout_of(&[command, "validate", "--list-rules"]);

@@ -5,7 +5,7 @@ use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::validate_image;
 use crate::findings::rules::Subject;
-use crate::legacy::packagemanifest::{self as pm, PackageDir, report, validate as pmvalidate};
+use crate::legacy::packagemanifest::{self as pm, PackageDir, validate as pmvalidate};
 use crate::validate::batch::internal_error_report;
 use crate::validate::bundle::validate_dirs;
 use crate::validate::{Group, Options, Rule, output};
@@ -179,122 +179,47 @@ fn list_rules() -> Outcome {
 }
 
 /// `bundle validate` when some of the folders are package-manifest packages: each is checked
-/// with the package-manifest rules, the others as bundles; one report per folder, then a total.
+/// with the package-manifest rules, the others as bundles; one report per folder, printed by the
+/// same renderers as bundles (`crate::validate::output`), then a total.
 fn validate_mixed(dirs: &[PathBuf], output: OutputFormat, strict: bool, opts: &Options) -> Outcome {
-    enum One {
-        Pm(String, pmvalidate::Report),
-        Bundle(Box<crate::validate::Report>),
-    }
-    let mut results = Vec::new();
-    let mut io_failure = false;
+    let mut reports = Vec::new();
+    let mut all_packages = true;
     for dir in dirs {
         if pm::is_package_manifest_dir(dir) {
-            match PackageDir::read(dir) {
-                Ok(pkg) => {
-                    let r = crate::guard::catch(|| pmvalidate::validate(&pkg))
-                        .map_err(|f| Failure::usage(f.describe()))?;
-                    io_failure |= r
-                        .findings
-                        .iter()
-                        .any(|f| f.rule == pm::rules::PmRule::Unreadable);
-                    results.push(One::Pm(dir.display().to_string(), r));
-                }
-                Err(e) => return Err(Failure::usage(e.to_string())),
-            }
+            let pkg = PackageDir::read(dir).map_err(|e| Failure::usage(e.to_string()))?;
+            let checked = crate::guard::catch(|| pmvalidate::validate(&pkg))
+                .map_err(|f| Failure::usage(f.describe()))?;
+            reports.push(checked.to_report(&dir.display().to_string()));
         } else {
-            let mut reports = validate_dirs(std::slice::from_ref(dir), opts, Some(1));
-            if let Some(r) = reports.pop() {
-                io_failure |= r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError);
-                results.push(One::Bundle(Box::new(r)));
-            }
+            all_packages = false;
+            reports.extend(validate_dirs(std::slice::from_ref(dir), opts, Some(1)));
         }
     }
-    let passed = |o: &One| match o {
-        One::Pm(_, r) => report::passed(r, strict),
-        One::Bundle(r) => r.passed(strict),
+    let io_failure = reports.iter().any(|r| {
+        r.has_rule(Rule::FileUnreadable)
+            || r.has_rule(Rule::InternalError)
+            || r.has_rule(Rule::PmUnreadable)
+    });
+    // Package manifests alone are counted and tagged as such; mixed with bundles, as bundles.
+    let kind = if all_packages {
+        Subject::PackageManifest
+    } else {
+        Subject::Bundle
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written: std::io::Result<()> = (|| {
-        match output {
-            OutputFormat::Text => {
-                let (mut errors, mut warnings) = (0usize, 0usize);
-                for o in &results {
-                    match o {
-                        One::Pm(label, r) => {
-                            report::text(r, label, strict, &mut out)?;
-                            let e = r.errors().count();
-                            errors += e;
-                            warnings += r.findings.len() - e;
-                        }
-                        One::Bundle(r) => {
-                            output::human_with(r, &mut out, false, strict, results.len() > 1)?;
-                            errors += r.error_count();
-                            warnings += r.warning_count();
-                        }
-                    }
-                }
-                if results.len() > 1 {
-                    let failed = results.iter().filter(|o| !passed(o)).count();
-                    writeln!(
-                        out,
-                        "total: {} folders, {} valid, {failed} invalid, {errors} errors, {warnings} warnings",
-                        results.len(),
-                        results.len() - failed
-                    )?;
-                }
-            }
-            OutputFormat::Jsonl => {
-                for o in &results {
-                    let v = match o {
-                        One::Pm(label, r) => {
-                            let mut v = report::json_value(r, strict);
-                            v["subject"] = serde_json::Value::from(label.as_str());
-                            v["kind"] = serde_json::Value::from("package-manifest");
-                            v
-                        }
-                        One::Bundle(r) => output::subject_value(r, Subject::Bundle, strict),
-                    };
-                    serde_json::to_writer(&mut out, &v)?;
-                    writeln!(out)?;
-                }
-            }
-            OutputFormat::Json => {
-                let values: Vec<serde_json::Value> = results
-                    .iter()
-                    .map(|o| match o {
-                        One::Pm(label, r) => {
-                            let mut v = report::json_value(r, strict);
-                            v["bundle"] = serde_json::Value::from(label.as_str());
-                            v
-                        }
-                        One::Bundle(r) => {
-                            let mut v = output::json_value(r, strict);
-                            v["bundle"] = serde_json::Value::from(r.subject.as_str());
-                            v
-                        }
-                    })
-                    .collect();
-                let value = match values.as_slice() {
-                    [one] => one.clone(),
-                    _ => serde_json::json!({
-                        "passed": results.iter().all(passed),
-                        "bundles": values,
-                    }),
-                };
-                serde_json::to_writer_pretty(&mut out, &value)?;
-                writeln!(out)?;
-            }
-        }
-        out.flush()
-    })();
-    if let Err(e) = written
+    let written = match output {
+        OutputFormat::Text => output::text(&reports, kind, strict, false, &mut out),
+        OutputFormat::Jsonl => output::jsonl(&reports, kind, strict, &mut out),
+        OutputFormat::Json => output::json(&reports, kind, strict, &mut out),
+    };
+    if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
         return Err(Failure::usage(format!("cannot write output: {e}")));
     }
     if io_failure {
         Ok(EXIT_USAGE)
-    } else if results.iter().all(passed) {
+    } else if reports.iter().all(|r| r.passed(strict)) {
         Ok(EXIT_OK)
     } else {
         Ok(EXIT_FINDINGS)

@@ -13,6 +13,7 @@
 
 mod bundle;
 mod catalog;
+mod packagemanifest;
 
 use super::diagnostic::Severity;
 use std::cmp::Ordering;
@@ -90,6 +91,9 @@ pub enum Subject {
     Bundle,
     /// File-based catalog folders (`catalog validate`).
     Catalog,
+    /// Legacy package-manifest folders (`<package>.package.yaml` + version folders), checked by
+    /// `bundle validate`.
+    PackageManifest,
 }
 
 impl Subject {
@@ -98,6 +102,15 @@ impl Subject {
         match self {
             Subject::Bundle => "bundle",
             Subject::Catalog => "catalog",
+            Subject::PackageManifest => "package manifest",
+        }
+    }
+
+    /// The word used as a JSON value (`"kind"` of JSON Lines): [`Subject::name`] without spaces.
+    pub fn key(self) -> &'static str {
+        match self {
+            Subject::PackageManifest => "package-manifest",
+            other => other.name(),
         }
     }
 }
@@ -207,9 +220,9 @@ pub(crate) use stage;
 
 /// Every family of rules, in documentation order. A new family adds its slice here and in
 /// [`Rule::ALL`].
-pub const FAMILIES: &[&[Rule]] = &[bundle::RULES, catalog::RULES];
+pub const FAMILIES: &[&[Rule]] = &[bundle::RULES, catalog::RULES, packagemanifest::RULES];
 
-const RULE_COUNT: usize = bundle::RULES.len() + catalog::RULES.len();
+const RULE_COUNT: usize = bundle::RULES.len() + catalog::RULES.len() + packagemanifest::RULES.len();
 
 /// The families laid end to end at compile time, so [`Rule::ALL`] stays a plain slice.
 const ALL_RULES: [Rule; RULE_COUNT] = {
@@ -360,7 +373,7 @@ mod tests {
             assert!(
                 rule.id()
                     .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '-' || c == '/'),
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '/'),
                 "{}",
                 rule.id()
             );
@@ -412,6 +425,12 @@ mod tests {
             assert_eq!(
                 r.subject == Subject::Catalog,
                 r.id.starts_with("catalog/"),
+                "{}",
+                r.id
+            );
+            assert_eq!(
+                r.subject == Subject::PackageManifest,
+                r.id.starts_with("packagemanifest/"),
                 "{}",
                 r.id
             );

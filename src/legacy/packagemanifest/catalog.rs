@@ -5,9 +5,9 @@
 //! them, and the shared conversion turns them into the catalog.
 
 use super::graph::Loaded;
-use super::rules::Finding;
 use super::{PackageDir, Version, validate};
 use crate::catalog::model::DeclarativeConfig;
+use crate::findings::Diagnostic;
 use crate::gocompat::marshal::marshal_string;
 use crate::legacy::index::{IndexDb, OperatorBundleRow};
 use crate::yaml::Node;
@@ -22,7 +22,7 @@ pub enum CatalogError {
     Read(#[from] super::ReadError),
     /// opm's loader refuses the package: every reason, one per line, at file:line.
     #[error("opm's loader refuses this package:\n{}", .0.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
-    Refused(Vec<Finding>),
+    Refused(Vec<Diagnostic>),
     /// A CSV field the loader decodes is malformed.
     #[error("{file}: {message}")]
     Csv {
@@ -42,7 +42,7 @@ pub enum CatalogError {
 pub fn render_dir(dir: &Path) -> Result<DeclarativeConfig, CatalogError> {
     let pkg = PackageDir::read(dir)?;
     let report = validate::validate(&pkg);
-    let errors: Vec<Finding> = report.errors().cloned().collect();
+    let errors: Vec<Diagnostic> = report.errors().cloned().collect();
     let (false, Some(loaded)) = (report.has_errors(), &report.loaded) else {
         return Err(CatalogError::Refused(errors));
     };

@@ -6,8 +6,8 @@
 //! links) so the index model can be filled from them, and every error opm would aggregate is a
 //! finding naming the package file.
 
-use super::rules::{Finding, PmRule};
 use super::{PackageDir, PackageFile};
+use crate::findings::{Diagnostic, Rule};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One `channel_entry` row.
@@ -76,7 +76,7 @@ impl Loaded {
 
 /// Runs the walk. Errors are the ones opm aggregates (and `initializer` then refuses the
 /// package); the rows are returned either way so validation can report everything.
-pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) {
+pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Diagnostic>) {
     let by_name: HashMap<&str, &super::Version> =
         pkg.versions.iter().map(|v| (v.name.as_str(), v)).collect();
     let mut errors = Vec::new();
@@ -93,14 +93,14 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
         if !seen_channels.insert(c.name.as_str()) {
             // The second insert violates the channel primary key; opm reports and skips it.
             errors.push(
-                Finding::new(
-                    PmRule::ChannelDuplicate,
+                Diagnostic::new(
+                    Rule::PmChannelDuplicate,
                     format!(
                         "channel \"{}\" is declared twice; opm cannot add it again",
                         c.name
                     ),
                 )
-                .at(manifest.file.clone(), c.line),
+                .near(manifest.file.clone(), c.line),
             );
             continue;
         }
@@ -130,11 +130,11 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
             ),
         };
         let rule = if manifest.default_channel.is_some() {
-            PmRule::DefaultChannelUnknown
+            Rule::PmDefaultChannelUnknown
         } else {
-            PmRule::DefaultChannelMissing
+            Rule::PmDefaultChannelMissing
         };
-        errors.push(Finding::new(rule, why).at(manifest.file.clone(), manifest.default_line));
+        errors.push(Diagnostic::new(rule, why).near(manifest.file.clone(), manifest.default_line));
     }
 
     let mut next_id = 1i64;
@@ -170,8 +170,8 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
             let Some(v) = by_name.get(current.as_str()) else {
                 // Only the head can be missing here: a missing `replaces` is caught below.
                 errors.push(
-                    Finding::new(
-                        PmRule::ChannelHeadMissing,
+                    Diagnostic::new(
+                        Rule::PmChannelHeadMissing,
                         format!(
                             "channel \"{}\" has currentCSV \"{}\", but no folder holds a ClusterServiceVersion of that name{} (opm: no bundle found for bundlename {})",
                             c.name,
@@ -180,7 +180,7 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
                             current
                         ),
                     )
-                    .at(manifest.file.clone(), line),
+                    .near(manifest.file.clone(), line),
                 );
                 break;
             };
@@ -197,28 +197,28 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Finding>) 
             let replaced_id = insert(&mut loaded.entries, &c.name, &v.replaces, depth);
             if !cycle.insert(v.replaces.clone()) {
                 errors.push(
-                    Finding::new(
-                        PmRule::ReplacesCycle,
+                    Diagnostic::new(
+                        Rule::PmReplacesCycle,
                         format!(
                             "following replaces from the head of channel \"{}\" loops: {} replaces {}, already on the chain (opm: Cycle detected)",
                             c.name, current, v.replaces
                         ),
                     )
-                    .at(v.csv().file.clone(), v.csv().line_of(&["spec", "replaces"])),
+                    .near(v.csv().file.clone(), v.csv().line_of(&["spec", "replaces"])),
                 );
                 break;
             }
             set_replaces(&mut loaded.entries, current_id, replaced_id);
             if !by_name.contains_key(v.replaces.as_str()) {
                 errors.push(
-                    Finding::new(
-                        PmRule::ReplacesMissing,
+                    Diagnostic::new(
+                        Rule::PmReplacesMissing,
                         format!(
                             "{} (on channel \"{}\") replaces \"{}\", which no folder holds (opm: Invalid bundle {}, replaces nonexistent bundle {})",
                             current, c.name, v.replaces, c.head, v.replaces
                         ),
                     )
-                    .at(v.csv().file.clone(), v.csv().line_of(&["spec", "replaces"])),
+                    .near(v.csv().file.clone(), v.csv().line_of(&["spec", "replaces"])),
                 );
                 break;
             }

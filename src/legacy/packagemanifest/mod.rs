@@ -8,13 +8,11 @@
 pub mod catalog;
 pub mod graph;
 pub mod migrate;
-pub mod report;
-pub mod rules;
 pub mod validate;
 
 use crate::bundle::model::Object;
+use crate::findings::{Diagnostic, Rule};
 use crate::yaml::{self, Node, Value};
-use rules::{Finding, PmRule};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -139,7 +137,7 @@ pub struct PackageDir {
     /// Every file read.
     pub files: Vec<TreeFile>,
     /// Findings from reading (syntax errors, shapes); validation adds the rest.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
 }
 
 /// Whether `dir` looks like a package-manifest package: a folder without `metadata/` or
@@ -254,8 +252,8 @@ impl PackageDir {
                 .collect(),
             Err(e) => {
                 self.findings.push(
-                    Finding::new(PmRule::Unreadable, format!("cannot list folder: {e}"))
-                        .at(display_dir(rel), 0),
+                    Diagnostic::new(Rule::PmUnreadable, format!("cannot list folder: {e}"))
+                        .near(display_dir(rel), 0),
                 );
                 return;
             }
@@ -274,7 +272,8 @@ impl PackageDir {
                 Ok(m) => m,
                 Err(e) => {
                     self.findings.push(
-                        Finding::new(PmRule::Unreadable, format!("cannot read: {e}")).at(file, 0),
+                        Diagnostic::new(Rule::PmUnreadable, format!("cannot read: {e}"))
+                            .near(file, 0),
                     );
                     continue;
                 }
@@ -298,15 +297,15 @@ impl PackageDir {
         let _reading = crate::guard::reading(path);
         if size > MAX_FILE_SIZE {
             self.findings.push(
-                Finding::new(
-                    PmRule::Unreadable,
+                Diagnostic::new(
+                    Rule::PmUnreadable,
                     format!(
                         "file is {} MiB; olmpack reads files up to {} MiB",
                         size / (1024 * 1024),
                         MAX_FILE_SIZE / (1024 * 1024)
                     ),
                 )
-                .at(file, 0),
+                .near(file, 0),
             );
             return None;
         }
@@ -314,17 +313,18 @@ impl PackageDir {
         if let Err(e) =
             fs::File::open(path).and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
         {
-            self.findings
-                .push(Finding::new(PmRule::Unreadable, format!("cannot read: {e}")).at(file, 0));
+            self.findings.push(
+                Diagnostic::new(Rule::PmUnreadable, format!("cannot read: {e}")).near(file, 0),
+            );
             return None;
         }
         if bytes.is_empty() {
             self.findings.push(
-                Finding::new(
-                    PmRule::EmptyFile,
+                Diagnostic::new(
+                    Rule::PmEmptyFile,
                     "empty file: opm's loader cannot decode it and refuses the package; delete it",
                 )
-                .at(file, 0),
+                .near(file, 0),
             );
             return None;
         }
@@ -334,11 +334,11 @@ impl PackageDir {
                 let at = e.utf8_error().valid_up_to();
                 let line = 1 + e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count();
                 self.findings.push(
-                    Finding::new(
-                        PmRule::YamlSyntax,
+                    Diagnostic::new(
+                        Rule::PmYamlSyntax,
                         format!("not UTF-8 text (invalid byte at offset {at}); opm's loader refuses the package"),
                     )
-                    .at(file, line),
+                    .near(file, line),
                 );
                 return None;
             }
@@ -350,11 +350,11 @@ impl PackageDir {
             Ok(chunk) => chunk,
             Err(why) => {
                 self.findings.push(
-                    Finding::new(
-                        PmRule::YamlSyntax,
+                    Diagnostic::new(
+                        Rule::PmYamlSyntax,
                         format!("{why}; opm's loader refuses the package"),
                     )
-                    .at(file, 0),
+                    .near(file, 0),
                 );
                 return None;
             }
@@ -377,40 +377,40 @@ impl PackageDir {
                         .map(|d| d.root.clone());
                     if docs.len() > 1 {
                         self.findings.push(
-                            Finding::new(
-                                PmRule::MultiDocument,
+                            Diagnostic::new(
+                                Rule::PmMultiDocument,
                                 format!("{} YAML documents; opm reads only the first", docs.len()),
                             )
-                            .at(file, docs[1].root.line),
+                            .near(file, docs[1].root.line),
                         );
                     }
                     return first;
                 }
                 if docs.len() > 1 {
                     self.findings.push(
-                        Finding::new(
-                            PmRule::MultiDocument,
+                        Diagnostic::new(
+                            Rule::PmMultiDocument,
                             format!(
                                 "{} YAML documents; opm reads only the first (line {})",
                                 docs.len(),
                                 docs[0].root.line
                             ),
                         )
-                        .at(file, docs[1].root.line),
+                        .near(file, docs[1].root.line),
                     );
                 }
                 docs.into_iter().next().map(|d| d.root)
             }
             Err(e) => {
                 self.findings.push(
-                    Finding::new(
-                        PmRule::YamlSyntax,
+                    Diagnostic::new(
+                        Rule::PmYamlSyntax,
                         format!(
                             "invalid YAML: {} (column {}); opm's loader refuses the package",
                             e.message, e.col
                         ),
                     )
-                    .at(file, e.line),
+                    .near(file, e.line),
                 );
                 None
             }
@@ -431,11 +431,11 @@ impl PackageDir {
                 }),
                 Ok(None) => {}
                 Err((line, why)) => findings.push(
-                    Finding::new(
-                        PmRule::PackageDecode,
+                    Diagnostic::new(
+                        Rule::PmPackageDecode,
                         format!("opm's loader decodes every file as a package manifest and refuses this one: {why}"),
                     )
-                    .at(f.file.clone(), line),
+                    .near(f.file.clone(), line),
                 ),
             }
         }
@@ -444,24 +444,24 @@ impl PackageDir {
             let names: Vec<&str> = found.iter().map(|p| p.file.as_str()).collect();
             for extra in &found[1..] {
                 self.findings.push(
-                    Finding::new(
-                        PmRule::PackageFileMultiple,
+                    Diagnostic::new(
+                        Rule::PmPackageFileMultiple,
                         format!(
                             "several files declare a package ({}): keep one package file",
                             names.join(", ")
                         ),
                     )
-                    .at(extra.file.clone(), extra.line),
+                    .near(extra.file.clone(), extra.line),
                 );
             }
         }
         if found.is_empty() && !self.findings.iter().any(|f| f.is_error()) {
             self.findings.push(
-                Finding::new(
-                    PmRule::PackageFileMissing,
+                Diagnostic::new(
+                    Rule::PmPackageFileMissing,
                     "no file declares a packageName: add <package>.package.yaml with packageName, channels and defaultChannel",
                 )
-                .at(".", 0),
+                .near(".", 0),
             );
         }
         self.package = found.into_iter().next();
@@ -484,11 +484,11 @@ impl PackageDir {
                 let is_version_dir = !dir.is_empty() && !dir.contains('/');
                 if is_version_dir {
                     self.findings.push(
-                        Finding::new(
-                            PmRule::VersionNoCsv,
+                        Diagnostic::new(
+                            Rule::PmVersionNoCsv,
                             "folder holds no ClusterServiceVersion: opm ignores its files and operator-sdk refuses the package",
                         )
-                        .at(format!("{dir}/"), 0),
+                        .near(format!("{dir}/"), 0),
                     );
                 }
                 continue;
@@ -496,26 +496,26 @@ impl PackageDir {
             if csvs.len() > 1 {
                 let files: Vec<&str> = csvs.iter().map(|o| o.file.as_str()).collect();
                 self.findings.push(
-                    Finding::new(
-                        PmRule::VersionMultipleCsvs,
+                    Diagnostic::new(
+                        Rule::PmVersionMultipleCsvs,
                         format!(
                             "{} ClusterServiceVersions in one version folder ({}): a bundle holds exactly one; move each into its own folder",
                             csvs.len(),
                             files.join(", ")
                         ),
                     )
-                    .at(display_dir(&dir), 0),
+                    .near(display_dir(&dir), 0),
                 );
             }
             let files: Vec<String> = in_dir.iter().map(|f| f.file.clone()).collect();
             for csv in &csvs {
                 let Some(name) = csv.name.clone().filter(|n| !n.is_empty()) else {
                     self.findings.push(
-                        Finding::new(
-                            PmRule::CsvNameMissing,
+                        Diagnostic::new(
+                            Rule::PmCsvNameMissing,
                             "ClusterServiceVersion has no metadata.name (opm: csv name not found)",
                         )
-                        .at(csv.file.clone(), csv.line()),
+                        .near(csv.file.clone(), csv.line()),
                     );
                     continue;
                 };
@@ -550,11 +550,11 @@ impl PackageDir {
         let spec = csv.root.get("spec");
         let mut wrong = |field: &str, node: &Node, want: &str| {
             self.findings.push(
-                Finding::new(
-                    PmRule::CsvField,
+                Diagnostic::new(
+                    Rule::PmCsvField,
                     format!("spec.{field} is a {} but opm reads a {want}; the loader refuses the bundle", node.kind_name()),
                 )
-                .at(csv.file.clone(), node.line),
+                .near(csv.file.clone(), node.line),
             );
         };
         if let Some(spec) = spec {
@@ -593,11 +593,11 @@ impl PackageDir {
                 .is_err()
         {
             self.findings.push(
-                Finding::new(
-                    PmRule::CsvField,
+                Diagnostic::new(
+                    Rule::PmCsvField,
                     "the olm.properties annotation is not a JSON list of {type, value} objects; opm's loader refuses the bundle",
                 )
-                .at(csv.file.clone(), n.line),
+                .near(csv.file.clone(), n.line),
             );
         }
         if let Some(s) = csv
@@ -611,7 +611,7 @@ impl PackageDir {
 
     /// Every finding that makes opm's loader refuse the package, or that the API validator
     /// rejects, so far.
-    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.findings.iter().filter(|f| f.is_error())
     }
 

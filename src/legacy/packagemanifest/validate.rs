@@ -4,16 +4,18 @@
 //! data (orphan versions, dangling skips, v1beta1 CRDs).
 
 use super::graph::{self, Loaded};
-use super::rules::{Finding, PmRule};
 use super::{PackageDir, PackageFile, Version};
+use crate::findings::{Diagnostic, Rule};
 use crate::yaml::Node;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// The verdict on one package folder.
+/// The verdict on one package folder: the findings, and what opm's loader stores (which
+/// `catalog render` and `bundle migrate` need, and the shared [`crate::findings::Report`] does
+/// not carry).
 #[derive(Debug, Clone)]
 pub struct Report {
     /// Every finding, errors first, then by file and line.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// What opm's loader stores, when the package file could be read.
     pub loaded: Option<Loaded>,
 }
@@ -21,12 +23,20 @@ pub struct Report {
 impl Report {
     /// Whether any finding is an error (opm's loader or the API validator refuses the package).
     pub fn has_errors(&self) -> bool {
-        self.findings.iter().any(Finding::is_error)
+        self.findings.iter().any(Diagnostic::is_error)
     }
 
     /// The errors.
-    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.findings.iter().filter(|f| f.is_error())
+    }
+
+    /// The findings as the shared report every renderer of `crate::validate::output` prints;
+    /// `folder` is the package folder as the user typed it (finding files are relative to it).
+    pub fn to_report(&self, folder: &str) -> crate::findings::Report {
+        let mut report = crate::findings::Report::new(folder, self.findings.clone());
+        report.subject = format!("{folder} (package manifest)");
+        report
     }
 }
 
@@ -51,25 +61,20 @@ pub fn validate(pkg: &PackageDir) -> Report {
     }
     findings.extend(check_versions(pkg));
     findings.sort_by(|a, b| {
-        (a.rule.severity(), &a.file, a.line, a.rule).cmp(&(
-            b.rule.severity(),
-            &b.file,
-            b.line,
-            b.rule,
-        ))
+        (a.severity, &a.file, a.line, a.rule).cmp(&(b.severity, &b.file, b.line, b.rule))
     });
     findings.dedup();
     Report { findings, loaded }
 }
 
 /// operator-framework/api's `validatePackageManifest`.
-fn check_package_file(m: &PackageFile) -> Vec<Finding> {
+fn check_package_file(m: &PackageFile) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let at = |f: Finding, line: usize| f.at(m.file.clone(), line);
+    let at = |f: Diagnostic, line: usize| f.near(m.file.clone(), line);
     if m.channels.is_empty() {
         out.push(at(
-            Finding::new(
-                PmRule::ChannelsEmpty,
+            Diagnostic::new(
+                Rule::PmChannelsEmpty,
                 "channels is empty: list at least one channel with name and currentCSV",
             ),
             m.line,
@@ -77,8 +82,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
     }
     if m.default_channel.is_none() && m.channels.len() > 1 {
         out.push(at(
-            Finding::new(
-                PmRule::DefaultChannelMissing,
+            Diagnostic::new(
+                Rule::PmDefaultChannelMissing,
                 format!(
                     "default channel is empty but more than one channel exists ({}): set defaultChannel (opm: no default channel specified for {})",
                     m.channels.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
@@ -90,8 +95,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
     }
     if m.default_channel.is_none() && m.channels.len() == 1 {
         out.push(at(
-            Finding::new(
-                PmRule::DefaultChannelUnset,
+            Diagnostic::new(
+                Rule::PmDefaultChannelUnset,
                 format!(
                     "defaultChannel is not set; opm uses the only channel \"{}\", operator-sdk pkgman-to-bundle refuses the package",
                     m.channels[0].name
@@ -104,8 +109,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
     for (i, c) in m.channels.iter().enumerate() {
         if c.name.is_empty() {
             out.push(at(
-                Finding::new(
-                    PmRule::ChannelNameEmpty,
+                Diagnostic::new(
+                    Rule::PmChannelNameEmpty,
                     format!("channel {i} name is empty"),
                 ),
                 c.line,
@@ -113,8 +118,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
         }
         if c.current_csv.is_empty() {
             out.push(at(
-                Finding::new(
-                    PmRule::ChannelHeadEmpty,
+                Diagnostic::new(
+                    Rule::PmChannelHeadEmpty,
                     format!("channel \"{}\" currentCSV is empty", c.name),
                 ),
                 c.line,
@@ -122,8 +127,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
         }
         if !c.name.is_empty() && !seen.insert(c.name.as_str()) {
             out.push(at(
-                Finding::new(
-                    PmRule::ChannelDuplicate,
+                Diagnostic::new(
+                    Rule::PmChannelDuplicate,
                     format!("duplicate package manifest channel name \"{}\"", c.name),
                 ),
                 c.line,
@@ -134,8 +139,8 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
         && !m.channels.iter().any(|c| &c.name == d)
     {
         out.push(at(
-            Finding::new(
-                PmRule::DefaultChannelUnknown,
+            Diagnostic::new(
+                Rule::PmDefaultChannelUnknown,
                 format!(
                     "default channel \"{d}\" not found in the list of declared channels ({})",
                     m.channels
@@ -152,30 +157,30 @@ fn check_package_file(m: &PackageFile) -> Vec<Finding> {
 }
 
 /// Orphans and dangling skips, from the loader's rows.
-fn check_membership(pkg: &PackageDir, loaded: &Loaded) -> Vec<Finding> {
+fn check_membership(pkg: &PackageDir, loaded: &Loaded) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let members: HashSet<&str> = loaded.entries.iter().map(|e| e.bundle.as_str()).collect();
     for v in &pkg.versions {
         if !members.contains(v.name.as_str()) {
             out.push(
-                Finding::new(
-                    PmRule::Orphan,
+                Diagnostic::new(
+                    Rule::PmOrphan,
                     format!(
                         "{} is in no channel (not on the replaces chain of any channel head, nor skipped by it): the rendered catalog drops it",
                         v.name
                     ),
                 )
-                .at(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
+                .near(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
             );
         }
         for skip in &v.skips {
             if pkg.version(skip).is_none() {
                 out.push(
-                    Finding::new(
-                        PmRule::SkipsUnknown,
+                    Diagnostic::new(
+                        Rule::PmSkipsUnknown,
                         format!("skips \"{skip}\", which no folder of the package holds"),
                     )
-                    .at(v.csv().file.clone(), v.csv().line_of(&["spec", "skips"])),
+                    .near(v.csv().file.clone(), v.csv().line_of(&["spec", "skips"])),
                 );
             }
         }
@@ -184,21 +189,21 @@ fn check_membership(pkg: &PackageDir, loaded: &Loaded) -> Vec<Finding> {
 }
 
 /// Per-version checks: duplicate CSV names, owned CRDs present, folder names, v1beta1 CRDs.
-fn check_versions(pkg: &PackageDir) -> Vec<Finding> {
+fn check_versions(pkg: &PackageDir) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut first_of: HashMap<&str, &Version> = HashMap::new();
     for v in &pkg.versions {
         if let Some(prev) = first_of.get(v.name.as_str()) {
             out.push(
-                Finding::new(
-                    PmRule::CsvNameDuplicate,
+                Diagnostic::new(
+                    Rule::PmCsvNameDuplicate,
                     format!(
                         "ClusterServiceVersion {} is also defined in {}: opm cannot store it twice",
                         v.name,
                         prev.csv().file
                     ),
                 )
-                .at(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
+                .near(v.csv().file.clone(), v.csv().line_of(&["metadata", "name"])),
             );
         } else {
             first_of.insert(&v.name, v);
@@ -210,24 +215,24 @@ fn check_versions(pkg: &PackageDir) -> Vec<Finding> {
             && folder.trim_start_matches('v') != v.version.trim_start_matches('v')
         {
             out.push(
-                Finding::new(
-                    PmRule::FolderVersionMismatch,
+                Diagnostic::new(
+                    Rule::PmFolderVersionMismatch,
                     format!("folder \"{folder}\" holds version {}", v.version),
                 )
-                .at(v.csv().file.clone(), v.csv().line_of(&["spec", "version"])),
+                .near(v.csv().file.clone(), v.csv().line_of(&["spec", "version"])),
             );
         }
         for o in &v.objects {
             if o.is_crd() && o.api_version == "apiextensions.k8s.io/v1beta1" {
                 out.push(
-                    Finding::new(
-                        PmRule::CrdV1beta1,
+                    Diagnostic::new(
+                        Rule::PmCrdV1beta1,
                         format!(
                             "CRD {} is apiextensions.k8s.io/v1beta1: Kubernetes 1.22+ cannot serve it and OLM v1 cannot install it; convert it to v1",
                             o.name.as_deref().unwrap_or("?")
                         ),
                     )
-                    .at(o.file.clone(), o.line_of(&["apiVersion"])),
+                    .near(o.file.clone(), o.line_of(&["apiVersion"])),
                 );
             }
         }
@@ -295,7 +300,7 @@ pub fn definitions<'a>(v: &'a Version, section: &str, which: &str) -> &'a [Node]
 }
 
 /// opm's `AllProvidedAPIsInBundle`: every owned CRD must be provided by a CRD of the folder.
-fn check_provided_apis(v: &Version) -> Vec<Finding> {
+fn check_provided_apis(v: &Version) -> Vec<Diagnostic> {
     let provided = provided_apis(v);
     let mut out = Vec::new();
     for required in definitions(v, "customresourcedefinitions", "required") {
@@ -305,11 +310,11 @@ fn check_provided_apis(v: &Version) -> Vec<Finding> {
             .unwrap_or_default();
         if !name.contains('.') {
             out.push(
-                Finding::new(
-                    PmRule::CsvField,
+                Diagnostic::new(
+                    Rule::PmCsvField,
                     format!("required CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
                 )
-                .at(v.csv().file.clone(), required.line),
+                .near(v.csv().file.clone(), required.line),
             );
         }
     }
@@ -324,11 +329,11 @@ fn check_provided_apis(v: &Version) -> Vec<Finding> {
         let name = text("name");
         let Some((plural, group)) = name.split_once('.') else {
             out.push(
-                Finding::new(
-                    PmRule::ProvidedApiMissing,
+                Diagnostic::new(
+                    Rule::PmProvidedApiMissing,
                     format!("owned CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
                 )
-                .at(v.csv().file.clone(), owned.line),
+                .near(v.csv().file.clone(), owned.line),
             );
             continue;
         };
@@ -340,14 +345,14 @@ fn check_provided_apis(v: &Version) -> Vec<Finding> {
         );
         if !provided.contains(&key) {
             out.push(
-                Finding::new(
-                    PmRule::ProvidedApiMissing,
+                Diagnostic::new(
+                    Rule::PmProvidedApiMissing,
                     format!(
                         "owned CRD {name} version {} kind {} is not defined by any CRD in {}/ (opm: error checking provided apis in bundle {})",
                         key.1, key.2, v.dir, v.name
                     ),
                 )
-                .at(v.csv().file.clone(), owned.line),
+                .near(v.csv().file.clone(), owned.line),
             );
         }
     }
