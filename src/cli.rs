@@ -15,8 +15,12 @@ use std::process::ExitCode;
         Bundles (olmpack bundle): scaffold, validate, build and push registry+v1 bundle images, \
         inspect and pull them back.\n\n\
         Catalogs (olmpack catalog): render, validate, template, graph and add to file-based \
-        catalogs (FBC), and build and push catalog images, with opm's output byte for byte.\n\n\
-        Shell completions: olmpack completions SHELL. Manual pages: olmpack man."
+        catalogs (FBC), and build and push catalog images with opm's serve cache, with opm's \
+        output byte for byte; serve a catalog as opm and catalogd do (olmpack catalog serve).\n\n\
+        Legacy formats: package-manifest folders (bundle validate, bundle migrate, catalog \
+        render) and sqlite index databases (catalog render), read-only.\n\n\
+        Rules: olmpack explain RULE. Shell completions: olmpack completions SHELL. Manual pages: \
+        olmpack man."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -33,7 +37,7 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
-    /// Explain a validation rule (bundle or catalog): what it checks, why, and an example.
+    /// Explain a validation rule (bundle, catalog or package manifest): what it checks, why, and an example.
     Explain(commands::explain::Args),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish) to stdout.
     Completions(commands::completions::Args),
