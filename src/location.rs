@@ -211,8 +211,8 @@ pub enum LocationError {
     },
     /// A bare word: neither an existing path nor a reference with a registry host.
     #[error(
-        "no such file or folder: {typed}; as an image reference it names no registry host{}",
-        docker_hub.as_deref().map(|d| format!(" (for the Docker Hub image, write {d})")).unwrap_or_default()
+        "no such file or folder: {typed} (nothing was sent to a registry: as an image reference it names no registry host{})",
+        docker_hub.as_deref().map(|d| format!("; for the Docker Hub image, write {d}")).unwrap_or_default()
     )]
     Ambiguous {
         /// The string as typed.
@@ -497,11 +497,11 @@ mod tests {
     fn bare_words_name_both_readings() {
         assert_eq!(
             err("nosuchdir"),
-            "no such file or folder: nosuchdir; as an image reference it names no registry host (for the Docker Hub image, write docker.io/library/nosuchdir)"
+            "no such file or folder: nosuchdir (nothing was sent to a registry: as an image reference it names no registry host; for the Docker Hub image, write docker.io/library/nosuchdir)"
         );
         assert_eq!(
             err("No_Such"),
-            "no such file or folder: No_Such; as an image reference it names no registry host"
+            "no such file or folder: No_Such (nothing was sent to a registry: as an image reference it names no registry host)"
         );
     }
 
