@@ -14,25 +14,12 @@ use std::time::Instant;
 
 #[path = "support/measure.rs"]
 mod measure;
-use measure::{cpu_seconds, peak_rss_kib};
+use measure::{cpu_seconds, dir_size, peak_rss_kib};
 
 fn shared() -> PathBuf {
     std::env::var_os("OLMPACK_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
-
-fn dir_size(p: &Path) -> u64 {
-    std::fs::read_dir(p)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| match e.metadata() {
-            Ok(m) if m.is_dir() => dir_size(&e.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
 }
 
 fn main() {
