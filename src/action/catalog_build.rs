@@ -103,6 +103,15 @@ pub enum CatalogBuildError {
     /// opm's serve cache could not be built.
     #[error(transparent)]
     Cache(#[from] crate::serve::cache::CacheError),
+    /// The owner of the serve cache (the base's user) could not be found.
+    #[error("{base}: {source}")]
+    BaseUser {
+        /// The base as given.
+        base: String,
+        /// Why.
+        #[source]
+        source: crate::serve::owner::OwnerError,
+    },
     /// A temp folder could not be created.
     #[error("cannot create a temp folder in {}: {source}", path.display())]
     Spool {
@@ -157,6 +166,8 @@ pub struct BuiltCatalog {
     pub configs_layer: String,
     /// The serve cache shipped, if any (its layer follows the configs layer).
     pub serve_cache: Option<crate::serve::cache::CacheSummary>,
+    /// Who owns the serve cache's entries (one per distinct owner among the platform images).
+    pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
     /// Spool folder.
     pub spool: tempfile::TempDir,
     bases: Vec<OpenedImage>,
@@ -306,16 +317,47 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
             .unwrap_or(crate::serve::cache::DEFAULT_CACHE_DIR),
         &configs,
     )?;
-    let cache = if opts.serve_cache.wanted(opts.base.is_some()) {
-        Some(crate::serve::cache::cache_layer(
-            dir,
-            &cache_dir,
-            epoch,
-            spool.path(),
-        )?)
-    } else {
-        None
-    };
+    // The cache is written once; each platform image gets it as a layer owned by that
+    // platform's base user (one layer per distinct owner), as a RUN step there would own it.
+    let mut layer_of: Vec<usize> = Vec::new();
+    let cache_layers: Vec<crate::serve::cache::CacheLayer> =
+        if opts.serve_cache.wanted(opts.base.is_some()) {
+            let files = crate::serve::cache::cache_files(dir, spool.path())?;
+            let owners = if bases.is_empty() {
+                vec![crate::serve::owner::CacheOwner::root(
+                    "a scratch image has no user, so root",
+                )]
+            } else {
+                let base_name = opts.base.clone().unwrap_or_default();
+                bases
+                    .iter()
+                    .map(|(b, _)| {
+                        crate::serve::owner::base_cache_owner(b).map_err(|source| {
+                            CatalogBuildError::BaseUser {
+                                base: base_name.clone(),
+                                source,
+                            }
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let mut layers: Vec<crate::serve::cache::CacheLayer> = Vec::new();
+            for owner in owners {
+                let same = |l: &crate::serve::cache::CacheLayer| {
+                    (l.owner.uid, l.owner.gid) == (owner.uid, owner.gid)
+                };
+                match layers.iter().position(same) {
+                    Some(at) => layer_of.push(at),
+                    None => {
+                        layer_of.push(layers.len());
+                        layers.push(files.layer(&cache_dir, epoch, spool.path(), &owner)?);
+                    }
+                }
+            }
+            layers
+        } else {
+            Vec::new()
+        };
     let cache_edit = ConfigEdit {
         labels: BTreeMap::new(),
         entrypoint: None,
@@ -323,8 +365,9 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         created_epoch: epoch,
         created_by: format!("olmpack catalog build: opm serve cache at {cache_dir}"),
     };
-    let with_cache = |image: Image| -> Result<Image, CatalogBuildError> {
-        match &cache {
+    // The cache layer for the `i`-th base (scratch: the only one).
+    let with_cache = |image: Image, i: usize| -> Result<Image, CatalogBuildError> {
+        match layer_of.get(i).and_then(|at| cache_layers.get(*at)) {
             Some(c) => Ok(extend_image(&image, &c.layer, &cache_edit)?),
             None => Ok(image),
         }
@@ -359,7 +402,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         };
         for p in &platforms {
             images.push((
-                with_cache(scratch_image(&layer, &labels, p, Format::Oci, epoch))?,
+                with_cache(scratch_image(&layer, &labels, p, Format::Oci, epoch), 0)?,
                 platform_json(p),
             ));
         }
@@ -369,13 +412,13 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
             entrypoint: Some(vec![OPM_ENTRYPOINT.to_string()]),
             cmd: Some(crate::serve::cache::serve_cmd(
                 &configs,
-                cache.as_ref().map(|_| cache_dir.as_str()),
+                (!cache_layers.is_empty()).then_some(cache_dir.as_str()),
             )),
             created_epoch: epoch,
             created_by: format!("olmpack catalog build: catalog at {configs}"),
         };
-        for (base, platform) in bases {
-            let image = with_cache(extend_image(&base.to_image(), &layer, &edit)?)?;
+        for (i, (base, platform)) in bases.into_iter().enumerate() {
+            let image = with_cache(extend_image(&base.to_image(), &layer, &edit)?, i)?;
             images.push((image, platform));
             opened_bases.push(base);
         }
@@ -403,7 +446,8 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         artifact,
         warnings,
         configs_layer: layer.digest,
-        serve_cache: cache.map(|c| c.summary),
+        serve_cache: cache_layers.first().map(|c| c.summary.clone()),
+        cache_owners: cache_layers.into_iter().map(|c| c.owner).collect(),
         spool,
         bases: opened_bases,
     })
@@ -578,6 +622,8 @@ pub struct CatalogBuildResult {
     pub pushed: Vec<String>,
     /// The serve cache shipped, if any.
     pub serve_cache: Option<crate::serve::cache::CacheSummary>,
+    /// Who owns the serve cache's entries, and why.
+    pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
 }
 
 /// Why a `catalog build` run failed, with the step that failed.
@@ -666,6 +712,7 @@ pub fn run(
         platforms,
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
         serve_cache: built.serve_cache.clone(),
+        cache_owners: built.cache_owners.clone(),
     }))
 }
 

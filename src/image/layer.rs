@@ -2,8 +2,9 @@
 //! while both digests are computed.
 //!
 //! Every header field that could carry the build machine's state is fixed here:
-//! mtime = `SOURCE_DATE_EPOCH` or 0, uid/gid 0, empty user and group names, mode 0644 for files
-//! and 0755 for folders (whatever the umask or `chmod` said), GNU headers (long names go through
+//! mtime = `SOURCE_DATE_EPOCH` or 0, uid/gid 0 (the serve cache: the base's user, a fact of the
+//! base, not of the machine), empty user and group names, mode 0644 for files and 0755 for
+//! folders (whatever the umask or `chmod` said), GNU headers (long names go through
 //! `././@LongLink`), no xattrs, no atime/ctime, no sparse files. gzip runs at level 6 (what
 //! `gzip -6` and `docker build` use) with a fixed header: no name, mtime 0, OS byte 255
 //! (flate2's `GzEncoder` default), so the same entries always give the same bytes for a given
@@ -53,18 +54,19 @@ pub(crate) fn write_layer(
     mtime: u64,
     spool: &Path,
 ) -> Result<LayerBlob, BuildError> {
-    write_layer_with_modes(entries, mtime, spool, DIR_MODE, FILE_MODE)
+    write_layer_with_modes(entries, mtime, spool, DIR_MODE, FILE_MODE, (0, 0))
 }
 
-/// [`write_layer`] with other modes for every folder and file: opm's serve cache is 0750/0640
-/// in the images `opm generate dockerfile` builds, and its digest covers the modes the image
-/// will have.
+/// [`write_layer`] with other modes and another owner (`(uid, gid)`) for every folder and file:
+/// opm's serve cache is 0750/0640 in the images `opm generate dockerfile` builds (its digest
+/// covers the modes the image will have), owned by the user its `RUN` step ran as.
 pub(crate) fn write_layer_with_modes(
     entries: &[Entry],
     mtime: u64,
     spool: &Path,
     dir_mode: u32,
     file_mode: u32,
+    owner: (u32, u32),
 ) -> Result<LayerBlob, BuildError> {
     let file = File::create(spool).map_err(|e| BuildError::io("create", spool, e))?;
     let compressed = HashingWriter::new(BufWriter::with_capacity(256 * 1024, file));
@@ -76,8 +78,8 @@ pub(crate) fn write_layer_with_modes(
     let write_err = |e: io::Error| BuildError::io("write", spool, e);
     for entry in entries {
         let mut header = tar::Header::new_gnu();
-        header.set_uid(0);
-        header.set_gid(0);
+        header.set_uid(u64::from(owner.0));
+        header.set_gid(u64::from(owner.1));
         header.set_mtime(mtime);
         header.set_username("").map_err(write_err)?;
         header.set_groupname("").map_err(write_err)?;

@@ -10,11 +10,13 @@
 //! - `digest`: [`super::gotar::json_cache_digest`] of the catalog folder *as the image holds
 //!   it* (modes 0755/0644, links resolved, whiteouts left out) and of `cache/`.
 //!
-//! Folders are 0750 and files 0640 (opm's `jsonCacheModeDir`/`jsonCacheModeFile`, uid and gid
-//! 0: readable by the root group, which is how opm images run as user 1001).
+//! Folders are 0750 and files 0640 (opm's `jsonCacheModeDir`/`jsonCacheModeFile`), owned as a
+//! `RUN` step in the base would own them ([`super::owner`]): the base's user and its group (the
+//! opm image: 1001 and group 0), root without a base or user. opm's digest ignores owners.
 
 use super::gotar::{self, Content, TreeEntry};
 use super::model::{ModelError, ServeModel, index_to_go_json};
+use super::owner::CacheOwner;
 use crate::image::BuildError;
 use crate::image::layer::LayerBlob;
 use crate::image::walk::{Entry, EntryKind, Walker};
@@ -229,6 +231,15 @@ pub fn write_cache(
     })
 }
 
+/// A cache written once in the spool, ready to become one layer per owner.
+#[derive(Debug)]
+pub struct CacheFiles {
+    /// The folder holding `cache/` and `digest`.
+    base: PathBuf,
+    /// What it holds.
+    pub summary: CacheSummary,
+}
+
 /// A cache layer ready to add to an image.
 #[derive(Debug)]
 pub struct CacheLayer {
@@ -236,55 +247,82 @@ pub struct CacheLayer {
     pub layer: LayerBlob,
     /// What it holds.
     pub summary: CacheSummary,
+    /// Who owns its entries.
+    pub owner: CacheOwner,
 }
 
-/// Builds opm's serve cache for the catalog folder `dir` and writes it as a layer holding
-/// `<cache_dir>/cache/…` and `<cache_dir>/digest` (no entries for the parents of `cache_dir`,
-/// so an existing `/tmp` keeps its mode). `spool` is a private temp folder.
+/// Builds opm's serve cache for the catalog folder `dir` into `spool` (a private temp folder).
+pub fn cache_files(dir: &Path, spool: &Path) -> Result<CacheFiles, CacheError> {
+    let model = ServeModel::from_dir(dir)?;
+    let catalog = catalog_tree_in_image(dir)?;
+    let base = spool.join("serve-cache");
+    let summary = write_cache(&model, &catalog, &base)?;
+    Ok(CacheFiles { base, summary })
+}
+
+impl CacheFiles {
+    /// The cache as a layer holding `<cache_dir>/cache/…` and `<cache_dir>/digest` (no entries
+    /// for the parents of `cache_dir`, so an existing `/tmp` keeps its mode and owner), every
+    /// entry owned by `owner` with opm's modes.
+    pub fn layer(
+        &self,
+        cache_dir: &str,
+        mtime: u64,
+        spool: &Path,
+        owner: &CacheOwner,
+    ) -> Result<CacheLayer, CacheError> {
+        let base = &self.base;
+        let prefix = cache_dir.trim_matches('/');
+        let tree = gotar::tree_of_dir(base, None).map_err(io_err(base))?;
+        let mut entries = Vec::with_capacity(tree.len());
+        for e in tree {
+            let name = if e.path == "." {
+                format!("{prefix}/")
+            } else if e.file.is_none() {
+                format!("{prefix}/{}/", e.path)
+            } else {
+                format!("{prefix}/{}", e.path)
+            };
+            let kind = match e.file {
+                None => EntryKind::Dir,
+                Some((size, Content::Path(source))) => EntryKind::File {
+                    shown: source.clone(),
+                    source,
+                    size,
+                },
+                Some((_, Content::Bytes(_))) => continue,
+            };
+            entries.push(Entry {
+                name: name.into_bytes(),
+                kind,
+            });
+        }
+        let layer = crate::image::layer::write_layer_with_modes(
+            &entries,
+            mtime,
+            &spool.join(format!("serve-cache-{}-{}.tar.gz", owner.uid, owner.gid)),
+            CACHE_DIR_MODE,
+            CACHE_FILE_MODE,
+            (owner.uid, owner.gid),
+        )?;
+        Ok(CacheLayer {
+            layer,
+            summary: self.summary.clone(),
+            owner: owner.clone(),
+        })
+    }
+}
+
+/// Builds opm's serve cache for the catalog folder `dir` and writes it as a layer owned by
+/// `owner` (see [`CacheFiles::layer`]). `spool` is a private temp folder.
 pub fn cache_layer(
     dir: &Path,
     cache_dir: &str,
     mtime: u64,
     spool: &Path,
+    owner: &CacheOwner,
 ) -> Result<CacheLayer, CacheError> {
-    let model = ServeModel::from_dir(dir)?;
-    let catalog = catalog_tree_in_image(dir)?;
-    let base = spool.join("serve-cache");
-    let summary = write_cache(&model, &catalog, &base)?;
-    drop(model);
-    let prefix = cache_dir.trim_matches('/');
-    let tree = gotar::tree_of_dir(&base, None).map_err(io_err(&base))?;
-    let mut entries = Vec::with_capacity(tree.len());
-    for e in tree {
-        let name = if e.path == "." {
-            format!("{prefix}/")
-        } else if e.file.is_none() {
-            format!("{prefix}/{}/", e.path)
-        } else {
-            format!("{prefix}/{}", e.path)
-        };
-        let kind = match e.file {
-            None => EntryKind::Dir,
-            Some((size, Content::Path(source))) => EntryKind::File {
-                shown: source.clone(),
-                source,
-                size,
-            },
-            Some((_, Content::Bytes(_))) => continue,
-        };
-        entries.push(Entry {
-            name: name.into_bytes(),
-            kind,
-        });
-    }
-    let layer = crate::image::layer::write_layer_with_modes(
-        &entries,
-        mtime,
-        &spool.join("serve-cache.tar.gz"),
-        CACHE_DIR_MODE,
-        CACHE_FILE_MODE,
-    )?;
-    Ok(CacheLayer { layer, summary })
+    cache_files(dir, spool)?.layer(cache_dir, mtime, spool, owner)
 }
 
 /// Whether `catalog build` ships a serve cache.

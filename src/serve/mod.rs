@@ -10,6 +10,7 @@ pub mod gotar;
 pub mod health;
 pub mod http;
 pub mod model;
+pub mod owner;
 pub mod registry;
 pub mod server;
 pub mod store;

@@ -37,6 +37,9 @@ pub enum VerifyError {
     /// Hashing failed.
     #[error(transparent)]
     Tar(#[from] gotar::TarError),
+    /// The cache is in a format olmpack cannot check (pogreb).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
@@ -78,6 +81,30 @@ pub struct VerifyReport {
     pub modes: Vec<String>,
     /// Files in the catalog folder / in the cache.
     pub counts: (usize, usize),
+    /// The image has no serve cache and needs none (its CMD names no `--cache-dir`): opm
+    /// builds one at start, which is fine (`accepted` is set).
+    pub no_cache: bool,
+    /// Owner and mode of every entry of the cache folder (itself as `.`).
+    pub ownership: Vec<CacheEntryOwner>,
+    /// Who can read the cache (images: the image's user, an arbitrary uid in group 0).
+    pub readers: Vec<String>,
+    /// What works as the image is run by default but breaks in another pod setting.
+    pub warnings: Vec<String>,
+}
+
+/// Owner and mode of one entry of the cache folder, as the image (or the disk) gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheEntryOwner {
+    /// Path under the cache folder (`.` for the folder itself).
+    pub path: String,
+    /// Owner uid.
+    pub uid: u32,
+    /// Owner gid.
+    pub gid: u32,
+    /// Permission bits.
+    pub mode: u32,
+    /// A folder (needs read and execute).
+    pub dir: bool,
 }
 
 /// Verifies a catalog folder and the cache folder opm was given (`--cache-dir`), with the
@@ -91,19 +118,92 @@ pub fn verify_dir(catalog: &Path, cache_dir: &Path) -> Result<VerifyReport, Veri
     } else {
         Vec::new()
     };
-    verify_trees(
+    let mut report = verify_trees(
         catalog,
         &catalog_tree,
         cache_dir,
         &cache_tree,
         catalog.display().to_string(),
         cache_dir.display().to_string(),
-    )
+    )?;
+    if report.recorded.is_some() || cache.is_dir() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        report.ownership = gotar::tree_of_dir(cache_dir, None)
+            .map_err(io(format!("{}", cache_dir.display())))?
+            .into_iter()
+            .filter_map(|e| {
+                let m = std::fs::symlink_metadata(cache_dir.join(&e.path)).ok()?;
+                Some(CacheEntryOwner {
+                    dir: e.file.is_none(),
+                    path: e.path,
+                    uid: m.uid(),
+                    gid: m.gid(),
+                    mode: m.permissions().mode() & 0o7777,
+                })
+            })
+            .collect();
+    }
+    Ok(report)
+}
+
+/// Where the cache folder of an image was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CacheDirFrom {
+    /// Given by the caller.
+    Flag,
+    /// CMD's `--cache-dir` (opm enforces its integrity at start).
+    Cmd,
+    /// Found in the image's files (CMD names none: a scratch image, or a cache for a pod that
+    /// runs another image's opm on it).
+    Found,
+}
+
+/// Folders of the unpacked image (outside the catalog folder) that hold a serve cache: JSON
+/// (`cache/` and `digest`) or pogreb (`pogreb.v1/`). Symlinks are not followed; the walk is
+/// bounded in depth and entries.
+fn find_caches(root: &Path, configs: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack: Vec<(PathBuf, String, usize)> = vec![(root.to_path_buf(), String::new(), 0)];
+    let mut seen = 0usize;
+    while let Some((dir, rel, depth)) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = read
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        let is_cache = (names.iter().any(|n| n == "cache") && dir.join("digest").is_file())
+            || names.iter().any(|n| n == "pogreb.v1");
+        if is_cache && !rel.is_empty() {
+            found.push(rel.clone());
+            continue;
+        }
+        for n in names.into_iter().rev() {
+            seen += 1;
+            let child = if rel.is_empty() {
+                n.clone()
+            } else {
+                format!("{rel}/{n}")
+            };
+            if child == configs || matches!(child.as_str(), "proc" | "sys" | "dev") {
+                continue;
+            }
+            if depth < 8 && seen < 200_000 {
+                stack.push((dir.join(&n), child, depth + 1));
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// Verifies the cache of a catalog image: the catalog folder from the configs label (or
-/// `configs`), the cache folder from CMD's `--cache-dir` (or `cache_dir`), hashed with the
-/// modes the image's layers give them.
+/// `configs`), the cache folder from `cache_dir`, else CMD's `--cache-dir`, else the one
+/// serve cache the image holds; hashed with the modes the image's layers give them, and
+/// judged for who can read it (the image's user, an arbitrary uid in group 0).
 pub fn verify_image(
     source: &str,
     opts: &crate::transport::RegistryOptions,
@@ -148,25 +248,64 @@ pub fn verify_image(
                     .flatten()
             })
     });
-    let cache_dir = match cache_dir.map(str::to_string).or(from_cmd) {
-        Some(c) => clean_abs(&c).ok_or_else(|| {
-            VerifyError::Usage(format!(
-                "{source}: the cache folder {c:?} is not a clean absolute path"
-            ))
-        })?,
-        None => {
-            return Err(VerifyError::Usage(format!(
-                "{source}: its CMD ({cmd:?}) has no --cache-dir, so opm ignores any cache and builds one at every start; give --cache-dir to check a cache anyway"
-            )));
-        }
+    let given = match (cache_dir, from_cmd) {
+        (Some(c), _) => Some((c.to_string(), CacheDirFrom::Flag)),
+        (None, Some(c)) => Some((c, CacheDirFrom::Cmd)),
+        (None, None) => None,
+    };
+    let given = match given {
+        Some((c, from)) => Some((
+            clean_abs(&c).ok_or_else(|| {
+                VerifyError::Usage(format!(
+                    "{source}: the cache folder {c:?} is not a clean absolute path"
+                ))
+            })?,
+            from,
+        )),
+        None => None,
     };
     let root = tempfile::Builder::new()
         .prefix("olmpack-verify-")
         .tempdir()
         .map_err(io("create a temp folder"))?;
     opened.unpack_into(root.path(), &crate::transport::unpack::Limits::default())?;
-    // The modes the layers give (the unpacker normalizes them; opm sees these).
-    let modes = layer_modes(&opened, &[&configs, &cache_dir])?;
+    let catalog_dir = root.path().join(&configs);
+    if !catalog_dir.is_dir() {
+        return Err(VerifyError::Usage(format!(
+            "{source}: the image has no catalog folder /{configs}"
+        )));
+    }
+    let (cache_dir, from) = match given {
+        Some(g) => g,
+        None => {
+            let found = find_caches(root.path(), &configs);
+            match found.as_slice() {
+                [] => {
+                    return Ok(VerifyReport {
+                        catalog: format!("{source} /{configs}"),
+                        accepted: true,
+                        no_cache: true,
+                        notes: vec![format!(
+                            "no serve cache: opm will build one at start ({source}: its CMD names no --cache-dir and the image holds no cache)"
+                        )],
+                        ..VerifyReport::default()
+                    });
+                }
+                [one] => (one.clone(), CacheDirFrom::Found),
+                many => {
+                    return Err(VerifyError::Usage(format!(
+                        "{source}: its CMD names no --cache-dir and it holds several serve caches ({}); give --cache-dir",
+                        many.iter()
+                            .map(|m| format!("/{m}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            }
+        }
+    };
+    // The modes and owners the layers give (the unpacker normalizes them; opm sees these).
+    let meta = layer_meta(&opened, &[&configs, &cache_dir])?;
     let with_modes = |base: &str, tree: Vec<TreeEntry>| -> Vec<TreeEntry> {
         tree.into_iter()
             .map(|mut e| {
@@ -175,19 +314,13 @@ pub fn verify_image(
                 } else {
                     format!("{base}/{}", e.path)
                 };
-                if let Some(m) = modes.get(&full) {
-                    e.mode = *m;
+                if let Some(m) = meta.get(&full) {
+                    e.mode = m.mode;
                 }
                 e
             })
             .collect()
     };
-    let catalog_dir = root.path().join(&configs);
-    if !catalog_dir.is_dir() {
-        return Err(VerifyError::Usage(format!(
-            "{source}: the image has no catalog folder /{configs}"
-        )));
-    }
     let catalog_tree = with_modes(
         &configs,
         gotar::tree_of_dir(&catalog_dir, None).map_err(io(format!("/{configs}")))?,
@@ -210,10 +343,184 @@ pub fn verify_image(
         format!("{source} /{configs}"),
         format!("/{cache_dir}"),
     )?;
+    if from == CacheDirFrom::Found {
+        let scratch = cmd.is_empty()
+            && !opened
+                .runnable()
+                .iter()
+                .any(|r| r.starts_with("Entrypoint"));
+        report.notes.insert(
+            0,
+            format!(
+                "its CMD names no --cache-dir; the image holds a serve cache at /{cache_dir}{}",
+                if scratch {
+                    format!(
+                        " (for a CatalogSource with grpcPodConfig.extractContent set cacheDir: /{cache_dir})"
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
+    if !report.no_cache {
+        // Who owns the cache, and who can read it.
+        report.ownership = cache_ownership(&cache_base, &cache_dir, &meta);
+        judge_readers(
+            &mut report,
+            root.path(),
+            &crate::serve::owner::config_user(&config),
+        );
+    }
     for w in &opened.warnings {
         report.notes.push(w.clone());
     }
     Ok(report)
+}
+
+/// The owner and mode of every entry of the cache folder (itself included), from the layers;
+/// an entry no layer lists (a parent the runtime creates) is root's, 0755.
+fn cache_ownership(
+    cache_base: &Path,
+    cache_dir: &str,
+    meta: &HashMap<String, EntryMeta>,
+) -> Vec<CacheEntryOwner> {
+    let Ok(tree) = gotar::tree_of_dir(cache_base, None) else {
+        return Vec::new();
+    };
+    tree.into_iter()
+        .map(|e| {
+            let full = if e.path == "." {
+                cache_dir.to_string()
+            } else {
+                format!("{cache_dir}/{}", e.path)
+            };
+            let m = meta.get(&full).copied().unwrap_or(EntryMeta {
+                mode: 0o755,
+                uid: 0,
+                gid: 0,
+            });
+            CacheEntryOwner {
+                path: e.path,
+                uid: m.uid,
+                gid: m.gid,
+                mode: m.mode,
+                dir: e.file.is_none(),
+            }
+        })
+        .collect()
+}
+
+/// Reads a regular file of the unpacked image (`None` when absent or not a regular file).
+fn image_file(root: &Path, rel: &str) -> Option<Vec<u8>> {
+    let p = root.join(rel);
+    let m = std::fs::symlink_metadata(&p).ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    std::fs::read(p).ok()
+}
+
+/// `/tmp/cache/cache/x.json` for the entry `cache/x.json` of the cache folder `/tmp/cache`.
+fn entry_path(cache_dir: &str, path: &str) -> String {
+    match path {
+        "." | "" => cache_dir.to_string(),
+        p => format!("{cache_dir}/{p}"),
+    }
+}
+
+/// An arbitrary uid in group 0, as OpenShift's restricted SCC runs images.
+const ARBITRARY_UID: u32 = 1_000_650_000;
+
+/// Adds who reads the cache: the image's user (refused when it cannot: opm exits at start) and
+/// an arbitrary uid in group 0; warns when the image's user reads it only through group 0.
+fn judge_readers(report: &mut VerifyReport, root: &Path, user: &str) {
+    use crate::gocompat::execuser::{ExecUser, exec_user};
+    use crate::serve::owner::{Access, access};
+    if report.ownership.is_empty() {
+        return;
+    }
+    let ownership = report.ownership.clone();
+    let reach = |who: &ExecUser| -> (Option<String>, bool) {
+        let mut via_group0 = false;
+        for e in &ownership {
+            match access(e.uid, e.gid, e.mode, e.dir, who) {
+                Access::Denied => return (Some(e.path.clone()), false),
+                Access::Group(0) => via_group0 = true,
+                _ => {}
+            }
+        }
+        (None, via_group0)
+    };
+    let passwd = image_file(root, "etc/passwd");
+    let group = image_file(root, "etc/group");
+    match exec_user(user, passwd.as_deref(), group.as_deref()) {
+        Err(e) => report.warnings.push(format!(
+            "the image's User {user:?} cannot be resolved ({e}): a container runtime refuses to start it"
+        )),
+        Ok(who) => {
+            let name = if user.is_empty() {
+                "the image's user (none named: root)".to_string()
+            } else {
+                format!(
+                    "the image's user {user:?} (uid {}, gid {}{})",
+                    who.uid,
+                    who.gid,
+                    if who.sgids.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", groups {}",
+                            who.sgids
+                                .iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        )
+                    }
+                )
+            };
+            match reach(&who) {
+                (Some(path), _) => {
+                    report.accepted = false;
+                    report.readers.push(format!("{name} cannot read it"));
+                    report.notes.push(format!(
+                        "opm run as {name} cannot read {}: it exits at start with `detect cache format: … permission denied`",
+                        entry_path(&report.cache_dir, &path)
+                    ));
+                }
+                (None, true) if who.uid != 0 => {
+                    report
+                        .readers
+                        .push(format!("{name} reads it only through group 0"));
+                    report.warnings.push(format!(
+                        "{name} reads the cache only through group 0: a pod that runs it in another group (runAsGroup) cannot, and opm exits at start with `permission denied`; own the cache as the image's user (olmpack catalog build does)"
+                    ));
+                }
+                (None, _) => report.readers.push(format!("{name} reads it")),
+            }
+        }
+    }
+    let arbitrary = ExecUser {
+        uid: ARBITRARY_UID,
+        gid: 0,
+        sgids: Vec::new(),
+        name: None,
+    };
+    match reach(&arbitrary) {
+        (Some(path), _) => {
+            report.readers.push(
+                "an arbitrary uid in group 0 (OpenShift's restricted SCC) cannot read it".into(),
+            );
+            report.warnings.push(format!(
+                "an arbitrary uid in group 0 (OpenShift's restricted SCC) cannot read {}: on OpenShift opm exits at start with `permission denied`",
+                entry_path(&report.cache_dir, &path)
+            ));
+        }
+        (None, _) => report
+            .readers
+            .push("an arbitrary uid in group 0 (OpenShift's restricted SCC) reads it".into()),
+    }
 }
 
 /// `a/b` for `/a/b/`; `None` for relative paths, `.`/`..`/empty parts or `/`.
@@ -229,12 +536,21 @@ fn clean_abs(p: &str) -> Option<String> {
     Some(rel.to_string())
 }
 
-/// Mode of every entry under `prefixes` (relative, no leading `/`), the last layer winning.
-fn layer_modes(
+/// Mode and owner of a layer entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EntryMeta {
+    mode: u32,
+    uid: u32,
+    gid: u32,
+}
+
+/// Mode and owner of every entry under `prefixes` (relative, no leading `/`), the last layer
+/// winning.
+fn layer_meta(
     opened: &crate::transport::source::OpenedImage,
     prefixes: &[&str],
-) -> Result<HashMap<String, u32>, VerifyError> {
-    let mut modes = HashMap::new();
+) -> Result<HashMap<String, EntryMeta>, VerifyError> {
+    let mut meta = HashMap::new();
     for (i, desc) in opened.layers.iter().enumerate() {
         let mut vr = opened.open_layer(i)?;
         {
@@ -249,18 +565,29 @@ fn layer_modes(
                 let path = path.to_string_lossy();
                 let path = path.trim_start_matches("./").trim_start_matches('/');
                 let path = path.trim_end_matches('/').to_string();
+                let h = e.header();
                 if prefixes
                     .iter()
                     .any(|p| path == *p || path.starts_with(&format!("{p}/")))
-                    && let Ok(m) = e.header().mode()
+                    && let Ok(m) = h.mode()
                 {
-                    modes.insert(path, m & 0o7777);
+                    let id = |v: std::io::Result<u64>| {
+                        v.ok().and_then(|v| u32::try_from(v).ok()).unwrap_or(0)
+                    };
+                    meta.insert(
+                        path,
+                        EntryMeta {
+                            mode: m & 0o7777,
+                            uid: id(h.uid()),
+                            gid: id(h.gid()),
+                        },
+                    );
                 }
             }
         }
         vr.finish()?;
     }
-    Ok(modes)
+    Ok(meta)
 }
 
 /// The verdict for a catalog (folder `catalog_dir`, hashed as `catalog_tree`) and a cache
@@ -295,6 +622,20 @@ pub fn verify_trees(
         );
     }
     match (&r.recorded, has_cache) {
+        (None, false) if cache_base.join("pogreb.v1").is_dir() => {
+            return Err(VerifyError::Unsupported(format!(
+                "{} holds a pogreb.v1 serve cache (written by opm v1.41 and later, which read it first) and no JSON cache: olmpack checks only opm's JSON cache, whose digest it recomputes; a pogreb cache's digest covers every catalog blob re-encoded by Go and every key and value of its pogreb database (protobuf-encoded bundles), which olmpack does not read. opm checks it itself at start (--cache-enforce-integrity); opm before v1.41 cannot read it at all. For a cache olmpack can check, build the image with `olmpack catalog build --base …` (a JSON cache, read by every opm since v1.26.3)",
+                r.cache_dir
+            )));
+        }
+        (None, false) => {
+            // Nothing to compare: one line, not one per missing file.
+            r.notes.push(format!(
+                "no JSON serve cache at {0} (opm needs both {0}/cache/ and {0}/digest): opm serve --cache-dir {0} exits at start (or rebuilds it where it may write)",
+                r.cache_dir
+            ));
+            return Ok(r);
+        }
         (None, _) | (_, false) => {
             r.notes.push(format!(
                 "no JSON serve cache here (opm needs both {0}/cache/ and {0}/digest): opm with --cache-dir fails or rebuilds it",
@@ -420,6 +761,12 @@ impl VerifyReport {
     /// The report as text, one fact per line.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        if self.no_cache {
+            for n in &self.notes {
+                s.push_str(&format!("{n}\n"));
+            }
+            return s;
+        }
         s.push_str(&format!(
             "catalog: {} ({} files)\n",
             self.catalog, self.counts.0
@@ -433,6 +780,12 @@ impl VerifyReport {
             self.recorded.as_deref().unwrap_or("(none)"),
             self.computed
         ));
+        if let Some(owners) = self.owner_summary() {
+            s.push_str(&format!("owner:   {owners}\n"));
+        }
+        for r in &self.readers {
+            s.push_str(&format!("reader:  {r}\n"));
+        }
         if self.accepted {
             s.push_str("ok: opm will accept this cache (the digest matches)\n");
         }
@@ -451,6 +804,55 @@ impl VerifyReport {
         for m in &self.modes {
             s.push_str(&format!("mode:    {m}\n"));
         }
+        for w in &self.warnings {
+            s.push_str(&format!("warning: {w}\n"));
+        }
         s
+    }
+
+    /// `1001:0 on all 9 entries; folders 0750, files 0640` (owners by count, then the modes).
+    pub fn owner_summary(&self) -> Option<String> {
+        if self.ownership.is_empty() {
+            return None;
+        }
+        let mut owners: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        let mut dir_modes: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut file_modes: BTreeMap<u32, usize> = BTreeMap::new();
+        for e in &self.ownership {
+            *owners.entry((e.uid, e.gid)).or_default() += 1;
+            let modes = if e.dir {
+                &mut dir_modes
+            } else {
+                &mut file_modes
+            };
+            *modes.entry(e.mode).or_default() += 1;
+        }
+        let total = self.ownership.len();
+        let who = if owners.len() == 1 {
+            let ((u, g), _) = owners.iter().next()?;
+            format!("{u}:{g} on all {total} entries")
+        } else {
+            owners
+                .iter()
+                .map(|((u, g), n)| format!("{u}:{g} on {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+                + &format!(" of {total} entries")
+        };
+        let list = |m: &BTreeMap<u32, usize>| {
+            m.keys()
+                .map(|k| format!("{k:04o}"))
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        Some(format!(
+            "{who}; folders {}, files {}",
+            list(&dir_modes),
+            if file_modes.is_empty() {
+                "none".to_string()
+            } else {
+                list(&file_modes)
+            }
+        ))
     }
 }

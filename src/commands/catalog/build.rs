@@ -196,6 +196,12 @@ pub fn run(args: &Args) -> Outcome {
             "serve cache: {} files, {} bytes, digest {} (opm checks it at start)",
             c.files, c.bytes, c.digest
         );
+        for o in &built.cache_owners {
+            eprintln!(
+                "serve cache owner: {}:{}, folders 0750, files 0640 ({})",
+                o.uid, o.gid, o.reason
+            );
+        }
     }
     println!("{} {}", built.digest, built.size);
     for r in &built.pushed {

@@ -1,6 +1,6 @@
 //! `olmpack catalog cache verify`: would opm accept the serve cache of a catalog image (or of a
-//! catalog folder and its cache folder), and if not, why. Exit 0 accepted, 1 refused, 2 usage
-//! or I/O.
+//! catalog folder and its cache folder), and if not, why. Exit 0 accepted (or no cache and
+//! none asked for), 1 refused, 2 usage or I/O.
 
 use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
@@ -20,14 +20,19 @@ pub enum Command {
 SOURCE is a catalog image (REF, oci:PATH[:TAG], oci-archive:FILE[:TAG], docker-archive:FILE) or a
 catalog folder. For an image, the catalog folder is the one its
 operators.operatorframework.io.index.configs.v1 label names and the cache folder the one its CMD
-passes as --cache-dir (both can be overridden); the digest is recomputed with the modes the
-image's layers give. For a folder, --cache-dir names the cache folder (the one holding cache/ and
+passes as --cache-dir, else the one serve cache the image holds (a scratch image built with
+--cache); both can be overridden. The digest is recomputed with the modes the image's layers give,
+and the cache's owners, modes and readers are reported: the image's user (a cache it cannot read
+is refused) and an arbitrary uid in group 0, with a warning when the image's user reads it only
+through group 0. For a folder, --cache-dir names the cache folder (the one holding cache/ and
 digest), hashed as it is on disk.
 
 When the digest does not match, the cache this catalog gives is rebuilt and compared file by file:
 changed, missing and extra cache files are named, with the catalog file each bundle comes from.
 
-Exit codes: 0 opm will accept the cache, 1 it will not (or there is none), 2 usage or I/O error.")]
+Exit codes: 0 opm will accept the cache (or the image has none and its CMD asks for none: opm
+builds one at start), 1 it will not (or a cache asked for is not there, or the image's user cannot
+read it), 2 usage or I/O error.")]
 pub struct VerifyArgs {
     /// The catalog image or folder.
     pub source: String,
