@@ -81,7 +81,7 @@ pub fn user_files(
             break;
         }
         let (entries, mut captured) =
-            image.list_layer(i, &|p| NAMES.iter().any(|n| *n == p), USER_FILE_CAP)?;
+            image.list_layer(i, &|p| NAMES.contains(&p), USER_FILE_CAP)?;
         for (slot, name) in found.iter_mut().zip(NAMES) {
             if slot.is_some() {
                 continue;
@@ -133,7 +133,7 @@ pub fn base_cache_owner(base: &OpenedImage) -> Result<CacheOwner, OwnerError> {
     }
     let (u, g) = user.split_once(':').unwrap_or((user.as_str(), ""));
     // A numeric uid with a group needs no passwd; only a group name needs /etc/group.
-    let need_passwd = !(is_number(u) && !g.is_empty());
+    let need_passwd = !is_number(u) || g.is_empty();
     let need_group = !g.is_empty() && !is_number(g);
     let files = user_files(base, need_passwd, need_group)?;
     let resolved =
