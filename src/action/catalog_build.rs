@@ -14,6 +14,8 @@
 //! rebuilding it (CATALOG.md F.2, SERVE.md A.3). olmpack cannot run opm, so it writes the cache
 //! itself ([`crate::serve::cache`]) with the digest opm recomputes over the catalog folder as
 //! this image holds it; `--no-cache` keeps the old image (opm rebuilds its cache at every start).
+//! The cache is owned as a `RUN` step in the base would own it ([`crate::serve::owner`]): the
+//! base's user and group, so a pod that runs it in its own group can still read it.
 //!
 //! A multi-platform base gives one image per platform (or per `--platform`), all sharing the
 //! same configs layer blob, under one index.

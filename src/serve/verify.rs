@@ -631,7 +631,7 @@ pub fn verify_trees(
         (None, false) => {
             // Nothing to compare: one line, not one per missing file.
             r.notes.push(format!(
-                "no JSON serve cache at {0} (opm needs both {0}/cache/ and {0}/digest): opm serve --cache-dir {0} exits at start (or rebuilds it where it may write)",
+                "no JSON serve cache at {0} (opm needs both {0}/cache/ and {0}/digest): opm serve --cache-dir {0} exits at start (`read existing cache digest: … no such file or directory`) unless told not to enforce integrity",
                 r.cache_dir
             ));
             return Ok(r);

@@ -31,14 +31,16 @@ image, which then needs --base (an opm image with /bin/opm and grpc_health_probe
 
 With --base the base's layers are reused unchanged (mounted or skipped when pushing to its
 registry), the catalog layer is added, then a layer with opm's serve cache (as `opm generate
-dockerfile` images have it: /tmp/cache, or --cache-dir; folders 0750, files 0640), and the config
+dockerfile` images have it: /tmp/cache, or --cache-dir; folders 0750, files 0640, owned as a RUN
+step in the base would own them: the base's User and its group, or group 0 when its /etc/passwd
+does not list it; root when it names none), and the config
 gets ENTRYPOINT [\"/bin/opm\"] and CMD [\"serve\", \"/configs\", \"--cache-dir=/tmp/cache\"],
 keeping the base's environment, user and working folder. opm (v1.26.3 and later) then checks the
 cache's digest and starts on it in about a second instead of rebuilding it (seconds to tens of
 seconds and hundreds of MiB for big catalogs). With --no-cache: no cache layer and CMD
 [\"serve\", \"/configs\"] (opm builds its cache in a temp folder at every start; needs a writable
 /tmp). `olmpack catalog cache verify IMAGE` checks a shipped cache the way opm will.
-A scratch image gets a cache only with --cache.
+A scratch image gets a cache only with --cache (owned by root, readable by group 0).
 
 A multi-platform base gives one image per platform (or per --platform) sharing one catalog
 layer, under one index.
