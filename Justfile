@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -69,3 +69,7 @@ bench-legacy-pm:
 # x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
 bench-serve:
     cargo bench --bench serve
+# catalog serve under load: 32 Python grpcio clients for 15 s on the largest shared catalog;
+# calls/s, failures and peak RSS, as ratios to one client and to opm v1.26.5 (SERVE.md A.8).
+bench-serve-load:
+    cargo bench --bench serve_load

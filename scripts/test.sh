@@ -24,6 +24,13 @@ command -v man >/dev/null 2>&1 || need+=(man-db)
 # time by grpc_tools) and curl (tests/cli/catalog_serve.rs).
 /usr/bin/python3 -c 'import grpc, grpc_tools' >/dev/null 2>&1 || need+=(python3-grpcio python3-grpc-tools)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# The zsh completion script is parsed by zsh (tests/cli/completions_man.rs); `catalog graph -o
+# dot` is laid out by Graphviz (tests/cli/catalog_template_cases.rs).
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
+# Root-only cases run as uid 1001 through setpriv, and tests that must not reach the internet run
+# under `unshare -n` (tests/support/proc.rs): both from util-linux.
+{ command -v setpriv && command -v unshare; } >/dev/null 2>&1 || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""
@@ -32,5 +39,16 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# Every test that loops over ../shared reports how many cases it ran (tests/support/shared.rs):
+# the table is printed after the suite. Under OLMPACK_REQUIRE_CORPUS=1 (or OLMPACK_CI=1, as in CI)
+# a missing datum, tool or privilege fails its test instead of skipping it.
+cases_log="$(mktemp)"
+trap 'rm -f "$cases_log"' EXIT
 # `test-hooks` compiles in the test-only panic hook that tests/cli/isolation.rs drives (src/guard.rs).
-cargo test --release --all-targets --features test-hooks --no-fail-fast "$@"
+status=0
+OLMPACK_CASES_LOG="$cases_log" cargo test --release --all-targets --features test-hooks --no-fail-fast "$@" || status=$?
+if [ -s "$cases_log" ]; then
+  echo "real-data cases per test (cases, floor):"
+  sort "$cases_log" | awk -F '\t' '{ printf "  %-70s %7d  (floor %d)\n", $1, $2, $3 }'
+fi
+exit "$status"

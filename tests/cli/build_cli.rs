@@ -1,6 +1,7 @@
 //! `olmpack bundle build` end to end: golden digests, reproducibility across processes, file
 //! metadata and umask, outputs, and bad input. Runs the real binary.
 
+use crate::support::proc::Bounded;
 use olmpack::image::verify::{is_canonical_json, verify_image};
 use olmpack::transport::layout::read_image;
 use std::fs;
@@ -33,7 +34,7 @@ fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
         status,
         stdout,
         stderr,
-    } = cmd.output().expect("the olmpack binary runs");
+    } = cmd.bounded_output().expect("the olmpack binary runs");
     (
         status.code(),
         String::from_utf8_lossy(&stdout).into(),
@@ -121,7 +122,7 @@ fn digest_ignores_mtimes_modes_and_umask() {
             valid_basic().display(),
             copy.display()
         ))
-        .status()
+        .bounded_status()
         .unwrap();
     assert!(status.success());
     for (i, f) in files_under(&copy).iter().enumerate() {
@@ -136,7 +137,7 @@ fn digest_ignores_mtimes_modes_and_umask() {
                 &format!("2019-0{}-1{} 12:34:56", 1 + i % 9, i % 10),
             ])
             .arg(f)
-            .status()
+            .bounded_status()
             .unwrap();
         assert!(status.success());
     }
@@ -148,7 +149,7 @@ fn digest_ignores_mtimes_modes_and_umask() {
             env!("CARGO_BIN_EXE_olmpack"),
             copy.display()
         ))
-        .status()
+        .bounded_status()
         .unwrap();
     assert!(status.success());
     let digest = fs::read_to_string(tmp.path().join("digest")).unwrap();
@@ -310,7 +311,16 @@ fn single_layer_and_scorecard_layers() {
         let olmpack::image::BlobSource::File(p) = &blob.source else {
             panic!()
         };
-        let out = Command::new("tar").arg("tzf").arg(p).output().unwrap();
+        let out = Command::new("tar")
+            .arg("tzf")
+            .arg(p)
+            .bounded_output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tar tzf: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     assert_eq!(
@@ -367,8 +377,13 @@ fn symlinks_inside_are_resolved_whiteouts_are_skipped_with_a_warning() {
         .env("TZ", "UTC")
         .arg("-tvzf")
         .arg(layer)
-        .output()
+        .bounded_output()
         .unwrap();
+    assert!(
+        out.status.success(),
+        "tar -tvzf: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listing = String::from_utf8(out.stdout).unwrap();
     assert!(!listing.contains(".wh."), "{listing}");
     let link_line = listing
@@ -441,19 +456,32 @@ fn unwritable_output_is_refused() {
         &[b, "--output", "oci:x", "--digest-file", "file/d"],
         &["file/d"],
     );
-    // Permission-based variant, meaningful only when not running as root.
+    // Permission-based variant: a user who cannot write `ro` (uid 1001 through setpriv when the
+    // suite runs as root, as in CI, since root writes anywhere).
     let ro = tmp.path().join("ro");
     fs::create_dir(&ro).unwrap();
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
-    if fs::write(ro.join("probe"), "").is_err() {
-        assert_fails(
-            &ro,
-            &[b, "--output", "oci:out"],
-            &["cannot write oci:out", "Permission denied"],
+    if crate::support::proc::can_switch_user() {
+        crate::support::proc::open_up(&ro);
+        let mut cmd = crate::support::proc::as_user(env!("CARGO_BIN_EXE_olmpack"));
+        cmd.current_dir(&ro)
+            .env_remove("SOURCE_DATE_EPOCH")
+            .args(["bundle", "build", b, "--output", "oci:out"]);
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_ne!(
+            code,
+            Some(0),
+            "should fail as a user who cannot write\n{stderr}"
         );
+        assert!(stdout.is_empty(), "no digest on failure: {stdout}");
+        for n in ["cannot write oci:out", "Permission denied"] {
+            assert!(stderr.contains(n), "stderr should mention {n:?}: {stderr}");
+        }
+        assert_eq!(fs::read_dir(&ro).unwrap().count(), 0, "no partial output");
     } else {
-        let _ = fs::remove_file(ro.join("probe"));
-        eprintln!("running as root: permission variant of the unwritable-output test skipped");
+        crate::support::shared::skip(
+            "running as root and setpriv cannot switch to uid 1001: permission variant of the unwritable-output test",
+        );
     }
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
 }

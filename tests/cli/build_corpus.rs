@@ -4,29 +4,16 @@
 //! The corpus is found at `$OLMPACK_CORPUS` or `../shared/corpus` beside the crate. When it is
 //! absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (CI), then it fails.
 
+use crate::support::proc::Bounded;
 use olmpack::image::verify::verify_image;
 use olmpack::transport::layout::read_image;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The corpus, through the one gate of tests/support/shared.rs.
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("bundles").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() != Ok("1"),
-        "corpus not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: corpus not found at {} (set OLMPACK_CORPUS)",
-        dir.display()
-    );
-    None
+    crate::support::shared::shared_corpus()
 }
 
 fn bundles(corpus: &Path) -> Vec<PathBuf> {
@@ -50,7 +37,7 @@ fn build(dir: &Path, layout: &Path, tag: &str) -> (Option<i32>, String, String) 
         .args(["bundle", "build", "--no-validate", "--output"])
         .arg(format!("oci:{}:{tag}", layout.display()))
         .arg(dir)
-        .output()
+        .bounded_output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     (
@@ -118,8 +105,16 @@ fn every_corpus_bundle_builds_and_verifies() {
         built.len(),
         refused.len()
     );
-    assert!(built.len() >= 140, "only {} bundles built", built.len());
+    let folders = bundles(&corpus).len();
+    crate::support::shared::cases("build_corpus bundle folders", folders, 150);
+    crate::support::shared::cases("build_corpus bundles built and verified", built.len(), 149);
     assert_eq!(refused.len(), 4, "{refused:?}");
+    // Every folder built, or was refused and (for the three nested ones) built one level down.
+    assert_eq!(
+        built.len() + refused.len() - 3,
+        folders,
+        "every folder accounted for"
+    );
 
     // Rebuild a sample (every 10th, plus the largest) into a fresh layout: same digests.
     let again = tmp.path().join("again");

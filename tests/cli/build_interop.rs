@@ -1,6 +1,7 @@
 //! Interop: images from `olmpack bundle build` read by independent tools (skopeo, umoci, GNU
 //! tar). A missing tool fails the test with a hint: `scripts/test.sh` installs them.
 
+use crate::support::proc::Bounded;
 use olmpack::image::BlobSource;
 use olmpack::transport::layout::read_image;
 use serde_json::Value;
@@ -17,7 +18,7 @@ fn tool(name: &str) -> Command {
     let found = Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {name}"))
-        .output()
+        .bounded_output()
         .is_ok_and(|o| o.status.success());
     assert!(
         found,
@@ -28,7 +29,7 @@ fn tool(name: &str) -> Command {
 
 /// Runs a command, panicking with its stderr when it fails; returns stdout.
 fn ok(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("command runs");
+    let out = cmd.bounded_output().expect("command runs");
     assert!(
         out.status.success(),
         "{cmd:?} failed: {}{}",
@@ -336,7 +337,7 @@ fn concurrent_builds_into_one_layout_lose_no_tag() {
             })
             .collect();
         for (tag, child) in children {
-            let out = child.wait_with_output().expect("olmpack finishes");
+            let out = crate::support::proc::wait_output(child, crate::support::proc::LIMIT);
             assert!(
                 out.status.success(),
                 "{tag}: {}",

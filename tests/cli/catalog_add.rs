@@ -9,6 +9,7 @@
 //! `OLMPACK_REQUIRE_CORPUS=1`.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use crate::support::shared;
 use olmpack::catalog::load::load_file;
 use olmpack::catalog::write::{Format, write_config};
@@ -127,7 +128,7 @@ fn add_restores_the_checked_in_catalog() {
                 "--mode",
                 case.mode,
             ])
-            .output()
+            .bounded_output()
             .expect("runs");
         assert!(
             out.status.success(),
@@ -149,7 +150,7 @@ fn add_restores_the_checked_in_catalog() {
             .arg(tmp.path())
             .arg(&folder)
             .args(["--image", &image, "--channel", case.channel])
-            .output()
+            .bounded_output()
             .expect("runs");
         assert!(again.status.success());
         assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"));
@@ -160,7 +161,7 @@ fn add_restores_the_checked_in_catalog() {
             .arg(tmp.path())
             .arg(&folder)
             .args(["--image", "example.com/other:1", "--channel", case.channel])
-            .output()
+            .bounded_output()
             .expect("runs");
         assert_eq!(clash.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&clash.stderr).contains("different content"));
@@ -169,6 +170,11 @@ fn add_restores_the_checked_in_catalog() {
     eprintln!(
         "catalog add: {identical} of {} files restored byte for byte",
         CASES.len()
+    );
+    shared::cases(
+        "catalog_add checked-in catalogs restored",
+        identical,
+        CASES.len(),
     );
 }
 

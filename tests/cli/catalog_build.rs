@@ -6,6 +6,7 @@
 //! temp folder; without them the tests that need them say SKIPPED and pass, unless
 //! `OLMPACK_REQUIRE_CORPUS=1` (CI).
 
+use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use crate::support::shared;
@@ -73,7 +74,7 @@ fn stdout_digest(out: &std::process::Output) -> String {
 
 /// Runs olmpack with `args`, expecting success; returns stdout's digest.
 fn build_ok(args: &[&str]) -> String {
-    let out = olmpack().args(args).output().expect("run");
+    let out = olmpack().args(args).bounded_output().expect("run");
     assert!(
         out.status.success(),
         "olmpack {args:?} failed: {}",
@@ -85,7 +86,7 @@ fn build_ok(args: &[&str]) -> String {
 fn tool(cmd: &str, args: &[&str]) -> String {
     let out = std::process::Command::new(cmd)
         .args(args)
-        .output()
+        .bounded_output()
         .unwrap_or_else(|e| panic!("{cmd} not runnable: {e}"));
     assert!(
         out.status.success(),
@@ -196,7 +197,7 @@ fn scratch_catalog_is_reproducible_and_tools_read_it() {
     let o = std::process::Command::new("sh")
         .args(["-c", &script])
         .env_remove("SOURCE_DATE_EPOCH")
-        .output()
+        .bounded_output()
         .expect("sh");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(stdout_digest(&o), d1, "digest moved with mtimes/umask/path");
@@ -211,7 +212,7 @@ fn scratch_catalog_is_reproducible_and_tools_read_it() {
             "--output",
             &format!("oci:{}", out3.display()),
         ])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(o.status.success());
     assert_ne!(stdout_digest(&o), d1);
@@ -550,7 +551,7 @@ fn bad_input_gives_a_clear_error_and_leaves_nothing_behind() {
         all.extend_from_slice(args);
         let df = digest_file.display().to_string();
         all.extend_from_slice(&["--digest-file", &df]);
-        let o = olmpack().args(&all).output().expect("run");
+        let o = olmpack().args(&all).bounded_output().expect("run");
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{all:?}: {stderr}");
         assert!(stderr.contains(needle), "{all:?}: {stderr}");
@@ -758,7 +759,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
             &t2,
             "--push",
         ])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
@@ -801,7 +802,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     let render = |source: &str| {
         let o = olmpack()
             .args(["catalog", "render", source, "-o", "yaml"])
-            .output()
+            .bounded_output()
             .expect("render");
         assert!(
             o.status.success(),

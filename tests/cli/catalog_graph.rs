@@ -4,6 +4,7 @@
 //! every shared catalog.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use crate::support::shared;
 
 use resvg::tiny_skia;
@@ -14,7 +15,7 @@ fn svg_of(dir: &Path) -> String {
     let out = olmpack()
         .args(["catalog", "graph", "-o", "svg"])
         .arg(dir)
-        .output()
+        .bounded_output()
         .expect("runs");
     assert!(
         out.status.success(),
@@ -223,6 +224,20 @@ fn check(svg: &str, what: &str) -> Seen {
     seen
 }
 
+/// Whether a real sans font (DejaVu Sans, as scripts/test.sh installs) is there to lay the
+/// labels out; without it the label checks are a skip, and a failure in CI.
+fn fonts_installed() -> bool {
+    let found = options().fontdb.faces().any(|f| {
+        f.families
+            .iter()
+            .any(|(name, _)| name.starts_with("DejaVu Sans"))
+    });
+    if !found {
+        shared::skip("no DejaVu Sans font (apt-get install fonts-dejavu-core): label checks");
+    }
+    found
+}
+
 fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("testdata")
@@ -240,11 +255,7 @@ fn testdata_catalogs_draw_inside_the_canvas_with_arrowheads_and_a_legend() {
         let seen = check(&svg, rel);
         assert!(seen.nodes > 0 && seen.bands > 0, "{rel}");
         // With fonts installed the labels are laid out, so the labels-fit-their-boxes check ran.
-        if options().fontdb.faces().any(|f| {
-            f.families
-                .iter()
-                .any(|(name, _)| name.starts_with("DejaVu Sans"))
-        }) {
+        if fonts_installed() {
             assert!(seen.texts >= seen.nodes, "{rel}: labels not checked");
         }
     }
@@ -306,7 +317,7 @@ fn a_150_bundle_channel_stays_readable_and_inside() {
     let seen = check(&svg, "150 bundles");
     assert_eq!(seen.bands, 2);
     assert_eq!(seen.nodes, 151 + 2);
-    if seen.texts > 0 {
+    if fonts_installed() {
         assert!(seen.texts >= 2 * 150, "labels drawn: {}", seen.texts);
     }
     let tree = usvg::Tree::from_str(&svg, &options()).expect("parses");
@@ -339,7 +350,7 @@ fn every_shared_catalog_draws_inside_its_canvas_and_bands() {
         }
     }
     folders.sort();
-    assert!(folders.len() > 60, "{}", folders.len());
+    shared::cases("catalog_graph shared catalogs drawn", folders.len(), 67);
     let mut nodes = 0;
     let mut edges = 0;
     for dir in &folders {

@@ -1,6 +1,7 @@
 //! `olmpack catalog init`: opm init's exact output, plus the name check and icon detection.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use predicates::prelude::*;
 use predicates::str::contains;
 
@@ -37,7 +38,7 @@ fn description_and_icon_types_from_content() {
         .arg(&desc)
         .arg("-i")
         .arg(&svg)
-        .output()
+        .bounded_output()
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();

@@ -4,6 +4,7 @@
 //! Only the install step (`cargo install`) is left out. The pushed images are then checked with
 //! skopeo, an independent client.
 
+use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use olmpack::yaml::parse_stream;
@@ -91,7 +92,7 @@ fn run_script(what: &str, script: &str, cwd: &Path, env: &BTreeMap<String, Strin
         .env("PATH", path_with_olmpack())
         .env("HOME", cwd)
         .envs(env)
-        .output()
+        .bounded_output()
         .unwrap();
     assert!(
         out.status.success(),
@@ -111,7 +112,7 @@ fn skopeo_digest(reference: &str) -> String {
             "{{.Digest}}",
             &format!("docker://{reference}"),
         ])
-        .output()
+        .bounded_output()
         .expect("skopeo is installed (scripts/test.sh installs it)");
     assert!(
         out.status.success(),

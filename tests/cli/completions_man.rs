@@ -4,13 +4,15 @@
 //! of both bundles and catalogs.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
+use crate::support::shared;
 use clap::CommandFactory;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command as Process;
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = olmpack().args(args).output().expect("runs");
+    let out = olmpack().args(args).bounded_output().expect("runs");
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -39,8 +41,10 @@ fn command_paths() -> Vec<Vec<String>> {
     out
 }
 
-fn have(tool: &str) -> bool {
-    Process::new(tool).arg("--version").output().is_ok()
+/// Whether `tool` is installed: a printed skip on a developer's machine, a failure in CI
+/// (scripts/test.sh installs zsh, groff-base and man-db).
+fn have(tool: &str, debian_package: &str) -> bool {
+    shared::tool(tool, debian_package)
 }
 
 #[test]
@@ -71,7 +75,7 @@ fn bash_completion_parses_and_completes_every_subcommand() {
     let check = Process::new("bash")
         .arg("-n")
         .arg(&file)
-        .output()
+        .bounded_output()
         .expect("bash runs");
     assert!(
         check.status.success(),
@@ -100,8 +104,14 @@ fn bash_completion_parses_and_completes_every_subcommand() {
         let out = Process::new("bash")
             .arg("-c")
             .arg(&program)
-            .output()
+            .bounded_output()
             .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "`{line}<TAB>`: bash exited {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         let offered: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(str::to_string)
@@ -128,14 +138,14 @@ fn every_shell_gets_a_script_naming_every_subcommand() {
             assert!(script.contains(name.as_str()), "{shell}: no {name}");
         }
     }
-    if have("zsh") {
+    if have("zsh", "zsh") {
         let dir = tempfile::tempdir().expect("tmp");
         let file = dir.path().join("_olmpack");
         std::fs::write(&file, stdout_of(&["completions", "zsh"])).expect("write");
         let out = Process::new("zsh")
             .arg("-n")
             .arg(&file)
-            .output()
+            .bounded_output()
             .expect("zsh");
         assert!(
             out.status.success(),
@@ -153,11 +163,14 @@ fn every_shell_gets_a_script_naming_every_subcommand() {
 /// groff's verdict on a page: its warnings (empty when the page is clean), or `None` without
 /// groff.
 fn groff_warnings(page: &Path) -> Option<String> {
+    if !have("groff", "groff-base") {
+        return None;
+    }
     let out = Process::new("groff")
         .args(["-man", "-Tutf8", "-ww", "-z"])
         .arg(page)
-        .output()
-        .ok()?;
+        .bounded_output()
+        .expect("groff runs");
     assert!(out.status.success(), "groff on {}", page.display());
     Some(String::from_utf8_lossy(&out.stderr).into_owned())
 }
@@ -209,15 +222,21 @@ fn man_writes_one_clean_page_per_command() {
     let stdout = stdout_of(&["man"]);
     assert_eq!(stdout, top);
     assert_eq!(stdout, stdout_of(&["man"]));
-    if have("man") {
+    if have("man", "man-db") {
         let page = out_dir.join("olmpack-catalog-graph.1");
         let out = Process::new("man")
             .arg("-l")
             .arg(&page)
             .env("MANPAGER", "cat")
             .env("MANWIDTH", "100")
-            .output()
+            .bounded_output()
             .expect("man");
+        assert!(
+            out.status.success(),
+            "man -l exited {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("olmpack catalog graph"), "{text}");
     }

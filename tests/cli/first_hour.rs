@@ -4,6 +4,7 @@
 //! refuses the same values.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,11 @@ fn root() -> PathBuf {
 
 /// Runs olmpack in `cwd`; returns exit code, stdout and stderr.
 fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = olmpack().current_dir(cwd).args(args).output().expect("run");
+    let out = olmpack()
+        .current_dir(cwd)
+        .args(args)
+        .bounded_output()
+        .expect("run");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

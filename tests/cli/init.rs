@@ -1,5 +1,6 @@
 //! `olmpack bundle init` end to end: the real binary on temporary copies of `testdata/init/`.
 
+use crate::support::proc::Bounded;
 use olmpack::yaml::{self, Node};
 use std::collections::BTreeMap;
 use std::fs;
@@ -460,8 +461,15 @@ fn validate_json(dir: &Path) -> serde_json::Value {
     let out = crate::support::cmd::olmpack_cmd()
         .args(["bundle", "validate", "-o", "json"])
         .arg(dir)
-        .output()
+        .bounded_output()
         .expect("run validate");
+    // 0 (valid) or 1 (invalid): a verdict, never a usage error or a crash.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "validate exited {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("json output")
 }
 

@@ -3,6 +3,7 @@
 //! nothing written on failure), and the shared real packages in `../shared/legacy/packages`.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use crate::support::shared;
 
 use std::fs;
@@ -84,7 +85,7 @@ fn a_valid_package_validates() {
     let out = olmpack()
         .args(["bundle", "validate"])
         .arg(&dir)
-        .output()
+        .bounded_output()
         .unwrap();
     let text = stdout_of(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -98,7 +99,7 @@ fn refused(dir: &Path, rule: &str, location: &str, words: &str) {
     let out = olmpack()
         .args(["bundle", "validate"])
         .arg(dir)
-        .output()
+        .bounded_output()
         .unwrap();
     let text = stdout_of(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -129,8 +130,9 @@ fn a_missing_channel_head_is_an_error_naming_the_package_file() {
     let out = olmpack()
         .args(["bundle", "validate"])
         .arg(&dir)
-        .output()
+        .bounded_output()
         .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout_of(&out));
     assert!(stdout_of(&out).contains("did you mean \"kvstore-operator.v1.2.0\""));
 }
 
@@ -240,7 +242,7 @@ fn json_output_names_rule_file_and_line() {
     let out = olmpack()
         .args(["bundle", "validate", "-o", "json"])
         .arg(&dir)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -255,7 +257,7 @@ fn json_output_names_rule_file_and_line() {
     let out = olmpack()
         .args(["bundle", "validate", "-o", "jsonl"])
         .arg(&dir)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -294,7 +296,7 @@ fn migrate_writes_one_valid_bundle_per_version_with_the_loaders_channels() {
         .arg(&dir)
         .arg("--output-dir")
         .arg(&out)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(
         run.status.code(),
@@ -355,7 +357,7 @@ fn migrate_writes_one_valid_bundle_per_version_with_the_loaders_channels() {
         .arg(&dir)
         .arg("--output-dir")
         .arg(&out)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
@@ -369,7 +371,7 @@ fn migrate_refuses(dir: &Path, words: &str) {
         .arg(dir)
         .arg("--output-dir")
         .arg(&out)
-        .output()
+        .bounded_output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
@@ -426,7 +428,7 @@ fn migrate_explains_a_wrong_folder() {
         .arg(tmp.path().join("nope"))
         .arg("--output-dir")
         .arg(tmp.path().join("out"))
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("does not exist"));
@@ -438,7 +440,7 @@ fn migrate_explains_a_wrong_folder() {
         ])
         .arg("--output-dir")
         .arg(tmp.path().join("out"))
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("is a bundle folder"));
@@ -451,11 +453,11 @@ fn shared_packages_validate() {
         return;
     };
     let dirs = shared_packages(&legacy);
-    assert!(dirs.len() >= 100, "{}", dirs.len());
+    shared::cases("legacy_pm packages validated", dirs.len(), 173);
     let out = olmpack()
         .args(["bundle", "validate"])
         .args(&dirs)
-        .output()
+        .bounded_output()
         .unwrap();
     let text = stdout_of(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -488,7 +490,7 @@ fn render_json(args: &[&std::ffi::OsStr]) -> Vec<serde_json::Value> {
     let out = olmpack()
         .args(["catalog", "render", "-o", "json"])
         .args(args)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(
         out.status.code(),
@@ -690,7 +692,7 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         let yaml = olmpack()
             .args(["catalog", "render", "-o", "yaml"])
             .arg(dir)
-            .output()
+            .bounded_output()
             .unwrap();
         if yaml.stdout == expected {
             identical += 1;
@@ -704,12 +706,12 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         let want = olmpack()
             .args(["catalog", "render", "-o", "json"])
             .arg(&cat)
-            .output()
+            .bounded_output()
             .unwrap();
         let got = olmpack()
             .args(["catalog", "render", "-o", "json"])
             .arg(dir)
-            .output()
+            .bounded_output()
             .unwrap();
         if want.status.success() && want.stdout == got.stdout {
             json_identical += 1;
@@ -723,7 +725,7 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
             .arg(dir)
             .arg("--output-dir")
             .arg(&out)
-            .output()
+            .bounded_output()
             .unwrap();
         assert!(
             run.status.success(),
@@ -744,7 +746,12 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
         args.extend(bundle_dirs.iter().map(|p| p.as_os_str()));
         let mut composed = compose(&bundle_dirs);
         composed.extend(render_json(&args));
-        let reference = render_json(&[dir.as_os_str()]);
+        // The reference is opm's catalog for the package (`expected/`, as JSON blobs), not
+        // olmpack's own render of it.
+        let reference: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&want.stdout)
+            .into_iter::<serde_json::Value>()
+            .map(|v| v.unwrap())
+            .collect();
         let (a, b) = (keyed(composed), keyed(reference));
         if a == b {
             round_trip += 1;
@@ -763,9 +770,12 @@ fn shared_packages_render_like_opm_and_round_trip_through_bundles() {
     }
     let n = dirs.len();
     eprintln!(
-        "legacy packages: {identical}/{n} YAML byte-identical, {json_identical}/{n} JSON byte-identical, {bundles_written} bundles written, {round_trip}/{n} round trips equal"
+        "legacy packages: {identical}/{n} YAML byte-identical, {json_identical}/{n} JSON byte-identical, {bundles_written} bundles written, {round_trip}/{n} round trips equal to opm's catalog"
     );
+    shared::cases("legacy_pm packages rendered and round-tripped", n, 173);
+    shared::cases("legacy_pm bundles written by migrate", bundles_written, 556);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!((identical, json_identical, round_trip), (n, n, n));
 }
 
 /// How many shared packages operator-sdk's `pkgman-to-bundle` gets wrong by its documented
@@ -818,8 +828,39 @@ fn shared_packages_pkgman_to_bundle_comparison() {
         "pkgman-to-bundle: fails on {fatal} of {} packages (no defaultChannel); wrong channels in {wrong} of the {with_default} others ({wrong_versions} versions)",
         dirs.len()
     );
-    assert_eq!(fatal + with_default, dirs.len());
+    shared::cases(
+        "legacy_pm packages compared with pkgman-to-bundle",
+        dirs.len(),
+        173,
+    );
+    // Counted independently of the loader: package files without a non-empty `defaultChannel:`
+    // (an empty string is Go's zero value: absent to pkgman-to-bundle too; eunomia has one).
+    let without_default = dirs
+        .iter()
+        .filter(|dir| {
+            fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with("package.yaml"))
+                .all(|e| {
+                    !fs::read_to_string(e.path()).unwrap().lines().any(|l| {
+                        l.trim_start()
+                            .strip_prefix("defaultChannel:")
+                            .is_some_and(|v| !matches!(v.trim(), "" | "\"\"" | "''"))
+                    })
+                })
+        })
+        .count();
+    assert_eq!(fatal, without_default, "packages without defaultChannel");
+    // The figures on the shared packages (a subset of LEGACY.md B.6's 256, where they are 59 and
+    // 36): a change means the loader's channel membership changed.
+    assert_eq!((fatal, wrong, wrong_versions), PKGMAN_FIGURES);
 }
+
+/// (packages without defaultChannel, packages with wrong channels, versions with wrong channels)
+/// of the 173 shared packages, as this test computed them when it was written (the first figure
+/// is also checked against an independent count of the package files).
+const PKGMAN_FIGURES: (usize, usize, usize) = (49, 15, 49);
 
 #[test]
 fn catalog_render_of_a_refused_package_prints_nothing_and_names_the_file() {
@@ -832,7 +873,7 @@ fn catalog_render_of_a_refused_package_prints_nothing_and_names_the_file() {
     let out = olmpack()
         .args(["catalog", "render"])
         .arg(&dir)
-        .output()
+        .bounded_output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());

@@ -2,6 +2,7 @@
 //! (`/usr/bin/docker-registry`), in three configurations (plain HTTP, TLS + htpasswd, bearer
 //! tokens), cross-checked with skopeo, and with a fault-injecting proxy in front.
 
+use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use assert_cmd::Command;
@@ -132,7 +133,7 @@ fn inspect_json(home: &Path, image: &str, flags: &[String], extra: &[&str]) -> s
         .args(["bundle", "inspect", image, "--output", "json"])
         .args(flags)
         .args(extra)
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -178,7 +179,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
     let out = olmpack(&home)
         .args(["bundle", "inspect", &tags[0]])
         .args(&flags)
-        .output()
+        .bounded_output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -226,7 +227,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
         .args(["bundle", "pull", &tags[0]])
         .arg(&out_dir)
         .args(&flags)
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -239,7 +240,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
         .args(["bundle", "pull", &tags[0]])
         .arg(&out_dir)
         .args(&flags)
-        .output()
+        .bounded_output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
@@ -326,7 +327,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
             "--creds",
             &format!("{USER}:{PASSWORD}"),
         ])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -346,7 +347,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
             "--creds",
             &format!("{USER}:{wrong}"),
         ])
-        .output()
+        .bounded_output()
         .expect("run");
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
@@ -400,7 +401,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     let out = olmpack(home)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -418,7 +419,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     let out = olmpack(home)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .output()
+        .bounded_output()
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -443,7 +444,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
         .env("REGISTRY_AUTH_FILE", &reg_auth)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -453,7 +454,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     // No credentials at all.
     let out = olmpack(home)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .output()
+        .bounded_output()
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -473,7 +474,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
             "--password-stdin",
         ])
         .write_stdin(format!("{PASSWORD}\n"))
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -550,7 +551,7 @@ fn token_auth_roundtrip_reuses_tokens_and_mounts() {
             "--authfile",
         ])
         .arg(&authfile)
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -577,7 +578,7 @@ fn token_auth_roundtrip_reuses_tokens_and_mounts() {
             "--creds",
             &format!("{USER}:{wrong}"),
         ])
-        .output()
+        .bounded_output()
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
@@ -604,7 +605,7 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
     .expect("push");
     let out = std::process::Command::new("skopeo")
         .args(["inspect", "--tls-verify=false", &format!("docker://{tag}")])
-        .output()
+        .bounded_output()
         .expect("skopeo");
     assert!(
         out.status.success(),
@@ -635,7 +636,7 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
             &format!("oci:{}:v2", layout.display()),
             &format!("docker://{dest}"),
         ])
-        .output()
+        .bounded_output()
         .expect("skopeo");
     assert!(
         out.status.success(),
@@ -667,7 +668,7 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
     let out = olmpack(&home)
         .args(["bundle", "pull", &dest])
         .arg(&out_dir)
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -806,7 +807,7 @@ fn altered_blob_on_pull_is_refused_and_leaves_nothing() {
     let out = olmpack(work.path())
         .args(["bundle", "pull", &format!("{}/{REPO}:v1", proxy.host())])
         .arg(&dest)
-        .output()
+        .bounded_output()
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -823,7 +824,7 @@ fn altered_blob_on_pull_is_refused_and_leaves_nothing() {
     // inspect refuses too
     let out = olmpack(work.path())
         .args(["bundle", "inspect", &format!("{}/{REPO}:v1", proxy.host())])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(String::from_utf8_lossy(&out.stderr).contains(&layer));
 }
@@ -859,7 +860,7 @@ fn download_cut_off_midway_is_retried() {
         .args(["bundle", "pull", &format!("{}/{REPO}:v1", proxy.host())])
         .arg(&dest)
         .args(["--retries", "3"])
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -1018,7 +1019,7 @@ fn local_sources_oci_layout_archive_and_docker_archive() {
     let out = olmpack(&home)
         .args(["bundle", "pull", &format!("oci:{}:v1", layout.display())])
         .arg(&out_dir)
-        .output()
+        .bounded_output()
         .expect("run");
     assert!(
         out.status.success(),
@@ -1030,10 +1031,22 @@ fn local_sources_oci_layout_archive_and_docker_archive() {
 
 #[test]
 fn reference_errors_are_usage_errors() {
+    use crate::support::proc::{can_unshare_network, without_network};
     let work = tempfile::tempdir().expect("tmp");
-    let out = olmpack(work.path())
+    // Without a network (`unshare -n`): if the refusal regressed, the run would fail on the
+    // lookup of quay.io instead of reaching it.
+    if !can_unshare_network() {
+        crate::support::shared::skip(
+            "`unshare -n` does not work here (util-linux, root or user namespaces)",
+        );
+        return;
+    }
+    let out = without_network(crate::support::cmd::olmpack_path())
         .args(["bundle", "inspect", "quay.io/Org/Bundle:v1"])
-        .output()
+        .env("HOME", work.path())
+        .env_remove("DOCKER_CONFIG")
+        .env_remove("REGISTRY_AUTH_FILE")
+        .bounded_output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("lowercase"));
@@ -1100,7 +1113,7 @@ fn index_resolves_to_platform_with_a_warning_and_docker_v2s2_is_read() {
             &format!("oci:{}:v1", layout.display()),
             &format!("docker://{dest}"),
         ])
-        .output()
+        .bounded_output()
         .expect("skopeo");
     assert!(
         out.status.success(),

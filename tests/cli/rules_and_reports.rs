@@ -2,6 +2,7 @@
 //! (text with paths as typed, JSON, JSON Lines) for bundles and catalogs.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ fn root() -> PathBuf {
 }
 
 fn stdout_of(args: &[&str]) -> (i32, String, String) {
-    let out = olmpack().args(args).output().expect("run");
+    let out = olmpack().args(args).bounded_output().expect("run");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -121,7 +122,11 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = olmpack().current_dir(dir).args(args).output().expect("run");
+    let out = olmpack()
+        .current_dir(dir)
+        .args(args)
+        .bounded_output()
+        .expect("run");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -2,6 +2,7 @@
 //! (`../shared/catalogs/serve/`, opm v1.26.5, adjusted for current opm as its SOURCE.md says),
 //! and opm's serve cache written by `catalog build`.
 
+use crate::support::proc::Bounded;
 use crate::support::shared;
 
 use olmpack::serve::{ApiBundle, ServeModel};
@@ -188,7 +189,7 @@ fn model_matches_opm_goldens() {
     eprintln!(
         "serve model: {files} golden files, {bundles} getBundle answers equal ({synthesized} with a CSV synthesized from olm.csv.metadata)"
     );
-    assert!(files >= 60, "only {files} goldens");
+    shared::cases("serve_cache opm golden files", files, 63);
 }
 
 use crate::support::go;
@@ -233,7 +234,9 @@ fn go_digests(pairs: &[(PathBuf, PathBuf)], work: &Path) -> Vec<String> {
     for (a, b) in pairs {
         cmd.arg(a).arg(b);
     }
-    let out = cmd.output().expect("go run");
+    let out = cmd
+        .output_within(crate::support::proc::LIMIT)
+        .expect("go run");
     assert!(
         out.status.success(),
         "go: {}",
@@ -296,7 +299,7 @@ fn cache_digest_is_opms_on_every_shared_catalog() {
         "serve cache digest: {same} of {} shared catalogs equal to Go's fsToTar+FNV",
         ours.len()
     );
-    assert!(same >= 67, "only {same} catalogs");
+    shared::cases("serve_cache catalogs with opm's cache digest", same, 67);
 }
 
 #[test]
@@ -412,7 +415,7 @@ fn catalog_build_ships_a_cache_opm_accepts() {
     ] {
         let st = std::process::Command::new("umoci")
             .args(&args)
-            .status()
+            .bounded_status()
             .unwrap();
         assert!(st.success(), "umoci {args:?}");
     }
@@ -426,7 +429,7 @@ fn catalog_build_ships_a_cache_opm_accepts() {
             format!("oci:{}", out.display()),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        olmpack().args(&args).output().unwrap()
+        olmpack().args(&args).bounded_output().unwrap()
     };
 
     // With a base: configs layer, then the cache layer; CMD as opm generate dockerfile sets it.
@@ -471,7 +474,7 @@ fn catalog_build_ships_a_cache_opm_accepts() {
             "verify",
             &format!("oci:{}", out1.display()),
         ])
-        .output()
+        .bounded_output()
         .unwrap();
     let text = String::from_utf8_lossy(&v.stdout).into_owned();
     assert_eq!(
@@ -487,7 +490,7 @@ fn catalog_build_ships_a_cache_opm_accepts() {
             .arg(root.join("configs"))
             .arg("--cache-dir")
             .arg(root.join("tmp/cache"))
-            .output()
+            .bounded_output()
             .unwrap();
         (
             v.status.code(),

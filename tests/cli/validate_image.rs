@@ -2,6 +2,7 @@
 //! --image` of what was pushed, `bundle pull` then `bundle build` back to the same digest, and the
 //! image-only rules (`"image/labels"`, `"image/shape"`) on images made to break them.
 
+use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use support::{Mode, PASSWORD, Registry, USER};
 fn olmpack(args: &[&str]) -> std::process::Output {
     crate::support::cmd::olmpack_cmd()
         .args(args)
-        .output()
+        .bounded_output()
         .expect("olmpack runs")
 }
 

@@ -1,6 +1,7 @@
 //! The library side of `bundle build`: what goes into layers (names, links, special files),
 //! warnings, platform, and the life of the spool folder a pusher streams from.
 
+use crate::support::proc::Bounded;
 use olmpack::image::build::{BuildOptions, BuildWarning, BundleInput};
 use olmpack::image::{BlobSource, BuildError, Image, Platform, build, build_in, verify_image};
 use std::collections::BTreeMap;
@@ -37,7 +38,7 @@ fn layer_listing(image: &Image, i: usize) -> String {
         .env("TZ", "UTC")
         .arg("-tvzf")
         .arg(path)
-        .output()
+        .bounded_output()
         .unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into()
@@ -123,7 +124,7 @@ fn special_files_and_dangling_links_are_errors_naming_the_path() {
     assert!(
         Command::new("mkfifo")
             .arg(&fifo)
-            .status()
+            .bounded_status()
             .unwrap()
             .success()
     );

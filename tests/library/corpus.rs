@@ -3,31 +3,19 @@
 //! justify every disagreement with the reference validator.
 //!
 //! The corpus lives outside the repository (`../shared/corpus`, or `$OLMPACK_CORPUS`). When it
-//! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI).
+//! is absent the test says so and passes, unless `OLMPACK_REQUIRE_CORPUS=1` (set by CI). Every
+//! loop asserts how many bundles it ran.
 
+use crate::support::proc::Bounded;
 use olmpack::bundle::Bundle;
 use olmpack::validate::{self, Options, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+/// The corpus, through the one gate of tests/support/shared.rs (data present, not only the
+/// folder; a skip or, in CI, a failure).
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("OLMPACK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("bundles").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "corpus not found at {} and OLMPACK_REQUIRE_CORPUS=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: corpus not found at {} (set OLMPACK_CORPUS)",
-        dir.display()
-    );
-    None
+    crate::support::shared::shared_corpus()
 }
 
 struct Expected {
@@ -92,10 +80,11 @@ fn every_corpus_bundle_matches_its_expected_verdict() {
     let Some(corpus) = corpus_dir() else { return };
     let expected = expected();
     let dirs = bundle_dirs(&corpus);
-    assert!(
-        dirs.len() >= 100,
-        "corpus looks truncated: {} bundles",
-        dirs.len()
+    crate::support::shared::cases_exactly(
+        "corpus bundles validated against expected-verdicts.tsv",
+        dirs.len(),
+        expected.len(),
+        150,
     );
     let mut failures = Vec::new();
     for name in &dirs {
@@ -150,11 +139,17 @@ fn reference_verdicts_are_mirrored() {
     let text =
         std::fs::read_to_string(corpus.join("REFERENCE-VERDICTS.tsv")).expect("reference verdicts");
     let expected = expected();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
+    let mut mirrored = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let cols: Vec<&str> = line.split('\t').collect();
-        if cols.len() < 2 {
-            continue;
-        }
+        assert!(
+            cols.len() >= 2,
+            "REFERENCE-VERDICTS.tsv: malformed row {line:?}"
+        );
+        mirrored += 1;
         let exp = expected
             .get(cols[0])
             .unwrap_or_else(|| panic!("{} missing from expected-verdicts.tsv", cols[0]));
@@ -164,6 +159,13 @@ fn reference_verdicts_are_mirrored() {
             cols[0]
         );
     }
+    // Every reference row is mirrored, and every expected row has its reference row.
+    crate::support::shared::cases_exactly(
+        "corpus reference verdicts mirrored",
+        mirrored,
+        expected.len(),
+        150,
+    );
 }
 
 /// The whole corpus in one call of the binary, as users run it over a catalog checkout: the run
@@ -179,13 +181,14 @@ fn the_whole_corpus_in_one_run_reports_every_bundle() {
         .current_dir(corpus.join("bundles"))
         .args(["bundle", "validate", "-o", "json"])
         .args(&dirs)
-        .output()
+        .bounded_output()
         .expect("run olmpack");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     let bundles = json["bundles"].as_array().expect("bundles");
     assert_eq!(bundles.len(), dirs.len());
+    crate::support::shared::cases("corpus bundles in one run", dirs.len(), 150);
     let mut failures = Vec::new();
     for (name, report) in dirs.iter().zip(bundles) {
         assert_eq!(report["bundle"], name.as_str());
@@ -225,8 +228,14 @@ fn a_bundle_near_the_size_limit_gets_the_reference_s_exact_figure() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmpack"))
         .args(["bundle", "validate", "-o", "json"])
         .arg(&bundle)
-        .output()
+        .bounded_output()
         .expect("run olmpack");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     let sizes: Vec<(&str, &str)> = json["outputs"]
         .as_array()

@@ -89,6 +89,9 @@ fn manifests(root: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The manifests of `corpus/bundles` and `catalogs/bundles` (every file under `manifests/`).
+const REAL_FLOOR: (usize, usize) = (1020, 627);
+
 #[test]
 fn go_and_goflate_give_the_same_length_for_every_file() {
     let Some(corpus) = shared::shared_corpus() else {
@@ -99,12 +102,20 @@ fn go_and_goflate_give_the_same_length_for_every_file() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let mut files = synthetic(tmp.path());
-    files.extend(manifests(&corpus.join("bundles")));
-    // The real bundles taken from the public catalogs, too.
-    if let Some(catalogs) = shared::shared_catalogs("bundles") {
-        files.extend(manifests(&catalogs.join("bundles")));
-    }
-    assert!(files.len() > 1000, "only {} files", files.len());
+    let real = manifests(&corpus.join("bundles"));
+    shared::cases("goflate_go corpus manifests", real.len(), REAL_FLOOR.0);
+    files.extend(real);
+    // The real bundles taken from the public catalogs, too (both parts, or a skip).
+    let Some(catalogs) = shared::shared_catalogs("bundles") else {
+        return;
+    };
+    let real = manifests(&catalogs.join("bundles"));
+    shared::cases(
+        "goflate_go catalogs/bundles manifests",
+        real.len(),
+        REAL_FLOOR.1,
+    );
+    files.extend(real);
 
     let mut go = go::go_run("goflate/main.go", tmp.path())
         .spawn()
@@ -112,7 +123,7 @@ fn go_and_goflate_give_the_same_length_for_every_file() {
     let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
     let mut stdin = go.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || stdin.write_all(list.as_bytes()));
-    let out = go.wait_with_output().expect("go run");
+    let out = crate::support::proc::wait_output(go, crate::support::proc::LIMIT);
     writer.join().expect("writer thread").expect("write paths");
     assert!(
         out.status.success(),

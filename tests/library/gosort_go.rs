@@ -64,7 +64,7 @@ fn go_and_gosort_order_equal_keys_the_same_way() {
         .collect();
     let mut stdin = go.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = go.wait_with_output().expect("go run");
+    let out = crate::support::proc::wait_output(go, crate::support::proc::LIMIT);
     writer.join().expect("writer thread").expect("write cases");
     assert!(
         out.status.success(),

@@ -1,5 +1,6 @@
 //! The one way the integration tests start olmpack: the binary cargo built for this test run,
-//! with a clean colour setting so output comparisons do not depend on the terminal.
+//! with a clean colour setting so output comparisons do not depend on the terminal, and a time
+//! limit (a hung run is killed and fails its test instead of hanging the suite).
 
 /// `olmpack` as an `assert_cmd` command (assertions on output and exit code).
 pub fn olmpack() -> assert_cmd::Command {
@@ -10,7 +11,10 @@ pub fn olmpack() -> assert_cmd::Command {
 
 /// The bare `assert_cmd` command for the binary, for tests that set their own environment.
 pub fn olmpack_cmd() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("olmpack").expect("cargo builds the olmpack binary for tests")
+    let mut cmd = assert_cmd::Command::cargo_bin("olmpack")
+        .expect("cargo builds the olmpack binary for tests");
+    cmd.timeout(super::proc::LIMIT);
+    cmd
 }
 
 /// The path of the binary, for tests that start it with `std::process::Command` (servers,

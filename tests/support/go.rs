@@ -2,6 +2,7 @@
 //! library (`goflate_go.rs`: compress/flate lengths; `gosort_go.rs`: sort.Slice order). Debian's
 //! `golang-go`, installed by `scripts/test.sh`.
 
+use super::proc::Bounded;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -12,15 +13,12 @@ pub fn go_available() -> bool {
         .arg("version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .status_within(super::proc::SHORT)
         .is_ok_and(|s| s.success());
     if !found {
-        if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-            panic!(
-                "Go is not installed and OLMPACK_REQUIRE_CORPUS=1 (scripts/test.sh installs golang-go)"
-            );
-        }
-        eprintln!("SKIPPED: Go is not installed (Debian package golang-go)");
+        super::shared::skip(
+            "Go is not installed (Debian package golang-go; scripts/test.sh installs it)",
+        );
     }
     found
 }

@@ -1,9 +1,10 @@
 //! What the integration tests share: the one olmpack command builder, the real registry harness,
-//! the reference-data locations, Go as a reference, and the template stand-in.
+//! the reference-data locations and the CI policy, bounded child processes, Go as a reference, and the template stand-in.
 #![allow(dead_code, unused_imports)]
 
 pub mod cmd;
 pub mod go;
+pub mod proc;
 pub mod registry;
 pub mod shared;
 pub mod template_stand_in;

@@ -144,8 +144,54 @@ pub fn make_certs(dir: &Path) -> PathBuf {
     dir.join("ca.crt")
 }
 
+/// Whether process `pid` holds the listening TCP socket of 127.0.0.1:`port` (read from
+/// `/proc/net/tcp` and the process's file descriptors): a registry that lost the race for its
+/// port to another server must not be mistaken for that server.
+pub fn listens_on(pid: u32, port: u16) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return false;
+    };
+    let local = format!("0100007F:{port:04X}");
+    let inodes: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() > 9 && f[1] == local && f[3] == "0A").then(|| f[9].to_string())
+        })
+        .collect();
+    if inodes.is_empty() {
+        return false;
+    }
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|t| {
+            let t = t.to_string_lossy();
+            inodes.iter().any(|i| t == format!("socket:[{i}]"))
+        })
+    })
+}
+
 impl Registry {
+    /// Starts a registry on a free port. The port is probed and released before the registry
+    /// binds it, so with many registries starting at once another server can take it first:
+    /// then the registry exits ("address already in use") and is started again on another
+    /// port (up to 8 tries), and it only counts as started once its own process holds the
+    /// listening socket.
     pub fn start(mode: Mode) -> Registry {
+        let mut last = String::new();
+        for _ in 0..8 {
+            match Registry::try_start(mode) {
+                Ok(reg) => return reg,
+                Err(why) => last = why,
+            }
+        }
+        panic!("docker-registry did not start in 8 tries: {last}");
+    }
+
+    fn try_start(mode: Mode) -> Result<Registry, String> {
         let dir = tempfile::tempdir().expect("tempdir");
         let port = free_port();
         let d = dir.path();
@@ -212,9 +258,12 @@ impl Registry {
             if let Ok(Some(status)) = reg.child.try_wait() {
                 let log = std::fs::read_to_string(reg.dir.path().join("registry.log"))
                     .unwrap_or_default();
+                if log.contains("address already in use") {
+                    return Err(format!("port {port} taken by another server: {log}"));
+                }
                 panic!("docker-registry exited early ({status}): {log}");
             }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if listens_on(reg.child.id(), port) && TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 break;
             }
             assert!(
@@ -223,7 +272,7 @@ impl Registry {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        reg
+        Ok(reg)
     }
 
     /// `host/repo:tag`.

@@ -17,6 +17,7 @@ stopped with SIGTERM; a non-zero exit after SIGTERM is a failure.
 
 import json
 import os
+import queue
 import random
 import signal
 import subprocess
@@ -118,24 +119,37 @@ class Server:
         self.started = time.time()
         self.addr = None
         self.stderr = []
+        # The server's stderr is read on a thread that hands lines over a queue, so the wait for
+        # the address line has a deadline even if the server prints nothing and never exits.
+        lines = queue.Queue()
+
+        def read():
+            for line in self.proc.stderr:
+                self.stderr.append(line)
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
         deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
+        while self.addr is None:
+            left = deadline - time.time()
+            if left <= 0:
                 break
-            self.stderr.append(line)
+            try:
+                line = lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
             if " gRPC on " in line:
                 self.addr = line.split(" gRPC on ")[1].split(" ")[0]
-                break
         if self.addr is None:
             self.proc.kill()
-            rest = self.proc.stderr.read()
-            raise RuntimeError("server did not start on %s: %s%s" % (folder, "".join(self.stderr), rest))
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.stderr.append(line)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+            raise RuntimeError("server did not start on %s within 120 s: %s" % (folder, "".join(self.stderr)))
 
     def rss_kib(self):
         out = {}
