@@ -235,10 +235,11 @@ fn layer_modes(
     prefixes: &[&str],
 ) -> Result<HashMap<String, u32>, VerifyError> {
     let mut modes = HashMap::new();
-    for (i, desc) in opened.layers.iter().enumerate() {
+    for (i, desc) in opened.layer_descriptors().iter().enumerate() {
         let mut vr = opened.open_layer(i)?;
         {
-            let r = crate::transport::unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
+            let r = crate::transport::unpack::decompress(&mut vr, &desc.media_type, &desc.digest)
+                .map_err(crate::transport::TransportError::from)?;
             let mut archive = tar::Archive::new(r);
             let entries = archive
                 .entries()
@@ -258,7 +259,8 @@ fn layer_modes(
                 }
             }
         }
-        vr.finish()?;
+        vr.finish()
+            .map_err(crate::transport::TransportError::from)?;
     }
     Ok(modes)
 }
