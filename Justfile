@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -73,3 +73,8 @@ bench-serve:
 # calls/s, failures and peak RSS, as ratios to one client and to opm v1.26.5 (SERVE.md A.8).
 bench-serve-load:
     cargo bench --bench serve_load
+
+# olmpack copy of a 256 MiB layer (BENCH_LAYER_MB) registry->registry and registry->oci:, vs
+# skopeo copy: wall time, MiB/s and peak RSS (as a fraction of the layer and a ratio to skopeo).
+bench-copy:
+    cargo bench --bench copy

@@ -37,6 +37,8 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Copy an image or a multi-platform index (with its signatures) between registries and local formats.
+    Copy(commands::copy::Args),
     /// Explain a validation rule (bundle, catalog or package manifest): what it checks, why, and an example.
     Explain(commands::explain::Args),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish) to stdout.
@@ -109,6 +111,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
             BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
         },
+        TopCommand::Copy(a) => commands::copy::run(a),
         TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {
             CatalogCommand::Validate(a) => commands::catalog::validate::run(a),

@@ -52,8 +52,8 @@ pub fn fetch_bundle(
     let warnings = bundle_warnings(&opened, dir.path());
     Ok(FetchedBundle {
         labels: opened.labels(),
-        digest: opened.digest.clone(),
-        media_type: opened.media_type.clone(),
+        digest: opened.image.digest().to_string(),
+        media_type: opened.image.media_type().to_string(),
         warnings,
         dir,
     })
@@ -186,7 +186,7 @@ pub fn bundle_warnings(opened: &OpenedImage, root: &Path) -> Vec<String> {
 pub fn list_layer(
     opened: &OpenedImage,
     i: usize,
-) -> Result<(Vec<crate::transport::unpack::EntryInfo>, Option<Vec<u8>>), RegistryError> {
+) -> Result<(Vec<crate::transport::unpack::EntryInfo>, Option<Vec<u8>>), TransportError> {
     let (entries, mut captured) = opened.list_layer(i, &|p| p == ANNOTATIONS_PATH, 1 << 20)?;
     Ok((entries, captured.remove(ANNOTATIONS_PATH)))
 }
@@ -200,8 +200,8 @@ pub fn list_layer(
 /// later layer could still whiteout the file; bundles never do, and `pull` honours it.
 pub fn find_annotations(
     opened: &OpenedImage,
-) -> Result<Option<(usize, Vec<u8>, usize)>, RegistryError> {
-    let layers = &opened.layers;
+) -> Result<Option<(usize, Vec<u8>, usize)>, TransportError> {
+    let layers = opened.layer_descriptors();
     let n = layers.len();
     let mut order: Vec<usize> = Vec::new();
     const SMALL: u64 = 1 << 20;
@@ -242,6 +242,9 @@ pub enum InspectError {
     /// A layer could not be fetched or read.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// A layer could not be opened, fetched or read.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
     /// `metadata/annotations.yaml` is not YAML of the expected shape.
     #[error("{source_name}: {ANNOTATIONS_PATH}: {message}")]
     Annotations {
@@ -272,17 +275,21 @@ pub fn inspect(opened: &OpenedImage, no_files: bool) -> Result<Inspection, Inspe
             annotations = Some((i, parse(&bytes)?));
             layers_read = read;
         } else {
-            layers_read = opened.layers.len();
+            layers_read = opened.image.layers.len();
         }
-        layers = opened.layers.iter().map(|d| (d.clone(), None)).collect();
+        layers = opened
+            .layer_descriptors()
+            .into_iter()
+            .map(|d| (d, None))
+            .collect();
     } else {
-        for (i, d) in opened.layers.iter().enumerate() {
+        for (i, d) in opened.layer_descriptors().into_iter().enumerate() {
             let (entries, captured) = list_layer(opened, i)?;
             layers_read += 1;
             if let Some(bytes) = captured {
                 annotations = Some((i, parse(&bytes)?));
             }
-            layers.push((d.clone(), Some(entries)));
+            layers.push((d, Some(entries)));
         }
     }
     Ok(Inspection {

@@ -211,8 +211,10 @@ impl BuiltCatalog {
         let mut files: HashMap<String, PathBuf> = HashMap::new();
         for base in &mut self.bases {
             base.fetch_layers(&dir)?;
-            for (d, p) in base.layers.iter().zip(base.layer_files()) {
-                files.insert(d.digest.clone(), p.clone());
+            for layer in &base.image.layers {
+                if let BlobSource::File(p) = &layer.source {
+                    files.insert(layer.descriptor.digest.clone(), p.clone());
+                }
             }
         }
         let images: Vec<&mut Image> = match &mut self.artifact {

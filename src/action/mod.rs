@@ -11,7 +11,8 @@
 //! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
 //! - [`labels`]: the `--label` rules both builds share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
-//!   `catalog generate-dockerfile`.
+//!   `catalog generate-dockerfile`;
+//! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included).
 
 pub mod bundle_build;
 pub mod bundle_image;
@@ -19,4 +20,5 @@ pub mod bundle_source;
 pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_render;
+pub mod copy;
 pub mod labels;

@@ -10,6 +10,7 @@
 pub mod bundle;
 pub mod catalog;
 pub mod completions;
+pub mod copy;
 pub mod explain;
 pub mod flags;
 pub mod man;

@@ -95,6 +95,120 @@ pub fn copy_verified(
     Ok(())
 }
 
+/// A reader that hashes and counts what passes through it, so a blob streamed from anywhere (a
+/// registry response, a layout file, an archive entry) is verified against its descriptor
+/// without a second read. Reading past the descriptor's size (or `limit`) fails at once;
+/// [`VerifyingReader::finish`] drains the rest and checks digest and size.
+pub struct VerifyingReader<R: io::Read> {
+    inner: R,
+    hasher: Sha256,
+    count: u64,
+    expected: super::model::Descriptor,
+    limit: u64,
+    check_at_eof: bool,
+}
+
+impl<R: io::Read> VerifyingReader<R> {
+    /// Wraps `inner`, which must yield exactly the bytes of `expected`; at most `limit` bytes are
+    /// read before the stream is refused.
+    pub fn new(inner: R, expected: super::model::Descriptor, limit: u64) -> Self {
+        VerifyingReader {
+            inner,
+            hasher: Sha256::new(),
+            count: 0,
+            expected,
+            limit,
+            check_at_eof: false,
+        }
+    }
+
+    /// A reader that also checks digest and size when the stream ends, failing the last read
+    /// (`InvalidData`) on a mismatch: for consumers that only know `Read` (a layout writer, an
+    /// archive writer) and must never accept bytes that are not the blob's.
+    pub fn strict(inner: R, expected: super::model::Descriptor) -> Self {
+        let limit = expected.size;
+        VerifyingReader {
+            check_at_eof: true,
+            ..VerifyingReader::new(inner, expected, limit)
+        }
+    }
+
+    /// The descriptor the bytes must match.
+    pub fn expected(&self) -> &super::model::Descriptor {
+        &self.expected
+    }
+
+    /// Drains the rest of the stream and checks size and digest.
+    pub fn finish(mut self) -> Result<(), super::error::ImageError> {
+        use super::error::ImageError;
+        let mut sink = [0u8; 64 * 1024];
+        loop {
+            match io::Read::read(&mut self, &mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    return Err(ImageError::SizeMismatch {
+                        digest: self.expected.digest.clone(),
+                        expected: self.expected.size,
+                        actual: self.count,
+                    });
+                }
+                Err(source) => {
+                    return Err(ImageError::Read {
+                        digest: self.expected.digest.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        let actual = format_digest(self.hasher.clone());
+        if actual != self.expected.digest {
+            return Err(ImageError::DigestMismatch {
+                expected: self.expected.digest.clone(),
+                actual,
+            });
+        }
+        if self.count != self.expected.size {
+            return Err(ImageError::SizeMismatch {
+                digest: self.expected.digest.clone(),
+                expected: self.expected.size,
+                actual: self.count,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl<R: io::Read> io::Read for VerifyingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.check_at_eof {
+            let actual = format_digest(self.hasher.clone());
+            if actual != self.expected.digest || self.count != self.expected.size {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    super::error::ImageError::DigestMismatch {
+                        expected: self.expected.digest.clone(),
+                        actual,
+                    },
+                ));
+            }
+        }
+        self.count += n as u64;
+        if self.count > self.limit || self.count > self.expected.size {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "blob {} is larger than its descriptor size {} (or the limit {})",
+                    self.expected.digest, self.expected.size, self.limit
+                ),
+            ));
+        }
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +230,25 @@ mod tests {
         assert_eq!(inner, b"hello world");
         assert_eq!(count, 11);
         assert_eq!(digest, sha256_digest(b"hello world"));
+    }
+
+    #[test]
+    fn verifying_reader_refuses_altered_bytes() {
+        use std::io::Read;
+        let data = b"hello".to_vec();
+        let d = crate::image::Descriptor {
+            media_type: String::new(),
+            digest: sha256_digest(&data),
+            size: 5,
+        };
+        let mut r = VerifyingReader::new(&b"hellp"[..], d.clone(), 100);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        let e = r.finish().unwrap_err().to_string();
+        assert!(e.contains(&d.digest), "{e}");
+        let r = VerifyingReader::new(&b"hello"[..], d.clone(), 100);
+        r.finish().unwrap();
+        let mut r = VerifyingReader::new(&b"hello world"[..], d, 100);
+        assert!(r.read_to_end(&mut Vec::new()).is_err());
     }
 }

@@ -212,3 +212,62 @@ impl OutputError {
         }
     }
 }
+
+/// Why image content (a manifest, an index, a blob) is not what it claims to be, wherever it came
+/// from: a registry, an OCI layout, an archive. Its own type, so a broken local image is never
+/// reported as a registry failure (no status, no retry); the transport that read the bytes adds
+/// where they came from.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImageError {
+    /// A manifest or index cannot be understood (the message says what and why).
+    #[error("{0}")]
+    Malformed(String),
+    /// Content does not hash to the digest that names it.
+    #[error("digest mismatch for {expected}: the content received hashes to {actual}; refusing it")]
+    DigestMismatch {
+        /// The digest that names the content.
+        expected: String,
+        /// What the content hashes to.
+        actual: String,
+    },
+    /// Content is not as long as its descriptor says.
+    #[error("blob {digest} is {actual} bytes but its descriptor says {expected}")]
+    SizeMismatch {
+        /// The blob's digest.
+        digest: String,
+        /// The descriptor's size.
+        expected: u64,
+        /// The bytes received.
+        actual: u64,
+    },
+    /// Content is larger than olmpack accepts for its kind.
+    #[error("{what} is too large: more than {limit} bytes")]
+    TooLarge {
+        /// What it is.
+        what: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A layer cannot be unpacked safely (a path escaping the target, a link out of it, a
+    /// bad whiteout, an archive that is not tar or gzip): refused, whoever served it.
+    #[error("unsafe or invalid layer {layer}: {reason}")]
+    UnsafeLayer {
+        /// The layer's digest (or the archive's name).
+        layer: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A digest olmpack cannot verify (only sha256 is supported).
+    #[error("cannot verify digest {0}: only sha256 is supported")]
+    UnsupportedDigest(String),
+    /// Reading the content failed midway.
+    #[error("reading blob {digest}: {source}")]
+    Read {
+        /// The blob's digest.
+        digest: String,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+}

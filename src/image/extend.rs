@@ -17,6 +17,7 @@ use super::config::{Platform, canonical_json, config_json, rfc3339_utc};
 use super::error::BuildError;
 use super::layer::{LayerBlob, write_layer};
 use super::manifest::{Format, MEDIA_DOCKER_MANIFEST, descriptor_json, manifest_json};
+use super::media;
 use super::model::{Blob, BlobSource, Descriptor, Image, ImageIndex};
 use super::walk::{SkippedWhiteout, Walker};
 use serde_json::{Value, json};
@@ -24,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Media type of a Docker manifest list (the Docker form of an index).
-pub const MEDIA_DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+pub use super::media::DOCKER_LIST as MEDIA_DOCKER_LIST;
 
 /// Writes the folder `dir` as one gzip layer into `spool_file`, its content under `prefix`
 /// (e.g. `configs`, giving `configs/`, `configs/pkg/`, `configs/pkg/catalog.yaml`). Files are
@@ -107,16 +108,10 @@ pub struct ConfigEdit {
 /// (and so the digests) are the same in both formats: only the label on the descriptor changes.
 pub fn oci_media_type(media_type: &str) -> &str {
     match media_type {
-        "application/vnd.docker.image.rootfs.diff.tar.gzip" => {
-            "application/vnd.oci.image.layer.v1.tar+gzip"
-        }
-        "application/vnd.docker.image.rootfs.diff.tar" => "application/vnd.oci.image.layer.v1.tar",
-        "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip" => {
-            "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip"
-        }
-        "application/vnd.docker.container.image.v1+json" | "" => {
-            "application/vnd.oci.image.config.v1+json"
-        }
+        media::DOCKER_LAYER_GZIP => media::OCI_LAYER_GZIP,
+        media::DOCKER_LAYER_TAR => media::OCI_LAYER_TAR,
+        media::DOCKER_LAYER_FOREIGN_GZIP => media::OCI_LAYER_NONDISTRIBUTABLE_GZIP,
+        media::DOCKER_CONFIG | "" => media::OCI_CONFIG,
         other => other,
     }
 }
@@ -286,6 +281,7 @@ mod tests {
                 source: BlobSource::Remote {
                     registry: "r".into(),
                     repository: "base".into(),
+                    fetcher: None,
                 },
             }],
         };

@@ -2,6 +2,7 @@
 //! (the manifest structure, `schemaVersion: 2`, `config`, `layers`, is the same), so the choice is
 //! a value picked at build time, not a second code path.
 
+use super::media;
 use super::model::Descriptor;
 use serde_json::{Value, json};
 
@@ -28,28 +29,24 @@ impl Format {
     /// Media type of the config blob.
     pub fn config_media_type(self) -> &'static str {
         match self {
-            Format::Oci => "application/vnd.oci.image.config.v1+json",
-            Format::Docker => "application/vnd.docker.container.image.v1+json",
+            Format::Oci => media::OCI_CONFIG,
+            Format::Docker => media::DOCKER_CONFIG,
         }
     }
 
     /// Media type of a gzip tar layer.
     pub fn layer_media_type(self) -> &'static str {
         match self {
-            Format::Oci => "application/vnd.oci.image.layer.v1.tar+gzip",
-            Format::Docker => "application/vnd.docker.image.rootfs.diff.tar.gzip",
+            Format::Oci => media::OCI_LAYER_GZIP,
+            Format::Docker => media::DOCKER_LAYER_GZIP,
         }
     }
 }
 
-/// Media type of an OCI image manifest.
-pub const MEDIA_OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
-/// Media type of a Docker v2-2 manifest.
-pub const MEDIA_DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
-/// Media type of an OCI image index (the `index.json` of a layout).
-pub const MEDIA_OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
-/// The annotation an OCI layout uses to name (tag) a manifest.
-pub const ANNOTATION_REF_NAME: &str = "org.opencontainers.image.ref.name";
+pub use super::media::{
+    ANNOTATION_REF_NAME, DOCKER_MANIFEST as MEDIA_DOCKER_MANIFEST, OCI_INDEX as MEDIA_OCI_INDEX,
+    OCI_MANIFEST as MEDIA_OCI_MANIFEST,
+};
 
 /// A descriptor as JSON (`digest`, `mediaType`, `size`).
 pub fn descriptor_json(d: &Descriptor) -> Value {

@@ -8,7 +8,9 @@
 //! - the local formats (OCI layout, oci-archive, docker-archive) are read and written in
 //!   `transport::{layout, archive}`, one module per format;
 //! - [`verify`]: recomputes every digest of an image read back from a sink;
-//! - [`digest`]: `sha256:` digests and the hashing writer.
+//! - [`media`]: every media type, spelled once; [`parse`]: manifests and indexes, whatever
+//!   transport brought them, failing with [`ImageError`] (never a registry error);
+//! - [`digest`]: `sha256:` digests, the hashing writer and the verifying reader.
 //!
 //! The registry push is one more sink; it lives in `registry/` because it needs the client, and
 //! `transport/` chooses between the sinks.
@@ -22,7 +24,9 @@ pub mod error;
 pub mod extend;
 pub mod layer;
 pub mod manifest;
+pub mod media;
 pub mod model;
+pub mod parse;
 pub mod verify;
 pub mod walk;
 
@@ -31,7 +35,9 @@ pub mod walk;
 pub use crate::location::LocalImage as Destination;
 pub use build::{BuildOptions, BuildWarning, BuiltImage, BundleInput, build, build_in};
 pub use config::Platform;
-pub use error::{BuildError, OutputError};
+pub use error::{BuildError, ImageError, OutputError};
 pub use manifest::Format;
-pub use model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+pub use model::{
+    Artifact, Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageIndex, ImageOrIndex,
+};
 pub use verify::verify_image;

@@ -3,6 +3,48 @@
 //! files, not memory, so a large bundle never has to be held whole.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Something that can stream a blob's bytes on demand: a registry repository, or any other
+/// place whose blobs are not on this machine yet. Implemented where the transport lives
+/// (`transport::source` for registries): the image module knows no HTTP client.
+pub trait BlobFetcher: Send + Sync {
+    /// Opens the bytes of `descriptor` for streaming (not yet verified: [`Blob::open`] wraps
+    /// them in a [`super::digest::VerifyingReader`]).
+    fn fetch(&self, descriptor: &Descriptor) -> std::io::Result<Box<dyn std::io::Read + Send>>;
+
+    /// Downloads the bytes of `descriptor` into `dest`, verified, leaving no file on failure.
+    /// The default streams [`BlobFetcher::fetch`] through a verifying reader; a registry
+    /// overrides it to resume a cut download from the start with its retry policy.
+    fn fetch_to_file(
+        &self,
+        descriptor: &Descriptor,
+        dest: &std::path::Path,
+    ) -> std::io::Result<()> {
+        let stream = self.fetch(descriptor)?;
+        let mut reader = super::digest::VerifyingReader::strict(stream, descriptor.clone());
+        let written = (|| {
+            let mut out = std::fs::File::create(dest)?;
+            std::io::copy(&mut reader, &mut out)?;
+            std::io::Write::flush(&mut out)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(dest);
+        }
+        written
+    }
+}
+
+/// A shared [`BlobFetcher`], so every blob of an image (and every image of an index) reaches
+/// its bytes through one client and one token.
+#[derive(Clone)]
+pub struct Fetcher(pub Arc<dyn BlobFetcher>);
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Fetcher")
+    }
+}
 
 /// A content descriptor as the OCI image spec defines it: what a manifest points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,15 +64,18 @@ pub enum BlobSource {
     Memory(Vec<u8>),
     /// A file holding exactly the blob's bytes.
     File(PathBuf),
-    /// Bytes not on this machine: the blob sits in a registry repository (a base image's layer).
-    /// Kept remote so a push to the same registry can mount or skip it instead of downloading it
-    /// only to upload it again; a sink that needs the bytes must fetch them first
-    /// (`transport::source::OpenedImage::fetch_layers`), and [`Blob::open`] refuses.
+    /// Bytes not on this machine: the blob sits in a registry repository (a base image's layer,
+    /// an image being copied). Kept remote so a push to the same registry can mount or skip it
+    /// instead of downloading it only to upload it again. With a `fetcher` the blob fetches
+    /// itself when a sink needs its bytes ([`Blob::open`] streams them, verified); without one
+    /// [`Blob::open`] refuses.
     Remote {
         /// Registry host as in the reference (`quay.io`, `127.0.0.1:5000`).
         registry: String,
         /// Repository holding the blob.
         repository: String,
+        /// How to stream the bytes, when known.
+        fetcher: Option<Fetcher>,
     },
 }
 
@@ -79,14 +124,27 @@ impl Blob {
     }
 
     /// Opens the blob's bytes for streaming, so sinks (layout, archives, a registry push) never
-    /// need to know whether the blob sits in memory or in a spool file.
-    pub fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+    /// need to know whether the blob sits in memory, in a spool file or in a registry. A remote
+    /// blob's stream is verified as it goes: reading it to the end fails (`InvalidData`) when
+    /// the bytes do not match the descriptor.
+    pub fn open(&self) -> std::io::Result<Box<dyn std::io::Read + Send + '_>> {
         match &self.source {
             BlobSource::Memory(bytes) => Ok(Box::new(bytes.as_slice())),
             BlobSource::File(path) => Ok(Box::new(std::fs::File::open(path)?)),
             BlobSource::Remote {
+                fetcher: Some(fetcher),
+                ..
+            } => {
+                let stream = fetcher.0.fetch(&self.descriptor)?;
+                Ok(Box::new(super::digest::VerifyingReader::strict(
+                    stream,
+                    self.descriptor.clone(),
+                )))
+            }
+            BlobSource::Remote {
                 registry,
                 repository,
+                fetcher: None,
             } => Err(std::io::Error::other(format!(
                 "blob {} is in {registry}/{repository} and was not fetched",
                 self.descriptor.digest
@@ -102,12 +160,73 @@ impl Blob {
             BlobSource::Remote {
                 registry,
                 repository,
+                ..
             } => PathBuf::from(format!("{registry}/{repository}")),
         }
     }
 }
 
 impl Image {
+    /// The manifest digest: the image's name by content.
+    pub fn digest(&self) -> &str {
+        &self.manifest.descriptor.digest
+    }
+
+    /// The manifest media type (OCI or Docker v2-2).
+    pub fn media_type(&self) -> &str {
+        &self.manifest.descriptor.media_type
+    }
+
+    /// The config as JSON (`Null` when it is not in memory or not JSON: every source reads
+    /// configs into memory, verified, when it opens an image).
+    pub fn config_json(&self) -> serde_json::Value {
+        match &self.config.source {
+            BlobSource::Memory(bytes) => {
+                serde_json::from_slice(bytes).unwrap_or(serde_json::Value::Null)
+            }
+            _ => serde_json::Value::Null,
+        }
+    }
+
+    /// Config `Labels` (non-string values as their JSON text).
+    pub fn labels(&self) -> std::collections::BTreeMap<String, String> {
+        let v = self.config_json();
+        let mut out = std::collections::BTreeMap::new();
+        if let Some(map) = v.pointer("/config/Labels").and_then(|l| l.as_object()) {
+            for (k, val) in map {
+                out.insert(
+                    k.clone(),
+                    val.as_str().map_or_else(|| val.to_string(), str::to_string),
+                );
+            }
+        }
+        out
+    }
+
+    /// `os/architecture[/variant]` from the config.
+    pub fn platform(&self) -> String {
+        let v = self.config_json();
+        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+        let mut p = format!("{}/{}", s("os"), s("architecture"));
+        if !s("variant").is_empty() {
+            p = format!("{p}/{}", s("variant"));
+        }
+        p
+    }
+
+    /// Config `Entrypoint` and `Cmd` when set (a bundle image should have neither).
+    pub fn runnable(&self) -> Vec<String> {
+        let v = self.config_json();
+        ["Entrypoint", "Cmd"]
+            .iter()
+            .filter_map(|k| {
+                v.pointer(&format!("/config/{k}"))
+                    .filter(|x| !x.is_null() && x.as_array().is_none_or(|a| !a.is_empty()))
+                    .map(|x| format!("{k} {x}"))
+            })
+            .collect()
+    }
+
     /// Every blob of the image: layers first, then config, then manifest. This is the order a
     /// pusher must upload them in (the manifest last, so a registry never sees a manifest whose
     /// blobs are missing) and the order the layout writer stores them in.
@@ -168,5 +287,118 @@ impl<'a> Artifact<'a> {
             Artifact::Image(image) => image.blobs().collect(),
             Artifact::Index(index) => index.blobs(),
         }
+    }
+}
+
+/// What a source names, owned: one image, or an index of images. Every source (a registry, an
+/// OCI layout, an archive) yields it and every sink takes it (through [`ImageOrIndex::artifact`]),
+/// so a copy is an open followed by a write.
+#[derive(Debug, Clone)]
+pub enum ImageOrIndex {
+    /// A single-platform image.
+    Image(Image),
+    /// A multi-platform index.
+    Index(ImageIndex),
+}
+
+impl ImageOrIndex {
+    /// The borrowed view the sinks take.
+    pub fn artifact(&self) -> Artifact<'_> {
+        match self {
+            ImageOrIndex::Image(image) => Artifact::Image(image),
+            ImageOrIndex::Index(index) => Artifact::Index(index),
+        }
+    }
+
+    /// The digest of the top-level manifest or index.
+    pub fn digest(&self) -> &str {
+        &self.artifact().top().descriptor.digest
+    }
+}
+
+/// The annotation buildkit puts on an attestation manifest in an index to name the image it
+/// describes: narrowing an index keeps the attestations of the images it keeps.
+pub const ANNOTATION_REFERENCE_DIGEST: &str = "vnd.docker.reference.digest";
+
+impl ImageIndex {
+    /// The index narrowed to the entries for `platforms` (and the attestations of those
+    /// entries), as a new index blob: the digest changes, which is why a caller asks for it
+    /// explicitly. The kept entries are copied as written; the index keeps its media type and
+    /// every top-level field (annotations...). Fails when a platform matches no entry.
+    pub fn select(
+        &self,
+        platforms: &[super::config::Platform],
+    ) -> Result<ImageIndex, super::error::ImageError> {
+        use super::error::ImageError;
+        let bytes = match &self.index.source {
+            BlobSource::Memory(bytes) => bytes.clone(),
+            other => {
+                return Err(ImageError::Malformed(format!(
+                    "index {} is not in memory ({other:?})",
+                    self.index.descriptor.digest
+                )));
+            }
+        };
+        let entries = super::parse::parse_index(&bytes)?
+            .ok_or_else(|| ImageError::Malformed("expected an index".into()))?;
+        let mut keep: Vec<&str> = Vec::new();
+        for wanted in platforms {
+            let hits: Vec<&str> = entries
+                .iter()
+                .filter(|e| {
+                    e.platform
+                        .as_ref()
+                        .is_some_and(|p| super::parse::platform_matches(p, wanted))
+                })
+                .map(|e| e.descriptor.digest.as_str())
+                .collect();
+            if hits.is_empty() {
+                let have: Vec<String> = entries
+                    .iter()
+                    .filter_map(|e| e.platform.as_ref().map(ToString::to_string))
+                    .collect();
+                return Err(ImageError::Malformed(format!(
+                    "index {} has no image for platform {wanted} (it has: {})",
+                    self.index.descriptor.digest,
+                    have.join(", ")
+                )));
+            }
+            keep.extend(hits);
+        }
+        let kept = |e: &super::parse::IndexEntry| {
+            keep.contains(&e.descriptor.digest.as_str())
+                || e.raw
+                    .pointer(&format!(
+                        "/annotations/{}",
+                        ANNOTATION_REFERENCE_DIGEST.replace('/', "~1")
+                    ))
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|d| keep.contains(&d))
+        };
+        let mut value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ImageError::Malformed(format!("index is not valid JSON: {e}")))?;
+        let chosen: Vec<&super::parse::IndexEntry> = entries.iter().filter(|&e| kept(e)).collect();
+        if chosen.len() == entries.len() {
+            // Every entry wanted: the index as it is, digest unchanged.
+            return Ok(self.clone());
+        }
+        value["manifests"] =
+            serde_json::Value::Array(chosen.iter().map(|e| e.raw.clone()).collect());
+        let images = chosen
+            .iter()
+            .filter_map(|e| {
+                self.images
+                    .iter()
+                    .find(|i| i.manifest.descriptor.digest == e.descriptor.digest)
+                    .cloned()
+            })
+            .collect();
+        Ok(ImageIndex {
+            index: Blob::memory(
+                &self.index.descriptor.media_type,
+                super::config::canonical_json(&value),
+            ),
+            images,
+        })
     }
 }

@@ -6,7 +6,7 @@
 //! which uses this client as its registry transport.
 //!
 //! Entry points: [`Reference::parse`], [`auth::resolve`], [`Client::new`],
-//! [`push::push_image`], [`pull::pull_image`] / [`pull::fetch_manifest`].
+//! [`push::push_image`], [`pull::fetch_manifest_bytes`] / [`pull::open_blob`].
 
 pub mod auth;
 pub mod challenge;

@@ -155,6 +155,7 @@ pub fn push_image(
         if let BlobSource::Remote {
             registry,
             repository: from,
+            ..
         } = &blob.source
             && registry == client.registry()
             && from != repository
@@ -335,13 +336,49 @@ pub fn read_small(blob: &Blob, cap: u64) -> Result<Vec<u8>, RegistryError> {
             std::fs::read(p).map_err(|e| RegistryError::io("cannot read blob", p, e))
         }
         BlobSource::Remote {
+            fetcher: Some(_), ..
+        } => {
+            let mut bytes = Vec::new();
+            let mut reader = blob.open().map_err(|e| RegistryError::Interrupted {
+                what: format!("download of blob {}", blob.descriptor.digest),
+                reason: e.to_string(),
+            })?;
+            std::io::Read::read_to_end(&mut reader, &mut bytes)
+                .map_err(|e| super::pull::read_error(&blob.descriptor.digest, &e))?;
+            Ok(bytes)
+        }
+        BlobSource::Remote {
             registry,
             repository,
+            fetcher: None,
         } => Err(RegistryError::RemoteBlobMissing {
             digest: blob.descriptor.digest.clone(),
             location: format!("{registry}/{repository}"),
         }),
     }
+}
+
+/// Streams a remote blob (one that can fetch itself) into a temporary file, verified, so it
+/// can be uploaded (and its upload retried) from disk: a layer copied between two registries
+/// is never held whole in memory.
+fn spool_remote(blob: &Blob) -> Result<(tempfile::TempPath, Blob), RegistryError> {
+    let what = || format!("download of blob {}", blob.descriptor.digest);
+    let mut file = tempfile::Builder::new()
+        .prefix("olmpack-blob-")
+        .tempfile()
+        .map_err(|e| RegistryError::io("cannot create a spool file in", std::env::temp_dir(), e))?;
+    let mut reader = blob.open().map_err(|e| RegistryError::Interrupted {
+        what: what(),
+        reason: e.to_string(),
+    })?;
+    std::io::copy(&mut reader, &mut file)
+        .map_err(|e| super::pull::read_error(&blob.descriptor.digest, &e))?;
+    let path = file.into_temp_path();
+    let spooled = Blob {
+        descriptor: blob.descriptor.clone(),
+        source: BlobSource::File(path.to_path_buf()),
+    };
+    Ok((path, spooled))
 }
 
 fn push_blob(
@@ -360,30 +397,39 @@ fn push_blob(
     if exists {
         return Ok(BlobAction::Existing);
     }
+    let _spool;
+    let mut blob = blob;
     if let BlobSource::Remote {
         registry,
         repository: from,
+        fetcher,
     } = &blob.source
     {
-        // Never downloaded just to be uploaded again: mount it when it lives on this registry,
-        // else tell the caller, who fetches it (see `transport::push`).
+        // Never downloaded just to be uploaded again when avoidable: mount it when it lives on
+        // this registry; else, when it can fetch itself, stream it through a spool file; else
+        // tell the caller, who fetches it (see `transport::sink::deliver`).
         let missing = || RegistryError::RemoteBlobMissing {
             digest: blob.descriptor.digest.clone(),
             location: format!("{registry}/{from}"),
         };
-        if registry != client.registry() || from == repository {
+        if registry == client.registry()
+            && from != repository
+            && let Err(action) = start_session(
+                client,
+                repository,
+                &blob.descriptor.digest,
+                scopes,
+                Some(from),
+            )?
+        {
+            return Ok(action);
+        }
+        if fetcher.is_none() {
             return Err(missing());
         }
-        return match start_session(
-            client,
-            repository,
-            &blob.descriptor.digest,
-            scopes,
-            Some(from),
-        )? {
-            Err(action) => Ok(action),
-            Ok(_) => Err(missing()),
-        };
+        let (path, spooled) = spool_remote(blob)?;
+        _spool = (path, spooled);
+        blob = &_spool.1;
     }
     let policy = &client_retry(client);
     let mut attempt = 0;
@@ -505,6 +551,7 @@ fn body_range(
         BlobSource::Remote {
             registry,
             repository,
+            ..
         } => Err(RegistryError::RemoteBlobMissing {
             digest: blob.descriptor.digest.clone(),
             location: format!("{registry}/{repository}"),

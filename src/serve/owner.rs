@@ -11,7 +11,7 @@
 //! own `/etc/passwd` and `/etc/group`. The digest is unchanged (opm zeroes uid and gid).
 
 use crate::gocompat::execuser::{ExecUser, ExecUserError, exec_user};
-use crate::registry::RegistryError;
+use crate::transport::TransportError;
 use crate::transport::source::OpenedImage;
 
 /// The owner of every entry of a cache layer, and why.
@@ -50,7 +50,7 @@ pub enum OwnerError {
     },
     /// The base's layers could not be read.
     #[error("cannot read /etc/passwd and /etc/group from the base's layers: {0}")]
-    Layers(#[from] RegistryError),
+    Layers(#[from] TransportError),
 }
 
 /// An image's `/etc/passwd` and `/etc/group` (`None`: absent, deleted, or not a regular file).
@@ -72,11 +72,11 @@ pub fn user_files(
     image: &OpenedImage,
     passwd: bool,
     group: bool,
-) -> Result<UserFiles, RegistryError> {
+) -> Result<UserFiles, TransportError> {
     const NAMES: [&str; 2] = ["etc/passwd", "etc/group"];
     let mut found: [Option<Option<Vec<u8>>>; 2] =
         [(!passwd).then_some(None), (!group).then_some(None)];
-    for i in (0..image.layers.len()).rev() {
+    for i in (0..image.layer_descriptors().len()).rev() {
         if found.iter().all(Option::is_some) {
             break;
         }

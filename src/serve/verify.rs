@@ -551,10 +551,11 @@ fn layer_meta(
     prefixes: &[&str],
 ) -> Result<HashMap<String, EntryMeta>, VerifyError> {
     let mut meta = HashMap::new();
-    for (i, desc) in opened.layers.iter().enumerate() {
+    for (i, desc) in opened.layer_descriptors().iter().enumerate() {
         let mut vr = opened.open_layer(i)?;
         {
-            let r = crate::transport::unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
+            let r = crate::transport::unpack::decompress(&mut vr, &desc.media_type, &desc.digest)
+                .map_err(crate::transport::TransportError::from)?;
             let mut archive = tar::Archive::new(r);
             let entries = archive
                 .entries()
@@ -585,7 +586,8 @@ fn layer_meta(
                 }
             }
         }
-        vr.finish()?;
+        vr.finish()
+            .map_err(crate::transport::TransportError::from)?;
     }
     Ok(meta)
 }

@@ -345,7 +345,7 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Local
     let config_bytes = fs::read(inside(&entry.config)?)
         .map_err(|e| invalid(name, format!("cannot read config {}: {e}", entry.config)))?;
     let config_desc = Descriptor {
-        media_type: "application/vnd.docker.container.image.v1+json".into(),
+        media_type: crate::image::media::DOCKER_CONFIG.into(),
         digest: reg_digest::sha256(&config_bytes),
         size: config_bytes.len() as u64,
     };
@@ -354,9 +354,9 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Local
         let p = inside(l)?;
         let (digest, size, gz) = sha256_file(&p, name)?;
         let media_type = if gz {
-            "application/vnd.docker.image.rootfs.diff.tar.gzip"
+            crate::image::media::DOCKER_LAYER_GZIP
         } else {
-            "application/vnd.docker.image.rootfs.diff.tar"
+            crate::image::media::DOCKER_LAYER_TAR
         };
         layers.push(Blob {
             descriptor: Descriptor {
@@ -369,13 +369,13 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Local
     }
     let manifest = serde_json::json!({
         "schemaVersion": 2,
-        "mediaType": crate::registry::pull::DOCKER_MANIFEST,
+        "mediaType": crate::image::media::DOCKER_MANIFEST,
         "config": {"mediaType": config_desc.media_type, "size": config_desc.size, "digest": config_desc.digest},
         "layers": layers.iter().map(|l| serde_json::json!({"mediaType": l.descriptor.media_type, "size": l.descriptor.size, "digest": l.descriptor.digest})).collect::<Vec<_>>(),
     });
     let mbytes = serde_json::to_vec(&manifest).map_err(|e| invalid(name, e.to_string()))?;
     let mdesc = Descriptor {
-        media_type: crate::registry::pull::DOCKER_MANIFEST.into(),
+        media_type: crate::image::media::DOCKER_MANIFEST.into(),
         digest: reg_digest::sha256(&mbytes),
         size: mbytes.len() as u64,
     };

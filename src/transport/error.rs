@@ -13,6 +13,9 @@ pub enum TransportError {
     /// Talking to a registry, or reading a local image, failed.
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    /// Image content (a manifest, an index, a blob) is not what it claims to be.
+    #[error(transparent)]
+    Image(#[from] crate::image::ImageError),
     /// The source string names nothing readable, or a folder where an image is needed.
     #[error(transparent)]
     Location(#[from] crate::location::LocationError),
@@ -25,6 +28,9 @@ pub enum TransportError {
     /// A `--platform` value is not `os/arch[/variant]`.
     #[error(transparent)]
     Platform(#[from] PlatformError),
+    /// The operation cannot be done with these ends (signatures into an archive...).
+    #[error("{0}")]
+    Unsupported(String),
     /// A push was asked for with nowhere to push to.
     #[error("nothing to push to: give at least one -t REF")]
     NoTargets,

@@ -28,11 +28,13 @@ use crate::fsio;
 use crate::image::OutputError;
 use crate::image::config::canonical_json;
 use crate::image::digest::{HashingWriter, copy_verified};
-use crate::image::manifest::{ANNOTATION_REF_NAME, MEDIA_OCI_INDEX, descriptor_json};
+use crate::image::manifest::descriptor_json;
+use crate::image::media;
+use crate::image::media::{ANNOTATION_REF_NAME, OCI_INDEX as MEDIA_OCI_INDEX};
 use crate::image::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
+use crate::image::parse::{IndexEntry, parse_index, parse_manifest};
 use crate::reference::valid_digest;
 use crate::registry::digest as reg_digest;
-use crate::registry::pull::{DOCKER_LIST, IndexEntry, OCI_INDEX, parse_index, parse_manifest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fs;
@@ -440,7 +442,7 @@ pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutR
     };
     let bytes = read_verified(layout, &desc.digest, 4 << 20, name)?;
     desc.size = bytes.len() as u64;
-    let is_index = desc.media_type == OCI_INDEX || desc.media_type == DOCKER_LIST;
+    let is_index = media::is_index(&desc.media_type);
     match parse_index(&bytes).map_err(|e| invalid(name, e.to_string()))? {
         Some(entries) => Ok(LayoutRoot::Index {
             descriptor: desc,
@@ -473,7 +475,7 @@ pub fn image_at(
     }
     desc.size = bytes.len() as u64;
     if desc.media_type.is_empty() {
-        desc.media_type = crate::registry::pull::OCI_MANIFEST.to_string();
+        desc.media_type = media::OCI_MANIFEST.to_string();
     }
     Ok(Image {
         manifest: Blob {

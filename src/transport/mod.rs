@@ -9,7 +9,9 @@
 //!   opened image ([`source::open`]); each local format is one module, read and written there
 //!   ([`layout`] for `oci:`, [`archive`] for `oci-archive:` and `docker-archive:`, with
 //!   [`local`] choosing between them when writing), and one place that sends an image to its destinations
-//!   ([`sink`]: a local `--output`, or every `-t` of a push);
+//!   ([`sink`]: a local `--output`, or every `-t` of a push); [`copy()`] composes the two: any
+//!   source, opened as the one image model ([`open_artifact`]), written to any sink, with its
+//!   platforms narrowed and its signatures and referrers along when asked;
 //! - [`crate::registry`]: the distribution-API client that the registry transport uses;
 //! - `action`: what a command does, as a composition of the above;
 //! - `commands`: flag parsing and exit codes only.
@@ -22,6 +24,7 @@
 //! unpacks its layers safely into a temp folder and returns its labels and config.
 
 pub mod archive;
+pub mod copy;
 pub mod error;
 pub mod layout;
 pub mod local;
@@ -30,7 +33,11 @@ pub mod sink;
 pub mod source;
 pub mod unpack;
 
+pub use copy::{CopyOptions, CopyReport, Target, copy};
 pub use error::{LocalError, TransportError};
 pub use local::{write_artifact, write_image, write_index};
 pub use options::RegistryOptions;
-pub use source::{Opened, OpenedImage, UnpackedImage, open, open_image, unpack_image};
+pub use source::{
+    Opened, OpenedArtifact, OpenedImage, UnpackedImage, open, open_artifact, open_image,
+    unpack_image,
+};

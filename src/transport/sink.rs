@@ -3,10 +3,11 @@
 //! registry push under every `-t REF`.
 //!
 //! Pushing groups the references by repository (one client and one blob upload per
-//! repository, every tag of it after). Blobs of a base image kept in a registry
-//! ([`crate::image::BlobSource::Remote`]) are skipped when present and mounted when they live on
-//! the same registry; only when neither works are they downloaded, once, and uploaded
-//! ([`deliver`] does that, for bundle and catalog builds alike).
+//! repository, every tag of it after). Blobs kept in a registry
+//! ([`crate::image::BlobSource::Remote`]: a base image's layers, an image being copied) are
+//! skipped when present and mounted when they live on the same registry; otherwise a blob that
+//! can fetch itself is streamed from its registry through a spool file, and one that cannot is
+//! downloaded by [`deliver`] (for bundle and catalog builds alike) and pushed again.
 //!
 //! [`deliver`] is the one delivery path of every build: stage the digest file, push, fetch
 //! remote blobs and push again when the target lacks them, write the local output, then put

@@ -2,21 +2,31 @@
 //!
 //! The string was classified once, by [`Location::parse`] (the grammar `bundle build --output`
 //! writes, so anything written can be read back); a plain folder is refused here with a hint,
-//! never looked up in a registry. [`open`] gives either one image or a multi-platform index whose images are opened
-//! on demand ([`Opened`]); [`open_image`] resolves an index to the options' platform (with a
-//! warning), which is what bundle commands want. Registry manifests and configs are verified
-//! against their digests; layers are verified while they stream.
+//! never looked up in a registry. Every source yields the image model ([`crate::image`]): an
+//! [`Image`] whose manifest and config are in memory (verified against their digests) and whose
+//! layers stay where they are (a layout's or an extracted archive's files, or a registry
+//! repository, where each blob fetches itself through the one client of the source, verified
+//! while it streams).
+//!
+//! [`open`] gives either one image or a multi-platform index whose images are opened on demand
+//! ([`Opened`]); [`open_image`] resolves an index to the options' platform (with a warning),
+//! which is what bundle commands want; [`open_artifact`] opens an index with all its images
+//! ([`ImageOrIndex`]), which is what a copy wants.
 
-use super::error::TransportError;
+use super::error::{LocalError, TransportError};
 use super::options::RegistryOptions;
 use super::unpack::{self, Limits};
 use super::{archive, layout};
-use crate::image::{Blob, BlobSource, Descriptor, Image, Platform};
+use crate::image::digest::VerifyingReader;
+use crate::image::parse::{self, IndexEntry, MAX_MANIFEST_BYTES};
+use crate::image::{
+    Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageIndex, ImageOrIndex, Platform,
+};
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
-use crate::registry::client::Client;
-use crate::registry::pull::{self, IndexEntry, VerifyingReader};
+use crate::registry::client::{Client, Request};
+use crate::registry::pull;
 use crate::registry::push::read_small;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -27,43 +37,28 @@ use std::sync::Arc;
 /// opm base a few hundred megabytes; this is a sanity bound).
 const MAX_LAYER_BYTES: u64 = 4 << 30;
 
-/// How an opened image's blobs are reached. Shared (`Arc`) so every image of an index uses one
-/// client (one token) and one extracted archive.
+/// How an index's per-platform manifests are reached (their blobs then fetch themselves).
+/// Shared (`Arc`) so every image of an index uses one client (one token).
 #[derive(Clone)]
-enum Access {
+enum Manifests {
     Registry {
         client: Arc<Client>,
         reference: Reference,
     },
-    Local {
-        /// Layout folder (for an index's other images); `None` for a docker-archive.
-        layout: Option<PathBuf>,
-        /// Keeps an extracted archive alive.
-        _dir: Option<Arc<tempfile::TempDir>>,
-    },
+    Layout(PathBuf),
 }
 
-/// An opened single-platform image: manifest, config, and a way to stream each layer.
+/// An opened single-platform image: the image model value, what the user called it, and notes
+/// for them. Keeps an extracted archive alive as long as the value, since its layers are files
+/// in it.
 pub struct OpenedImage {
     /// The source as the user typed it.
     pub name: String,
-    /// Manifest digest.
-    pub digest: String,
-    /// Manifest media type.
-    pub media_type: String,
-    /// Manifest bytes (verified).
-    pub manifest: Vec<u8>,
-    /// Raw config JSON (verified).
-    pub config: Vec<u8>,
-    /// Config descriptor.
-    pub config_descriptor: Descriptor,
-    /// Layer descriptors.
-    pub layers: Vec<Descriptor>,
+    /// The image: manifest and config in memory (verified), layers where they are.
+    pub image: Image,
     /// Notes for the user (an index was resolved to one platform, a synthesised manifest).
     pub warnings: Vec<String>,
-    /// Local layer files, by index, when the image is on this machine.
-    local_layers: Vec<PathBuf>,
-    access: Access,
+    keep: Option<Arc<tempfile::TempDir>>,
 }
 
 /// A multi-platform image index, its images opened one at a time with [`OpenedIndex::image`].
@@ -76,10 +71,15 @@ pub struct OpenedIndex {
     pub media_type: String,
     /// Its entries, in the index's order.
     pub entries: Vec<IndexEntry>,
-    access: Access,
+    /// The index bytes (verified when pinned by digest).
+    pub bytes: Vec<u8>,
+    manifests: Manifests,
+    keep: Option<Arc<tempfile::TempDir>>,
 }
 
 /// What a source string names: one image, or an index of per-platform images.
+// Made once per source string; boxing the index too would save nothing measurable.
+#[allow(clippy::large_enum_variant)]
 pub enum Opened {
     /// A single image.
     Image(Box<OpenedImage>),
@@ -91,8 +91,7 @@ impl std::fmt::Debug for OpenedImage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenedImage")
             .field("name", &self.name)
-            .field("digest", &self.digest)
-            .field("layers", &self.layers)
+            .field("digest", &self.image.digest())
             .finish_non_exhaustive()
     }
 }
@@ -100,115 +99,144 @@ impl std::fmt::Debug for OpenedImage {
 /// Opens `location` as it is: an image or an index (nothing resolved to a platform). A plain
 /// folder or file is refused with what to type instead ([`Location::require_image`]).
 pub fn open(location: &Location, opts: &RegistryOptions) -> Result<Opened, TransportError> {
-    let source = location.as_str();
     match location.place() {
         Place::Path(_) => Err(location.not_an_image().into()),
-        Place::Local(image) => open_local(source, image),
+        place => open_place(location.as_str(), place, opts),
+    }
+}
+
+/// [`open`] for a place that was not typed as a source string (a signature tag derived from a
+/// digest): `name` is what messages call it.
+pub fn open_place(
+    name: &str,
+    place: &Place,
+    opts: &RegistryOptions,
+) -> Result<Opened, TransportError> {
+    match place {
+        Place::Path(p) => Err(crate::location::LocationError::NotFound {
+            path: p.display().to_string(),
+            hint: None,
+        }
+        .into()),
+        Place::Local(image) => open_local(name, image),
         Place::Registry(reference) => {
             let client = Arc::new(opts.client_for(reference)?);
             let (bytes, media_type, digest) =
                 pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
-            let access = Access::Registry {
-                client,
-                reference: reference.clone(),
-            };
-            match pull::parse_index(&bytes)? {
+            match parse::parse_index(&bytes)? {
                 Some(entries) => Ok(Opened::Index(OpenedIndex {
-                    name: source.to_string(),
+                    name: name.to_string(),
                     digest,
                     media_type,
                     entries,
-                    access,
+                    bytes,
+                    manifests: Manifests::Registry {
+                        client,
+                        reference: reference.clone(),
+                    },
+                    keep: None,
                 })),
                 None => Ok(Opened::Image(Box::new(registry_image(
-                    source,
-                    access,
-                    bytes,
-                    media_type,
-                    digest,
-                    Vec::new(),
+                    name, &client, reference, bytes, media_type, digest,
                 )?))),
             }
         }
     }
 }
 
+/// A registry image: manifest parsed, config fetched (verified), each layer a remote blob that
+/// fetches itself through `client`.
 fn registry_image(
     name: &str,
-    access: Access,
+    client: &Arc<Client>,
+    reference: &Reference,
     bytes: Vec<u8>,
     media_type: String,
     digest: String,
-    warnings: Vec<String>,
 ) -> Result<OpenedImage, TransportError> {
-    let Access::Registry { client, reference } = &access else {
-        return Err(RegistryError::Protocol("not a registry image".into()).into());
-    };
-    let parsed = pull::parse_manifest(&bytes)?;
+    let parsed = parse::parse_manifest(&bytes)?;
     let config = pull::fetch_small_blob(client, &reference.repository, &parsed.config)?;
+    let fetcher = registry_fetcher(client, &reference.repository);
+    let layers = parsed
+        .layers
+        .into_iter()
+        .map(|descriptor| Blob {
+            descriptor,
+            source: BlobSource::Remote {
+                registry: reference.registry.clone(),
+                repository: reference.repository.clone(),
+                fetcher: Some(fetcher.clone()),
+            },
+        })
+        .collect();
     Ok(OpenedImage {
         name: name.to_string(),
-        digest,
-        media_type,
-        manifest: bytes,
-        config,
-        config_descriptor: parsed.config,
-        layers: parsed.layers,
-        warnings,
-        local_layers: Vec::new(),
-        access,
+        image: Image {
+            manifest: Blob {
+                descriptor: Descriptor {
+                    media_type,
+                    digest,
+                    size: bytes.len() as u64,
+                },
+                source: BlobSource::Memory(bytes),
+            },
+            config: Blob {
+                descriptor: parsed.config,
+                source: BlobSource::Memory(config),
+            },
+            layers,
+        },
+        warnings: Vec::new(),
+        keep: None,
     })
 }
 
+/// A local image (layout, archive): manifest and config read into memory (the readers verified
+/// them), layers left in their files.
 fn local_image(
     name: &str,
-    image: Image,
+    mut image: Image,
     warnings: Vec<String>,
-    access: Access,
+    keep: Option<Arc<tempfile::TempDir>>,
 ) -> Result<OpenedImage, TransportError> {
-    let manifest = read_small(&image.manifest, pull::MAX_MANIFEST_BYTES)?;
-    let config = read_small(&image.config, pull::MAX_MANIFEST_BYTES)?;
-    let mut local_layers = Vec::new();
-    for l in &image.layers {
-        match &l.source {
-            BlobSource::File(p) => local_layers.push(p.clone()),
-            _ => {
-                return Err(RegistryError::Protocol(format!(
-                    "{name}: layer {} is not a local file",
-                    l.descriptor.digest
-                ))
-                .into());
-            }
+    for blob in [&mut image.manifest, &mut image.config] {
+        if !matches!(blob.source, BlobSource::Memory(_)) {
+            let bytes = read_small(blob, MAX_MANIFEST_BYTES).map_err(|e| LocalError::Invalid {
+                source_name: name.to_string(),
+                reason: e.to_string(),
+            })?;
+            blob.source = BlobSource::Memory(bytes);
         }
+    }
+    if let Some(l) = image
+        .layers
+        .iter()
+        .find(|l| !matches!(l.source, BlobSource::File(_)))
+    {
+        return Err(LocalError::Invalid {
+            source_name: name.to_string(),
+            reason: format!("layer {} is not a local file", l.descriptor.digest),
+        }
+        .into());
     }
     Ok(OpenedImage {
         name: name.to_string(),
-        digest: image.manifest.descriptor.digest.clone(),
-        media_type: image.manifest.descriptor.media_type.clone(),
-        manifest,
-        config,
-        config_descriptor: image.config.descriptor.clone(),
-        layers: image.layers.iter().map(|b| b.descriptor.clone()).collect(),
+        image,
         warnings,
-        local_layers,
-        access,
+        keep,
     })
 }
 
 fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError> {
-    let (layout, tag, dir) = match dest {
+    let (layout, tag, keep) = match dest {
         LocalImage::DockerArchive { path, .. } => {
             let loaded = archive::load_docker_archive(path, source)?;
-            let dir = loaded.dir.map(Arc::new);
-            let access = Access::Local {
-                layout: None,
-                _dir: dir,
-            };
+            let keep = loaded.dir.map(Arc::new);
             return Ok(Opened::Image(Box::new(local_image(
                 source,
                 loaded.image,
                 loaded.warnings,
-                access,
+                keep,
             )?)));
         }
         LocalImage::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
@@ -217,31 +245,28 @@ fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError>
             (dir.path().to_path_buf(), tag.clone(), Some(Arc::new(dir)))
         }
     };
-    let access = Access::Local {
-        layout: Some(layout.clone()),
-        _dir: dir,
-    };
     match layout::read_root(&layout, tag.as_deref(), source)? {
         layout::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
             source,
             image,
             Vec::new(),
-            access,
+            keep,
         )?))),
         layout::LayoutRoot::Index {
             descriptor,
             entries,
-            ..
+            bytes,
         } => Ok(Opened::Index(OpenedIndex {
             name: source.to_string(),
             digest: descriptor.digest,
             media_type: descriptor.media_type,
             entries,
-            access,
+            bytes,
+            manifests: Manifests::Layout(layout),
+            keep,
         })),
     }
 }
-
 impl OpenedIndex {
     /// The platforms the index offers, as `os/arch[/variant]` (entries without one skipped).
     pub fn platforms(&self) -> Vec<Platform> {
@@ -283,26 +308,16 @@ impl OpenedIndex {
 
     /// Opens the image an entry points at.
     pub fn image(&self, entry: &IndexEntry) -> Result<OpenedImage, TransportError> {
-        match &self.access {
-            Access::Registry { client, reference } => {
+        match &self.manifests {
+            Manifests::Registry { client, reference } => {
                 let (bytes, media_type, digest) =
                     pull::fetch_manifest_bytes(client, reference, &entry.descriptor.digest)?;
-                registry_image(
-                    &self.name,
-                    self.access.clone(),
-                    bytes,
-                    media_type,
-                    digest,
-                    Vec::new(),
-                )
+                registry_image(&self.name, client, reference, bytes, media_type, digest)
             }
-            Access::Local { layout, .. } => {
-                let layout = layout.as_ref().ok_or_else(|| {
-                    RegistryError::Protocol(format!("{}: not an OCI layout", self.name))
-                })?;
+            Manifests::Layout(layout) => {
                 let bytes = layout::read_manifest(layout, &entry.descriptor, &self.name)?;
                 let image = layout::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
-                local_image(&self.name, image, Vec::new(), self.access.clone())
+                local_image(&self.name, image, Vec::new(), self.keep.clone())
             }
         }
     }
@@ -327,7 +342,7 @@ pub fn open_image(
             let mut image = index.image(entry)?;
             image.warnings.push(format!(
                 "{source} is a multi-platform image index ({}); resolved to {platform} manifest {}: a bundle image should be a single manifest",
-                index.digest, image.digest
+                index.digest, image.image.digest()
             ));
             Ok(image)
         }
@@ -335,76 +350,76 @@ pub fn open_image(
 }
 
 impl OpenedImage {
+    /// The layer descriptors, in manifest order.
+    pub fn layer_descriptors(&self) -> Vec<Descriptor> {
+        self.image
+            .layers
+            .iter()
+            .map(|b| b.descriptor.clone())
+            .collect()
+    }
+
     /// Opens layer `i` as a verifying stream (compressed bytes); call `finish` after reading.
-    pub fn open_layer(&self, i: usize) -> Result<VerifyingReader<Box<dyn Read>>, RegistryError> {
-        let desc = self
+    /// A local layer is read from its file; a registry layer is streamed from the registry.
+    pub fn open_layer(
+        &self,
+        i: usize,
+    ) -> Result<VerifyingReader<Box<dyn Read + Send>>, TransportError> {
+        let blob = self
+            .image
             .layers
             .get(i)
-            .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?
-            .clone();
-        match &self.access {
-            Access::Registry { client, reference } => {
-                pull::open_blob(client, &reference.repository, &desc, MAX_LAYER_BYTES)
+            .ok_or_else(|| LocalError::Invalid {
+                source_name: self.name.clone(),
+                reason: format!("no layer {i}"),
+            })?;
+        let stream: Box<dyn Read + Send> = match &blob.source {
+            BlobSource::File(p) => Box::new(std::fs::File::open(p).map_err(LocalError::io(
+                &self.name,
+                "open layer",
+                p,
+            ))?),
+            BlobSource::Remote {
+                fetcher: Some(fetcher),
+                ..
+            } => fetcher
+                .0
+                .fetch(&blob.descriptor)
+                .map_err(|e| fetch_error(e, &blob.descriptor))?,
+            BlobSource::Memory(bytes) => Box::new(std::io::Cursor::new(bytes.clone())),
+            BlobSource::Remote { fetcher: None, .. } => {
+                return Err(RegistryError::RemoteBlobMissing {
+                    digest: blob.descriptor.digest.clone(),
+                    location: blob.location().display().to_string(),
+                }
+                .into());
             }
-            Access::Local { .. } => {
-                let p = self
-                    .local_layers
-                    .get(i)
-                    .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?;
-                let f = std::fs::File::open(p)
-                    .map_err(|e| RegistryError::io("cannot open layer", p, e))?;
-                Ok(VerifyingReader::new(
-                    Box::new(f) as Box<dyn Read>,
-                    desc,
-                    MAX_LAYER_BYTES,
-                ))
-            }
-        }
+        };
+        Ok(VerifyingReader::new(
+            stream,
+            blob.descriptor.clone(),
+            MAX_LAYER_BYTES,
+        ))
     }
 
-    /// The config as JSON (`Null` when it is not JSON, which opening already refuses for
-    /// registry images only by digest).
+    /// The config as JSON (see [`Image::config_json`]).
     pub fn config_json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.config).unwrap_or(serde_json::Value::Null)
+        self.image.config_json()
     }
 
-    /// Config `Labels`.
+    /// Config `Labels` (see [`Image::labels`]).
     pub fn labels(&self) -> BTreeMap<String, String> {
-        let v = self.config_json();
-        let mut out = BTreeMap::new();
-        if let Some(map) = v.pointer("/config/Labels").and_then(|l| l.as_object()) {
-            for (k, val) in map {
-                out.insert(
-                    k.clone(),
-                    val.as_str().map_or_else(|| val.to_string(), str::to_string),
-                );
-            }
-        }
-        out
+        self.image.labels()
     }
 
     /// `os/architecture[/variant]` from the config.
     pub fn platform(&self) -> String {
-        let v = self.config_json();
-        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
-        let mut p = format!("{}/{}", s("os"), s("architecture"));
-        if !s("variant").is_empty() {
-            p = format!("{p}/{}", s("variant"));
-        }
-        p
+        self.image.platform()
     }
 
     /// Config `Entrypoint` and `Cmd` when set (a bundle image should have neither).
     pub fn runnable(&self) -> Vec<String> {
-        let v = self.config_json();
-        ["Entrypoint", "Cmd"]
-            .iter()
-            .filter_map(|k| {
-                v.pointer(&format!("/config/{k}"))
-                    .filter(|x| !x.is_null() && x.as_array().is_none_or(|a| !a.is_empty()))
-                    .map(|x| format!("{k} {x}"))
-            })
-            .collect()
+        self.image.runnable()
     }
 
     /// Lists layer `i` (streamed, verified, nothing written), capturing the files whose path
@@ -414,13 +429,9 @@ impl OpenedImage {
         i: usize,
         capture: &dyn Fn(&str) -> bool,
         cap: u64,
-    ) -> Result<unpack::LayerListing, RegistryError> {
+    ) -> Result<unpack::LayerListing, TransportError> {
         let mut vr = self.open_layer(i)?;
-        let desc = self
-            .layers
-            .get(i)
-            .ok_or_else(|| RegistryError::Protocol(format!("no layer {i}")))?
-            .clone();
+        let desc = vr.expected().clone();
         let listing = {
             let r = unpack::decompress(&mut vr, &desc.media_type, &desc.digest)?;
             unpack::list_layer(r, &desc.digest, &Limits::default(), capture, cap)?
@@ -437,27 +448,37 @@ impl OpenedImage {
         limits: &Limits,
     ) -> Result<unpack::Stats, TransportError> {
         let mut stats = unpack::Stats::default();
-        // Registry layers are downloaded (verified, retried when cut off) to a temp file first
+        // Remote layers are downloaded (verified, retried when cut off) to a temp file first
         // so a dropped connection costs a re-download, not a failed pull.
-        let spool = match &self.access {
-            Access::Registry { .. } => Some(temp_dir("olmpack-layers-")?),
-            Access::Local { .. } => None,
+        let remote = self
+            .image
+            .layers
+            .iter()
+            .any(|l| matches!(l.source, BlobSource::Remote { .. }));
+        let spool = if remote {
+            Some(temp_dir("olmpack-layers-")?)
+        } else {
+            None
         };
-        for (i, desc) in self.layers.iter().enumerate() {
-            let mut vr = match (&self.access, &spool) {
-                (Access::Registry { client, reference }, Some(dir)) => {
+        for (i, blob) in self.image.layers.iter().enumerate() {
+            let desc = &blob.descriptor;
+            let mut vr = match (&blob.source, &spool) {
+                (
+                    BlobSource::Remote {
+                        fetcher: Some(fetcher),
+                        ..
+                    },
+                    Some(dir),
+                ) => {
                     let path = dir.path().join(format!("layer-{i}"));
-                    pull::fetch_blob_to_file(
-                        client,
-                        &reference.repository,
-                        desc,
-                        &path,
-                        MAX_LAYER_BYTES,
-                    )?;
+                    fetcher
+                        .0
+                        .fetch_to_file(desc, &path)
+                        .map_err(|e| fetch_error(e, desc))?;
                     let f = std::fs::File::open(&path)
-                        .map_err(|e| RegistryError::io("cannot open layer", &path, e))?;
+                        .map_err(|e| TransportError::io("open", &path, e))?;
                     VerifyingReader::new(
-                        Box::new(f) as Box<dyn Read>,
+                        Box::new(f) as Box<dyn Read + Send>,
                         desc.clone(),
                         MAX_LAYER_BYTES,
                     )
@@ -473,93 +494,239 @@ impl OpenedImage {
         Ok(stats)
     }
 
-    /// The image as a model value whose layers stay where they are: local files, or
-    /// [`BlobSource::Remote`] for a registry image (so a push to the same registry mounts or
-    /// skips them instead of downloading them). Use [`OpenedImage::fetch_layers`] first when a
-    /// local sink needs the bytes.
+    /// The image as a model value (a clone: manifests and configs are small, layers are
+    /// references to where they are).
     pub fn to_image(&self) -> Image {
-        let layers = self
+        self.image.clone()
+    }
+
+    /// Downloads (verified) every remote layer into `spool` and points the image's blobs
+    /// there; local layers are unchanged. For callers that want every byte on this machine
+    /// before they start (sinks do not need it: a remote blob fetches itself).
+    pub fn fetch_layers(&mut self, spool: &Path) -> Result<(), TransportError> {
+        fetch_remote_layers(&mut self.image, spool, &self.name)
+    }
+
+    /// The layer files of a local (or fetched) image, in manifest order; empty when any layer
+    /// is still remote.
+    pub fn layer_files(&self) -> Vec<PathBuf> {
+        let files: Vec<PathBuf> = self
+            .image
             .layers
             .iter()
-            .enumerate()
-            .map(|(i, d)| Blob {
-                descriptor: d.clone(),
-                source: match (&self.access, self.local_layers.get(i)) {
-                    (Access::Registry { reference, .. }, _) => BlobSource::Remote {
-                        registry: reference.registry.clone(),
-                        repository: reference.repository.clone(),
-                    },
-                    (_, Some(p)) => BlobSource::File(p.clone()),
-                    (_, None) => BlobSource::Remote {
-                        registry: String::new(),
-                        repository: self.name.clone(),
-                    },
-                },
+            .filter_map(|l| match &l.source {
+                BlobSource::File(p) => Some(p.clone()),
+                _ => None,
             })
             .collect();
-        Image {
-            manifest: Blob {
-                descriptor: Descriptor {
-                    media_type: self.media_type.clone(),
-                    digest: self.digest.clone(),
-                    size: self.manifest.len() as u64,
-                },
-                source: BlobSource::Memory(self.manifest.clone()),
-            },
-            config: Blob {
-                descriptor: self.config_descriptor.clone(),
-                source: BlobSource::Memory(self.config.clone()),
-            },
-            layers,
+        if files.len() == self.image.layers.len() {
+            files
+        } else {
+            Vec::new()
         }
     }
+}
 
-    /// Downloads (verified) every layer of a registry image into `spool` and points the
-    /// image's blobs there; local images are unchanged. For sinks that need the bytes (a layout,
-    /// an archive, a push to another registry).
-    pub fn fetch_layers(&mut self, spool: &Path) -> Result<(), TransportError> {
-        let Access::Registry { client, reference } = &self.access else {
-            return Ok(());
+/// Downloads (verified) every layer of `image` that is still in a registry into `spool`, named
+/// by content (several images share a spool and their common layers), and points the blobs at
+/// the files. A digest that is not sha256 is refused before anything is fetched: no name would
+/// be unique, and a reused file would hold another layer's bytes.
+pub fn fetch_remote_layers(
+    image: &mut Image,
+    spool: &Path,
+    name: &str,
+) -> Result<(), TransportError> {
+    let remote = |l: &Blob| matches!(l.source, BlobSource::Remote { .. });
+    if let Some(l) = image
+        .layers
+        .iter()
+        .find(|l| remote(l) && l.descriptor.sha256_hex().is_none())
+    {
+        return Err(TransportError::UnsupportedDigest {
+            source_name: name.to_string(),
+            digest: l.descriptor.digest.clone(),
+        });
+    }
+    for layer in image.layers.iter_mut().filter(|l| remote(l)) {
+        let BlobSource::Remote { fetcher, .. } = &layer.source else {
+            continue;
         };
-        // Spool files are named by content (several images of one index share the spool and
-        // their common layers), so a digest that is not sha256 is refused before anything is
-        // fetched: no name would be unique, and a reused file would hold another layer's bytes.
-        if let Some(desc) = self.layers.iter().find(|d| d.sha256_hex().is_none()) {
-            return Err(TransportError::UnsupportedDigest {
-                source_name: self.name.clone(),
-                digest: desc.digest.clone(),
-            });
-        }
-        let mut files = Vec::with_capacity(self.layers.len());
-        for desc in &self.layers {
-            let Some(hex) = desc.sha256_hex() else {
-                continue;
+        let Some(hex) = layer.descriptor.sha256_hex() else {
+            continue;
+        };
+        let path = spool.join(format!("{hex}.layer"));
+        // Written only after its digest was verified, so an existing file is this layer.
+        if !path.exists() {
+            let Some(fetcher) = fetcher else {
+                return Err(RegistryError::RemoteBlobMissing {
+                    digest: layer.descriptor.digest.clone(),
+                    location: layer.location().display().to_string(),
+                }
+                .into());
             };
-            let path = spool.join(format!("{hex}.layer"));
-            // Written only after its digest was verified, so an existing file is this layer.
-            if !path.exists() {
-                pull::fetch_blob_to_file(
-                    client,
-                    &reference.repository,
-                    desc,
-                    &path,
-                    MAX_LAYER_BYTES,
-                )?;
-            }
-            files.push(path);
+            fetcher
+                .0
+                .fetch_to_file(&layer.descriptor, &path)
+                .map_err(|e| fetch_error(e, &layer.descriptor))?;
         }
-        self.local_layers = files;
-        self.access = Access::Local {
-            layout: None,
-            _dir: None,
+        layer.source = BlobSource::File(path);
+    }
+    Ok(())
+}
+
+/// A failed blob fetch: the registry's own error when the fetcher carried one (so a digest
+/// mismatch or an HTTP status reads as it always has), else the I/O error.
+fn fetch_error(e: std::io::Error, desc: &Descriptor) -> TransportError {
+    if e.get_ref().is_some_and(|inner| inner.is::<RegistryError>()) {
+        return match e
+            .into_inner()
+            .map(|inner| inner.downcast::<RegistryError>())
+        {
+            Some(Ok(registry)) => TransportError::Registry(*registry),
+            _ => TransportError::Registry(RegistryError::Protocol(format!(
+                "cannot fetch blob {}",
+                desc.digest
+            ))),
         };
-        Ok(())
+    }
+    TransportError::Registry(pull::read_error(&desc.digest, &e))
+}
+
+/// A registry repository's blobs, fetched on demand through one shared client: what a remote
+/// [`Blob`] of an opened image calls when a sink needs its bytes.
+struct RegistryBlobs {
+    client: Arc<Client>,
+    repository: String,
+}
+
+impl BlobFetcher for RegistryBlobs {
+    fn fetch(&self, descriptor: &Descriptor) -> std::io::Result<Box<dyn Read + Send>> {
+        if descriptor.size > MAX_LAYER_BYTES {
+            return Err(std::io::Error::other(RegistryError::TooLarge {
+                what: format!("blob {}", descriptor.digest),
+                limit: MAX_LAYER_BYTES,
+            }));
+        }
+        if descriptor.sha256_hex().is_none() {
+            return Err(std::io::Error::other(RegistryError::Protocol(format!(
+                "cannot verify digest {}: only sha256 is supported",
+                descriptor.digest
+            ))));
+        }
+        let req = Request::new(
+            reqwest::Method::GET,
+            format!("/v2/{}/blobs/{}", self.repository, descriptor.digest),
+            &[crate::registry::token::pull_scope(&self.repository)],
+        );
+        let resp = self
+            .client
+            .expect(&req, &[200])
+            .map_err(std::io::Error::other)?;
+        Ok(Box::new(resp))
     }
 
-    /// The layer files of a local (or fetched) image, in manifest order; empty for a registry
-    /// image whose layers were not fetched.
-    pub fn layer_files(&self) -> &[PathBuf] {
-        &self.local_layers
+    fn fetch_to_file(&self, descriptor: &Descriptor, dest: &Path) -> std::io::Result<()> {
+        pull::fetch_blob_to_file(
+            &self.client,
+            &self.repository,
+            descriptor,
+            dest,
+            MAX_LAYER_BYTES,
+        )
+        .map_err(std::io::Error::other)
+    }
+}
+
+fn registry_fetcher(client: &Arc<Client>, repository: &str) -> Fetcher {
+    Fetcher(Arc::new(RegistryBlobs {
+        client: Arc::clone(client),
+        repository: repository.to_string(),
+    }))
+}
+
+/// A source opened as the image model every sink takes ([`ImageOrIndex`]), with what the user
+/// called it and notes for them. Keeps an extracted archive alive as long as the value, since
+/// its blobs are files in it.
+pub struct OpenedArtifact {
+    /// The source as the user typed it.
+    pub name: String,
+    /// The image or index.
+    pub value: ImageOrIndex,
+    /// Notes for the user.
+    pub warnings: Vec<String>,
+    _keep: Option<Arc<tempfile::TempDir>>,
+}
+
+impl std::fmt::Debug for OpenedArtifact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedArtifact")
+            .field("name", &self.name)
+            .field("digest", &self.value.digest())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens `location` as the image model every sink takes: one image, or an index with every
+/// image it lists. Manifests and configs are read (and verified) now; layers stay where they
+/// are (a layout's files, or a registry repository, where each blob fetches itself when a sink
+/// needs its bytes). A nested index is refused: no image olmpack reads or writes has one.
+pub fn open_artifact(
+    location: &Location,
+    opts: &RegistryOptions,
+) -> Result<OpenedArtifact, TransportError> {
+    match location.place() {
+        Place::Path(_) => Err(location.not_an_image().into()),
+        place => open_place_artifact(location.as_str(), place, opts),
+    }
+}
+
+/// [`open_artifact`] for a place given directly (see [`open_place`]).
+pub fn open_place_artifact(
+    name: &str,
+    place: &Place,
+    opts: &RegistryOptions,
+) -> Result<OpenedArtifact, TransportError> {
+    match open_place(name, place, opts)? {
+        Opened::Image(image) => Ok(OpenedArtifact {
+            name: name.to_string(),
+            value: ImageOrIndex::Image(image.to_image()),
+            warnings: image.warnings.clone(),
+            _keep: image.keep.clone(),
+        }),
+        Opened::Index(index) => {
+            let mut images = Vec::with_capacity(index.entries.len());
+            for entry in &index.entries {
+                if crate::image::media::is_index(&entry.descriptor.media_type) {
+                    return Err(crate::image::ImageError::Malformed(format!(
+                        "{name}: index {} lists another index ({}); nested indexes are not supported",
+                        index.digest, entry.descriptor.digest
+                    ))
+                    .into());
+                }
+                images.push(index.image(entry)?.to_image());
+            }
+            let media_type = if index.media_type.is_empty() {
+                crate::image::media::OCI_INDEX.to_string()
+            } else {
+                index.media_type.clone()
+            };
+            Ok(OpenedArtifact {
+                name: name.to_string(),
+                value: ImageOrIndex::Index(ImageIndex {
+                    index: Blob {
+                        descriptor: Descriptor {
+                            media_type,
+                            digest: index.digest.clone(),
+                            size: index.bytes.len() as u64,
+                        },
+                        source: BlobSource::Memory(index.bytes.clone()),
+                    },
+                    images,
+                }),
+                warnings: Vec::new(),
+                _keep: index.keep.clone(),
+            })
+        }
     }
 }
 
@@ -601,8 +768,8 @@ pub fn unpack_image(
     Ok(UnpackedImage {
         labels: opened.labels(),
         config: opened.config_json(),
-        digest: opened.digest.clone(),
-        media_type: opened.media_type.clone(),
+        digest: opened.image.digest().to_string(),
+        media_type: opened.image.media_type().to_string(),
         warnings: opened.warnings.clone(),
         dir,
     })
@@ -616,35 +783,25 @@ mod tests {
     /// layers once shared the file `blob.layer`, and the second got the first one's bytes.
     #[test]
     fn fetch_layers_refuses_non_sha256_digests() {
-        let reference = Reference::parse("127.0.0.1:1/x/y:1").unwrap();
-        let client = Client::new(
-            &reference.registry,
-            crate::registry::auth::ResolvedCredential::anonymous(),
-            &Default::default(),
-        )
-        .unwrap();
-        let layer = |n: u8| Descriptor {
-            media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-            digest: format!("sha512:{}", format!("{n:02x}").repeat(64)),
-            size: 1,
-        };
-        let mut image = OpenedImage {
-            name: "127.0.0.1:1/x/y:1".into(),
-            digest: String::new(),
-            media_type: String::new(),
-            manifest: Vec::new(),
-            config: Vec::new(),
-            config_descriptor: layer(0),
-            layers: vec![layer(1), layer(2)],
-            warnings: Vec::new(),
-            local_layers: Vec::new(),
-            access: Access::Registry {
-                client: Arc::new(client),
-                reference,
+        let layer = |n: u8| Blob {
+            descriptor: Descriptor {
+                media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
+                digest: format!("sha512:{}", format!("{n:02x}").repeat(64)),
+                size: 1,
+            },
+            source: BlobSource::Remote {
+                registry: "127.0.0.1:1".into(),
+                repository: "x/y".into(),
+                fetcher: None,
             },
         };
+        let mut image = Image {
+            manifest: Blob::memory("m", Vec::new()),
+            config: Blob::memory("c", Vec::new()),
+            layers: vec![layer(1), layer(2)],
+        };
         let spool = tempfile::tempdir().unwrap();
-        let err = image.fetch_layers(spool.path()).unwrap_err();
+        let err = fetch_remote_layers(&mut image, spool.path(), "127.0.0.1:1/x/y:1").unwrap_err();
         assert!(
             matches!(&err, TransportError::UnsupportedDigest { digest, .. } if digest.starts_with("sha512:01")),
             "{err}"

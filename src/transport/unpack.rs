@@ -4,7 +4,7 @@
 //! layers, `.wh..wh..opq` hides a directory's lower contents), and writes regular files 0644 and
 //! directories 0755 whatever the tar says (a bundle holds only YAML and JSON).
 
-use crate::registry::RegistryError;
+use crate::image::ImageError;
 use flate2::read::GzDecoder;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
@@ -47,15 +47,15 @@ pub fn decompress<'a, R: Read + 'a>(
     reader: R,
     media_type: &str,
     layer: &str,
-) -> Result<Box<dyn Read + 'a>, RegistryError> {
+) -> Result<Box<dyn Read + 'a>, ImageError> {
     if media_type.contains("zstd") {
-        return Err(RegistryError::Unpack {
+        return Err(ImageError::UnsafeLayer {
             layer: layer.into(),
             reason: format!("unsupported layer media type {media_type} (zstd)"),
         });
     }
     let mut buf = BufReader::new(reader);
-    let magic = buf.fill_buf().map_err(|e| RegistryError::Unpack {
+    let magic = buf.fill_buf().map_err(|e| ImageError::UnsafeLayer {
         layer: layer.into(),
         reason: format!("cannot read: {e}"),
     })?;
@@ -211,8 +211,8 @@ pub fn unpack_layer<R: Read>(
     layer: &str,
     limits: &Limits,
     stats: &mut Stats,
-) -> Result<(), RegistryError> {
-    let err = |reason: String| RegistryError::Unpack {
+) -> Result<(), ImageError> {
+    let err = |reason: String| ImageError::UnsafeLayer {
         layer: layer.to_string(),
         reason,
     };
@@ -391,8 +391,8 @@ pub fn list_layer<R: Read>(
     limits: &Limits,
     capture: &dyn Fn(&str) -> bool,
     capture_limit: u64,
-) -> Result<LayerListing, RegistryError> {
-    let err = |reason: String| RegistryError::Unpack {
+) -> Result<LayerListing, ImageError> {
+    let err = |reason: String| ImageError::UnsafeLayer {
         layer: layer.to_string(),
         reason,
     };
@@ -464,7 +464,7 @@ pub fn list_layer<R: Read>(
 
 /// Extracts layers in order into `root` (which must exist and should be empty), each given as
 /// (media type, reader, digest for messages).
-pub fn unpack_layers<'a, I>(layers: I, root: &Path, limits: &Limits) -> Result<Stats, RegistryError>
+pub fn unpack_layers<'a, I>(layers: I, root: &Path, limits: &Limits) -> Result<Stats, ImageError>
 where
     I: IntoIterator<Item = (String, Box<dyn Read + 'a>, String)>,
 {
@@ -510,10 +510,7 @@ mod tests {
         b.append(&h, &[][..]).unwrap();
     }
 
-    fn unpack(
-        tars: &[Vec<u8>],
-        limits: Limits,
-    ) -> (tempfile::TempDir, Result<Stats, RegistryError>) {
+    fn unpack(tars: &[Vec<u8>], limits: Limits) -> (tempfile::TempDir, Result<Stats, ImageError>) {
         let d = tempfile::tempdir().unwrap();
         let layers: Vec<(String, Box<dyn Read>, String)> = tars
             .iter()

@@ -20,6 +20,7 @@ mod catalog_template_cases;
 mod catalog_validate;
 mod ci_recipes;
 mod completions_man;
+mod copy;
 mod first_hour;
 mod init;
 mod init_corpus;

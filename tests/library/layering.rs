@@ -84,3 +84,33 @@ fn the_ground_floor_imports_no_domain() {
         offenders.join("\n")
     );
 }
+
+/// The image model (issue 25 item 1) sits below the transports: parsing, media types and
+/// digest verification live in `src/image` and fail with the image's own error, so nothing
+/// there may reach for the registry client or a transport (a broken local image must never
+/// become a registry error). Remote blobs fetch themselves through a trait the transport
+/// implements.
+#[test]
+fn the_image_model_imports_no_transport() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/image");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() >= 10, "sources under {}", root.display());
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for layer in ["crate::registry", "crate::transport", "crate::action"] {
+                if code.contains(layer) {
+                    offenders.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "src/image must not import the registry or transport layers:\n{}",
+        offenders.join("\n")
+    );
+}

@@ -9,6 +9,7 @@
 mod support;
 
 mod build_library;
+mod copy_stream;
 mod corpus;
 mod fuzz;
 mod goflate_go;

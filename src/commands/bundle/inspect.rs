@@ -71,10 +71,10 @@ fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Res
         .collect();
     let v = serde_json::json!({
         "image": o.name,
-        "digest": o.digest,
-        "mediaType": o.media_type,
+        "digest": o.image.digest(),
+        "mediaType": o.image.media_type(),
         "platform": o.platform(),
-        "config": {"digest": o.config_descriptor.digest, "size": o.config_descriptor.size, "mediaType": o.config_descriptor.media_type},
+        "config": {"digest": o.image.config.descriptor.digest, "size": o.image.config.descriptor.size, "mediaType": o.image.config.descriptor.media_type},
         "labels": o.labels(),
         "layers": layers,
         "annotations": r.annotations.as_ref().map(|(_, a)| a),
@@ -88,11 +88,11 @@ fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Res
 
 fn render_text(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Result<()> {
     writeln!(out, "Image:      {}", o.name)?;
-    writeln!(out, "Digest:     {}", o.digest)?;
-    writeln!(out, "Media type: {}", o.media_type)?;
+    writeln!(out, "Digest:     {}", o.image.digest())?;
+    writeln!(out, "Media type: {}", o.image.media_type())?;
     writeln!(out, "Platform:   {}", o.platform())?;
     // The image ID: the one digest a docker-archive and the registry image it came from share.
-    writeln!(out, "Image ID:   {}", o.config_descriptor.digest)?;
+    writeln!(out, "Image ID:   {}", o.image.config.descriptor.digest)?;
     let labels = o.labels();
     writeln!(
         out,

@@ -74,6 +74,11 @@ pub fn run(args: &Args) -> Outcome {
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}@{} -> {}", args.image, opened.digest, dest.display());
+    println!(
+        "{}@{} -> {}",
+        args.image,
+        opened.image.digest(),
+        dest.display()
+    );
     Ok(EXIT_OK)
 }

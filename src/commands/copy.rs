@@ -1,0 +1,150 @@
+//! `olmpack copy SRC DST`: flags in, one call to [`crate::action::copy`], the resulting digest
+//! on stdout (so `d=$(olmpack copy …)` composes, as crane's digest output does) and what
+//! happened on stderr.
+
+use super::{EXIT_OK, Failure, Outcome};
+use crate::image::Platform;
+use crate::registry::RetryPolicy;
+use crate::registry::auth::{self, AuthOptions};
+use crate::registry::client::ClientOptions;
+use crate::transport::{CopyOptions, RegistryOptions};
+use std::path::PathBuf;
+
+/// Arguments of `olmpack copy`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Source: REF (with its registry host), oci:PATH[:TAG], oci-archive:FILE[:TAG] or
+    /// docker-archive:FILE.
+    pub source: String,
+    /// Target: REF, oci:PATH[:TAG], oci-archive:FILE[:TAG] or docker-archive:FILE[:REF].
+    pub target: String,
+    /// Copy every platform of an index (the default; the index keeps its digest).
+    #[arg(long, conflicts_with = "platform")]
+    pub all: bool,
+    /// Copy only this platform of an index (repeatable): the index is rewritten to those
+    /// entries, and so gets a new digest.
+    #[arg(long, value_name = "OS/ARCH[/VARIANT]")]
+    pub platform: Vec<String>,
+    /// Also copy the signatures, attestations and SBOMs attached to every copied manifest
+    /// (cosign's sha256-<hex>.sig/.att/.sbom tags and OCI referrers).
+    #[arg(long)]
+    pub with_signatures: bool,
+    /// Auth file (docker config.json or containers auth.json) for the source registry.
+    #[arg(long, value_name = "FILE")]
+    pub src_authfile: Option<PathBuf>,
+    /// Auth file for the target registry.
+    #[arg(long, value_name = "FILE")]
+    pub dest_authfile: Option<PathBuf>,
+    /// Credentials USER:PASSWORD for the source registry.
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub src_creds: Option<String>,
+    /// Credentials USER:PASSWORD for the target registry.
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub dest_creds: Option<String>,
+    /// Talk plain HTTP to the source registry (automatic for localhost and 127.0.0.0/8).
+    #[arg(long)]
+    pub src_plain_http: bool,
+    /// Talk plain HTTP to the target registry (automatic for localhost and 127.0.0.0/8).
+    #[arg(long)]
+    pub dest_plain_http: bool,
+    /// PEM file of extra CA certificates for the source registry's TLS.
+    #[arg(long, value_name = "FILE")]
+    pub src_ca_file: Option<PathBuf>,
+    /// PEM file of extra CA certificates for the target registry's TLS.
+    #[arg(long, value_name = "FILE")]
+    pub dest_ca_file: Option<PathBuf>,
+    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+}
+
+impl std::fmt::Debug for Args {
+    /// Written by hand so credentials never reach a debug print of the arguments.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Args")
+            .field("source", &self.source)
+            .field("target", &self.target)
+            .field("platform", &self.platform)
+            .field("with_signatures", &self.with_signatures)
+            .finish_non_exhaustive()
+    }
+}
+
+fn end(
+    authfile: &Option<PathBuf>,
+    creds: &Option<String>,
+    plain_http: bool,
+    ca_file: &Option<PathBuf>,
+    retries: u32,
+) -> Result<RegistryOptions, Failure> {
+    let mut auth = AuthOptions::from_env();
+    auth.authfile = authfile.clone();
+    if let Some(c) = creds {
+        auth.explicit = Some(auth::parse_creds(c)?);
+    }
+    Ok(RegistryOptions {
+        auth,
+        client: ClientOptions {
+            plain_http,
+            ca_file: ca_file.clone(),
+            retry: RetryPolicy {
+                max_attempts: retries.max(1),
+                ..RetryPolicy::default()
+            },
+            ..ClientOptions::default()
+        },
+        platform: Platform::default(),
+    })
+}
+
+/// Runs `olmpack copy`.
+pub fn run(args: &Args) -> Outcome {
+    let platforms = if args.platform.is_empty() {
+        None
+    } else {
+        Some(
+            args.platform
+                .iter()
+                .map(|p| {
+                    p.parse::<Platform>()
+                        .map_err(|e| Failure::usage(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        )
+    };
+    let opts = CopyOptions {
+        source: end(
+            &args.src_authfile,
+            &args.src_creds,
+            args.src_plain_http,
+            &args.src_ca_file,
+            args.retries,
+        )?,
+        target: end(
+            &args.dest_authfile,
+            &args.dest_creds,
+            args.dest_plain_http,
+            &args.dest_ca_file,
+            args.retries,
+        )?,
+        platforms,
+        with_signatures: args.with_signatures,
+        ..CopyOptions::default()
+    };
+    let report = crate::action::copy::copy(&args.source, &args.target, &opts)?;
+    if let Some(from) = &report.narrowed_from {
+        eprintln!(
+            "the index was narrowed to {}: it is a new index (the source index is {from})",
+            report.platforms.join(", ")
+        );
+    }
+    for a in &report.attached {
+        match &a.tag {
+            Some(tag) => eprintln!("copied {tag} ({}) attached to {}", a.digest, a.subject),
+            None => eprintln!("copied referrer {} of {}", a.digest, a.subject),
+        }
+    }
+    eprintln!("copied {} to {}", args.source, report.target);
+    println!("{}", report.digest);
+    Ok(EXIT_OK)
+}
