@@ -4,6 +4,24 @@
 
 use std::path::PathBuf;
 
+/// Says once per test binary, on the real stderr (not captured, so a plain `cargo test` on a
+/// fresh clone shows it), that the real-data tests are skipped, what they would cover and how
+/// to get the data; each skipped test still notes its own skip in its captured output.
+fn say_skipped_once(what: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: {what} not found, so the tests that compare olmpack with opm and operator-sdk on \
+             real bundles, catalogs and legacy packages skip those parts (they pass). To run them, \
+             put the shared data folder beside this repository as ../shared (corpus/, catalogs/, \
+             legacy/), or point OLMPACK_CORPUS, OLMPACK_CATALOGS, OLMPACK_LEGACY at its parts; \
+             OLMPACK_REQUIRE_CORPUS=1 (as CI sets it) turns a missing folder into a failure."
+        );
+    });
+}
+
 /// `../shared/catalogs` (or `$OLMPACK_CATALOGS`) when it holds `probe` (e.g. `fbc`, `packages`).
 pub fn shared_catalogs(probe: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("OLMPACK_CATALOGS")
@@ -18,6 +36,7 @@ pub fn shared_catalogs(probe: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
+    say_skipped_once(&format!("{}", dir.display()));
     eprintln!(
         "SKIPPED: catalogs not found at {} (set OLMPACK_CATALOGS)",
         dir.display()
@@ -39,6 +58,7 @@ pub fn shared_corpus() -> Option<PathBuf> {
             dir.display()
         );
     }
+    say_skipped_once(&format!("{}", dir.display()));
     eprintln!(
         "SKIPPED corpus part: not found at {} (set OLMPACK_CORPUS)",
         dir.display()
@@ -61,6 +81,7 @@ pub fn shared_legacy(probe: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
+    say_skipped_once(&format!("{}", dir.display()));
     eprintln!(
         "SKIPPED: legacy data not found at {} (set OLMPACK_LEGACY)",
         dir.display()

@@ -238,7 +238,8 @@ pub fn write(
     let stage = tempfile::Builder::new()
         .prefix(".olmpack-migrate-")
         .tempdir_in(&parent)
-        .map_err(io(&parent))?;
+        .map_err(|e| io(&parent)(crate::fsio::temp_error(e)))?;
+    let _interrupt = crate::interrupt::register(stage.path());
     for b in &plan.bundles {
         let root = stage.path().join(&b.dir);
         for (rel, bytes) in &b.files {
