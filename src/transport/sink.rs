@@ -200,7 +200,7 @@ pub fn check_outputs(delivery: &Delivery) -> Result<(), DeliveryError> {
                     return Err(refuse(
                         shown,
                         format!(
-                            "{} is a folder that is not an OCI layout (no oci-layout file); \
+                            "{} exists and is not an OCI image layout (no oci-layout file); \
                              choose an empty or new folder",
                             path.display()
                         ),

@@ -80,7 +80,7 @@ fn an_unwritable_output_stops_the_build_before_the_push() {
         (
             "x4",
             vec!["--output".into(), "oci:notalayout".into()],
-            "not an OCI layout",
+            "not an OCI image layout",
         ),
     ];
     fs::create_dir(t.join("notalayout")).expect("mkdir");

@@ -198,7 +198,8 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
         };
         let mut bad = Vec::new();
         for c in raw(Some(cat)).split(',') {
-            if !set.contains(&c.trim()) {
+            let c = c.trim();
+            if !set.contains(&c) {
                 bad.push(format!(
                     "csv.Metadata.Annotations[\"categories\"] value {c:?} is not in the set of {which} categories"
                 ));
