@@ -716,3 +716,88 @@ fn the_wrong_kind_of_input_is_named() {
         }
     }
 }
+
+/// The smaller items: `docker://REF` is a registry reference, the man synopsis names option
+/// values, `catalog add` says when the catalog keeps another default channel than the bundle's,
+/// and `catalog serve --addr localhost` listens on loopback and counts bundles, not entries.
+#[test]
+fn smaller_items_of_the_second_hour() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+
+    // docker:// as skopeo spells it: read as a reference (nothing listens there, so the
+    // error is the connection's, not a refused reference or a missing path).
+    let (code, _, err) = run(t, &["bundle", "inspect", "docker://127.0.0.1:1/x/y:v1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("connection refused by 127.0.0.1:1"), "{err}");
+
+    // Man synopsis with value names.
+    let (code, _, err) = run(t, &["man", "--output-dir", "man"]);
+    assert_eq!(code, 0, "{err}");
+    let page = fs::read_to_string(t.join("man/olmpack-catalog-serve.1")).expect("page");
+    assert!(
+        page.contains("\\-\\-port PORT") || page.contains("--port PORT"),
+        "{page}"
+    );
+
+    // catalog add: the package keeps its default channel, and says so.
+    let catalog = t.join("catalog");
+    fs::create_dir_all(&catalog).expect("mkdir");
+    fs::write(
+        catalog.join("catalog.json"),
+        r#"{"schema":"olm.package","name":"kvstore-operator","defaultChannel":"fast"}
+{"schema":"olm.channel","package":"kvstore-operator","name":"fast","entries":[{"name":"kvstore-operator.v1.1.0"}]}
+{"schema":"olm.bundle","package":"kvstore-operator","name":"kvstore-operator.v1.1.0","image":"quay.io/x/kv:v1.1.0","properties":[{"type":"olm.package","value":{"packageName":"kvstore-operator","version":"1.1.0"}}]}
+"#,
+    )
+    .expect("w");
+    let (code, _, err) = run(
+        t,
+        &[
+            "catalog",
+            "add",
+            catalog.to_str().expect("utf-8"),
+            &valid_bundle(),
+            "--image",
+            "quay.io/x/kv:v1.2.0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("keeps its default channel \"fast\"") && err.contains("\"stable\""),
+        "{err}"
+    );
+
+    // serve --addr localhost: the banner names loopback and counts each bundle once (the
+    // bundle of this catalog is in two channels).
+    fs::write(
+        catalog.join("catalog.json"),
+        r#"{"schema":"olm.package","name":"p","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"p","name":"stable","entries":[{"name":"p.v1.0.0"}]}
+{"schema":"olm.channel","package":"p","name":"fast","entries":[{"name":"p.v1.0.0"}]}
+{"schema":"olm.bundle","package":"p","name":"p.v1.0.0","image":"quay.io/x/p:v1.0.0","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}}]}
+"#,
+    )
+    .expect("w");
+    let mut child = Command::new(crate::support::cmd::olmpack_path())
+        .args(["catalog", "serve", "--addr", "localhost", "-p", "0"])
+        .arg(&catalog)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    let mut banner = String::new();
+    let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while banner.is_empty() && Instant::now() < deadline {
+        if reader.read_line(&mut banner).unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(banner.contains("1 packages, 1 bundles"), "{banner}");
+    assert!(banner.contains("gRPC on 127.0.0.1:"), "{banner}");
+}
