@@ -801,3 +801,39 @@ fn smaller_items_of_the_second_hour() {
     assert!(banner.contains("1 packages, 1 bundles"), "{banner}");
     assert!(banner.contains("gRPC on 127.0.0.1:"), "{banner}");
 }
+
+/// Item 10: one verdict for one CRD. A v1beta1 CRD that leaves spec.preserveUnknownFields
+/// unset is the error `crd/preserve-unknown-fields` in `bundle validate PACKAGE-DIR` as in the
+/// bundles `bundle migrate` writes from it (which it still writes), and `explain` describes
+/// that case.
+#[test]
+fn preserve_unknown_fields_is_one_verdict_everywhere() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let t = tmp.path();
+    let pkg = package_manifest(&t.join("kvstore"));
+    let v1beta1 = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: kvclusters.kvstore.example.com\nspec:\n  group: kvstore.example.com\n  names:\n    kind: KVCluster\n    listKind: KVClusterList\n    plural: kvclusters\n    singular: kvcluster\n  scope: Namespaced\n  version: v1\n  versions:\n  - name: v1\n    served: true\n    storage: true\n";
+    for v in ["1.1.0", "1.2.0"] {
+        fs::write(
+            t.join("kvstore")
+                .join(v)
+                .join("kvstore.example.com_kvclusters.yaml"),
+            v1beta1,
+        )
+        .expect("w");
+    }
+    let rule = "crd/preserve-unknown-fields";
+    let (code, out, err) = run(t, &["bundle", "validate", &pkg]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(out.matches(&format!("error[{rule}]")).count(), 2, "{out}");
+
+    let (code, out, err) = run(t, &["bundle", "migrate", &pkg, "--output-dir", "out"]);
+    let all = format!("{out}{err}");
+    assert!(all.contains("0 of 2 bundles pass"), "{all}");
+    assert!(all.contains(rule), "{all}");
+    assert!(t.join("out/1.2.0/manifests").is_dir(), "written: {all}");
+    assert_eq!(code, 0, "{all}");
+
+    let (code, out, _) = run(t, &["explain", rule]);
+    assert_eq!(code, 0);
+    assert!(out.contains("v1beta1") && out.contains("unset"), "{out}");
+}

@@ -83,7 +83,7 @@ pub struct Plan {
 
 /// Plans one bundle per version of a package that validated without errors.
 pub fn plan(pkg: &PackageDir, report: &Report) -> Result<Plan, MigrateError> {
-    let errors = report.errors().count();
+    let errors = report.loader_errors().count();
     let (Some(manifest), Some(loaded), 0) = (&pkg.package, &report.loaded, errors) else {
         return Err(MigrateError::Invalid(pkg.root.clone(), errors.max(1)));
     };
