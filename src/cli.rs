@@ -102,6 +102,11 @@ pub fn main() -> ExitCode {
     // The last line of defence: a bug anywhere in a command ends in a clear message and exit 2,
     // never in Rust's panic message and exit 101. Commands write their outputs atomically at the
     // end, so a caught failure leaves no partial output behind.
+    // Ctrl-C and SIGTERM clean up staged files and exit 130; `catalog serve` handles both
+    // itself (graceful stop, exit 0).
+    if !matches!(&cli.command, TopCommand::Catalog(CatalogCommand::Serve(_))) {
+        crate::interrupt::install();
+    }
     let outcome = crate::guard::catch(|| match &cli.command {
         TopCommand::Bundle(cmd) => match cmd {
             BundleCommand::Validate(a) => commands::bundle::validate::run(a),

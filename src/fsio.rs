@@ -74,12 +74,64 @@ pub fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
+/// An error from creating a temporary file or folder, without the temporary's own name:
+/// `tempfile` appends ` at path "/…/.olmpack-XXXX"`, a name the user never gave and that no
+/// longer exists, so messages name the user's path instead (the caller adds it).
+pub fn temp_error(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.find(" at path ") {
+        Some(at) if e.get_ref().is_some() => io::Error::new(e.kind(), text[..at].to_string()),
+        _ => e,
+    }
+}
+
+/// Checks, before anything is written or sent anywhere, that `path` can be created where it
+/// is: its folder exists, is a folder and accepts a new file. A command whose outputs are all
+/// checked first fails before a push leaves the machine, not after (issue 26 item 1).
+pub fn check_creatable(path: &Path) -> Result<(), FsError> {
+    let parent = parent_of(path);
+    match fs::metadata(&parent) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(FsError {
+                action: "create",
+                path: path.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!(
+                        "the folder {} does not exist (create it first)",
+                        parent.display()
+                    ),
+                ),
+            });
+        }
+        Err(e) => return Err(fs_err("create", path)(e)),
+        Ok(meta) if !meta.is_dir() => {
+            return Err(FsError {
+                action: "create",
+                path: path.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    format!("{} is not a folder", parent.display()),
+                ),
+            });
+        }
+        Ok(_) => {}
+    }
+    // An unnamed file, gone when dropped: proves the folder takes new files (permissions,
+    // read-only mounts) without leaving anything behind.
+    tempfile::tempfile_in(&parent)
+        .map(drop)
+        .map_err(|e| fs_err("create", path)(temp_error(e)))
+}
+
 /// A file written next to its final path, not yet renamed into place: lets a caller check that
 /// every output can be written before any of them appears (dropped = removed).
 #[derive(Debug)]
 pub struct Staged {
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
+    /// Removes the temporary file if the command is interrupted before it is committed.
+    _interrupt: crate::interrupt::Registered,
 }
 
 impl Staged {
@@ -123,7 +175,8 @@ where
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-")
         .tempfile_in(&parent)
-        .map_err(fs_err("create", path))?;
+        .map_err(|e| fs_err("create", path)(temp_error(e)))?;
+    let interrupt = crate::interrupt::register(tmp.path());
     {
         let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
         fill(&mut buffered)?;
@@ -138,6 +191,7 @@ where
     Ok(Staged {
         tmp,
         path: path.to_path_buf(),
+        _interrupt: interrupt,
     })
 }
 

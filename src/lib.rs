@@ -27,6 +27,7 @@ pub mod fsio;
 pub mod gocompat;
 pub mod guard;
 pub mod image;
+pub mod interrupt;
 pub mod legacy;
 pub mod location;
 pub mod parallel;

@@ -270,6 +270,14 @@ impl Location {
             Some(b) if p.is_relative() && !b.as_os_str().is_empty() => b.join(p),
             _ => p.to_path_buf(),
         };
+        // skopeo's spelling of a registry reference: explicit, so a short name is Docker
+        // Hub's (`docker://busybox` is `docker.io/library/busybox`), as skopeo reads it.
+        if let Some(reference) = s.strip_prefix("docker://") {
+            return Ok(Location {
+                typed: reference.to_string(),
+                place: Place::Registry(Reference::parse(reference)?),
+            });
+        }
         if Transport::split(s).is_some() {
             let image: LocalImage = s.parse()?;
             let image = image.with_path(join(image.path()));

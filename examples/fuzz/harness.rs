@@ -729,6 +729,7 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
         k8s_version: variant
             .is_multiple_of(2)
             .then(|| semver::Version::new(1, 25, 0)),
+        categories: None,
     };
     stages.run("load+validate", || {
         if let Ok(bundle) = Bundle::load(bundle) {

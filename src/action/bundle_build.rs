@@ -112,6 +112,8 @@ pub fn run(
     run: &BundleBuildRun,
     on_event: &mut dyn FnMut(BundleBuildEvent<'_>),
 ) -> Result<BundleBuildOutcome, BundleBuildError> {
+    // Every local output is checked before anything is built (and long before a push).
+    sink::check_outputs(&run.delivery)?;
     let (input, root) = {
         let bundle = if run.validate {
             Bundle::load(&run.dir)?

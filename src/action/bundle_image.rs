@@ -48,6 +48,7 @@ pub fn fetch_bundle(
         .prefix("olmpack-bundle-")
         .tempdir()
         .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
+    crate::interrupt::watch(dir.path());
     opened.unpack_into(dir.path(), &Limits::default())?;
     let warnings = bundle_warnings(&opened, dir.path());
     Ok(FetchedBundle {

@@ -204,13 +204,43 @@ pub fn add_to_catalog(
         mode: options.mode,
         edges,
     };
+    let package_before = file_cfg
+        .packages
+        .iter()
+        .chain(all.packages.iter())
+        .find(|p| p.name == rendered.bundle.package)
+        .map(|p| p.default_channel.clone());
     let outcome = add_bundle(&mut file_cfg, &request)?;
+    let mut warnings = rendered.warnings.clone();
+    // The package's default channel is the catalog's choice; say when it is not the one the
+    // bundle's annotations name, so the difference is not silent.
+    let default_now = file_cfg
+        .packages
+        .iter()
+        .chain(all.packages.iter())
+        .find(|p| p.name == rendered.bundle.package)
+        .map(|p| p.default_channel.clone());
+    if let (Some(wanted), Some(now)) = (&rendered.default_channel, &default_now)
+        && !wanted.is_empty()
+        && wanted != now
+    {
+        warnings.push(match package_before {
+            Some(_) => format!(
+                "the bundle's default channel is {wanted:?}, but package {:?} keeps its default channel {now:?} (edit defaultChannel in {} to change it)",
+                rendered.bundle.package, rel
+            ),
+            None => format!(
+                "the bundle's default channel {wanted:?} is not one of the channels it was added to, so the new package {:?} gets default channel {now:?}",
+                rendered.bundle.package
+            ),
+        });
+    }
     let report = AddReport {
         outcome,
         file: rel.clone(),
         bundle: rendered.bundle.name.clone(),
         channels,
-        warnings: rendered.warnings.clone(),
+        warnings,
     };
     if outcome == AddOutcome::AlreadyPresent {
         return Ok(report);

@@ -262,13 +262,15 @@ pub fn configs_dir(value: &str) -> Result<String, CatalogBuildError> {
 }
 
 fn spool() -> Result<tempfile::TempDir, CatalogBuildError> {
-    tempfile::Builder::new()
+    let dir = tempfile::Builder::new()
         .prefix("olmpack-catalog-")
         .tempdir()
         .map_err(|source| CatalogBuildError::Spool {
             path: std::env::temp_dir(),
             source,
-        })
+        })?;
+    crate::interrupt::watch(dir.path());
+    Ok(dir)
 }
 
 /// Builds the catalog image of `dir` (validation is the caller's first step). Nothing is
@@ -671,6 +673,8 @@ pub fn run(
     if let Some(value) = &run.options.configs_dir {
         configs_dir(value).map_err(|e| CatalogBuildRunError::Options(Box::new(e)))?;
     }
+    // Every local output is checked before the catalog is read or a base is fetched.
+    sink::check_outputs(&run.delivery)?;
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
         let mut report =
@@ -884,7 +888,8 @@ pub fn generate_dockerfile(
     let mut tmp = tempfile::Builder::new()
         .prefix(".olmpack-dockerfile-")
         .tempfile_in(&parent)
-        .map_err(io)?;
+        .map_err(|e| io(crate::fsio::temp_error(e)))?;
+    let _interrupt = crate::interrupt::register(tmp.path());
     std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
     {
         use std::os::unix::fs::PermissionsExt;

@@ -215,6 +215,58 @@ pub fn prepare_render(
     })
 }
 
+/// Gives the bundles of a legacy source (a package-manifest folder, an sqlite database) that
+/// have no image the one `--image` / `--image-template` names, so the flags the empty-image
+/// warning advises are applied there too. `--image` is one reference, so it is taken only
+/// when a single bundle lacks an image; for more it is refused, naming the template flag.
+/// Returns whether a bundle took `--image` (several sources may not share it).
+fn fill_images(
+    cfg: &mut DeclarativeConfig,
+    source: &str,
+    image: &BundleImage,
+) -> Result<bool, RenderError> {
+    let empty = cfg.bundles.iter().filter(|b| b.image.is_empty()).count();
+    match image {
+        BundleImage::Empty => Ok(false),
+        _ if empty == 0 => Ok(false),
+        BundleImage::Fixed(reference) => {
+            if empty > 1 {
+                return Err(fail(
+                    source,
+                    format!(
+                        "--image gives one reference, but {empty} bundles of this source have no image; use --image-template with {{{{.Package}}}}, {{{{.Name}}}} or {{{{.Version}}}} to name each"
+                    ),
+                ));
+            }
+            for b in cfg.bundles.iter_mut().filter(|b| b.image.is_empty()) {
+                b.image = reference.clone();
+            }
+            Ok(true)
+        }
+        BundleImage::Template(template) => {
+            for b in cfg.bundles.iter_mut().filter(|b| b.image.is_empty()) {
+                let version = bundle_version(b);
+                b.image = expand_image_template(template, &b.package, &b.name, &version)
+                    .map_err(|e| fail(source, e))?;
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// The version of a catalog bundle, from its `olm.package` property (`""` without one).
+fn bundle_version(bundle: &crate::catalog::model::Bundle) -> String {
+    bundle
+        .properties
+        .iter()
+        .filter(|p| p.type_ == crate::catalog::model::SCHEMA_PACKAGE)
+        .find_map(|p| {
+            let v: serde_json::Value = serde_json::from_str(p.value.get()).ok()?;
+            v.get("version")?.as_str().map(str::to_string)
+        })
+        .unwrap_or_default()
+}
+
 /// Names of the bundles of `cfg` that have no image.
 fn empty_images(cfg: &DeclarativeConfig) -> Vec<String> {
     cfg.bundles
@@ -281,9 +333,10 @@ fn render_source(
     match location.place() {
         Place::Path(path) if path.is_dir() => {
             if crate::legacy::packagemanifest::is_package_manifest_dir(path) {
-                let cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
+                let mut cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
                     .map_err(|e| fail(source, e))?;
-                Ok((cfg, false))
+                let took = fill_images(&mut cfg, source, &opts.image)?;
+                Ok((cfg, took))
             } else if is_bundle_dir(path) {
                 let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
                 let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
@@ -295,7 +348,9 @@ fn render_source(
         Place::Path(path)
             if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) =>
         {
-            Ok((render_database(source, path, None, opts)?, false))
+            let mut cfg = render_database(source, path, None, opts)?;
+            let took = fill_images(&mut cfg, source, &opts.image)?;
+            Ok((cfg, took))
         }
         Place::Path(_) => Err(fail(
             source,
@@ -421,7 +476,9 @@ fn render_image(
     let root = image.dir.path();
     if let Some(db) = image.labels.get(crate::legacy::sqlite::DATABASE_LABEL) {
         let file = database_file(root, db).map_err(|e| fail(source, e))?;
-        return Ok((render_database(source, &file, Some(db), opts)?, false));
+        let mut cfg = render_database(source, &file, Some(db), opts)?;
+        let took = fill_images(&mut cfg, source, &opts.image)?;
+        return Ok((cfg, took));
     }
     if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
         let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;

@@ -43,9 +43,11 @@ pub struct ConnectionArgs {
     /// Skip TLS certificate verification.
     #[arg(long)]
     pub insecure: bool,
-    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default).
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub retries: u32,
+    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry, 0 = default)
+    /// [default: 5; a connection refused by a loopback address or an explicit port is not
+    /// retried unless N is given].
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
 }
 
 impl std::fmt::Debug for ConnectionArgs {
@@ -103,13 +105,13 @@ impl ConnectionArgs {
             plain_http: self.plain_http,
             insecure: self.insecure,
             ca_file: self.ca_file.clone(),
-            retry: if self.retries == 0 {
-                RetryPolicy::default()
-            } else {
-                RetryPolicy {
-                    max_attempts: self.retries,
+            retry: match self.retries {
+                None | Some(0) => RetryPolicy::default(),
+                Some(n) => RetryPolicy {
+                    max_attempts: n,
+                    retry_refused: true,
                     ..RetryPolicy::default()
-                }
+                },
             },
             ..ClientOptions::default()
         }

@@ -27,7 +27,8 @@ pub struct Args {
 /// Every page: (file name, roff text), the top command first, then depth first.
 pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
     fn walk(cmd: &clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
-        let man = clap_mangen::Man::new(cmd.clone());
+        let page = cmd.clone().override_usage(synopsis(cmd));
+        let man = clap_mangen::Man::new(page);
         let mut text = Vec::new();
         man.render(&mut text)?;
         out.push((man.get_filename(), text));
@@ -41,6 +42,66 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
     let mut out = Vec::new();
     walk(&cmd, &mut out)?;
     Ok(out)
+}
+
+/// The SYNOPSIS line of a page with every option's value name (`[-p|--port PORT]`):
+/// clap_mangen writes options without them (`[-p|--port]`), which reads as a flag.
+fn synopsis(cmd: &clap::Command) -> String {
+    let mut line = cmd
+        .get_bin_name()
+        .unwrap_or_else(|| cmd.get_name())
+        .to_string();
+    let value = |arg: &clap::Arg| -> String {
+        let names: Vec<String> = arg
+            .get_value_names()
+            .map(|v| v.iter().map(ToString::to_string).collect())
+            .unwrap_or_else(|| vec![arg.get_id().as_str().to_uppercase()]);
+        names.join(" ")
+    };
+    let repeated = |arg: &clap::Arg| {
+        matches!(
+            arg.get_action(),
+            clap::ArgAction::Append | clap::ArgAction::Count
+        )
+    };
+    for arg in cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !a.is_positional())
+    {
+        let mut text = match (arg.get_short(), arg.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}|--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => continue,
+        };
+        if arg.get_num_args().is_some_and(|n| n.takes_values()) {
+            text.push(' ');
+            text.push_str(&value(arg));
+        }
+        if repeated(arg) {
+            text.push_str("...");
+        }
+        if arg.is_required_set() {
+            line.push_str(&format!(" {text}"));
+        } else {
+            line.push_str(&format!(" [{text}]"));
+        }
+    }
+    for arg in cmd.get_positionals().filter(|a| !a.is_hide_set()) {
+        let mut text = value(arg);
+        if repeated(arg) || arg.get_num_args().is_some_and(|n| n.max_values() > 1) {
+            text.push_str("...");
+        }
+        if arg.is_required_set() {
+            line.push_str(&format!(" {text}"));
+        } else {
+            line.push_str(&format!(" [{text}]"));
+        }
+    }
+    if cmd.has_subcommands() {
+        line.push_str(" <COMMAND>");
+    }
+    line
 }
 
 /// Prints the top page, or writes every page into `--output-dir`.

@@ -9,4 +9,5 @@ pub mod escape;
 pub mod execuser;
 pub mod flate;
 pub mod marshal;
+pub mod netaddr;
 pub mod sort;

@@ -189,6 +189,7 @@ pub fn build(input: &BundleInput, options: &BuildOptions) -> Result<BuiltImage, 
         .prefix("olmpack-build-")
         .tempdir()
         .map_err(|e| BuildError::io("create a temporary folder in", std::env::temp_dir(), e))?;
+    crate::interrupt::watch(spool.path());
     let (image, warnings) = build_in(input, options, spool.path())?;
     Ok(BuiltImage {
         image,

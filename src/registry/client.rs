@@ -258,7 +258,7 @@ impl Client {
         let http = builder.build().map_err(|e| RegistryError::Transport {
             method: "BUILD".into(),
             url: registry.into(),
-            source: e.without_url(),
+            cause: e.without_url().into(),
         })?;
         Ok(Client {
             http,
@@ -434,9 +434,12 @@ impl Client {
                     let err = RegistryError::Transport {
                         method: req.method.to_string(),
                         url: redact_url(&url),
-                        source: e.without_url(),
+                        cause: e.without_url().into(),
                     };
-                    if attempt < max && err.is_temporary() {
+                    if attempt < max
+                        && (err.is_temporary()
+                            || (self.retry.retry_refused && err.is_refused_by_listener_absence()))
+                    {
                         let what = format!("{} {}", req.method, redact_url(&url));
                         let why = crate::errors::error_chain(&err);
                         // The error already names the request; say only its cause.

@@ -62,6 +62,138 @@ fn render_errors(errors: &[EnvelopeError]) -> String {
         .join("; ")
 }
 
+/// The HTTP library's error behind [`RegistryError::Transport`], kept for the retry decision
+/// (`is_connect`, `is_timeout`) but not chained into messages: its causes are the library's
+/// internals (`client error (Connect)`, `tcp connect error`), which the variant's message
+/// replaces with what happened, in words.
+#[derive(Debug)]
+pub struct NetError(pub reqwest::Error);
+
+impl From<reqwest::Error> for NetError {
+    fn from(e: reqwest::Error) -> Self {
+        NetError(e)
+    }
+}
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&innermost(&self.0))
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// The `host[:port]` of a URL (`http://127.0.0.1:5000/v2/` → `127.0.0.1:5000`).
+fn authority(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split(['/', '?']).next().unwrap_or(rest)
+}
+
+/// The host of a URL without its port (`quay.io:443` → `quay.io`, `[::1]:5000` → `::1`).
+fn host_only(url: &str) -> &str {
+    let a = authority(url);
+    if let Some(v6) = a.strip_prefix('[') {
+        return v6.split(']').next().unwrap_or(v6);
+    }
+    a.rsplit_once(':').map_or(a, |(h, _)| h)
+}
+
+/// The last cause of an error chain: the one that says what happened.
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut last: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    last.to_string()
+}
+
+/// What went wrong with a request that got no answer, in the words a user needs.
+fn describe_transport(url: &str, e: &reqwest::Error) -> String {
+    match net_failure(e) {
+        NetFailure::Refused => format!("connection refused by {}", authority(url)),
+        NetFailure::Unresolved => format!("cannot resolve {}", host_only(url)),
+        NetFailure::TimedOut => format!("{} did not answer in time", authority(url)),
+        NetFailure::Tls(why) => format!("TLS with {} failed: {why}", authority(url)),
+        NetFailure::Other(why) => why,
+    }
+}
+
+/// The kinds of network failure a message distinguishes.
+enum NetFailure {
+    Refused,
+    Unresolved,
+    TimedOut,
+    Tls(String),
+    Other(String),
+}
+
+fn net_failure(e: &reqwest::Error) -> NetFailure {
+    let mut chain: Vec<&(dyn std::error::Error + 'static)> = Vec::new();
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        chain.push(err);
+        next = err.source();
+    }
+    let io_kind = chain
+        .iter()
+        .find_map(|c| c.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind);
+    let text: Vec<String> = chain.iter().map(|c| c.to_string().to_lowercase()).collect();
+    let mentions = |needle: &str| text.iter().any(|t| t.contains(needle));
+    if io_kind == Some(std::io::ErrorKind::ConnectionRefused) || mentions("connection refused") {
+        NetFailure::Refused
+    } else if mentions("dns error")
+        || mentions("failed to lookup address")
+        || mentions("name or service not known")
+        || mentions("no such host")
+    {
+        NetFailure::Unresolved
+    } else if e.is_timeout() || io_kind == Some(std::io::ErrorKind::TimedOut) {
+        NetFailure::TimedOut
+    } else if mentions("certificate") || mentions("tls") || mentions("handshake") {
+        NetFailure::Tls(innermost(e))
+    } else {
+        NetFailure::Other(innermost(e))
+    }
+}
+
+/// A status answer in words: a 404 on a manifest says which tag or digest is missing where,
+/// the registry's error codes are kept for the rest.
+fn describe_status(method: &str, url: &str, status: u16, errors: &[EnvelopeError]) -> String {
+    let path = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = &path[authority(url).len()..];
+    let path = path.split('?').next().unwrap_or(path);
+    let code = |c: &str| errors.iter().any(|e| e.code == c);
+    if status == 404
+        && let Some(rest) = path.strip_prefix("/v2/")
+    {
+        let place = |repo: &str| format!("{}/{repo}", authority(url));
+        if let Some((repo, reference)) = rest.rsplit_once("/manifests/") {
+            if code("NAME_UNKNOWN") {
+                return format!("repository {} not found", place(repo));
+            }
+            let what = if reference.contains(':') {
+                "digest"
+            } else {
+                "tag"
+            };
+            return format!("{what} {reference} not found in {}", place(repo));
+        }
+        if let Some((repo, digest)) = rest.rsplit_once("/blobs/") {
+            if code("NAME_UNKNOWN") {
+                return format!("repository {} not found", place(repo));
+            }
+            return format!("blob {digest} not found in {}", place(repo));
+        }
+    }
+    let mut out = format!("{method} {url}: HTTP {status}");
+    if !errors.is_empty() {
+        out.push_str(": ");
+        out.push_str(&render_errors(errors));
+    }
+    out
+}
+
 /// Removes the query string and any user-info from a URL before it is stored in an error: upload
 /// session URLs carry state tokens and some registries sign their redirects.
 pub fn redact_url(url: &str) -> String {
@@ -107,19 +239,20 @@ pub enum RegistryError {
         /// `registry/repository` holding it.
         location: String,
     },
-    /// The HTTP request could not be sent or its response not read (DNS, TCP, TLS, timeout).
-    #[error("{method} {url}: {source}")]
+    /// The HTTP request could not be sent or its response not read (DNS, TCP, TLS, timeout),
+    /// said in plain words (`connection refused by 127.0.0.1:5000`, `cannot resolve quay.io`)
+    /// rather than as the HTTP library's chain of internal errors.
+    #[error("{method} {url}: {}", describe_transport(url, &cause.0))]
     Transport {
         /// HTTP method.
         method: String,
         /// Redacted URL.
         url: String,
-        /// The underlying error.
-        #[source]
-        source: reqwest::Error,
+        /// The underlying error: not a `source`, so its internals stay out of messages.
+        cause: NetError,
     },
     /// The registry answered with a status the operation did not expect.
-    #[error("{method} {url}: HTTP {status}{}", if errors.is_empty() { String::new() } else { format!(": {}", render_errors(errors)) })]
+    #[error("{}", describe_status(method, url, *status, errors))]
     Status {
         /// HTTP method.
         method: String,
@@ -220,10 +353,14 @@ pub enum RegistryError {
 
 impl RegistryError {
     /// True for errors worth retrying: connection problems, timeouts, 408, 429 and 500/502/503/504.
-    /// Everything else (auth, 4xx, digest mismatch) fails at once: retrying cannot fix it.
+    /// Everything else (auth, 4xx, digest mismatch) fails at once: retrying cannot fix it, and
+    /// so does a connection refused by a loopback address or an explicit port (nothing listens
+    /// there; [`crate::registry::retry::RetryPolicy::retry_refused`] asks for it anyway).
     pub fn is_temporary(&self) -> bool {
         match self {
-            RegistryError::Transport { source, .. } => {
+            RegistryError::Transport { .. } if self.is_refused_by_listener_absence() => false,
+            RegistryError::Transport { cause, .. } => {
+                let source = &cause.0;
                 source.is_connect()
                     || source.is_timeout()
                     || source.is_request()
@@ -232,6 +369,25 @@ impl RegistryError {
             }
             RegistryError::Status { status, .. } => is_retryable_status(*status),
             RegistryError::Interrupted { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// True for a connection refused by a loopback address or by an explicit port: nothing
+    /// listens there, which retrying with backoff does not change (the default policy fails at
+    /// once; an explicit `--retries` still retries it).
+    pub fn is_refused_by_listener_absence(&self) -> bool {
+        match self {
+            RegistryError::Transport { url, cause, .. } => {
+                let host = host_only(url);
+                let loopback = host == "localhost"
+                    || host
+                        .parse::<std::net::IpAddr>()
+                        .is_ok_and(|ip| ip.is_loopback());
+                let explicit_port =
+                    authority(url).len() > host.len() && !authority(url).ends_with(']');
+                matches!(net_failure(&cause.0), NetFailure::Refused) && (loopback || explicit_port)
+            }
             _ => false,
         }
     }

@@ -20,6 +20,10 @@ pub struct RetryPolicy {
     /// Fraction of random spread added to each delay so parallel clients do not retry in step.
     /// Default 0.2.
     pub jitter: f64,
+    /// Retry a connection refused by a loopback address or an explicit port too. Off by
+    /// default (nothing listens there, and five attempts only delay the message); on when the
+    /// user sets the attempts (`--retries`), e.g. for a registry that is still starting.
+    pub retry_refused: bool,
 }
 
 impl Default for RetryPolicy {
@@ -30,6 +34,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(10),
             retry_after_cap: Duration::from_secs(60),
             jitter: 0.2,
+            retry_refused: false,
         }
     }
 }
@@ -44,6 +49,7 @@ impl RetryPolicy {
             max_delay: Duration::from_millis(100),
             retry_after_cap: Duration::from_secs(5),
             jitter: 0.2,
+            retry_refused: false,
         }
     }
 

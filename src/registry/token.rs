@@ -129,7 +129,7 @@ pub fn fetch(
     let transport = |method: &str, e: reqwest::Error| RegistryError::Transport {
         method: method.into(),
         url: redact_url(&realm.realm),
-        source: e.without_url(),
+        cause: e.without_url().into(),
     };
     let service = realm.service.clone().unwrap_or_default();
     let response = match credential {

@@ -526,10 +526,36 @@ impl Plan {
                 }
                 flag
             }
-            (None, Some(existing)) => existing,
-            (None, None) => implied.clone().ok_or(ScaffoldError::NoPackage {
-                csv_name: csv_name.clone(),
-            })?,
+            (None, Some(existing)) => {
+                self.notes.push(format!(
+                    "package {existing}: from the existing metadata/annotations.yaml"
+                ));
+                existing
+            }
+            (None, None) => {
+                // Where the bundle already says its package, before guessing from the CSV.
+                if let Some((p, file)) = source::package_from_dockerfile(&opts.dir) {
+                    self.notes.push(format!(
+                        "package {p}: from the package label of {} (pass --package to choose another)",
+                        file.display()
+                    ));
+                    p
+                } else if let Some((p, folder)) = source::package_from_layout(&opts.dir) {
+                    self.notes.push(format!(
+                        "package {p}: from the folder {} (a <package>/<version>/ layout; pass --package to choose another)",
+                        folder.display()
+                    ));
+                    p
+                } else {
+                    let p = implied.clone().ok_or(ScaffoldError::NoPackage {
+                        csv_name: csv_name.clone(),
+                    })?;
+                    self.notes.push(format!(
+                        "package {p}: from the CSV name {csv_name} (pass --package if the package is named otherwise)"
+                    ));
+                    p
+                }
+            }
         };
         if let Some(implied) = implied.filter(|i| *i != package.trim()) {
             self.notes.push(format!(

@@ -148,6 +148,55 @@ pub fn package_from_csv_name(name: &str) -> Option<&str> {
     })
 }
 
+/// The package a `bundle.Dockerfile` names in its
+/// `LABEL operators.operatorframework.io.bundle.package.v1=...`, looked for in the bundle
+/// folder (where `bundle init --dockerfile` writes it) and in its parent (where operator-sdk
+/// writes it); returns the package and the file it came from.
+pub fn package_from_dockerfile(dir: &Path) -> Option<(String, PathBuf)> {
+    let key = "operators.operatorframework.io.bundle.package.v1=";
+    let parent = dir.canonicalize().ok()?.parent()?.to_path_buf();
+    [
+        dir.join("bundle.Dockerfile"),
+        parent.join("bundle.Dockerfile"),
+    ]
+    .into_iter()
+    .find_map(|file| {
+        let text = fs::read_to_string(&file).ok()?;
+        let value = text
+            .lines()
+            .filter(|l| l.trim_start().to_ascii_uppercase().starts_with("LABEL"))
+            .find_map(|l| l.split_once(key).map(|(_, v)| v))?;
+        let value = value
+            .split_whitespace()
+            .next()?
+            .trim_matches(|c| c == '"' || c == '\'');
+        (!value.is_empty()).then(|| (value.to_string(), file))
+    })
+}
+
+/// The package of a catalog-style layout, `<package>/<version>/manifests/` (as the
+/// community-operators repositories keep bundles): the bundle folder is named by a version and
+/// its parent by a package name (a DNS-1123 label). Returns the package and the parent folder.
+pub fn package_from_layout(dir: &Path) -> Option<(String, PathBuf)> {
+    let dir = dir.canonicalize().ok()?;
+    let version = dir.file_name()?.to_str()?;
+    let parent = dir.parent()?;
+    let package = parent.file_name()?.to_str()?;
+    let v = version.strip_prefix('v').unwrap_or(version);
+    let is_version = semver::Version::parse(v).is_ok()
+        || (!v.is_empty()
+            && v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+    let is_package = !package.is_empty()
+        && package.len() <= 63
+        && package
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !package.starts_with('-')
+        && !package.ends_with('-');
+    (is_version && is_package).then(|| (package.to_string(), parent.to_path_buf()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::package_from_csv_name;

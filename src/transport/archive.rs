@@ -280,6 +280,7 @@ pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, Loc
             "create a temp folder in",
             &std::env::temp_dir(),
         ))?;
+    crate::interrupt::watch(dir.path());
     let f = fs::File::open(path).map_err(LocalError::io(name, "open archive", path))?;
     let reader = reg_unpack::decompress(f, "", name).map_err(|e| invalid(name, e.to_string()))?;
     let mut stats = reg_unpack::Stats::default();

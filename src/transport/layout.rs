@@ -191,7 +191,8 @@ fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-layout-")
         .tempdir_in(&parent)
-        .map_err(|e| OutputError::io("create", dir, e))?;
+        .map_err(|e| OutputError::io("create", dir, fsio::temp_error(e)))?;
+    let _interrupt = crate::interrupt::register(tmp.path());
     fs::write(tmp.path().join("oci-layout"), OCI_LAYOUT_FILE_CONTENT)
         .map_err(|e| OutputError::io("write", dir.join("oci-layout"), e))?;
     write_blobs(image, tmp.path())?;

@@ -149,6 +149,15 @@ pub enum DeliveryError {
     /// Blobs kept in a registry could not be downloaded.
     #[error("cannot download the base image's layers")]
     Fetch(#[source] TransportError),
+    /// A local output cannot be written where it was asked for (checked before anything is
+    /// built or pushed, so a push never succeeds for a command that then fails).
+    #[error("cannot write {dest}: {reason}; nothing was pushed or written")]
+    Unwritable {
+        /// The destination as given (`oci:nodir/lay`, `--digest-file d/x`).
+        dest: String,
+        /// What is in the way.
+        reason: String,
+    },
     /// The local output could not be written.
     #[error("cannot write {dest}")]
     Write {
@@ -158,6 +167,69 @@ pub enum DeliveryError {
         #[source]
         source: OutputError,
     },
+}
+
+/// Checks every local output of `delivery` (the `--output` destination and the digest file)
+/// before anything is built or leaves the machine: each one's folder must exist and take new
+/// files, and what is already at the path must be something the output may replace or add to.
+/// Missing parent folders are refused rather than created, so a typo makes no folders.
+pub fn check_outputs(delivery: &Delivery) -> Result<(), DeliveryError> {
+    use std::io::ErrorKind;
+    let refuse = |dest: String, reason: String| DeliveryError::Unwritable { dest, reason };
+    let creatable = |dest: String, path: &std::path::Path| {
+        crate::fsio::check_creatable(path).map_err(|e| refuse(dest, e.source.to_string()))
+    };
+    if let Some((dest, _)) = &delivery.output {
+        let path = dest.path();
+        let shown = dest.to_string();
+        match (dest, std::fs::symlink_metadata(path)) {
+            (_, Err(e)) if e.kind() == ErrorKind::NotFound => creatable(shown, path)?,
+            (_, Err(e)) => return Err(refuse(shown, e.to_string())),
+            (Destination::OciLayout { .. }, Ok(meta)) => {
+                if !meta.is_dir() {
+                    return Err(refuse(
+                        shown,
+                        format!("{} is a file, not a folder (an OCI layout)", path.display()),
+                    ));
+                }
+                let is_layout = path.join("oci-layout").exists();
+                let empty = std::fs::read_dir(path)
+                    .map_err(|e| refuse(shown.clone(), e.to_string()))?
+                    .next()
+                    .is_none();
+                if !is_layout && !empty {
+                    return Err(refuse(
+                        shown,
+                        format!(
+                            "{} exists and is not an OCI image layout (no oci-layout file); \
+                             choose an empty or new folder",
+                            path.display()
+                        ),
+                    ));
+                }
+                if is_layout {
+                    creatable(shown, &path.join("index.json"))?;
+                } else {
+                    creatable(shown, path)?;
+                }
+            }
+            (_, Ok(meta)) if meta.is_dir() => {
+                return Err(refuse(
+                    shown,
+                    format!("{} is a folder, not an archive file", path.display()),
+                ));
+            }
+            (_, Ok(_)) => creatable(shown, path)?,
+        }
+    }
+    if let Some(file) = &delivery.digest_file {
+        let shown = format!("--digest-file {}", file.display());
+        if file.is_dir() {
+            return Err(refuse(shown, format!("{} is a folder", file.display())));
+        }
+        creatable(shown, file)?;
+    }
+    Ok(())
 }
 
 /// Sends `item` where `delivery` says, in the one order that keeps "no partial output": the
@@ -171,6 +243,7 @@ pub fn deliver(
     delivery: &Delivery,
     registry: &RegistryOptions,
 ) -> Result<Vec<PushReport>, DeliveryError> {
+    check_outputs(delivery)?;
     let digest = item.artifact().top().descriptor.digest.clone();
     let staged = match &delivery.digest_file {
         Some(file) => Some(

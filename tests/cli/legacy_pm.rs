@@ -446,7 +446,9 @@ fn migrate_explains_a_wrong_folder() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("is a bundle folder"));
 }
 
-/// Every shared package: accepted by validation (the reference accepted all of them).
+/// Every shared package: accepted by validation (the reference, opm's loader, accepted all of
+/// them); the only errors are their CRDs' `crd/preserve-unknown-fields`, which the same CRDs
+/// get as bundles (operator-sdk rejects them; issue 26 item 10).
 #[test]
 fn shared_packages_validate() {
     let Some(legacy) = shared::shared_legacy("packages") else {
@@ -460,13 +462,16 @@ fn shared_packages_validate() {
         .bounded_output()
         .unwrap();
     let text = stdout_of(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{text}");
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("error[")).collect();
     assert!(
-        text.contains(&format!(
-            "total: {} package manifests, {} valid, 0 invalid",
-            dirs.len(),
-            dirs.len()
-        )),
+        errors
+            .iter()
+            .all(|l| l.starts_with("error[crd/preserve-unknown-fields]")),
+        "{errors:#?}"
+    );
+    assert!(
+        text.contains(&format!("total: {} package manifests,", dirs.len())),
         "{}",
         text.lines().last().unwrap_or("")
     );

@@ -30,6 +30,7 @@ mod legacy_sqlite;
 mod malformed_input;
 mod registry;
 mod rules_and_reports;
+mod second_hour;
 mod serve_cache;
 mod sources;
 mod validate_image;

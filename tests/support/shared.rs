@@ -154,12 +154,33 @@ fn has_data(dir: &Path, probe: &str, key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Says once per test binary, on the real stderr (not captured, so a plain `cargo test` on a
+/// fresh clone shows it), that the real-data tests are skipped, what they would cover and how
+/// to get the data; each skipped test still notes its own skip in its captured output.
+fn say_skipped_once(what: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: {what}, so the tests that compare olmpack with opm and operator-sdk on \
+             real bundles, catalogs and legacy packages skip those parts (they pass). To run them, \
+             put the shared data folder beside this repository as ../shared (corpus/, catalogs/, \
+             legacy/), or point OLMPACK_SHARED (or OLMPACK_CORPUS, OLMPACK_CATALOGS, OLMPACK_LEGACY) \
+             at it; OLMPACK_REQUIRE_CORPUS=1 (as CI sets it) turns a missing folder into a failure."
+        );
+    });
+}
+
 /// The gate: `Some(dir)` when `<dir>/<probe>` holds its data; a [`skip`] otherwise.
 fn gate(var: &str, sub: &str, probe: &str) -> Option<PathBuf> {
     let dir = part(var, sub);
     match has_data(&dir, probe, &format!("{sub}/{probe}")) {
         Ok(()) => Some(dir),
         Err(why) => {
+            if !ci() {
+                say_skipped_once(&why);
+            }
             skip(&format!("shared data: {why} (set {var} or OLMPACK_SHARED)"));
             None
         }

@@ -32,14 +32,17 @@ pub fn run(args: &Args) -> Outcome {
     }
     let pkg = PackageDir::read(&args.dir)?;
     let checked = pmvalidate::validate(&pkg);
-    if checked.has_errors() {
+    // What stops a migration is what opm's loader refuses; a CRD's bundle-rule error
+    // (crd/preserve-unknown-fields) is reported on each written bundle instead, as before.
+    let stopping: Vec<_> = checked.loader_errors().collect();
+    if !stopping.is_empty() {
         let mut err = std::io::stderr().lock();
-        for f in checked.errors() {
+        for f in &stopping {
             let _ = writeln!(err, "{f}");
         }
         return Err(Failure::with_code(
             EXIT_FINDINGS,
-            MigrateError::Invalid(args.dir.clone(), checked.errors().count()).to_string(),
+            MigrateError::Invalid(args.dir.clone(), stopping.len()).to_string(),
         ));
     }
     let plan = migrate::plan(&pkg, &checked)?;

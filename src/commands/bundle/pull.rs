@@ -53,10 +53,12 @@ pub fn run(args: &Args) -> Outcome {
         .tempdir_in(&parent)
         .map_err(|e| {
             Failure::usage(format!(
-                "cannot create a temp folder in {}: {e}",
-                parent.display()
+                "cannot create a temp folder in {}: {}",
+                parent.display(),
+                crate::fsio::temp_error(e)
             ))
         })?;
+    let _interrupt = crate::interrupt::register(tmp.path());
     opened.unpack_into(tmp.path(), &Limits::default())?;
     let warnings = bundle_warnings(&opened, tmp.path());
     use std::os::unix::fs::PermissionsExt;

@@ -147,9 +147,19 @@ pub fn options(args: &Args) -> Result<Options, Failure> {
         })?),
         None => None,
     };
+    // operator-sdk replaces the standard categories with the file this names.
+    let categories = match std::env::var_os(crate::validate::bundle::CATEGORIES_ENV) {
+        Some(path) if !path.is_empty() && optional.contains(&Group::OperatorHub) => Some(
+            crate::validate::bundle::read_custom_categories(std::path::Path::new(&path)).map_err(
+                |e| Failure::usage(format!("{}: {e}", crate::validate::bundle::CATEGORIES_ENV)),
+            )?,
+        ),
+        _ => None,
+    };
     Ok(Options {
         optional,
         k8s_version,
+        categories,
     })
 }
 

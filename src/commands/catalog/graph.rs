@@ -42,6 +42,9 @@ pub struct Args {
 
 /// Runs `olmpack catalog graph`.
 pub fn run(args: &Args) -> Outcome {
+    if let Some(message) = crate::validate::catalog::not_a_catalog(&args.dir) {
+        return Err(Failure::usage(message));
+    }
     let loaded = if args.dir.is_dir() {
         load_dir(&args.dir)?
     } else {

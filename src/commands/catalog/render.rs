@@ -20,11 +20,13 @@ pub struct Args {
     #[arg(short = 'o', long = "output", value_enum, default_value = "json")]
     pub output: OutputFormat,
     /// Image reference written into the bundle rendered from a folder or a local image (oci:,
-    /// oci-archive:, docker-archive:); registry images keep their own. One bundle only: use
-    /// --image-template for several.
+    /// oci-archive:, docker-archive:), or into the one bundle without an image of a
+    /// package-manifest folder or sqlite database; registry images keep their own. One bundle
+    /// only: use --image-template for several.
     #[arg(long, value_name = "REF", conflicts_with = "image_template")]
     pub image: Option<String>,
-    /// Image reference template for bundle folders, with {{.Package}}, {{.Name}} and
+    /// Image reference template for bundle folders, and for the bundles without an image of
+    /// package-manifest folders and sqlite databases, with {{.Package}}, {{.Name}} and
     /// {{.Version}} (opm's --alpha-image-ref-template).
     #[arg(long, value_name = "TEMPLATE", alias = "alpha-image-ref-template")]
     pub image_template: Option<String>,

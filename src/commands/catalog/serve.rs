@@ -26,9 +26,9 @@ pub struct Args {
     /// gRPC port (opm's default).
     #[arg(short = 'p', long, default_value_t = 50051)]
     pub port: u16,
-    /// Address the gRPC port listens on: every interface by default, as opm; 127.0.0.1 keeps
-    /// it local.
-    #[arg(long, value_name = "IP", default_value_t = IpAddr::V4(Ipv4Addr::UNSPECIFIED))]
+    /// Address the gRPC port listens on: every interface by default, as opm; 127.0.0.1 (or
+    /// localhost) keeps it local.
+    #[arg(long, value_name = "IP", default_value_t = IpAddr::V4(Ipv4Addr::UNSPECIFIED), value_parser = parse_ip)]
     pub addr: IpAddr,
     /// Also serve catalogd's HTTP API (OLM v1) on this address, e.g. 127.0.0.1:8080 or :8080.
     #[arg(long, value_name = "ADDR")]
@@ -85,9 +85,11 @@ fn run_inner(args: &Args) -> Outcome {
         return Err(Failure::usage(msg));
     }
     let files = loaded.files;
+    // Bundles, not channel entries (a bundle in three channels is one bundle).
+    let bundles = loaded.config.bundles.len();
     let store = crate::serve::model::ServeModel::new(loaded.config)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-    let (packages, bundles) = (store.index().len(), store.bundle_count());
+    let packages = store.index().len();
     let http = match http_addr {
         Some(_) => {
             let name = match &args.catalog_name {
@@ -120,6 +122,15 @@ fn run_inner(args: &Args) -> Outcome {
     .map_err(|e| Failure::usage(e.to_string()))?;
     drop(source);
     Ok(EXIT_OK)
+}
+
+/// An IP address, or `localhost` (the loopback address, as `--addr localhost` is meant).
+fn parse_ip(s: &str) -> Result<IpAddr, String> {
+    if s.eq_ignore_ascii_case("localhost") {
+        return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    }
+    s.parse()
+        .map_err(|_| format!("{s:?} is not an IP address (such as 127.0.0.1, ::1 or localhost)"))
 }
 
 /// `:8080` (every interface, as Go spells it), `127.0.0.1:8080`, `[::1]:8080`.

@@ -45,25 +45,46 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let mut io_failure = false;
-    let reports: Vec<Report> = validate_dirs(&args.dirs, args.jobs)
-        .into_iter()
-        .zip(&args.dirs)
-        .map(|(result, dir)| match result {
+    // Inputs of another kind (an image, a bundle or package-manifest folder, an sqlite
+    // database) are named as such, with the command that reads them; the rest are validated.
+    let wrong: Vec<Option<String>> = args
+        .dirs
+        .iter()
+        .map(|d| crate::validate::catalog::not_a_catalog(d))
+        .collect();
+    let catalogs: Vec<std::path::PathBuf> = args
+        .dirs
+        .iter()
+        .zip(&wrong)
+        .filter(|(_, w)| w.is_none())
+        .map(|(d, _)| d.clone())
+        .collect();
+    let mut validated = validate_dirs(&catalogs, args.jobs).into_iter();
+    let mut reports: Vec<Report> = Vec::with_capacity(args.dirs.len());
+    for (dir, wrong) in args.dirs.iter().zip(wrong) {
+        let result = match wrong {
+            Some(message) => Err(message),
+            None => validated
+                .next()
+                .map(|r| r.map_err(|e| e.to_string()))
+                .unwrap_or_else(|| Err("not validated".to_string())),
+        };
+        reports.push(match result {
             Ok(mut report) => {
                 if args.allow_empty {
                     report.diagnostics.retain(|d| d.rule != Rule::CatalogEmpty);
                 }
                 report
             }
-            Err(e) => {
+            Err(message) => {
                 io_failure = true;
                 Report::new(
                     dir.display().to_string(),
-                    vec![Diagnostic::new(Rule::CatalogUnreadable, e.to_string())],
+                    vec![Diagnostic::new(Rule::CatalogUnreadable, message)],
                 )
             }
-        })
-        .collect();
+        });
+    }
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

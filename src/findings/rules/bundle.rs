@@ -335,10 +335,10 @@ super::records! {
     fix "    storage: true";
 
     CrdPreserveUnknownFields = "crd/preserve-unknown-fields", Error, Default, since "0.1.0", opm None;
-    summary "apiextensions.k8s.io/v1 CRDs cannot set spec.preserveUnknownFields: true."
-    why "The API server rejects it for v1 CRDs; it is operator-framework/api's most common reason to reject a real bundle (often left over from a v1beta1 conversion)."
-    bad "apiVersion: apiextensions.k8s.io/v1\nspec:\n  preserveUnknownFields: true"
-    fix "Remove the field; mark free-form parts with x-kubernetes-preserve-unknown-fields: true in the schema.";
+    summary "A CRD's spec.preserveUnknownFields must be false: set to true in an apiextensions.k8s.io/v1 CRD, or left unset in a v1beta1 CRD (where it defaults to true)."
+    why "The API server rejects true for v1 CRDs, and operator-framework/api (operator-sdk bundle validate since 1.17) rejects the v1beta1 default the same way: it is the most common reason it rejects a real bundle, mostly old v1beta1 CRDs. The same unchanged CRD gets this error wherever olmpack judges it as a bundle: bundle validate, and the bundles bundle migrate writes from a package-manifest package."
+    bad "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nspec:\n  group: example.com   # no preserveUnknownFields: defaults to true"
+    fix "Convert the CRD to apiextensions.k8s.io/v1 with a structural schema (x-kubernetes-preserve-unknown-fields: true where free-form); or, in v1beta1, set spec.preserveUnknownFields: false.";
 
     CrdApiVersion = "crd/api-version", Error, Default, since "0.1.0", opm None;
     summary "CRDs must be apiextensions.k8s.io/v1 (v1beta1 is removed in Kubernetes 1.22: a warning unless the target version is newer)."
@@ -459,20 +459,20 @@ super::records! {
     fix "capabilities: Auto Pilot   (Basic Install, Seamless Upgrades, Full Lifecycle, Deep Insights, Auto Pilot)";
 
     HubCategories = "operatorhub/categories", Error, OperatorHub, since "0.1.0", opm None;
-    summary "The categories annotation must use the standard categories."
-    why "OperatorHub filters by category; operator-sdk's categories validator rejects unknown ones."
+    summary "Each comma-separated value of the categories annotation (trimmed) must be one of operator-framework/api's standard categories, or of the custom list in the JSON file OPERATOR_BUNDLE_CATEGORIES names."
+    why "OperatorHub filters by category; operator-sdk's categories validator rejects unknown ones (standard: AI/Machine Learning, Application Runtime, Big Data, Cloud Provider, Database, Developer Tools, Integration & Delivery, Logging & Tracing, Modernization & Migration, Monitoring, Networking, Observability, OpenShift Optional, Security, Storage, Streaming & Messaging)."
     bad "categories: Databases"
     fix "categories: Database";
 
     HubDescription = "operatorhub/description", Warning, OperatorHub, since "0.1.0", opm None;
-    summary "The CSV needs a description, display name and keywords for the listing."
-    why "They are the listing's text and search terms; without them the operator is hard to find."
+    summary "The CSV needs a description and keywords for the listing (olmpack's own check: operator-sdk's operatorhub validator does not make it)."
+    why "They are the listing's text and search terms; without them the operator is hard to find. A warning, so operator-sdk's verdict is unchanged."
     bad "spec:\n  displayName: \"\""
     fix "spec:\n  displayName: Acme DB\n  description: |\n    Runs Acme DB clusters.\n  keywords: [database]";
 
     // --- optional: good practices ---
     PracticeResources = "good-practices/resource-requests", Warning, GoodPractices, since "0.1.0", opm None;
-    summary "Containers should request CPU and memory."
+    summary "Containers should have resource requests (operator-sdk warns only when `resources.requests` is absent)."
     why "Without requests the scheduler cannot place the operator sensibly and it is first to be evicted under pressure (operator-framework's good-practices validator)."
     bad "containers:\n- name: manager\n  image: ..."
     fix "  resources:\n    requests:\n      cpu: 10m\n      memory: 64Mi";
@@ -502,15 +502,15 @@ super::records! {
     fix "metadata:\n  name: acme.v1.7.0";
 
     PracticeImageDigest = "good-practices/image-digest", Warning, GoodPractices, since "0.1.0", opm None;
-    summary "Images should be pinned by digest for reproducible, disconnected installs."
+    summary "Images should be pinned by digest for reproducible, disconnected installs (olmpack's own check: operator-sdk's good-practices validator does not make it)."
     why "A tag can move; mirroring for disconnected clusters and reproducible installs need digests (openshift/enhancements#379)."
     bad "image: quay.io/acme/operator:v1.7.0"
     fix "image: quay.io/acme/operator@sha256:...";
 
     // --- optional: bundle objects ---
     ObjectsPdb = "bundle-objects/pod-disruption-budget", Error, BundleObjects, since "0.1.0", opm None;
-    summary "A PodDisruptionBudget must not block all evictions."
-    why "maxUnavailable: 0 (or minAvailable equal to the replicas) blocks node drains and cluster upgrades; opm's bundle-objects validator rejects it."
+    summary "A PodDisruptionBudget must not block all evictions: maxUnavailable 0 (operator-sdk also refuses any string value, such as 25%, which it reads as 0) or minAvailable 100%."
+    why "maxUnavailable: 0 or minAvailable: 100% blocks node drains and cluster upgrades; operator-framework/api's bundle-objects validator rejects it."
     bad "spec:\n  maxUnavailable: 0"
     fix "spec:\n  maxUnavailable: 1";
 
@@ -521,7 +521,7 @@ super::records! {
     fix "globalDefault: false";
 
     ObjectsRbac = "bundle-objects/rbac", Error, BundleObjects, since "0.1.0", opm None;
-    summary "RBAC must not modify default SecurityContextConstraints (PDB permissions are a warning)."
+    summary "RBAC must not modify (delete, update, patch, *) a default SecurityContextConstraints named in resourceNames; create/update/patch on policy poddisruptionbudgets is a warning."
     why "Editing OpenShift's default SCCs weakens every workload's security; opm's bundle-objects validator rejects it."
     bad "resources: [securitycontextconstraints]\nresourceNames: [restricted]\nverbs: [update]"
     fix "Create and use your own SCC instead of changing the default ones.";

@@ -241,7 +241,7 @@ super::records! {
     fix "\"skips\": [\"my-op.v1.0.0\"]";
 
     CatalogDefaultChannelStale = "catalog/default-channel-stale", Warning, Default, since "0.1.0", opm None;
-    summary "The default channel's head is older than another channel's head."
+    summary "The default channel's head is older than another channel's head (channels named as pre-release, such as nightly, candidate, alpha, beta, preview, rc, and heads with a pre-release version are not compared)."
     why "New subscriptions without a channel get the default channel; if it lags behind, they install an old release."
     bad "defaultChannel: stable (head 1.0.0); fast head 2.0.0"
     fix "Promote the release to stable, or make the newer channel the default.";

@@ -42,8 +42,8 @@ pub enum CatalogError {
 pub fn render_dir(dir: &Path) -> Result<DeclarativeConfig, CatalogError> {
     let pkg = PackageDir::read(dir)?;
     let report = validate::validate(&pkg);
-    let errors: Vec<Diagnostic> = report.errors().cloned().collect();
-    let (false, Some(loaded)) = (report.has_errors(), &report.loaded) else {
+    let errors: Vec<Diagnostic> = report.loader_errors().cloned().collect();
+    let (true, Some(loaded)) = (errors.is_empty(), &report.loaded) else {
         return Err(CatalogError::Refused(errors));
     };
     let db = to_index(&pkg, loaded)?;

@@ -83,7 +83,7 @@ pub struct Plan {
 
 /// Plans one bundle per version of a package that validated without errors.
 pub fn plan(pkg: &PackageDir, report: &Report) -> Result<Plan, MigrateError> {
-    let errors = report.errors().count();
+    let errors = report.loader_errors().count();
     let (Some(manifest), Some(loaded), 0) = (&pkg.package, &report.loaded, errors) else {
         return Err(MigrateError::Invalid(pkg.root.clone(), errors.max(1)));
     };
@@ -238,7 +238,8 @@ pub fn write(
     let stage = tempfile::Builder::new()
         .prefix(".olmpack-migrate-")
         .tempdir_in(&parent)
-        .map_err(io(&parent))?;
+        .map_err(|e| io(&parent)(crate::fsio::temp_error(e)))?;
+    let _interrupt = crate::interrupt::register(stage.path());
     for b in &plan.bundles {
         let root = stage.path().join(&b.dir);
         for (rel, bytes) in &b.files {

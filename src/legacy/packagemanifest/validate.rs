@@ -26,6 +26,15 @@ impl Report {
         self.findings.iter().any(Diagnostic::is_error)
     }
 
+    /// The errors of what opm's loader refuses, which stop `catalog render` and `bundle
+    /// migrate`. A CRD's `crd/preserve-unknown-fields` is a bundle-rule error (the loader
+    /// stores such a CRD): reported by `bundle validate`, and again on each bundle migrate
+    /// writes, it stops neither.
+    pub fn loader_errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.errors()
+            .filter(|d| d.rule != Rule::CrdPreserveUnknownFields)
+    }
+
     /// The errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.findings.iter().filter(|f| f.is_error())
@@ -222,8 +231,30 @@ fn check_versions(pkg: &PackageDir) -> Vec<Diagnostic> {
                 .near(v.csv().file.clone(), v.csv().line_of(&["spec", "version"])),
             );
         }
-        for o in &v.objects {
-            if o.is_crd() && o.api_version == "apiextensions.k8s.io/v1beta1" {
+        for o in v.objects.iter().filter(|o| o.is_crd()) {
+            // The same CRD gets the same verdict as in the bundles `bundle migrate` writes
+            // from it (rule crd/preserve-unknown-fields, an error in both): operator-sdk
+            // rejects spec.preserveUnknownFields true, which v1beta1 defaults to.
+            let v1beta1 = o.api_version == "apiextensions.k8s.io/v1beta1";
+            let pruf = o.root.path(&["spec", "preserveUnknownFields"]);
+            if pruf.and_then(Node::as_bool).unwrap_or(v1beta1) {
+                let name = o.name.as_deref().unwrap_or("?");
+                let message = if v1beta1 && pruf.is_none() {
+                    format!(
+                        "CRD \"{name}\": spec.preserveUnknownFields defaults to true in apiextensions.k8s.io/v1beta1, which Kubernetes rejects: set spec.preserveUnknownFields: false (and x-kubernetes-preserve-unknown-fields: true in the schema where needed), or better, convert the CRD to apiextensions.k8s.io/v1"
+                    )
+                } else {
+                    format!(
+                        "CRD \"{name}\": spec.preserveUnknownFields cannot be true; set x-kubernetes-preserve-unknown-fields: true in spec.versions[*].schema instead"
+                    )
+                };
+                let line = pruf.map_or_else(|| o.line_of(&["spec"]), |n| n.line);
+                out.push(
+                    Diagnostic::new(Rule::CrdPreserveUnknownFields, message)
+                        .near(o.file.clone(), line),
+                );
+            }
+            if v1beta1 {
                 out.push(
                     Diagnostic::new(
                         Rule::PmCrdV1beta1,

@@ -27,6 +27,10 @@ pub struct Options {
     pub optional: Vec<Group>,
     /// Target Kubernetes version: APIs removed at or before it become errors.
     pub k8s_version: Option<semver::Version>,
+    /// Custom categories replacing the standard ones for `operatorhub/categories`: the
+    /// contents of the JSON file `OPERATOR_BUNDLE_CATEGORIES` names, as operator-sdk reads it
+    /// (`{"categories": [...]}`), so a private hub's own list validates the same in both.
+    pub categories: Option<Vec<String>>,
 }
 
 impl Options {
@@ -34,6 +38,26 @@ impl Options {
     pub fn selected(&self, group: Group) -> bool {
         group == Group::Default || self.optional.contains(&group)
     }
+}
+
+/// The environment variable operator-sdk reads custom OperatorHub categories from.
+pub const CATEGORIES_ENV: &str = "OPERATOR_BUNDLE_CATEGORIES";
+
+/// Reads a custom categories file as operator-framework/api does: JSON
+/// `{"categories": ["Cloud Pak", ...]}` (other keys ignored, no key = no category allowed).
+/// The error names the file and says what is wrong with it.
+pub fn read_custom_categories(path: &std::path::Path) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        categories: Vec<String>,
+    }
+    let shown = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let file: File = serde_json::from_slice(&bytes).map_err(|e| {
+        format!("{shown} is not a categories file ({{\"categories\": [\"...\"]}}): {e}")
+    })?;
+    Ok(file.categories)
 }
 
 /// Shared state handed to every rule family.

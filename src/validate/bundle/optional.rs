@@ -4,6 +4,7 @@
 use super::{Ctx, Diagnostic, Group, Rule, Severity};
 use crate::bundle::Object;
 use crate::bundle::keys;
+use crate::gocompat::netaddr;
 use crate::yaml::Node;
 
 const CAPABILITIES: [&str; 5] = [
@@ -13,6 +14,7 @@ const CAPABILITIES: [&str; 5] = [
     "Deep Insights",
     "Auto Pilot",
 ];
+/// operator-framework/api's `validCategories` (`standardcategories.go`, current main).
 const CATEGORIES: [&str; 16] = [
     "AI/Machine Learning",
     "Application Runtime",
@@ -20,7 +22,6 @@ const CATEGORIES: [&str; 16] = [
     "Cloud Provider",
     "Database",
     "Developer Tools",
-    "Drivers and plugins",
     "Integration & Delivery",
     "Logging & Tracing",
     "Modernization & Migration",
@@ -30,6 +31,7 @@ const CATEGORIES: [&str; 16] = [
     "OpenShift Optional",
     "Security",
     "Storage",
+    "Streaming & Messaging",
 ];
 const ICON_TYPES: [&str; 4] = ["image/gif", "image/jpeg", "image/png", "image/svg+xml"];
 const DEFAULT_SCCS: [&str; 8] = [
@@ -57,6 +59,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     }
 }
 
+/// A scalar as written, untrimmed (`""` when absent or null): operator-framework/api compares
+/// most CSV fields without trimming them.
+fn raw(node: Option<&Node>) -> &str {
+    node.and_then(Node::scalar_text).unwrap_or("")
+}
+
 fn text(node: Option<&Node>) -> &str {
     node.and_then(Node::scalar_text)
         .map(str::trim)
@@ -79,7 +87,9 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
         .and_then(Node::as_seq)
         .unwrap_or(&[])
     {
-        let (name, email) = (text(m.get("name")), text(m.get("email")));
+        // As operator-framework/api: empty (not trimmed) fields, then the email as Go's
+        // net/mail parses it; both can be reported for one maintainer.
+        let (name, email) = (raw(m.get("name")), raw(m.get("email")));
         if name.is_empty() || email.is_empty() {
             ctx.push(
                 Diagnostic::new(
@@ -88,18 +98,21 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
                 )
                 .at(file, m.line),
             );
-        } else if !valid_email(email) {
+        }
+        if !email.is_empty()
+            && let Err(why) = netaddr::parse_mail_address(email)
+        {
             ctx.push(
                 Diagnostic::new(
                     Rule::HubMaintainers,
-                    format!("csv.Spec.Maintainers email {email} is invalid"),
+                    format!("csv.Spec.Maintainers email {email} is invalid: {why}"),
                 )
                 .at(file, m.line),
             );
         }
     }
     for l in spec.get("links").and_then(Node::as_seq).unwrap_or(&[]) {
-        let (name, url) = (text(l.get("name")), text(l.get("url")));
+        let (name, url) = (raw(l.get("name")), raw(l.get("url")));
         if name.is_empty() || url.is_empty() {
             ctx.push(
                 Diagnostic::new(
@@ -108,12 +121,14 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
                 )
                 .at(file, l.line),
             );
-        } else if !(url.starts_with("https://") || url.starts_with("http://")) || url.contains(' ')
+        }
+        if !url.is_empty()
+            && let Err(why) = netaddr::parse_request_uri(url)
         {
             ctx.push(
                 Diagnostic::new(
                     Rule::HubLinks,
-                    format!("csv.Spec.Links url {url} is invalid"),
+                    format!("csv.Spec.Links url {url} is invalid: {why}"),
                 )
                 .at(file, l.line),
             );
@@ -133,7 +148,7 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
                 );
             }
             let icon = &icons[0];
-            let (data, media) = (text(icon.get("base64data")), text(icon.get("mediatype")));
+            let (data, media) = (raw(icon.get("base64data")), raw(icon.get("mediatype")));
             if data.is_empty() || media.is_empty() {
                 ctx.push(
                     Diagnostic::new(
@@ -142,7 +157,8 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
                     )
                     .at(file, icon.line),
                 );
-            } else if !ICON_TYPES.contains(&media) {
+            }
+            if !media.is_empty() && !ICON_TYPES.contains(&media) {
                 ctx.push(
                     Diagnostic::new(
                         Rule::HubIcon,
@@ -158,13 +174,14 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
     }
     let annotations = csv.root.path(&["metadata", "annotations"]);
     if let Some(cap) = annotations.and_then(|a| a.get("capabilities")) {
-        let value = text(Some(cap));
+        // Compared as written, untrimmed, as operator-framework/api does.
+        let value = raw(Some(cap));
         if !CAPABILITIES.contains(&value) {
             ctx.push(
                 Diagnostic::new(
                     Rule::HubCapabilities,
                     format!(
-                        "capabilities \"{value}\" is not a valid capabilities level: use one of {}",
+                        "csv.Metadata.Annotations.Capabilities {value:?} is not a valid capabilities level: use one of {}",
                         CAPABILITIES.join(", ")
                     ),
                 )
@@ -173,20 +190,23 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
         }
     }
     if let Some(cat) = annotations.and_then(|a| a.get("categories")) {
-        for c in text(Some(cat))
-            .split(',')
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-        {
-            if !CATEGORIES.contains(&c) {
-                ctx.push(
-                    Diagnostic::new(
-                        Rule::HubCategories,
-                        format!("category \"{c}\" is not in the set of standard categories"),
-                    )
-                    .at(file, cat.line),
-                );
+        // Every comma-separated value, trimmed (an empty one too, as operator-sdk reports it),
+        // against the standard set or the custom set of OPERATOR_BUNDLE_CATEGORIES.
+        let (set, which): (Vec<&str>, &str) = match &ctx.opts.categories {
+            Some(custom) => (custom.iter().map(String::as_str).collect(), "custom"),
+            None => (CATEGORIES.to_vec(), "standard"),
+        };
+        let mut bad = Vec::new();
+        for c in raw(Some(cat)).split(',') {
+            let c = c.trim();
+            if !set.contains(&c) {
+                bad.push(format!(
+                    "csv.Metadata.Annotations[\"categories\"] value {c:?} is not in the set of {which} categories"
+                ));
             }
+        }
+        for message in bad {
+            ctx.push(Diagnostic::new(Rule::HubCategories, message).at(file, cat.line));
         }
     }
     for (field, what) in [("description", "a description"), ("keywords", "keywords")] {
@@ -206,24 +226,13 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
     }
 }
 
-fn valid_email(email: &str) -> bool {
-    match email.split_once('@') {
-        Some((local, domain)) => {
-            !local.is_empty()
-                && domain.contains('.')
-                && !domain.starts_with('.')
-                && !domain.ends_with('.')
-                && !email.contains(char::is_whitespace)
-        }
-        None => false,
-    }
-}
-
 fn good_practices(ctx: &mut Ctx<'_>) {
     let bundle = ctx.bundle;
     if let Some(ann) = &bundle.annotations {
-        let bad: Vec<String> = ann
-            .channels()
+        // operator-framework/api: the channels and the default channel, trimmed, unique.
+        let mut names = ann.channels();
+        names.extend(ann.value(keys::DEFAULT_CHANNEL).map(str::to_string));
+        let mut bad: Vec<String> = names
             .into_iter()
             .filter(|c| {
                 !c.is_empty()
@@ -232,12 +241,15 @@ fn good_practices(ctx: &mut Ctx<'_>) {
                         .any(|p| c.starts_with(p))
             })
             .collect();
+        bad.sort();
+        bad.dedup();
         if !bad.is_empty() {
             let line = ann.get(keys::CHANNELS).map_or(ann.line, |a| a.line);
+            let quoted: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
             ctx.push(
                 Diagnostic::new(
                     Rule::PracticeChannelNaming,
-                    format!("channel(s) {bad:?} are not following the recommended naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming"),
+                    format!("channel(s) [{}] are not following the recommended naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming", quoted.join(" ")),
                 )
                 .at(&ann.file, line),
             );
@@ -258,14 +270,13 @@ fn good_practices(ctx: &mut Ctx<'_>) {
             .and_then(Node::as_seq)
             .unwrap_or(&[])
         {
-            let requests = c.path(&["resources", "requests"]);
-            if requests.and_then(|r| r.get("cpu")).is_none()
-                || requests.and_then(|r| r.get("memory")).is_none()
-            {
+            // operator-framework/api warns only when `resources.requests` is absent: a
+            // missing cpu or memory reads as a zero quantity there, which passes.
+            if c.path(&["resources", "requests"]).is_none_or(Node::is_null) {
                 ctx.push(
                     Diagnostic::new(
                         Rule::PracticeResources,
-                        format!("unable to find the resource requests for the container: ({}); set CPU and memory requests", text(c.get("name"))),
+                        format!("unable to find the resource requests for the container: ({}). It is recommended to ensure the resource request for CPU and Memory", raw(c.get("name"))),
                     )
                     .at(file, c.line),
                 );
@@ -288,13 +299,13 @@ fn good_practices(ctx: &mut Ctx<'_>) {
             .and_then(Node::as_seq)
             .unwrap_or(&[])
         {
-            if text(item.get("description")).is_empty() {
+            if raw(item.get("description")).is_empty() {
                 ctx.push(
                     Diagnostic::new(
                         Rule::PracticeCrdDescription,
                         format!(
-                            "{section} CRD \"{}\" has an empty description",
-                            text(item.get("name"))
+                            "{section} CRD {:?} has an empty description",
+                            raw(item.get("name"))
                         ),
                     )
                     .at(file, item.line),
@@ -302,50 +313,91 @@ fn good_practices(ctx: &mut Ctx<'_>) {
             }
         }
     }
-    for perms in ["permissions", "clusterPermissions"] {
-        for p in spec
-            .path(&["install", "spec", perms])
-            .and_then(Node::as_seq)
-            .unwrap_or(&[])
-        {
-            for rule in p.get("rules").and_then(Node::as_seq).unwrap_or(&[]) {
-                let has = |field: &str, wanted: &[&str]| {
-                    rule.get(field)
-                        .and_then(Node::as_seq)
-                        .unwrap_or(&[])
-                        .iter()
-                        .any(|n| n.scalar_text().is_some_and(|t| wanted.contains(&t)))
-                };
-                if has("apiGroups", &["apiextensions.k8s.io", "*"])
-                    && has("resources", &["customresourcedefinitions", "*"])
-                    && has("verbs", &["create", "*"])
-                {
-                    ctx.push(
-                        Diagnostic::new(
-                            Rule::PracticeCrdPermission,
-                            "CSV contains permissions to create CRD: an operator should not deploy or manage other operators' APIs",
-                        )
-                        .at(file, rule.line),
-                    );
-                }
-            }
-        }
+    // operator-framework/api: the group exactly apiextensions.k8s.io, and one warning per CSV.
+    let crd_rule = ["permissions", "clusterPermissions"]
+        .iter()
+        .flat_map(|perms| {
+            spec.path(&["install", "spec", *perms])
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+        })
+        .flat_map(|p| p.get("rules").and_then(Node::as_seq).unwrap_or(&[]))
+        .find(|rule| {
+            let has = |field: &str, wanted: &[&str]| {
+                rule.get(field)
+                    .and_then(Node::as_seq)
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|n| n.scalar_text().is_some_and(|t| wanted.contains(&t)))
+            };
+            has("apiGroups", &["apiextensions.k8s.io"])
+                && has("resources", &["customresourcedefinitions", "*", "[*]"])
+                && has("verbs", &["create", "*", "[*]", "patch"])
+        });
+    if let Some(rule) = crd_rule {
+        ctx.push(
+            Diagnostic::new(
+                Rule::PracticeCrdPermission,
+                "CSV contains permissions to create CRD: an operator should not deploy or manage other operators' APIs",
+            )
+            .at(file, rule.line),
+        );
     }
     if let Some(name) = csv.name.as_deref() {
-        let ok = match name.split_once(".v") {
-            Some((_, version)) => semver::Version::parse(version).is_ok(),
-            None => false,
-        };
-        if !ok {
+        let line = csv.line_of(&["metadata", "name"]);
+        if !version_suffix_is_semver(name) {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::PracticeCsvName,
+                    format!("csv.metadata.Name {name} is not following the versioning convention (MAJOR.MINOR.PATCH e.g 0.0.1): https://semver.org/"),
+                )
+                .at(file, line),
+            );
+        }
+        if name.matches(".v").count() != 1 {
             ctx.push(
                 Diagnostic::new(
                     Rule::PracticeCsvName,
                     format!("csv.metadata.Name {name} is not following the recommended naming convention: <operator-name>.v<semver> e.g. memcached-operator.v0.0.1"),
                 )
-                .at(file, csv.line_of(&["metadata", "name"])),
+                .at(file, line),
             );
         }
     }
+}
+
+/// operator-framework/api's name check: the leftmost match of
+/// `([0-9]+)\.([0-9]+)\.([0-9]+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+)?$`
+/// must exist and parse as a semantic version (no leading zeros).
+fn version_suffix_is_semver(name: &str) -> bool {
+    let tail_matches = |t: &str| -> bool {
+        let ident =
+            |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let (core, build) = match t.split_once('+') {
+            Some((c, b)) => (c, Some(b)),
+            None => (t, None),
+        };
+        if build.is_some_and(|b| !ident(b)) {
+            return false;
+        }
+        let (numbers, pre) = match core.split_once('-') {
+            Some((n, p)) => (n, Some(p)),
+            None => (core, None),
+        };
+        if pre.is_some_and(|p| !p.split('.').all(ident)) {
+            return false;
+        }
+        let parts: Vec<&str> = numbers.split('.').collect();
+        parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    name.char_indices()
+        .filter(|(_, c)| c.is_ascii_digit())
+        .map(|(i, _)| &name[i..])
+        .find(|t| tail_matches(t))
+        .is_some_and(|t| semver::Version::parse(t).is_ok())
 }
 
 fn bundle_objects(ctx: &mut Ctx<'_>) {
@@ -353,19 +405,30 @@ fn bundle_objects(ctx: &mut Ctx<'_>) {
         match obj.kind.as_str() {
             "PodDisruptionBudget" => {
                 let spec = obj.root.get("spec");
-                if let Some(max) = spec.and_then(|s| s.get("maxUnavailable"))
-                    && matches!(text(Some(max)), "0" | "0%")
+                // An IntOrString as operator-framework/api reads it: `IntVal == 0` holds for
+                // the integer 0 and for every string (a percentage decodes with IntVal 0), so
+                // operator-sdk refuses `maxUnavailable: 25%` too.
+                if let Some(max) = spec
+                    .and_then(|s| s.get("maxUnavailable"))
+                    .filter(|m| !m.is_null())
+                    && (max.as_i64() == Some(0) || max.as_str().is_some())
                 {
+                    let value = text(Some(max));
+                    let why = if value == "0" || value == "0%" {
+                        String::new()
+                    } else {
+                        format!(" (operator-sdk reads the string {value:?} as 0)")
+                    };
                     ctx.push(
                         Diagnostic::new(
                             Rule::ObjectsPdb,
-                            "maxUnavailable field cannot be set to 0 or 0%",
+                            format!("maxUnavailable field cannot be set to 0 or 0%{why}"),
                         )
                         .at(&obj.file, max.line),
                     );
                 }
                 if let Some(min) = spec.and_then(|s| s.get("minAvailable"))
-                    && text(Some(min)) == "100%"
+                    && min.as_str() == Some("100%")
                 {
                     ctx.push(
                         Diagnostic::new(
@@ -392,29 +455,24 @@ fn bundle_objects(ctx: &mut Ctx<'_>) {
                 }
             }
             "Role" | "ClusterRole" => {
-                for rule in obj.root.get("rules").and_then(Node::as_seq).unwrap_or(&[]) {
-                    let list = |f: &str| -> Vec<&str> {
-                        rule.get(f)
-                            .and_then(Node::as_seq)
-                            .unwrap_or(&[])
-                            .iter()
-                            .filter_map(Node::scalar_text)
-                            .collect()
-                    };
-                    let (groups, resources, verbs, names) = (
-                        list("apiGroups"),
-                        list("resources"),
-                        list("verbs"),
-                        list("resourceNames"),
-                    );
-                    let modifies = verbs
+                // operator-framework/api matches exact names: no `*` group or resource, and
+                // an SCC rule only when it names a default SCC in resourceNames.
+                let rules = obj.root.get("rules").and_then(Node::as_seq).unwrap_or(&[]);
+                let list = |rule: &Node, f: &str| -> Vec<String> {
+                    rule.get(f)
+                        .and_then(Node::as_seq)
+                        .unwrap_or(&[])
                         .iter()
-                        .any(|v| matches!(*v, "*" | "create" | "update" | "patch" | "delete"));
-                    if modifies
-                        && groups.iter().any(|g| matches!(*g, "policy" | "*"))
-                        && resources
-                            .iter()
-                            .any(|r| matches!(*r, "poddisruptionbudgets" | "*"))
+                        .filter_map(Node::scalar_text)
+                        .map(str::to_string)
+                        .collect()
+                };
+                let any =
+                    |v: &[String], wanted: &[&str]| v.iter().any(|x| wanted.contains(&x.as_str()));
+                for rule in rules {
+                    if any(&list(rule, "apiGroups"), &["policy"])
+                        && any(&list(rule, "resources"), &["poddisruptionbudgets"])
+                        && any(&list(rule, "verbs"), &["*", "create", "update", "patch"])
                     {
                         ctx.push(
                             Diagnostic::new(Rule::ObjectsRbac, "RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability")
@@ -422,15 +480,13 @@ fn bundle_objects(ctx: &mut Ctx<'_>) {
                                 .at(&obj.file, rule.line),
                         );
                     }
-                    let scc = groups
-                        .iter()
-                        .any(|g| matches!(*g, "security.openshift.io" | "*"))
-                        && resources
-                            .iter()
-                            .any(|r| matches!(*r, "securitycontextconstraints" | "*"));
-                    let default_names =
-                        names.is_empty() || names.iter().any(|n| DEFAULT_SCCS.contains(n));
-                    if modifies && scc && default_names {
+                }
+                for rule in rules {
+                    if any(&list(rule, "apiGroups"), &["security.openshift.io"])
+                        && any(&list(rule, "resources"), &["securitycontextconstraints"])
+                        && any(&list(rule, "verbs"), &["*", "delete", "update", "patch"])
+                        && any(&list(rule, "resourceNames"), &DEFAULT_SCCS)
+                    {
                         ctx.push(
                             Diagnostic::new(Rule::ObjectsRbac, "RBAC includes permission to modify default securitycontextconstraints, which could impact cluster stability")
                                 .at(&obj.file, rule.line),
@@ -439,6 +495,34 @@ fn bundle_objects(ctx: &mut Ctx<'_>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_suffix_is_semver;
+
+    #[test]
+    fn csv_name_versions_as_operator_framework_reads_them() {
+        for ok in [
+            "op.v1.2.3",
+            "op.v1.2.3-rc.1",
+            "op.v1.2.3+build",
+            "op-1.2.3",
+            "op.v10.0.0",
+        ] {
+            assert!(version_suffix_is_semver(ok), "{ok}");
+        }
+        for bad in [
+            "op",
+            "op.v1.2",
+            "op.vbar",
+            "op.v01.2.3",
+            "op.v1.2.3+a.b",
+            "op.v1.2.3.",
+        ] {
+            assert!(!version_suffix_is_semver(bad), "{bad}");
         }
     }
 }

@@ -49,6 +49,35 @@ pub(super) fn index<'a>(cfg: &'a DeclarativeConfig, out: &mut Vec<Diagnostic>) -
     packages
 }
 
+/// Words that name a channel of releases ahead of the default one: pre-releases, previews and
+/// builds (`nightly`, `candidate-v1`, `v2-beta`, `rc1`, `tech-preview`).
+const PRERELEASE_WORDS: [&str; 15] = [
+    "alpha",
+    "beta",
+    "candidate",
+    "canary",
+    "dev",
+    "devel",
+    "edge",
+    "experimental",
+    "insiders",
+    "next",
+    "nightly",
+    "preview",
+    "rc",
+    "snapshot",
+    "unstable",
+];
+
+/// Whether a channel is named as a pre-release channel: one of its words (split on anything
+/// but letters, digits ignored at the end of a word) is in [`PRERELEASE_WORDS`].
+fn is_prerelease_channel(name: &str) -> bool {
+    name.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()))
+        .any(|w| PRERELEASE_WORDS.contains(&w))
+}
+
 /// The checks of one package that need its channels and bundles: default channel, channels,
 /// each channel's graph ([`graph::check`]), the default channel's freshness, duplicate versions.
 pub(super) fn check(
@@ -95,11 +124,17 @@ pub(super) fn check(
             head.and_then(|h| bundles.get(&(name, h)).and_then(|i| i.version.as_ref())),
         ));
     }
-    // Beyond opm: the default channel's head is older than another channel's head.
+    // Beyond opm: the default channel's head is older than another channel's head. A channel
+    // meant to run ahead (a pre-release head, or a name such as nightly, candidate, alpha)
+    // leading to a newer version is the normal order of things, not a stale default.
     if let Some((dc, Some(dv))) = heads.iter().find(|(c, _)| c.name == p.default_channel)
         && let Some((other, Some(ov))) = heads
             .iter()
-            .filter(|(c, v)| c.name != dc.name && v.is_some())
+            .filter(|(c, v)| {
+                c.name != dc.name
+                    && v.is_some_and(|v| v.pre.is_empty())
+                    && !is_prerelease_channel(&c.name)
+            })
             .max_by(|a, b| a.1.cmp(&b.1))
         && ov > dv
     {

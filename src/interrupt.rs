@@ -1,0 +1,137 @@
+//! Ctrl-C and SIGTERM for commands that write: every temporary file or folder a command stages
+//! (beside an output, or under `$TMPDIR`) is registered here while it exists, and a signal
+//! removes them, says `interrupted` on stderr and exits 130 (128 + SIGINT, what shells report),
+//! so an interrupted push or build leaves no hidden `.olmpack-…` behind.
+//!
+//! Why a registry: the default action of SIGINT kills the process before any destructor runs,
+//! so `tempfile`'s clean-up on drop never happens; the writers cannot poll for a signal inside
+//! a blocking upload either. The watcher thread does the clean-up itself, then ends the
+//! process. A path that was renamed into place meanwhile is gone from its temporary name, so
+//! removing that name is harmless; a completed output is never touched.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The exit code of an interrupted command.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+static PATHS: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// A temporary path registered for removal on a signal; dropping it unregisters the path
+/// (its owner has removed it, or renamed it into place).
+#[derive(Debug)]
+#[must_use = "the path is unregistered when this is dropped"]
+pub struct Registered(u64);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut paths) = PATHS.lock() {
+            paths.retain(|(id, _)| *id != self.0);
+        }
+    }
+}
+
+/// Registers `path` (a temporary file or folder) to be removed if the command is interrupted.
+pub fn register(path: &Path) -> Registered {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut paths) = PATHS.lock() {
+        paths.push((id, path.to_path_buf()));
+    }
+    Registered(id)
+}
+
+/// Registers a temporary folder owned by a value that outlives the caller (a build's spool):
+/// it stays registered until the process ends, which is harmless once the folder is gone (its
+/// random name is not reused).
+pub fn watch(path: &Path) {
+    std::mem::forget(register(path));
+}
+
+/// Removes every registered path (files and folders alike); returns how many were there.
+fn remove_all() -> usize {
+    let paths: Vec<PathBuf> = match PATHS.lock() {
+        Ok(mut p) => p.drain(..).map(|(_, path)| path).collect(),
+        Err(_) => return 0,
+    };
+    remove(&paths)
+}
+
+/// Removes `paths`, newest first (a file staged inside a registered folder goes before it).
+fn remove(paths: &[PathBuf]) -> usize {
+    let mut removed = 0;
+    for path in paths.iter().rev() {
+        let gone = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path).is_ok(),
+            Ok(_) => std::fs::remove_file(path).is_ok(),
+            Err(_) => false,
+        };
+        removed += usize::from(gone);
+    }
+    removed
+}
+
+#[cfg(test)]
+fn is_registered(path: &Path) -> bool {
+    PATHS
+        .lock()
+        .is_ok_and(|p| p.iter().any(|(_, registered)| registered == path))
+}
+
+/// Starts the watcher thread: on SIGINT or SIGTERM it removes every registered path, prints
+/// `interrupted` and exits 130. Call once, before a command that writes starts (not for
+/// `catalog serve`, which stops gracefully on the same signals).
+pub fn install() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build();
+    let Ok(runtime) = runtime else { return };
+    // Registered on this thread, before the command runs, so no signal is missed.
+    let signals = runtime.block_on(async {
+        use tokio::signal::unix::{SignalKind, signal};
+        Some((
+            signal(SignalKind::interrupt()).ok()?,
+            signal(SignalKind::terminate()).ok()?,
+        ))
+    });
+    let Some((mut int, mut term)) = signals else {
+        return;
+    };
+    let spawned = std::thread::Builder::new()
+        .name("olmpack-signals".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            });
+            remove_all();
+            eprintln!("interrupted");
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        });
+    drop(spawned);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_paths_are_listed_until_dropped_and_removed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, folder) = (dir.path().join("f"), dir.path().join("d"));
+        std::fs::write(&file, b"x").unwrap();
+        std::fs::create_dir_all(folder.join("sub")).unwrap();
+        let f = register(&file);
+        assert!(is_registered(&file));
+        drop(f);
+        assert!(!is_registered(&file));
+        assert_eq!(
+            remove(&[file.clone(), folder.clone(), dir.path().join("none")]),
+            2
+        );
+        assert!(!file.exists() && !folder.exists());
+    }
+}
