@@ -15,6 +15,7 @@ pub use model::{
 };
 
 pub mod add;
+pub mod channel;
 pub mod compat;
 pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
