@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-filter
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -69,3 +69,8 @@ bench-legacy-pm:
 # x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
 bench-serve:
     cargo bench --bench serve
+
+# catalog filter (20 packages of a five-fold copy of the shared catalogs, every shared case) and
+# catalog diff, against catalog-filter's figures in ../shared/filter/TIMES.tsv.
+bench-filter:
+    cargo bench --bench filter

@@ -11,12 +11,16 @@
 //! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
 //! - [`labels`]: the `--label` rules both builds share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
-//!   `catalog generate-dockerfile`.
+//!   `catalog generate-dockerfile`;
+//! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
+//!   result validated) and `catalog diff` (changes and upgrade-path regressions).
 
 pub mod bundle_build;
 pub mod bundle_image;
 pub mod bundle_source;
 pub mod catalog_add;
 pub mod catalog_build;
+pub mod catalog_diff;
+pub mod catalog_filter;
 pub mod catalog_render;
 pub mod labels;

@@ -186,10 +186,7 @@ impl<'c> ChannelGraph<'c> {
 
     /// Entries no other entry replaces or skips, sorted by name (opm's head candidates).
     pub fn heads(&self) -> Vec<&'c str> {
-        let mut heads: Vec<&str> = self
-            .names()
-            .filter(|n| !self.named.contains(n))
-            .collect();
+        let mut heads: Vec<&str> = self.names().filter(|n| !self.named.contains(n)).collect();
         heads.sort_unstable();
         heads
     }
@@ -469,7 +466,8 @@ mod tests {
 
     /// `op.v1.2.3` → 1.2.3.
     fn v(name: &str) -> Option<Version> {
-        name.split_once(".v").and_then(|(_, v)| Version::parse(v).ok())
+        name.split_once(".v")
+            .and_then(|(_, v)| Version::parse(v).ok())
     }
 
     #[test]
@@ -530,14 +528,23 @@ mod tests {
         let g = ChannelGraph::from_entries(&es, v);
         assert_eq!(
             g.head(),
-            Err(HeadError::Multiple(vec!["a.v1.0.0".into(), "b.v1.0.0".into()]))
+            Err(HeadError::Multiple(vec![
+                "a.v1.0.0".into(),
+                "b.v1.0.0".into()
+            ]))
         );
-        let es = vec![e("a.v1.0.0", "b.v1.0.0", &[], ""), e("b.v1.0.0", "a.v1.0.0", &[], "")];
+        let es = vec![
+            e("a.v1.0.0", "b.v1.0.0", &[], ""),
+            e("b.v1.0.0", "a.v1.0.0", &[], ""),
+        ];
         let g = ChannelGraph::from_entries(&es, v);
         assert_eq!(g.head(), Err(HeadError::NoHead));
         assert!(g.replaces_chain("a.v1.0.0").is_err());
         let empty: Vec<ChannelEntry> = Vec::new();
-        assert_eq!(ChannelGraph::from_entries(&empty, v).head(), Err(HeadError::Empty));
+        assert_eq!(
+            ChannelGraph::from_entries(&empty, v).head(),
+            Err(HeadError::Empty)
+        );
     }
 
     #[test]
@@ -558,7 +565,10 @@ mod tests {
 
     #[test]
     fn substitutes_succeed_their_base() {
-        let es = vec![e("op.v1.0.0", "", &[], ""), e("op.v1.0.1", "", &["op.v1.0.0"], "")];
+        let es = vec![
+            e("op.v1.0.0", "", &[], ""),
+            e("op.v1.0.1", "", &["op.v1.0.0"], ""),
+        ];
         let sub = Bundle {
             schema: "olm.bundle".into(),
             name: "op.v1.0.0-sub".into(),

@@ -7,4 +7,5 @@ pub mod decoded;
 pub mod escape;
 pub mod flate;
 pub mod marshal;
+pub mod mmsemver;
 pub mod sort;

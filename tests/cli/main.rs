@@ -9,6 +9,8 @@ mod build_corpus;
 mod build_interop;
 mod catalog_add;
 mod catalog_build;
+mod catalog_diff;
+mod catalog_filter;
 mod catalog_graph;
 mod catalog_init;
 mod catalog_render;
