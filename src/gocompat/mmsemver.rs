@@ -190,8 +190,8 @@ fn comparator(tok: &str) -> Result<Comparator, ()> {
         (major, minor, patch) = (num(parts[0])?, num(parts[1])?, 0);
     } else {
         major = num(parts[0])?;
-        minor = parts.get(1).map(|p| num(*p)).transpose()?.unwrap_or(0);
-        patch = parts.get(2).map(|p| num(*p)).transpose()?.unwrap_or(0);
+        minor = parts.get(1).map(|p| num(p)).transpose()?.unwrap_or(0);
+        patch = parts.get(2).map(|p| num(p)).transpose()?.unwrap_or(0);
     }
     let mut con = Version::new(major, minor, patch);
     if let Some(pre) = pre {
