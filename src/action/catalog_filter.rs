@@ -126,7 +126,10 @@ fn check(
     let mut errors = Vec::new();
     for d in diags {
         // A kept entry naming a bundle the filter left out is what filtering does, not news.
-        if matches!(d.rule.id(), "catalog/replaces-unknown" | "catalog/skips-unknown") {
+        if matches!(
+            d.rule.id(),
+            "catalog/replaces-unknown" | "catalog/skips-unknown"
+        ) {
             continue;
         }
         let text = format!("{}[{}] {}", d.severity, d.rule.id(), d.message);
