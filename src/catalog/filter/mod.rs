@@ -513,7 +513,14 @@ fn check_names(cx: &Cx<'_>, cfg: &DeclarativeConfig, fc: &FilterConfig) -> Resul
         if !cfg.packages.iter().any(|x| &x.name == name) {
             let mut known: Vec<&str> = cfg.packages.iter().map(|x| x.name.as_str()).collect();
             known.sort_unstable();
-            let shown = if known.len() <= 10 {
+            let close: Vec<&str> = known
+                .iter()
+                .copied()
+                .filter(|k| edit_distance(k, name) <= 1.max(name.len() / 4))
+                .collect();
+            let shown = if !close.is_empty() {
+                format!("; did you mean {}?", close.join(" or "))
+            } else if known.len() <= 10 {
                 format!("; the catalog has: {}", known.join(", "))
             } else {
                 format!("; the catalog has {} packages", known.len())
@@ -552,6 +559,21 @@ fn check_names(cx: &Cx<'_>, cfg: &DeclarativeConfig, fc: &FilterConfig) -> Resul
         }
     }
     Ok(())
+}
+
+/// Levenshtein distance, for suggesting the package a mistyped name meant.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -394,9 +394,11 @@ fn unknown_names_are_errors() {
     let err = filter(linear(), &config(vec![package_filter("zz")])).unwrap_err();
     assert!(
         err.to_string()
-            .contains(r#"package "zz" is not in the catalog"#),
+            .ends_with(r#"package "zz" is not in the catalog; the catalog has: a"#),
         "{err}"
     );
+    let err = filter(linear(), &config(vec![package_filter("b")])).unwrap_err();
+    assert!(err.to_string().ends_with("; did you mean a?"), "{err}");
     let mut p = package_filter("a");
     p.channels = vec![channel_filter("nope", None)];
     let err = filter(linear(), &config(vec![p])).unwrap_err();
