@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -78,3 +78,8 @@ bench-serve-load:
 # skopeo copy: wall time, MiB/s and peak RSS (as a fraction of the layer and a ratio to skopeo).
 bench-copy:
     cargo bench --bench copy
+
+# catalog filter (20 packages of a five-fold copy of the shared catalogs, every shared case) and
+# catalog diff, against catalog-filter's figures in ../shared/filter/TIMES.tsv.
+bench-filter:
+    cargo bench --bench filter

@@ -61,6 +61,10 @@ enum CatalogCommand {
     Graph(commands::catalog::graph::Args),
     /// Add a bundle (folder or image) and its channel entries to a catalog folder.
     Add(commands::catalog::add::Args),
+    /// Keep only some packages, channels and versions of a catalog (catalog-filter's semantics), still valid.
+    Filter(commands::catalog::filter::Args),
+    /// Compare two catalogs: what changed, and which installed versions lose their upgrade path.
+    Diff(commands::catalog::diff::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
     Build(commands::catalog::build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
@@ -127,6 +131,8 @@ pub fn main() -> ExitCode {
             CatalogCommand::Template(a) => commands::catalog::template::run(a),
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
+            CatalogCommand::Filter(a) => commands::catalog::filter::run(a),
+            CatalogCommand::Diff(a) => commands::catalog::diff::run(a),
             CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
             CatalogCommand::Serve(a) => commands::catalog::serve::run(a),
         },

@@ -267,6 +267,18 @@ fn bundle_version(bundle: &crate::catalog::model::Bundle) -> String {
         .unwrap_or_default()
 }
 
+/// One source read as `catalog render` reads it, with render's post-processing: the model
+/// `catalog filter` and `catalog diff` work on, and the warnings render would print.
+pub fn load_source(
+    location: &Location,
+    opts: &RenderOptions,
+) -> Result<(DeclarativeConfig, Vec<String>), RenderError> {
+    let mut warnings = Vec::new();
+    let (mut cfg, _) = render_source(location, opts, &mut warnings)?;
+    finish(&mut cfg, location.as_str(), opts)?;
+    Ok((cfg, warnings))
+}
+
 /// Names of the bundles of `cfg` that have no image.
 fn empty_images(cfg: &DeclarativeConfig) -> Vec<String> {
     cfg.bundles

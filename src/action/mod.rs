@@ -12,13 +12,17 @@
 //! - [`labels`]: the `--label` rules both builds share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
 //!   `catalog generate-dockerfile`;
-//! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included).
+//! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included);
+//! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
+//!   result validated) and `catalog diff` (changes and upgrade-path regressions).
 
 pub mod bundle_build;
 pub mod bundle_image;
 pub mod bundle_source;
 pub mod catalog_add;
 pub mod catalog_build;
+pub mod catalog_diff;
+pub mod catalog_filter;
 pub mod catalog_render;
 pub mod copy;
 pub mod labels;

@@ -15,7 +15,10 @@ pub use model::{
 };
 
 pub mod add;
+pub mod channel;
 pub mod compat;
+pub mod diff;
+pub mod filter;
 pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
 pub mod mermaid;

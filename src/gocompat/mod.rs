@@ -10,4 +10,5 @@ pub mod execuser;
 pub mod flate;
 pub mod marshal;
 pub mod netaddr;
+pub mod mmsemver;
 pub mod sort;

@@ -10,6 +10,8 @@ mod build_interop;
 mod cache_owner;
 mod catalog_add;
 mod catalog_build;
+mod catalog_diff;
+mod catalog_filter;
 mod catalog_graph;
 mod catalog_init;
 mod catalog_render;

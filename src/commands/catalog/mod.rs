@@ -3,6 +3,8 @@
 pub mod add;
 pub mod build;
 pub mod cache;
+pub mod diff;
+pub mod filter;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;

@@ -3,15 +3,14 @@
 //! that is not the highest version, unknown replaces and skips targets).
 
 use super::*;
+use crate::catalog::channel::ChannelGraph;
 
-/// One channel's entries with the lookups the graph checks share.
+/// One channel's graph ([`ChannelGraph`]) with what the checks report on.
 struct Graph<'c> {
     package: &'c Package,
     channel: &'c Channel,
     entries: &'c [ChannelEntry],
-    by_name: HashMap<&'c str, &'c ChannelEntry>,
-    /// Names some entry skips (opm's v1.58 walk stops at them).
-    skipped: HashSet<&'c str>,
+    graph: ChannelGraph<'c>,
 }
 
 /// opm's replaces-chain validation of one channel, plus entry checks and the warnings beyond
@@ -36,31 +35,23 @@ pub(super) fn check<'c>(
         return None;
     }
     entry_checks(p, c, bundles, in_channels, out);
+    let version_of = |n: &str| {
+        bundles
+            .get(&(p.name.as_str(), n))
+            .and_then(|i| i.version.clone())
+    };
     let graph = Graph {
         package: p,
         channel: c,
         entries: es,
-        by_name: es.iter().map(|e| (e.name.as_str(), e)).collect(),
-        skipped: es
-            .iter()
-            .flat_map(|e| e.skips.iter().map(String::as_str))
-            .collect(),
+        graph: ChannelGraph::from_entries(es, version_of),
     };
     let head = graph.head(out)?;
-    let on_chain = graph.replaces_chain(head, out)?;
-    let stranded = graph.stranded(head, &on_chain, out);
+    graph.replaces_chain(head, out)?;
+    let stranded = graph.stranded(head, out);
     // Beyond opm: reachability and the head's version.
-    let versions: HashMap<&str, &semver::Version> = es
-        .iter()
-        .filter_map(|e| {
-            bundles
-                .get(&(p.name.as_str(), e.name.as_str()))
-                .and_then(|i| i.version.as_ref())
-                .map(|v| (e.name.as_str(), v))
-        })
-        .collect();
-    graph.unreachable(head, &versions, &stranded, out);
-    graph.head_not_highest(head, &versions, out);
+    graph.unreachable(head, &stranded, out);
+    graph.head_not_highest(head, out);
     Some(head)
 }
 
@@ -129,20 +120,7 @@ impl<'c> Graph<'c> {
     /// are none or several).
     fn head(&self, out: &mut Vec<Diagnostic>) -> Option<&'c str> {
         let (c, p) = (self.channel, self.package);
-        let mut incoming: HashSet<&str> = self.skipped.clone();
-        for e in self.entries {
-            if !e.replaces.is_empty() {
-                incoming.insert(&e.replaces);
-            }
-        }
-        let mut heads: Vec<&str> = self
-            .by_name
-            .keys()
-            .copied()
-            .filter(|n| !incoming.contains(n))
-            .collect();
-        heads.sort_unstable();
-        match heads.as_slice() {
+        match self.graph.heads().as_slice() {
             [] => {
                 out.push(at(
                     Rule::CatalogChannelHead,
@@ -171,26 +149,23 @@ impl<'c> Graph<'c> {
         }
     }
 
-    /// The names on the replaces chain from the head (opm v1.58: the walk stops at a skipped
-    /// target); `None`, reported, when the chain loops.
-    fn replaces_chain(&self, head: &'c str, out: &mut Vec<Diagnostic>) -> Option<HashSet<&'c str>> {
+    /// The replaces chain from the head (opm v1.58: the walk stops at a skipped target);
+    /// `None`, reported, when the chain loops.
+    fn replaces_chain(&self, head: &'c str, out: &mut Vec<Diagnostic>) -> Option<()> {
         let (c, p) = (self.channel, self.package);
-        let mut chain: Vec<&str> = vec![head];
-        let mut on_chain: HashSet<&str> = HashSet::from([head]);
-        let mut cur = self.by_name.get(head).copied();
-        while let Some(e) = cur {
-            let next = e.replaces.as_str();
-            if next.is_empty() {
-                break;
-            }
-            if on_chain.contains(next) {
-                let start = chain.iter().position(|n| *n == next).unwrap_or(0);
-                let mut path: Vec<&str> =
-                    chain.get(start..).map(<[&str]>::to_vec).unwrap_or_default();
-                path.push(next);
+        match self.graph.replaces_chain(head) {
+            Ok(_) => Some(()),
+            Err(path) => {
+                // The entry whose `replaces` closes the loop.
+                let closing = path
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| path.get(i))
+                    .and_then(|n| self.graph.entry(n));
+                let origin = closing.map(|e| &e.origin).unwrap_or(&c.origin);
                 out.push(at(
                     Rule::CatalogReplacesCycle,
-                    &e.origin,
+                    origin,
                     format!(
                         "invalid channel {:?} of package {:?}: detected cycle in replaces chain of upgrade graph: {}: break the loop",
                         c.name,
@@ -198,38 +173,21 @@ impl<'c> Graph<'c> {
                         path.join(" -> ")
                     ),
                 ));
-                return None;
+                None
             }
-            chain.push(next);
-            on_chain.insert(next);
-            if self.skipped.contains(next) {
-                break;
-            }
-            cur = self.by_name.get(next).copied();
         }
-        Some(on_chain)
     }
 
     /// Entries neither on the chain nor skipped (opm's stranded bundles), reported and returned.
-    fn stranded(
-        &self,
-        head: &str,
-        on_chain: &HashSet<&str>,
-        out: &mut Vec<Diagnostic>,
-    ) -> Vec<&'c ChannelEntry> {
+    fn stranded(&self, head: &str, out: &mut Vec<Diagnostic>) -> Vec<&'c str> {
         let (c, p) = (self.channel, self.package);
-        let mut stranded: Vec<&ChannelEntry> = self
-            .entries
-            .iter()
-            .filter(|e| {
-                !on_chain.contains(e.name.as_str()) && !self.skipped.contains(e.name.as_str())
-            })
-            .collect();
-        stranded.sort_by(|a, b| a.name.cmp(&b.name));
-        stranded.dedup_by(|a, b| a.name == b.name);
+        let stranded = self.graph.stranded(head);
         if !stranded.is_empty() {
-            let names: Vec<&str> = stranded.iter().map(|e| e.name.as_str()).collect();
-            for e in &stranded {
+            for name in &stranded {
+                // The first entry of the name, where it was first written.
+                let Some(e) = self.entries.iter().find(|e| e.name == *name) else {
+                    continue;
+                };
                 out.push(at(
                     Rule::CatalogStranded,
                     &e.origin,
@@ -237,7 +195,7 @@ impl<'c> Graph<'c> {
                         "invalid channel {:?} of package {:?}: channel contains one or more stranded bundles: {}: entry {:?} is neither on the replaces chain from head {head:?} nor skipped; make a later entry replace or skip it",
                         c.name,
                         p.name,
-                        names.join(", "),
+                        stranded.join(", "),
                         e.name
                     ),
                 ));
@@ -248,42 +206,10 @@ impl<'c> Graph<'c> {
 
     /// Beyond opm: entries with no upgrade path to the head over replaces, skips and skipRange
     /// (stranded ones are already reported).
-    fn unreachable(
-        &self,
-        head: &'c str,
-        versions: &HashMap<&str, &semver::Version>,
-        stranded: &[&ChannelEntry],
-        out: &mut Vec<Diagnostic>,
-    ) {
-        let version_of = |n: &str| versions.get(n).copied();
-        let mut reached: HashSet<&str> = HashSet::from([head]);
-        let mut queue = vec![head];
-        while let Some(n) = queue.pop() {
-            let Some(e) = self.by_name.get(n) else {
-                continue;
-            };
-            let mut next: Vec<&str> = Vec::new();
-            if !e.replaces.is_empty() {
-                next.push(&e.replaces);
-            }
-            next.extend(e.skips.iter().map(String::as_str));
-            if !e.skip_range.is_empty()
-                && let Ok(range) = semver_range::parse(&e.skip_range)
-            {
-                for other in self.entries {
-                    if version_of(&other.name).is_some_and(|v| range.matches(v)) {
-                        next.push(&other.name);
-                    }
-                }
-            }
-            for m in next {
-                if self.by_name.contains_key(m) && reached.insert(m) {
-                    queue.push(m);
-                }
-            }
-        }
+    fn unreachable(&self, head: &'c str, stranded: &[&str], out: &mut Vec<Diagnostic>) {
+        let reached = self.graph.reaching(head);
         for e in self.entries {
-            if !reached.contains(e.name.as_str()) && !stranded.iter().any(|s| s.name == e.name) {
+            if !reached.contains(e.name.as_str()) && !stranded.contains(&e.name.as_str()) {
                 out.push(at(
                     Rule::CatalogUnreachable,
                     &e.origin,
@@ -297,14 +223,9 @@ impl<'c> Graph<'c> {
     }
 
     /// Beyond opm: the head should be the highest version.
-    fn head_not_highest(
-        &self,
-        head: &str,
-        versions: &HashMap<&str, &semver::Version>,
-        out: &mut Vec<Diagnostic>,
-    ) {
+    fn head_not_highest(&self, head: &str, out: &mut Vec<Diagnostic>) {
         let (c, p) = (self.channel, self.package);
-        let version_of = |n: &str| versions.get(n).copied();
+        let version_of = |n: &str| self.graph.version(n);
         if let Some(hv) = version_of(head)
             && let Some((top, tv)) = self
                 .entries
