@@ -174,7 +174,7 @@ const ARBITRARY: u32 = 1_000_650_000;
 #[test]
 fn the_cache_is_owned_and_read_as_the_bases_user() {
     if !is_root() {
-        println!("cache ownership: skipped, not root (setpriv cannot switch users)");
+        crate::support::shared::skip("cache ownership: not root, so setpriv cannot switch users");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
