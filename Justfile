@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-olmv1
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -69,3 +69,8 @@ bench-legacy-pm:
 # x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
 bench-serve:
     cargo bench --bench serve
+# bundle render (OLM v1) of every ../shared/corpus bundle in three modes in one process:
+# renders/s, peak RSS after a tenth and after all, ratio to operator-controller's renderer
+# (../shared/olmv1/TIMES.tsv, one process per render).
+bench-olmv1:
+    cargo bench --bench olmv1_render

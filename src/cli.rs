@@ -84,6 +84,8 @@ enum BundleCommand {
     Pull(commands::bundle::pull::Args),
     /// Turn a package-manifest package into one registry+v1 bundle folder per version.
     Migrate(commands::bundle::migrate::Args),
+    /// Render the Kubernetes objects OLM v1 applies for a bundle (as operator-controller does).
+    Render(commands::bundle::render::Args),
 }
 
 /// Parses the process arguments, runs the command and turns its outcome into an exit code.
@@ -108,6 +110,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
             BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
+            BundleCommand::Render(a) => commands::bundle::render::run(a),
         },
         TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {

@@ -7,6 +7,7 @@ mod support;
 mod build_cli;
 mod build_corpus;
 mod build_interop;
+mod bundle_render;
 mod catalog_add;
 mod catalog_build;
 mod catalog_graph;

@@ -14,4 +14,5 @@ mod fuzz;
 mod goflate_go;
 mod gosort_go;
 mod layering;
+mod olmv1_render;
 mod yaml_fast;
