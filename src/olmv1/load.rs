@@ -87,7 +87,15 @@ impl RegistryV1 {
         }
         let mut csv_object = None;
         for obj in &bundle.objects {
-            if obj.api_version.is_empty() {
+            // Keys are matched exactly (the bundle loader also accepts `ApiVersion`, with a
+            // warning; kubectl does not).
+            let exact = |k: &str| {
+                obj.root
+                    .get(k)
+                    .and_then(|n| n.scalar_text())
+                    .is_some_and(|t| !t.is_empty())
+            };
+            if obj.api_version.is_empty() || !exact("apiVersion") || !exact("kind") {
                 return Err(format!(
                     "error when parsing {}: Object 'Kind' or 'apiVersion' is missing",
                     obj.file
@@ -193,6 +201,14 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
     let Some(file) = &bundle.properties else {
         return Ok(());
     };
+    // An empty file changes nothing; any other content re-marshals the list.
+    if bundle
+        .files
+        .iter()
+        .any(|f| f.file == file.file && f.size == 0)
+    {
+        return Ok(());
+    }
     let extra = file.root.to_json();
     let extra = match extra.get("properties") {
         Some(Value::Array(items)) => items.clone(),
@@ -204,7 +220,7 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
         }
     };
     let mut out = String::from("[");
-    let mut first = true;
+    let mut count = 0;
     if let Some(Value::String(existing)) = annotations.get(keys::OLM_PROPERTIES) {
         let list: Vec<Box<serde_json::value::RawValue>> =
             serde_json::from_str(existing).map_err(|e| {
@@ -214,10 +230,10 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
             let obj: Map<String, Value> = serde_json::from_str(item.get()).unwrap_or_default();
             let raw: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
                 serde_json::from_str(item.get()).unwrap_or_default();
-            if !first {
+            if count > 0 {
                 out.push(',');
             }
-            first = false;
+            count += 1;
             out.push_str("{\"type\":");
             crate::gocompat::marshal::write_str(
                 &mut out,
@@ -233,10 +249,10 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
         }
     }
     for item in &extra {
-        if !first {
+        if count > 0 {
             out.push(',');
         }
-        first = false;
+        count += 1;
         out.push_str("{\"type\":");
         crate::gocompat::marshal::write_str(
             &mut out,
@@ -251,13 +267,9 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
         out.push('}');
     }
     out.push(']');
-    if extra.is_empty() && !annotations.contains_key(keys::OLM_PROPERTIES) {
-        return Ok(());
-    }
-    if extra.is_empty() {
-        return Ok(());
-    }
-    annotations.insert(keys::OLM_PROPERTIES.to_string(), Value::String(out));
+    // Go marshals the nil slice of an empty merge as `null`.
+    let text = if count == 0 { "null".to_string() } else { out };
+    annotations.insert(keys::OLM_PROPERTIES.to_string(), Value::String(text));
     Ok(())
 }
 

@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "NS")]
     pub install_namespace: String,
     /// Namespace the operator watches (repeat for several; none: all namespaces when the
-    /// bundle supports it; the install namespace itself: OwnNamespace).
+    /// bundle supports it; `""`: all namespaces; the install namespace itself: OwnNamespace).
     #[arg(long = "watch-namespace", value_name = "W")]
     pub watch_namespaces: Vec<String>,
     /// A ClusterExtension `deploymentConfig` (YAML or JSON) applied to every Deployment.
