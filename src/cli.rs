@@ -85,6 +85,8 @@ enum BundleCommand {
     /// Turn a package-manifest package into one registry+v1 bundle folder per version.
     Migrate(commands::bundle::migrate::Args),
     /// Render the Kubernetes objects OLM v1 applies for a bundle (as operator-controller does).
+    // `--version` picks a catalog bundle here, so the subcommand has no version flag.
+    #[command(disable_version_flag = true)]
     Render(commands::bundle::render::Args),
 }
 

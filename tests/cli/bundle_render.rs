@@ -148,7 +148,7 @@ fn single_namespace_gives_roles_in_the_watched_namespace() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
-        text.contains("kind: Role\nmetadata:\n  name: kvstore-operator.v1.2.0-kvstore-operator-"),
+        text.contains("kind: Role\nmetadata:\n  name: kvstore-operator.v-"),
         "{text}"
     );
     assert!(text.contains("  namespace: apps\n"));
@@ -170,6 +170,24 @@ fn unsupported_mode_is_refused_in_olm_v1_words() {
         "--install-namespace",
         "kv",
     ]);
+    // The renderer's default: no AllNamespaces, so no default target.
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("invalid option(s): invalid target namespaces []: exactly one target namespace must be specified"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    // All namespaces asked for explicitly.
+    let o = olmpack(&[
+        "bundle",
+        "render",
+        b.to_str().unwrap(),
+        "--install-namespace",
+        "kv",
+        "--watch-namespace",
+        "",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("invalid option(s): invalid target namespaces []: supported install modes [OwnNamespace SingleNamespace] do not support targeting all namespaces"),
@@ -188,7 +206,7 @@ fn unsupported_mode_is_refused_in_olm_v1_words() {
     assert_eq!(o.status.code(), Some(1));
     let text = stdout(&o);
     assert!(
-        text.contains("error[olmv1/no-all-namespaces] manifests/kvstore-operator.clusterserviceversion.yaml:42: unsupported bundle: bundle does not support AllNamespaces install mode"),
+        text.contains("error[olmv1/no-all-namespaces] manifests/kvstore-operator.clusterserviceversion.yaml:43: unsupported bundle: bundle does not support AllNamespaces install mode"),
         "{text}"
     );
     assert!(text.contains("error[olmv1/dependency]"), "{text}");
@@ -235,7 +253,10 @@ fn permissions_summary_flags_wildcards() {
     );
     assert!(text.contains("WILDCARD: every resource in apps"), "{text}");
     assert!(text.contains("  kvstore.example.com\n"), "{text}");
-    assert!(text.contains("    list: namespaces\n"), "{text}");
+    assert!(
+        text.contains("    list: configmaps, namespaces, pods, services\n"),
+        "{text}"
+    );
 }
 
 #[test]
