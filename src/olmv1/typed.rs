@@ -59,6 +59,9 @@ struct Field {
     omitzero: bool,
 }
 
+/// One field as written in the table: name, type text, omitempty, omitzero.
+type RawField = (String, String, bool, bool);
+
 /// The struct table.
 #[derive(Debug, Default)]
 pub struct Types {
@@ -106,7 +109,7 @@ fn parse_ty(text: &str) -> Ty {
 pub fn types() -> &'static Types {
     static TYPES: OnceLock<Types> = OnceLock::new();
     TYPES.get_or_init(|| {
-        let mut raw: Vec<(String, Vec<(String, String, bool, bool)>)> = Vec::new();
+        let mut raw: Vec<(String, Vec<RawField>)> = Vec::new();
         for line in include_str!("k8s_types.txt").lines() {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
@@ -129,11 +132,11 @@ pub fn types() -> &'static Types {
                 ));
             }
         }
-        let by_name: HashMap<&str, &Vec<(String, String, bool, bool)>> =
+        let by_name: HashMap<&str, &Vec<RawField>> =
             raw.iter().map(|(n, f)| (n.as_str(), f)).collect();
         fn expand(
-            by_name: &HashMap<&str, &Vec<(String, String, bool, bool)>>,
-            fields: &[(String, String, bool, bool)],
+            by_name: &HashMap<&str, &Vec<RawField>>,
+            fields: &[RawField],
             out: &mut Vec<Field>,
             depth: usize,
         ) {
