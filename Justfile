@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -83,3 +83,8 @@ bench-copy:
 # catalog diff, against catalog-filter's figures in ../shared/filter/TIMES.tsv.
 bench-filter:
     cargo bench --bench filter
+# bundle render (OLM v1) of every ../shared/corpus bundle in three modes in one process:
+# renders/s, peak RSS after a tenth and after all, ratio to operator-controller's renderer
+# (../shared/olmv1/TIMES.tsv, one process per render).
+bench-olmv1:
+    cargo bench --bench olmv1_render

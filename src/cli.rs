@@ -90,6 +90,10 @@ enum BundleCommand {
     Pull(commands::bundle::pull::Args),
     /// Turn a package-manifest package into one registry+v1 bundle folder per version.
     Migrate(commands::bundle::migrate::Args),
+    /// Render the Kubernetes objects OLM v1 applies for a bundle (as operator-controller does).
+    // `--version` picks a catalog bundle here, so the subcommand has no version flag.
+    #[command(disable_version_flag = true)]
+    Render(commands::bundle::render::Args),
 }
 
 /// Parses the process arguments, runs the command and turns its outcome into an exit code.
@@ -119,6 +123,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
             BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
+            BundleCommand::Render(a) => commands::bundle::render::run(a),
         },
         TopCommand::Copy(a) => commands::copy::run(a),
         TopCommand::Explain(a) => commands::explain::run(a),

@@ -9,6 +9,7 @@
 //! - [`transport`]: the one place a source string becomes an image, and an image reaches its
 //!   destinations (layout, archives, registry);
 //! - [`registry`]: credentials and the distribution-API client (the registry transport);
+//! - [`olmv1`]: the objects OLM v1 (operator-controller) applies for a bundle, and its refusals;
 //! - [`action`]: what each command does, composed from the above;
 //! - [`cli`] and [`commands`]: the command line, one thin module per subcommand;
 //! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
@@ -30,6 +31,7 @@ pub mod image;
 pub mod interrupt;
 pub mod legacy;
 pub mod location;
+pub mod olmv1;
 pub mod parallel;
 pub mod reference;
 pub mod registry;

@@ -333,13 +333,11 @@ mod tests {
         let y = "# c\nannotations:\n  operators.operatorframework.io.bundle.package.v1: etcd\n  operators.operatorframework.io.bundle.channels.v1: 'alpha,stable'\n  nested: {a: 1}\n  after: x\nother: {annotations: no}\n";
         let a = parse_annotations(y).unwrap();
         assert_eq!(
-            a.get("operators.operatorframework.io.bundle.package.v1")
-                .map(String::as_str),
+            a.get(crate::bundle::keys::PACKAGE).map(String::as_str),
             Some("etcd")
         );
         assert_eq!(
-            a.get("operators.operatorframework.io.bundle.channels.v1")
-                .map(String::as_str),
+            a.get(crate::bundle::keys::CHANNELS).map(String::as_str),
             Some("alpha,stable")
         );
         assert_eq!(a.get("nested").map(String::as_str), Some("<non-scalar>"));

@@ -123,7 +123,7 @@ fn channel_annotations(files: &BundleFiles) -> (Vec<String>, Option<String>) {
             continue;
         };
         let channels = ann
-            .get("operators.operatorframework.io.bundle.channels.v1")
+            .get(crate::bundle::keys::CHANNELS)
             .and_then(|n| n.scalar_text())
             .map(|s| {
                 s.split(',')
@@ -134,7 +134,7 @@ fn channel_annotations(files: &BundleFiles) -> (Vec<String>, Option<String>) {
             })
             .unwrap_or_default();
         let default = ann
-            .get("operators.operatorframework.io.bundle.channel.default.v1")
+            .get(crate::bundle::keys::DEFAULT_CHANNEL)
             .and_then(|n| n.scalar_text())
             .map(String::from)
             .filter(|s| !s.is_empty());

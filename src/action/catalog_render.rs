@@ -26,7 +26,7 @@ use std::path::Path;
 
 pub use crate::catalog::CONFIGS_LABEL;
 /// Label of a bundle image naming its package.
-pub const BUNDLE_PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
+pub const BUNDLE_PACKAGE_LABEL: &str = crate::bundle::keys::PACKAGE;
 
 /// The image reference written into bundles rendered from folders.
 #[derive(Debug, Clone, Default)]

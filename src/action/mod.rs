@@ -9,6 +9,8 @@
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
 //!   (templates, `catalog add`) and `catalog add` itself;
 //! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
+//! - [`bundle_render`]: `bundle render` (the objects OLM v1 applies, from a folder, an image or
+//!   a catalog);
 //! - [`labels`]: the `--label` rules both builds share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
 //!   `catalog generate-dockerfile`;
@@ -18,11 +20,13 @@
 
 pub mod bundle_build;
 pub mod bundle_image;
+pub mod bundle_render;
 pub mod bundle_source;
 pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_diff;
 pub mod catalog_filter;
+pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod copy;
 pub mod labels;

@@ -33,6 +33,15 @@ pub mod keys {
         CHANNELS,
         DEFAULT_CHANNEL,
     ];
+    /// CSV annotation: the namespaces the operator watches, comma-separated (`""` for all);
+    /// OLM sets it on the CSV and so on every operator pod.
+    pub const TARGET_NAMESPACES: &str = "olm.targetNamespaces";
+    /// CSV annotation: the namespace the operator is installed in.
+    pub const OPERATOR_NAMESPACE: &str = "olm.operatorNamespace";
+    /// CSV annotation: extra properties (a JSON list) merged with `metadata/properties.yaml`.
+    pub const OLM_PROPERTIES: &str = "olm.properties";
+    /// CSV annotation: the range of versions this bundle replaces.
+    pub const SKIP_RANGE: &str = "olm.skipRange";
 }
 
 /// One annotation as written in annotations.yaml.
@@ -183,6 +192,11 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// The typed view of the one CSV, when there is exactly one.
+    pub fn csv_view(&self) -> Option<crate::bundle::Csv<'_>> {
+        self.csv().and_then(crate::bundle::Csv::new)
+    }
+
     /// The one CSV, when there is exactly one.
     pub fn csv(&self) -> Option<&Object> {
         let mut csvs = self.objects.iter().filter(|o| o.is_csv());

@@ -8,6 +8,7 @@ mod build_cli;
 mod build_corpus;
 mod build_interop;
 mod cache_owner;
+mod bundle_render;
 mod catalog_add;
 mod catalog_build;
 mod catalog_diff;

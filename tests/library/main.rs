@@ -15,4 +15,5 @@ mod fuzz;
 mod goflate_go;
 mod gosort_go;
 mod layering;
+mod olmv1_render;
 mod yaml_fast;

@@ -252,3 +252,25 @@ pub fn shared_filter() -> Option<(PathBuf, PathBuf)> {
     ));
     None
 }
+
+/// `../shared/olmv1` (or `$OLMPACK_OLMV1`): operator-controller's golden renders and the
+/// renderer's output for every corpus bundle.
+pub fn shared_olmv1() -> Option<PathBuf> {
+    let dir = std::env::var_os("OLMPACK_OLMV1")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/olmv1"));
+    if dir.join("upstream").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("OLMPACK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "olmv1 references not found at {} and OLMPACK_REQUIRE_CORPUS=1",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: olmv1 references not found at {} (set OLMPACK_OLMV1)",
+        dir.display()
+    );
+    None
+}

@@ -5,6 +5,7 @@ pub mod init;
 pub mod inspect;
 pub mod migrate;
 pub mod pull;
+pub mod render;
 pub mod validate;
 
 // What every subcommand module reaches as `super::…`.

@@ -37,6 +37,10 @@ pub struct Args {
     /// wrong path).
     #[arg(long)]
     pub allow_empty: bool,
+    /// Also run an optional group: `olmv1` checks every bundle that carries its manifests
+    /// against what OLM v1 refuses, and `-o json` adds a per-package readiness report.
+    #[arg(long = "select-optional", value_name = "GROUP")]
+    pub select_optional: Vec<String>,
 }
 
 /// Runs `olmpack catalog validate`.
@@ -44,7 +48,19 @@ pub fn run(args: &Args) -> Outcome {
     if args.list_rules {
         return list_rules();
     }
+    let mut olmv1 = false;
+    for sel in &args.select_optional {
+        match sel.trim() {
+            "olmv1" | "olm-v1" => olmv1 = true,
+            other => {
+                return Err(Failure::usage(format!(
+                    "unknown optional rule group \"{other}\" for catalogs: choose olmv1"
+                )));
+            }
+        }
+    }
     let mut io_failure = false;
+    let mut readiness = serde_json::Map::new();
     // Inputs of another kind (an image, a bundle or package-manifest folder, an sqlite
     // database) are named as such, with the command that reads them; the rest are validated.
     let wrong: Vec<Option<String>> = args
@@ -85,6 +101,20 @@ pub fn run(args: &Args) -> Outcome {
             }
         });
     }
+    if olmv1 {
+        for (report, dir) in reports.iter_mut().zip(&args.dirs) {
+            if crate::validate::catalog::not_a_catalog(dir).is_some() {
+                continue;
+            }
+            let (found, packages) = crate::action::catalog_olmv1::check_dir(dir);
+            report.diagnostics.extend(found);
+            report.sort();
+            readiness.insert(
+                dir.display().to_string(),
+                serde_json::to_value(packages).unwrap_or_default(),
+            );
+        }
+    }
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -93,6 +123,18 @@ pub fn run(args: &Args) -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = match args.output {
+        OutputFormat::Json if olmv1 => {
+            let mut buf = Vec::new();
+            output::json(&reports, Subject::Catalog, args.strict, &mut buf).and_then(|()| {
+                let mut v: serde_json::Value =
+                    serde_json::from_slice(&buf).map_err(std::io::Error::other)?;
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert("olmv1".into(), serde_json::Value::Object(readiness));
+                }
+                serde_json::to_writer_pretty(&mut out, &v).map_err(std::io::Error::other)?;
+                writeln!(out)
+            })
+        }
         OutputFormat::Json => output::json(&reports, Subject::Catalog, args.strict, &mut out),
         OutputFormat::Jsonl => output::jsonl(&reports, Subject::Catalog, args.strict, &mut out),
         OutputFormat::Text => {

@@ -13,6 +13,7 @@
 
 mod bundle;
 mod catalog;
+mod olmv1;
 mod packagemanifest;
 
 use super::diagnostic::Severity;
@@ -32,6 +33,8 @@ pub enum Group {
     GoodPractices,
     /// Checks of the non-CSV objects shipped in the bundle (PDBs, priority classes, RBAC).
     BundleObjects,
+    /// What OLM v1 (operator-controller) refuses to install.
+    Olmv1,
 }
 
 impl Group {
@@ -41,6 +44,7 @@ impl Group {
         Group::OperatorHub,
         Group::GoodPractices,
         Group::BundleObjects,
+        Group::Olmv1,
     ];
 
     /// The name users pass to `--select-optional`.
@@ -50,6 +54,7 @@ impl Group {
             Group::OperatorHub => "operatorhub",
             Group::GoodPractices => "good-practices",
             Group::BundleObjects => "bundle-objects",
+            Group::Olmv1 => "olmv1",
         }
     }
 
@@ -71,13 +76,14 @@ impl Group {
             | "standardcategories" => Ok(vec![Group::OperatorHub]),
             "good-practices" | "goodpractices" | "good_practices" => Ok(vec![Group::GoodPractices]),
             "bundle-objects" | "objects" => Ok(vec![Group::BundleObjects]),
+            "olmv1" | "olm-v1" => Ok(vec![Group::Olmv1]),
             "all" | "operatorframework" => Ok(vec![
                 Group::OperatorHub,
                 Group::GoodPractices,
                 Group::BundleObjects,
             ]),
             other => Err(format!(
-                "unknown optional rule group \"{other}\": choose from operatorhub, good-practices, bundle-objects, all"
+                "unknown optional rule group \"{other}\": choose from operatorhub, good-practices, bundle-objects, olmv1, all"
             )),
         }
     }
@@ -220,9 +226,15 @@ pub(crate) use stage;
 
 /// Every family of rules, in documentation order. A new family adds its slice here and in
 /// [`Rule::ALL`].
-pub const FAMILIES: &[&[Rule]] = &[bundle::RULES, catalog::RULES, packagemanifest::RULES];
+pub const FAMILIES: &[&[Rule]] = &[
+    bundle::RULES,
+    olmv1::RULES,
+    catalog::RULES,
+    packagemanifest::RULES,
+];
 
-const RULE_COUNT: usize = bundle::RULES.len() + catalog::RULES.len() + packagemanifest::RULES.len();
+const RULE_COUNT: usize =
+    bundle::RULES.len() + olmv1::RULES.len() + catalog::RULES.len() + packagemanifest::RULES.len();
 
 /// The families laid end to end at compile time, so [`Rule::ALL`] stays a plain slice.
 const ALL_RULES: [Rule; RULE_COUNT] = {

@@ -12,6 +12,7 @@ mod format;
 pub mod image;
 mod metadata;
 mod objects;
+pub mod olmv1;
 mod optional;
 mod size;
 
@@ -104,6 +105,9 @@ pub fn validate(bundle: &Bundle, opts: &Options) -> Report {
     metadata::check(&mut ctx);
     size::check(&mut ctx);
     optional::check(&mut ctx);
+    if opts.selected(Group::Olmv1) {
+        olmv1::check(&mut ctx);
+    }
     let mut report = Report::new(bundle.root.display().to_string(), ctx.out);
     report.sort();
     report

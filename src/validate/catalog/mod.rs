@@ -14,6 +14,7 @@ mod deprecations;
 mod graph;
 mod hints;
 mod kinds;
+pub mod olmv1;
 mod packages;
 mod properties;
 mod shapes;

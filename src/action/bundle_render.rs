@@ -1,0 +1,234 @@
+//! `bundle render`: the Kubernetes objects OLM v1 applies for a bundle, from a bundle folder, a
+//! bundle image (any transport) or a catalog's `olm.bundle.object` properties; written to stdout
+//! or, as `generate-manifests.go` writes them, one file per object into a folder.
+
+use crate::bundle::Bundle;
+use crate::location::{Location, Place};
+use crate::olmv1::{self, RenderError, RenderOptions, RenderedObject};
+use crate::transport::RegistryOptions;
+use std::path::{Path, PathBuf};
+
+/// Where the bundle comes from.
+#[derive(Debug, Clone)]
+pub struct RenderSource {
+    /// A bundle folder, a bundle image, or (with `package`) a catalog folder.
+    pub source: String,
+    /// Take the bundle from a catalog: its package.
+    pub package: Option<String>,
+    /// With `package`: the bundle version (default: the highest).
+    pub version: Option<String>,
+}
+
+/// Why `bundle render` produced nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleRenderError {
+    /// The source names nothing usable.
+    #[error(transparent)]
+    Location(#[from] crate::location::LocationError),
+    /// A bundle image could not be opened.
+    #[error(transparent)]
+    Image(#[from] crate::transport::TransportError),
+    /// The bundle folder could not be read.
+    #[error("{path}: {source}")]
+    Load {
+        /// The folder.
+        path: String,
+        /// Why.
+        #[source]
+        source: crate::bundle::LoadError,
+    },
+    /// The catalog could not be read or holds no such bundle.
+    #[error("{0}")]
+    Catalog(String),
+    /// OLM v1's renderer refuses the bundle (its own words).
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// Writing the output failed.
+    #[error("{0}")]
+    Write(String),
+}
+
+/// Renders the source with `opts`.
+pub fn render(
+    src: &RenderSource,
+    opts: &RenderOptions,
+    registry: &RegistryOptions,
+) -> Result<Vec<RenderedObject>, BundleRenderError> {
+    let bundle = load_source(src, registry)?;
+    Ok(olmv1::render(&bundle.bundle, opts)?)
+}
+
+/// A loaded bundle and the temporary folder that backs it (dropped with it).
+#[derive(Debug)]
+pub struct LoadedSource {
+    /// The bundle.
+    pub bundle: Bundle,
+    /// The temp folder of an unpacked image or a catalog's objects.
+    pub _dir: Option<tempfile::TempDir>,
+}
+
+/// Opens the source: folder, image, or a catalog's bundle.
+pub fn load_source(
+    src: &RenderSource,
+    registry: &RegistryOptions,
+) -> Result<LoadedSource, BundleRenderError> {
+    let loc = Location::parse(&src.source)?;
+    if let Some(package) = &src.package {
+        let Place::Path(path) = loc.place() else {
+            return Err(BundleRenderError::Catalog(format!(
+                "{}: --package reads a catalog folder; render the catalog image to a folder first (`olmpack catalog render`)",
+                src.source
+            )));
+        };
+        let dir = catalog_bundle(path, package, src.version.as_deref())?;
+        let bundle = load_folder(dir.path())?;
+        return Ok(LoadedSource {
+            bundle,
+            _dir: Some(dir),
+        });
+    }
+    match loc.place() {
+        Place::Path(path) => Ok(LoadedSource {
+            bundle: load_folder(path)?,
+            _dir: None,
+        }),
+        _ => {
+            let fetched = crate::action::bundle_image::fetch_bundle(&loc, registry)?;
+            let bundle = load_folder(fetched.dir.path()).map_err(|e| match e {
+                BundleRenderError::Load { source, .. } => BundleRenderError::Load {
+                    path: src.source.clone(),
+                    source,
+                },
+                other => other,
+            })?;
+            Ok(LoadedSource {
+                bundle,
+                _dir: Some(fetched.dir),
+            })
+        }
+    }
+}
+
+fn load_folder(path: &Path) -> Result<Bundle, BundleRenderError> {
+    Bundle::load(path).map_err(|source| BundleRenderError::Load {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Writes a catalog bundle's `olm.bundle.object` manifests and its package annotation into a
+/// temp folder the bundle loader reads.
+fn catalog_bundle(
+    root: &Path,
+    package: &str,
+    version: Option<&str>,
+) -> Result<tempfile::TempDir, BundleRenderError> {
+    let loaded = crate::catalog::load::load_dir(root)
+        .map_err(|e| BundleRenderError::Catalog(e.to_string()))?;
+    let mut candidates: Vec<(semver::Version, &crate::catalog::model::Bundle)> = Vec::new();
+    for b in loaded
+        .config
+        .bundles
+        .iter()
+        .filter(|b| b.package == package)
+    {
+        let v = b
+            .properties
+            .iter()
+            .find(|p| p.type_ == "olm.package")
+            .and_then(|p| serde_json::from_str::<serde_json::Value>(p.value.get()).ok())
+            .and_then(|v| v.get("version").and_then(|v| v.as_str()).map(String::from))
+            .and_then(|v| semver::Version::parse(&v).ok());
+        if let Some(v) = v {
+            candidates.push((v, b));
+        }
+    }
+    if candidates.is_empty() {
+        return Err(BundleRenderError::Catalog(format!(
+            "{}: no bundle of package {package:?} in the catalog",
+            root.display()
+        )));
+    }
+    candidates.sort_by(|a, b| a.0.cmp(&b.0));
+    let chosen = match version {
+        Some(v) => candidates
+            .iter()
+            .find(|(cv, _)| cv.to_string() == v.trim_start_matches('v'))
+            .ok_or_else(|| {
+                let have: Vec<String> = candidates.iter().map(|(v, _)| v.to_string()).collect();
+                BundleRenderError::Catalog(format!(
+                    "{}: package {package:?} has no version {v} (it has {})",
+                    root.display(),
+                    have.join(", ")
+                ))
+            })?,
+        None => candidates
+            .last()
+            .ok_or_else(|| BundleRenderError::Catalog(format!("{}: no bundle", root.display())))?,
+    };
+    let bundle = chosen.1;
+    if bundle.objects.is_empty() {
+        return Err(BundleRenderError::Catalog(format!(
+            "{}: bundle {} carries no olm.bundle.object properties (its manifests are only in its image {}: render that image instead)",
+            root.display(),
+            bundle.name,
+            bundle.image
+        )));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-render-")
+        .tempdir()
+        .map_err(|e| BundleRenderError::Write(format!("cannot create a temp folder: {e}")))?;
+    let write = |rel: PathBuf, text: &[u8]| -> Result<(), BundleRenderError> {
+        let path = dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                BundleRenderError::Write(format!("cannot write {}: {e}", parent.display()))
+            })?;
+        }
+        std::fs::write(&path, text)
+            .map_err(|e| BundleRenderError::Write(format!("cannot write {}: {e}", path.display())))
+    };
+    for (i, obj) in bundle.objects.iter().enumerate() {
+        write(
+            PathBuf::from(format!("manifests/object-{i:03}.json")),
+            obj.as_bytes(),
+        )?;
+    }
+    let annotations = format!(
+        "annotations:\n  {}: registry+v1\n  {}: manifests/\n  {}: metadata/\n  {}: {}\n",
+        crate::bundle::keys::MEDIATYPE,
+        crate::bundle::keys::MANIFESTS,
+        crate::bundle::keys::METADATA,
+        crate::bundle::keys::PACKAGE,
+        serde_json::Value::String(package.to_string())
+    );
+    write(
+        PathBuf::from("metadata/annotations.yaml"),
+        annotations.as_bytes(),
+    )?;
+    Ok(dir)
+}
+
+/// Writes the sorted objects into `dir` as `NN_kind_name.yaml` files (the folder is created;
+/// files are written atomically).
+pub fn write_dir(
+    dir: &Path,
+    objects: &[RenderedObject],
+) -> Result<Vec<PathBuf>, BundleRenderError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| BundleRenderError::Write(format!("cannot create {}: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        let path = dir.join(olmv1::output::file_name(i, o));
+        crate::fsio::write(
+            &path,
+            &olmv1::output::to_yaml(o),
+            crate::fsio::Options::OUTPUT,
+        )
+        .map_err(|e| BundleRenderError::Write(format!("cannot write {}: {e}", path.display())))?;
+        written.push(path);
+    }
+    Ok(written)
+}
