@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-sign
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -69,3 +69,7 @@ bench-legacy-pm:
 # x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
 bench-serve:
     cargo bench --bench serve
+# Verify 1,000 cosign signatures of one OCI layout in one process (vs the 2 s budget), 1,000
+# OpenPGP simple signatures in-process, and what a cosign signature adds to a push (vs 50 ms).
+bench-sign:
+    cargo bench --bench sign

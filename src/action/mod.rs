@@ -20,3 +20,4 @@ pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_render;
 pub mod labels;
+pub mod sign;

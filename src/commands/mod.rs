@@ -13,6 +13,7 @@ pub mod completions;
 pub mod explain;
 pub mod flags;
 pub mod man;
+pub mod sign;
 
 use std::fmt;
 

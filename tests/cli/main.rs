@@ -29,6 +29,7 @@ mod malformed_input;
 mod registry;
 mod rules_and_reports;
 mod serve_cache;
+mod signing;
 mod sources;
 mod validate_image;
 mod validate_rules;
