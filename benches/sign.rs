@@ -72,8 +72,12 @@ fn main() {
     let tags: Vec<String> = (0..n).map(|i| format!("img{i}")).collect();
     let start = Instant::now();
     for (i, tag) in tags.iter().enumerate() {
-        olmpack::transport::layout::write_layout(&tiny_image(i), &layout, std::slice::from_ref(tag))
-            .expect("layout");
+        olmpack::transport::layout::write_layout(
+            &tiny_image(i),
+            &layout,
+            std::slice::from_ref(tag),
+        )
+        .expect("layout");
     }
     let opts = olmpack::transport::RegistryOptions::default();
     for tag in &tags {
@@ -115,11 +119,21 @@ fn main() {
     // 1,000 simple signatures (OpenPGP, ed25519 via GnuPG when present): payload check + signature.
     let gpg_home = work.path().join("gnupg");
     std::fs::create_dir_all(&gpg_home).expect("mkdir");
-    let gen = Command::new("gpg")
+    let generated = Command::new("gpg")
         .env("GNUPGHOME", &gpg_home)
-        .args(["--batch", "--quiet", "--passphrase", "", "--quick-gen-key", "Bench <b@example.invalid>", "ed25519", "sign", "never"])
+        .args([
+            "--batch",
+            "--quiet",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "Bench <b@example.invalid>",
+            "ed25519",
+            "sign",
+            "never",
+        ])
         .output();
-    if gen.is_ok_and(|o| o.status.success()) {
+    if generated.is_ok_and(|o| o.status.success()) {
         let sec = Command::new("gpg")
             .env("GNUPGHOME", &gpg_home)
             .args(["--batch", "--export-secret-keys"])
@@ -131,7 +145,11 @@ fn main() {
         let sigs: Vec<Vec<u8>> = (0..n)
             .map(|i| {
                 signer
-                    .sign(&simple::payload(&format!("quay.io/bench/img:{i}"), &digest, 0))
+                    .sign(&simple::payload(
+                        &format!("quay.io/bench/img:{i}"),
+                        &digest,
+                        0,
+                    ))
                     .expect("sign")
             })
             .collect();
@@ -140,7 +158,8 @@ fn main() {
             let s = Instant::now();
             for (i, sig) in sigs.iter().enumerate() {
                 let (body, _) = ring.verify_message(sig).expect("verify");
-                let rule = simple::IdentityRule::MatchRepoDigestOrExact(format!("quay.io/bench/img:{i}"));
+                let rule =
+                    simple::IdentityRule::MatchRepoDigestOrExact(format!("quay.io/bench/img:{i}"));
                 simple::check_payload(&body, &digest, &rule).expect("payload");
             }
             times.push(s.elapsed());

@@ -170,7 +170,7 @@ pub fn verify(
 ) -> Result<Vec<(String, Verification)>, SignatureError> {
     if let crate::location::Place::Local(crate::location::LocalImage::OciLayout {
         path,
-        name: None,
+        tag: None,
     }) = location.place()
     {
         let targets = Target::layout_images(path, location.as_str())?;
@@ -186,11 +186,17 @@ pub fn verify(
             .collect();
     }
     let target = Target::resolve(location, registry)?;
-    Ok(vec![(location.as_str().to_string(), verify_target(&target, opts)?)])
+    Ok(vec![(
+        location.as_str().to_string(),
+        verify_target(&target, opts)?,
+    )])
 }
 
 /// [`verify`] for an image already resolved.
-pub fn verify_target(target: &Target, opts: &VerifyOptions) -> Result<Verification, SignatureError> {
+pub fn verify_target(
+    target: &Target,
+    opts: &VerifyOptions,
+) -> Result<Verification, SignatureError> {
     let mut checked = Vec::new();
     if !opts.cosign_keys.is_empty() {
         let repo = match (&opts.identity, target.reference()) {

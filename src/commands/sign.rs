@@ -111,11 +111,7 @@ pub fn run_sign(args: &SignCmd) -> Outcome {
     let registry = args.connection.options(Platform::default())?;
     let (digest, written) = action::sign(&location, &registry, &opts)?;
     for w in written {
-        let what = if w.added {
-            "signed"
-        } else {
-            "already signed"
-        };
+        let what = if w.added { "signed" } else { "already signed" };
         println!("{what} {digest} ({}): {}", w.format, w.location);
     }
     Ok(EXIT_OK)
@@ -345,8 +341,12 @@ pub fn sign_pushed(
 ) -> Result<(), Failure> {
     for reference in pushed {
         let location = Location::parse(reference)?;
-        let (digest, written) = action::sign(&location, registry, opts)
-            .map_err(|e| Failure::usage(format!("pushed {reference}, but signing it failed: {}", super::error_chain(&e))))?;
+        let (digest, written) = action::sign(&location, registry, opts).map_err(|e| {
+            Failure::usage(format!(
+                "pushed {reference}, but signing it failed: {}",
+                super::error_chain(&e)
+            ))
+        })?;
         for w in written {
             eprintln!("signed {digest} ({}): {}", w.format, w.location);
         }

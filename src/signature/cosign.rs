@@ -291,10 +291,7 @@ fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
-fn verify_bundles(
-    target: &Target,
-    keys: &[VerifyingKey],
-) -> Result<Vec<Checked>, SignatureError> {
+fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>, SignatureError> {
     let mut candidates: Vec<Descriptor> = Vec::new();
     if let Some(index) = target.referrers_index()? {
         for m in index["manifests"].as_array().into_iter().flatten() {
@@ -379,7 +376,9 @@ pub fn check_bundle(
         .map_err(|e| Rejection::Malformed(format!("DSSE payload is not base64: {e}")))?;
     let sigs = env["signatures"].as_array().cloned().unwrap_or_default();
     if sigs.is_empty() {
-        return Err(Rejection::Malformed("DSSE envelope has no signature".into()));
+        return Err(Rejection::Malformed(
+            "DSSE envelope has no signature".into(),
+        ));
     }
     let message = pae(payload_type, &body);
     let mut last = Rejection::Malformed("no signature".into());
@@ -405,7 +404,10 @@ pub fn check_bundle(
         .map_err(|e| Rejection::Malformed(format!("in-toto statement is not JSON: {e}")))?;
     let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
     let subjects = statement["subject"].as_array().cloned().unwrap_or_default();
-    if !subjects.iter().any(|s| s["digest"]["sha256"].as_str() == Some(hex)) {
+    if !subjects
+        .iter()
+        .any(|s| s["digest"]["sha256"].as_str() == Some(hex))
+    {
         let found = subjects
             .first()
             .and_then(|s| s["digest"]["sha256"].as_str())

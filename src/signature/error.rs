@@ -23,9 +23,7 @@ pub enum SignatureError {
         reason: String,
     },
     /// No passphrase was given for an operation that needs one.
-    #[error(
-        "no passphrase: set COSIGN_PASSWORD (it may be empty) or give --passphrase-file FILE"
-    )]
+    #[error("no passphrase: set COSIGN_PASSWORD (it may be empty) or give --passphrase-file FILE")]
     NoPassphrase,
     /// A registry operation failed.
     #[error(transparent)]

@@ -14,7 +14,6 @@
 //! Poly1305 tag before the XSalsa20 ciphertext). The public key is a PKIX `PUBLIC KEY` PEM.
 
 use super::SignatureError;
-use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use crypto_secretbox::aead::{Aead, KeyInit};
 use p256::ecdsa::{SigningKey, VerifyingKey};
@@ -177,13 +176,19 @@ pub fn decrypt_private_key(
     if env.kdf.name != "scrypt" {
         return Err(SignatureError::key(
             name,
-            format!("unsupported key derivation {:?} (only scrypt)", env.kdf.name),
+            format!(
+                "unsupported key derivation {:?} (only scrypt)",
+                env.kdf.name
+            ),
         ));
     }
     if env.cipher.name != "nacl/secretbox" {
         return Err(SignatureError::key(
             name,
-            format!("unsupported cipher {:?} (only nacl/secretbox)", env.cipher.name),
+            format!(
+                "unsupported cipher {:?} (only nacl/secretbox)",
+                env.cipher.name
+            ),
         ));
     }
     let n = env.kdf.params.n;
@@ -194,7 +199,10 @@ pub fn decrypt_private_key(
         ));
     }
     if env.cipher.nonce.len() != 24 {
-        return Err(SignatureError::key(name, "secretbox nonce must be 24 bytes"));
+        return Err(SignatureError::key(
+            name,
+            "secretbox nonce must be 24 bytes",
+        ));
     }
     if env.kdf.params.r == 0 || env.kdf.params.p == 0 || env.kdf.params.p > 16 {
         return Err(SignatureError::key(name, "invalid scrypt r or p"));
@@ -210,7 +218,10 @@ pub fn decrypt_private_key(
     .map_err(|e| SignatureError::key(name, e))?;
     let cipher = crypto_secretbox::XSalsa20Poly1305::new((&box_key).into());
     let der = cipher
-        .decrypt(env.cipher.nonce.as_slice().into(), env.ciphertext.as_slice())
+        .decrypt(
+            env.cipher.nonce.as_slice().into(),
+            env.ciphertext.as_slice(),
+        )
         .map_err(|_| {
             SignatureError::key(
                 name,
@@ -286,7 +297,10 @@ mod tests {
         assert!(decrypt_private_key(old.as_bytes(), b"", "k").is_ok());
         let bad = pair.private_pem.replace("SIGSTORE PRIVATE KEY", "RSA KEY");
         let err = decrypt_private_key(bad.as_bytes(), b"", "k").unwrap_err();
-        assert!(err.to_string().contains("not a cosign private key"), "{err}");
+        assert!(
+            err.to_string().contains("not a cosign private key"),
+            "{err}"
+        );
         assert!(decrypt_private_key(b"garbage", b"", "k").is_err());
     }
 
@@ -304,8 +318,8 @@ mod tests {
             let err = decrypt_private_key(k.as_bytes(), b"hell", "vector").unwrap_err();
             assert!(err.to_string().contains("wrong passphrase"), "{err}");
         }
-        let err = decrypt_private_key(COSIGN_SEC1_INSIDE_KEY.as_bytes(), b"hello", "vector")
-            .unwrap_err();
+        let err =
+            decrypt_private_key(COSIGN_SEC1_INSIDE_KEY.as_bytes(), b"hello", "vector").unwrap_err();
         assert!(err.to_string().contains("PKCS#8"), "{err}");
     }
 }

@@ -77,10 +77,7 @@ impl RegistriesD {
         };
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension()
-                    .is_some_and(|x| x == "yaml" || x == "yml")
-            })
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
             .collect();
         files.sort();
         for file in files {
@@ -121,7 +118,9 @@ impl RegistriesD {
                 best = Some(entry);
             }
         }
-        let mut s = best.map(|b| b.1.clone()).unwrap_or_else(|| self.default.clone());
+        let mut s = best
+            .map(|b| b.1.clone())
+            .unwrap_or_else(|| self.default.clone());
         if !self.configured && s.lookaside.is_none() {
             s.lookaside = Some(builtin_default());
         }
@@ -304,8 +303,17 @@ mod tests {
             ],
             configured: true,
         };
-        assert_eq!(d.settings_for("reg:5000/ns/x").lookaside.as_deref(), Some("file:///n"));
-        assert_eq!(d.settings_for("reg:5000/nsx/y").lookaside.as_deref(), Some("file:///r"));
-        assert_eq!(d.settings_for("other/y").lookaside.as_deref(), Some("file:///d"));
+        assert_eq!(
+            d.settings_for("reg:5000/ns/x").lookaside.as_deref(),
+            Some("file:///n")
+        );
+        assert_eq!(
+            d.settings_for("reg:5000/nsx/y").lookaside.as_deref(),
+            Some("file:///r")
+        );
+        assert_eq!(
+            d.settings_for("other/y").lookaside.as_deref(),
+            Some("file:///d")
+        );
     }
 }

@@ -59,7 +59,9 @@ impl Policy {
     /// Where `--policy`/`OLMPACK_POLICY` point: a file, or `default` for
     /// `$HOME/.config/containers/policy.json` then `/etc/containers/policy.json`.
     pub fn locate(given: Option<&str>) -> Result<Option<PathBuf>, SignatureError> {
-        let env = std::env::var("OLMPACK_POLICY").ok().filter(|v| !v.is_empty());
+        let env = std::env::var("OLMPACK_POLICY")
+            .ok()
+            .filter(|v| !v.is_empty());
         let Some(v) = given.map(str::to_string).or(env) else {
             return Ok(None);
         };
@@ -142,7 +144,11 @@ impl Policy {
             reason,
         };
         if reqs.is_empty() {
-            return Err(refuse("(none)", "an empty requirement list rejects everything".into()).into());
+            return Err(refuse(
+                "(none)",
+                "an empty requirement list rejects everything".into(),
+            )
+            .into());
         }
         let mut target: Option<Target> = None;
         for req in &reqs {
@@ -155,10 +161,19 @@ impl Policy {
                         target = Some(Target::resolve(location, registry)?);
                     }
                     let Some(t) = target.as_ref() else { continue };
-                    let rule = self.identity_rule(req, location).map_err(|r| refuse(typ, r))?;
+                    let rule = self
+                        .identity_rule(req, location)
+                        .map_err(|r| refuse(typ, r))?;
                     let checked = if typ == "signedBy" {
                         if req["keyType"].as_str().unwrap_or("GPGKeys") != "GPGKeys" {
-                            return Err(refuse(typ, format!("keyType {:?} is not supported (only GPGKeys)", req["keyType"])).into());
+                            return Err(refuse(
+                                typ,
+                                format!(
+                                    "keyType {:?} is not supported (only GPGKeys)",
+                                    req["keyType"]
+                                ),
+                            )
+                            .into());
                         }
                         let ring = self.keyring(req).map_err(|r| refuse(typ, r))?;
                         let opts = crate::action::sign::VerifyOptions {
@@ -179,7 +194,9 @@ impl Policy {
                             .into_iter()
                             .map(|mut c| {
                                 if let Ok(p) = &c.result {
-                                    let claimed = p["critical"]["identity"]["docker-reference"].as_str().unwrap_or_default();
+                                    let claimed = p["critical"]["identity"]["docker-reference"]
+                                        .as_str()
+                                        .unwrap_or_default();
                                     if !claimed.is_empty() && !rule.accepts(claimed) {
                                         c.result = Err(super::Rejection::IdentityMismatch {
                                             expected: rule.describe(),
@@ -208,7 +225,11 @@ impl Policy {
                     }
                 }
                 other => {
-                    return Err(refuse(other, format!("requirement type {other:?} is not supported")).into());
+                    return Err(refuse(
+                        other,
+                        format!("requirement type {other:?} is not supported"),
+                    )
+                    .into());
                 }
             }
         }
@@ -217,7 +238,11 @@ impl Policy {
 
     fn key_path(&self, p: &str) -> PathBuf {
         let p = Path::new(p);
-        if p.is_absolute() { p.to_path_buf() } else { self.base.join(p) }
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        }
     }
 
     fn keyring(&self, req: &serde_json::Value) -> Result<Keyring, String> {
@@ -234,8 +259,10 @@ impl Policy {
         }
         for p in paths {
             let path = self.key_path(&p);
-            let bytes = std::fs::read(&path).map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
-            ring.add(&bytes, &path.display().to_string()).map_err(|e| e.to_string())?;
+            let bytes = std::fs::read(&path)
+                .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
+            ring.add(&bytes, &path.display().to_string())
+                .map_err(|e| e.to_string())?;
             any = true;
         }
         if let Some(d) = req["keyData"].as_str() {
@@ -245,14 +272,20 @@ impl Policy {
             ring.add(&bytes, "keyData").map_err(|e| e.to_string())?;
             any = true;
         }
-        if any { Ok(ring) } else { Err("signedBy needs keyPath, keyPaths or keyData".into()) }
+        if any {
+            Ok(ring)
+        } else {
+            Err("signedBy needs keyPath, keyPaths or keyData".into())
+        }
     }
 
     fn cosign_key(&self, req: &serde_json::Value) -> Result<p256::ecdsa::VerifyingKey, String> {
         if let Some(p) = req["keyPath"].as_str() {
             let path = self.key_path(p);
-            let bytes = std::fs::read(&path).map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
-            return keys::parse_public_key(&bytes, &path.display().to_string()).map_err(|e| e.to_string());
+            let bytes = std::fs::read(&path)
+                .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
+            return keys::parse_public_key(&bytes, &path.display().to_string())
+                .map_err(|e| e.to_string());
         }
         if let Some(d) = req["keyData"].as_str() {
             let bytes = base64::engine::general_purpose::STANDARD
@@ -263,7 +296,11 @@ impl Policy {
         Err("sigstoreSigned needs keyPath or keyData (Fulcio and keyless are not supported)".into())
     }
 
-    fn identity_rule(&self, req: &serde_json::Value, location: &Location) -> Result<IdentityRule, String> {
+    fn identity_rule(
+        &self,
+        req: &serde_json::Value,
+        location: &Location,
+    ) -> Result<IdentityRule, String> {
         let image = match location.place() {
             Place::Registry(r) => r.to_string(),
             _ => return Ok(IdentityRule::Any),
@@ -275,11 +312,17 @@ impl Policy {
             "matchRepository" => IdentityRule::MatchRepository(image),
             "matchExact" => IdentityRule::MatchExact(image),
             "exactReference" => IdentityRule::Exact(
-                si["dockerReference"].as_str().ok_or("exactReference needs dockerReference")?.to_string(),
+                si["dockerReference"]
+                    .as_str()
+                    .ok_or("exactReference needs dockerReference")?
+                    .to_string(),
                 false,
             ),
             "exactRepository" => IdentityRule::Exact(
-                si["dockerRepository"].as_str().ok_or("exactRepository needs dockerRepository")?.to_string(),
+                si["dockerRepository"]
+                    .as_str()
+                    .ok_or("exactRepository needs dockerRepository")?
+                    .to_string(),
                 true,
             ),
             other => return Err(format!("signedIdentity type {other:?} is not supported")),
@@ -302,7 +345,11 @@ fn scopes_of(location: &Location) -> (&'static str, Vec<String>) {
             if let Some(d) = &r.digest {
                 scopes.push(format!("{}@{d}", r.name()));
             } else {
-                scopes.push(format!("{}:{}", r.name(), r.tag.as_deref().unwrap_or("latest")));
+                scopes.push(format!(
+                    "{}:{}",
+                    r.name(),
+                    r.tag.as_deref().unwrap_or("latest")
+                ));
             }
             let mut name = r.name();
             scopes.push(name.clone());
@@ -319,7 +366,7 @@ fn scopes_of(location: &Location) -> (&'static str, Vec<String>) {
             }
             ("docker", scopes)
         }
-        Place::Local(LocalImage::OciLayout { path, name }) => {
+        Place::Local(LocalImage::OciLayout { path, tag: name }) => {
             let abs = std::path::absolute(path).unwrap_or_else(|_| path.clone());
             let mut scopes = Vec::new();
             if let Some(t) = name {

@@ -165,8 +165,8 @@ impl Keyring {
         } else {
             Message::from_bytes(sig)
         };
-        let msg = parsed
-            .map_err(|e| Rejection::Malformed(format!("not an OpenPGP message: {e}")))?;
+        let msg =
+            parsed.map_err(|e| Rejection::Malformed(format!("not an OpenPGP message: {e}")))?;
         let mut msg = msg
             .decompress()
             .map_err(|e| Rejection::Malformed(format!("cannot decompress: {e}")))?;
@@ -228,7 +228,9 @@ impl IdentityRule {
         }
         let same_repo = |r: &crate::reference::Reference| r.name() == c.name();
         let exact = |r: &crate::reference::Reference| {
-            same_repo(r) && r.digest.is_none() && r.tag.as_deref().unwrap_or("latest") == c.tag.as_deref().unwrap_or("latest")
+            same_repo(r)
+                && r.digest.is_none()
+                && r.tag.as_deref().unwrap_or("latest") == c.tag.as_deref().unwrap_or("latest")
         };
         match self {
             IdentityRule::Any => true,
@@ -239,9 +241,8 @@ impl IdentityRule {
             },
             IdentityRule::MatchRepository(image) => parse_ref(image).is_some_and(|r| same_repo(&r)),
             IdentityRule::MatchExact(image) => parse_ref(image).is_some_and(|r| exact(&r)),
-            IdentityRule::Exact(expected, repo_only) => parse_ref(expected).is_some_and(|r| {
-                if *repo_only { same_repo(&r) } else { exact(&r) }
-            }),
+            IdentityRule::Exact(expected, repo_only) => parse_ref(expected)
+                .is_some_and(|r| if *repo_only { same_repo(&r) } else { exact(&r) }),
         }
     }
 
@@ -318,10 +319,8 @@ mod tests {
         assert!(by_tag.accepts("quay.io/a/b:v1"));
         assert!(!by_tag.accepts("quay.io/a/b:v2"));
         assert!(!by_tag.accepts("quay.io/a/c:v1"));
-        let by_digest = IdentityRule::MatchRepoDigestOrExact(format!(
-            "quay.io/a/b@sha256:{}",
-            "0".repeat(64)
-        ));
+        let by_digest =
+            IdentityRule::MatchRepoDigestOrExact(format!("quay.io/a/b@sha256:{}", "0".repeat(64)));
         assert!(by_digest.accepts("quay.io/a/b:anything"));
         assert!(IdentityRule::MatchRepository("quay.io/a/b:v1".into()).accepts("quay.io/a/b:v9"));
     }

@@ -7,11 +7,11 @@ use super::{SignatureError, sha256_digest};
 use crate::image::{Blob, BlobSource, Descriptor, Image};
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
+use crate::registry::RegistryError;
 use crate::registry::client::{Client, Request};
 use crate::registry::pull::{self, OCI_INDEX, OCI_MANIFEST};
 use crate::registry::push::{self, Progress, PushOptions};
 use crate::registry::token::pull_scope;
-use crate::registry::RegistryError;
 use crate::transport::RegistryOptions;
 use crate::transport::layout;
 use std::collections::HashMap;
@@ -118,17 +118,23 @@ impl Target {
                     digest,
                 })
             }
-            Place::Local(LocalImage::OciLayout { path, name: tag }) => {
+            Place::Local(LocalImage::OciLayout { path, tag }) => {
                 let index = Arc::new(LayoutIndex::read(path)?);
                 let entry = match tag {
                     Some(t) => index.tagged(t).ok_or_else(|| {
-                        SignatureError::Unsupported(format!("{name}: no manifest tagged {t:?} in index.json"))
+                        SignatureError::Unsupported(format!(
+                            "{name}: no manifest tagged {t:?} in index.json"
+                        ))
                     })?,
                     None => {
                         let images: Vec<&serde_json::Value> = index
                             .entries
                             .iter()
-                            .filter(|e| !e["annotations"][REF_NAME].as_str().is_some_and(is_signature_tag))
+                            .filter(|e| {
+                                !e["annotations"][REF_NAME]
+                                    .as_str()
+                                    .is_some_and(is_signature_tag)
+                            })
                             .collect();
                         if images.len() != 1 {
                             return Err(SignatureError::Unsupported(format!(
@@ -296,11 +302,9 @@ impl Target {
             )));
         }
         match &self.place {
-            Where::Registry { client, reference } => Ok(pull::fetch_small_blob(
-                client,
-                &reference.repository,
-                desc,
-            )?),
+            Where::Registry { client, reference } => {
+                Ok(pull::fetch_small_blob(client, &reference.repository, desc)?)
+            }
             Where::Layout { dir, .. } => self.read_layout_blob(dir, &desc.digest),
         }
     }

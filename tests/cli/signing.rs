@@ -49,7 +49,9 @@ fn ok(cmd: &mut Command) -> String {
 /// The Python implementation, with the key passphrase.
 fn py(args: &[&str]) -> Command {
     let mut c = tool(PY);
-    c.arg(interop_script()).args(args).env("COSIGN_PASSWORD", "pw");
+    c.arg(interop_script())
+        .args(args)
+        .env("COSIGN_PASSWORD", "pw");
     c
 }
 
@@ -96,24 +98,43 @@ fn code(o: &Output) -> i32 {
 fn cosign_keys_interoperate_with_python() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    ok(&mut olmpack(d, &["key", "generate", "--output-key-prefix", "ours"]));
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "ours"],
+    ));
     let key = std::fs::read_to_string(d.join("ours.key")).expect("key");
     assert!(key.starts_with("-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----\n"));
     assert!(!key.contains("pw"));
     // The private key file is for its owner only.
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(d.join("ours.key")).expect("meta").permissions().mode();
+    let mode = std::fs::metadata(d.join("ours.key"))
+        .expect("meta")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600);
-    assert_eq!(ok(&mut py(&["checkkey", "ours.key", "ours.pub"]).current_dir(d)).trim(), "ok");
+    assert_eq!(
+        ok(py(&["checkkey", "ours.key", "ours.pub"]).current_dir(d)).trim(),
+        "ok"
+    );
     // A second run does not overwrite the pair.
-    let again = out(&mut olmpack(d, &["key", "generate", "--output-key-prefix", "ours"]));
+    let again = out(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "ours"],
+    ));
     assert_eq!(code(&again), 2, "{}", text(&again));
     assert!(text(&again).contains("--force"));
     // A passphrase file instead of the environment; the passphrase is never printed.
     std::fs::write(d.join("pass.txt"), "file-secret\n").expect("write");
     let o = out(olmpack(
         d,
-        &["key", "generate", "--output-key-prefix", "f", "--passphrase-file", "pass.txt"],
+        &[
+            "key",
+            "generate",
+            "--output-key-prefix",
+            "f",
+            "--passphrase-file",
+            "pass.txt",
+        ],
     )
     .env_remove("COSIGN_PASSWORD"));
     assert!(o.status.success(), "{}", text(&o));
@@ -123,7 +144,9 @@ fn cosign_keys_interoperate_with_python() {
         .env("COSIGN_PASSWORD", "file-secret"));
     assert!(checked.status.success(), "{}", text(&checked));
     // No passphrase at all is an error saying where one comes from.
-    let none = out(olmpack(d, &["key", "generate", "--output-key-prefix", "n"]).env_remove("COSIGN_PASSWORD"));
+    let none =
+        out(olmpack(d, &["key", "generate", "--output-key-prefix", "n"])
+            .env_remove("COSIGN_PASSWORD"));
     assert_eq!(code(&none), 2);
     assert!(text(&none).contains("COSIGN_PASSWORD"), "{}", text(&none));
 }
@@ -134,18 +157,28 @@ fn cosign_signatures_interoperate_with_python_on_a_registry() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
     let host = reg.host.clone();
-    ok(&mut olmpack(d, &["key", "generate", "--output-key-prefix", "a"]));
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "a"],
+    ));
     ok(py(&["genkey", "b"]).current_dir(d));
     let digest = push(&reg, d, "app", "v1", 1);
     let image = reg.reference("app", "v1");
 
     // olmpack signs with its key, then with the key Python wrote as cosign does: two layers.
     let s1 = ok(&mut olmpack(d, &["sign", &image, "--key", "a.key"]));
-    assert!(s1.contains(&format!("app:sha256-{}.sig", &digest[7..])), "{s1}");
+    assert!(
+        s1.contains(&format!("app:sha256-{}.sig", &digest[7..])),
+        "{s1}"
+    );
     ok(&mut olmpack(d, &["sign", &image, "--key", "b.key"]));
     for pubkey in ["a.pub", "b.pub"] {
         let n = ok(py(&["verify", &host, "app", &digest, pubkey]).current_dir(d));
-        assert_eq!(n.trim(), "1", "Python verifies the signature made with {pubkey}");
+        assert_eq!(
+            n.trim(),
+            "1",
+            "Python verifies the signature made with {pubkey}"
+        );
     }
     // The same key again adds nothing.
     let again = ok(&mut olmpack(d, &["sign", &image, "--key", "a.key"]));
@@ -173,28 +206,57 @@ fn cosign_signatures_interoperate_with_python_on_a_registry() {
     // Python signs another image as cosign does; olmpack verifies it.
     let d2 = push(&reg, d, "app", "v2", 2);
     ok(py(&["sign", &host, "app", &d2, "b.key"]).current_dir(d));
-    let v = ok(&mut olmpack(d, &["verify", &reg.reference("app", "v2"), "--key", "b.pub", "-o", "json"]));
+    let v = ok(&mut olmpack(
+        d,
+        &[
+            "verify",
+            &reg.reference("app", "v2"),
+            "--key",
+            "b.pub",
+            "-o",
+            "json",
+        ],
+    ));
     let j: serde_json::Value = serde_json::from_str(&v).expect("json");
     assert_eq!(j["verified"], true);
     assert_eq!(j["digest"], d2.as_str());
-    assert_eq!(j["signatures"][0]["payload"]["critical"]["image"]["docker-manifest-digest"], d2.as_str());
-    let wrong = out(&mut olmpack(d, &["verify", &reg.reference("app", "v2"), "--key", "a.pub"]));
+    assert_eq!(
+        j["signatures"][0]["payload"]["critical"]["image"]["docker-manifest-digest"],
+        d2.as_str()
+    );
+    let wrong = out(&mut olmpack(
+        d,
+        &["verify", &reg.reference("app", "v2"), "--key", "a.pub"],
+    ));
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
 
     // cosign v3: a Sigstore bundle referrer (fallback tag schema), with a key, offline.
     let d3 = push(&reg, d, "app", "v3", 3);
     ok(py(&["bundle", &host, "app", &d3, "b.key"]).current_dir(d));
-    let v = ok(&mut olmpack(d, &["verify", &reg.reference("app", "v3"), "--key", "b.pub"]));
+    let v = ok(&mut olmpack(
+        d,
+        &["verify", &reg.reference("app", "v3"), "--key", "b.pub"],
+    ));
     assert!(v.contains("https://sigstore.dev/cosign/sign/v1"), "{v}");
-    let wrong = out(&mut olmpack(d, &["verify", &reg.reference("app", "v3"), "--key", "a.pub"]));
+    let wrong = out(&mut olmpack(
+        d,
+        &["verify", &reg.reference("app", "v3"), "--key", "a.pub"],
+    ));
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
     assert!(text(&wrong).contains("wrong key"), "{}", text(&wrong));
 
     // An unsigned image: exit 1, saying nothing was found.
     push(&reg, d, "app", "v4", 4);
-    let none = out(&mut olmpack(d, &["verify", &reg.reference("app", "v4"), "--key", "a.pub"]));
+    let none = out(&mut olmpack(
+        d,
+        &["verify", &reg.reference("app", "v4"), "--key", "a.pub"],
+    ));
     assert_eq!(code(&none), 1, "{}", text(&none));
-    assert!(text(&none).contains("no signature found"), "{}", text(&none));
+    assert!(
+        text(&none).contains("no signature found"),
+        "{}",
+        text(&none)
+    );
     // A missing key file is an error (2), not a verdict.
     let missing = out(&mut olmpack(d, &["verify", &image, "--key", "nope.pub"]));
     assert_eq!(code(&missing), 2, "{}", text(&missing));
@@ -211,7 +273,12 @@ fn cosign_tampering_matrix_is_refused() {
     let other_digest = push(&reg, d, "t", "other", 99);
     // (case, python sign options, verify key, expected reason)
     let cases: Vec<(&str, Vec<String>, &str, &str)> = vec![
-        ("changed payload", vec!["--tamper".into(), "payload".into()], "k.pub", "wrong key"),
+        (
+            "changed payload",
+            vec!["--tamper".into(), "payload".into()],
+            "k.pub",
+            "wrong key",
+        ),
         (
             "changed digest in payload",
             vec!["--payload-digest".into(), other_digest.clone()],
@@ -224,35 +291,69 @@ fn cosign_tampering_matrix_is_refused() {
             "k.pub",
             "identity mismatch",
         ),
-        ("truncated signature", vec!["--tamper".into(), "truncate".into()], "k.pub", "malformed"),
+        (
+            "truncated signature",
+            vec!["--tamper".into(), "truncate".into()],
+            "k.pub",
+            "malformed",
+        ),
         ("wrong key", vec![], "other.pub", "wrong key"),
-        ("wrong media type", vec!["--media-type".into(), "application/json".into()], "k.pub", "media type"),
+        (
+            "wrong media type",
+            vec!["--media-type".into(), "application/json".into()],
+            "k.pub",
+            "media type",
+        ),
     ];
     let mut ran = 0;
     for (i, (case, opts, pubkey, reason)) in cases.iter().enumerate() {
         let tag = format!("c{i}");
         let digest = push(&reg, d, "t", &tag, i + 10);
-        let mut args = vec!["sign".to_string(), host.clone(), "t".into(), digest.clone(), "k.key".into()];
+        let mut args = vec![
+            "sign".to_string(),
+            host.clone(),
+            "t".into(),
+            digest.clone(),
+            "k.key".into(),
+        ];
         args.extend(opts.iter().cloned());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         ok(py(&args).current_dir(d));
-        let o = out(&mut olmpack(d, &["verify", &reg.reference("t", &tag), "--key", pubkey]));
+        let o = out(&mut olmpack(
+            d,
+            &["verify", &reg.reference("t", &tag), "--key", pubkey],
+        ));
         assert_eq!(code(&o), 1, "{case}: {}", text(&o));
-        assert!(text(&o).contains(reason), "{case}: expected {reason:?} in {}", text(&o));
+        assert!(
+            text(&o).contains(reason),
+            "{case}: expected {reason:?} in {}",
+            text(&o)
+        );
         ran += 1;
     }
     // A signature moved to another image: the .sig manifest of image A under image B's tag.
     let a = push(&reg, d, "t", "moved-a", 50);
     let b = push(&reg, d, "t", "moved-b", 51);
     ok(py(&["sign", &host, "t", &a, "k.key", "--tag-digest", &b]).current_dir(d));
-    let o = out(&mut olmpack(d, &["verify", &reg.reference("t", "moved-b"), "--key", "k.pub"]));
+    let o = out(&mut olmpack(
+        d,
+        &["verify", &reg.reference("t", "moved-b"), "--key", "k.pub"],
+    ));
     assert_eq!(code(&o), 1, "{}", text(&o));
     assert!(text(&o).contains("digest mismatch"), "{}", text(&o));
     ran += 1;
     // A Sigstore bundle for another image attached to this one.
     let c = push(&reg, d, "t", "bundle-moved", 52);
     ok(py(&["bundle", &host, "t", &c, "k.key", "--subject-digest", &a]).current_dir(d));
-    let o = out(&mut olmpack(d, &["verify", &reg.reference("t", "bundle-moved"), "--key", "k.pub"]));
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "verify",
+            &reg.reference("t", "bundle-moved"),
+            "--key",
+            "k.pub",
+        ],
+    ));
     assert_eq!(code(&o), 1, "{}", text(&o));
     assert!(text(&o).contains("digest mismatch"), "{}", text(&o));
     ran += 1;
@@ -263,35 +364,63 @@ fn cosign_tampering_matrix_is_refused() {
 fn cosign_signs_and_verifies_an_oci_layout_offline() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    ok(&mut olmpack(d, &["key", "generate", "--output-key-prefix", "k"]));
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "k"],
+    ));
     ok(py(&["genkey", "other"]).current_dir(d));
     let image = bundle_image(d, 1, "layout-operator");
     write_layout(&image, &d.join("layout"), "v1");
     let digest = image.manifest.descriptor.digest.clone();
-    ok(&mut olmpack(d, &["sign", "oci:layout:v1", "--key", "k.key", "--identity", "quay.io/example/op:v1"]));
+    ok(&mut olmpack(
+        d,
+        &[
+            "sign",
+            "oci:layout:v1",
+            "--key",
+            "k.key",
+            "--identity",
+            "quay.io/example/op:v1",
+        ],
+    ));
     // An independent reader sees the signature manifest under cosign's tag.
     let raw = ok(tool("skopeo").args([
         "inspect",
         "--raw",
-        &format!("oci:{}:sha256-{}.sig", d.join("layout").display(), &digest[7..]),
+        &format!(
+            "oci:{}:sha256-{}.sig",
+            d.join("layout").display(),
+            &digest[7..]
+        ),
     ]));
     assert!(raw.contains("dev.cosignproject.cosign/signature"), "{raw}");
     // Verified with no network at all.
-    let v = out(Command::new("unshare").args(["-n", "--"]).arg(olmpack_path()).args([
-        "verify", "oci:layout:v1", "--key", "k.pub",
-    ]).current_dir(d));
+    let v = out(Command::new("unshare")
+        .args(["-n", "--"])
+        .arg(olmpack_path())
+        .args(["verify", "oci:layout:v1", "--key", "k.pub"])
+        .current_dir(d));
     if v.status.code().is_none() || text(&v).contains("unshare failed") {
-        let v = ok(&mut olmpack(d, &["verify", "oci:layout:v1", "--key", "k.pub"]));
+        let v = ok(&mut olmpack(
+            d,
+            &["verify", "oci:layout:v1", "--key", "k.pub"],
+        ));
         assert!(v.contains(&digest), "{v}");
     } else {
         assert!(v.status.success(), "{}", text(&v));
         assert!(text(&v).contains("quay.io/example/op"), "{}", text(&v));
     }
-    let wrong = out(&mut olmpack(d, &["verify", "oci:layout:v1", "--key", "other.pub"]));
+    let wrong = out(&mut olmpack(
+        d,
+        &["verify", "oci:layout:v1", "--key", "other.pub"],
+    ));
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
     // An archive has nowhere to keep a signature.
     std::fs::write(d.join("x.tar"), b"").expect("write");
-    let arch = out(&mut olmpack(d, &["sign", "oci-archive:x.tar", "--key", "k.key"]));
+    let arch = out(&mut olmpack(
+        d,
+        &["sign", "oci-archive:x.tar", "--key", "k.key"],
+    ));
     assert_eq!(code(&arch), 2, "{}", text(&arch));
 }
 
@@ -314,7 +443,10 @@ impl Gpg {
     fn new() -> Gpg {
         let home = tempfile::tempdir().expect("tmp");
         let mut fprs = Vec::new();
-        for name in ["Signer One <one@example.invalid>", "Signer Two <two@example.invalid>"] {
+        for name in [
+            "Signer One <one@example.invalid>",
+            "Signer Two <two@example.invalid>",
+        ] {
             ok(tool("gpg").env("GNUPGHOME", home.path()).args([
                 "--batch",
                 "--quiet",
@@ -355,7 +487,9 @@ impl Gpg {
     }
 
     fn export_secret(&self, i: usize, to: &Path) {
-        let bytes = out(self.cmd().args(["--armor", "--export-secret-keys", &self.fprs[i]]));
+        let bytes = out(self
+            .cmd()
+            .args(["--armor", "--export-secret-keys", &self.fprs[i]]));
         std::fs::write(to, &bytes.stdout).expect("write key");
     }
 
@@ -448,27 +582,39 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     let image = bundle_image(&layout_dir, 7, "simple-operator");
     write_layout(&image, &layout_dir.join("layout"), "v1");
     let by_skopeo = reg.reference("simple", "skopeo");
-    ok(tool("skopeo")
-        .env("GNUPGHOME", gpg.home.path())
-        .args([
-            "--registries.d",
-            rd_s,
-            "copy",
-            "--quiet",
-            "--dest-tls-verify=false",
-            "--sign-by",
-            &gpg.fprs[0],
-            &format!("oci:{}:v1", layout_dir.join("layout").display()),
-            &format!("docker://{by_skopeo}"),
-        ]));
+    ok(tool("skopeo").env("GNUPGHOME", gpg.home.path()).args([
+        "--registries.d",
+        rd_s,
+        "copy",
+        "--quiet",
+        "--dest-tls-verify=false",
+        "--sign-by",
+        &gpg.fprs[0],
+        &format!("oci:{}:v1", layout_dir.join("layout").display()),
+        &format!("docker://{by_skopeo}"),
+    ]));
     let v = ok(&mut olmpack(
         d,
-        &["verify", &by_skopeo, "--gpg-keyring", "one.gpg", "--registries-d", rd_s],
+        &[
+            "verify",
+            &by_skopeo,
+            "--gpg-keyring",
+            "one.gpg",
+            "--registries-d",
+            rd_s,
+        ],
     ));
     assert!(v.contains("atomic container signature"), "{v}");
     let wrong = out(&mut olmpack(
         d,
-        &["verify", &by_skopeo, "--gpg-keyring", "two.gpg", "--registries-d", rd_s],
+        &[
+            "verify",
+            &by_skopeo,
+            "--gpg-keyring",
+            "two.gpg",
+            "--registries-d",
+            rd_s,
+        ],
     ));
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
     assert!(text(&wrong).contains("wrong key"), "{}", text(&wrong));
@@ -478,7 +624,14 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     let ours = reg.reference("simple", "ours");
     let s = ok(&mut olmpack(
         d,
-        &["sign", &ours, "--gpg-key", "one.sec.asc", "--registries-d", rd_s],
+        &[
+            "sign",
+            &ours,
+            "--gpg-key",
+            "one.sec.asc",
+            "--registries-d",
+            rd_s,
+        ],
     ));
     assert!(s.contains("signature-1"), "{s}");
     assert!(
@@ -496,7 +649,14 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     // By fingerprint, from the GnuPG home: a second signature, signature-2.
     ok(olmpack(
         d,
-        &["sign", &ours, "--gpg-key", &gpg.fprs[1], "--registries-d", rd_s],
+        &[
+            "sign",
+            &ours,
+            "--gpg-key",
+            &gpg.fprs[1],
+            "--registries-d",
+            rd_s,
+        ],
     )
     .env("GNUPGHOME", gpg.home.path()));
     assert!(
@@ -508,7 +668,14 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     assert!(accepted, "skopeo accepts the second signature: {why}");
     let v = ok(&mut olmpack(
         d,
-        &["verify", &ours, "--gpg-keyring", "two.gpg", "--registries-d", rd_s],
+        &[
+            "verify",
+            &ours,
+            "--gpg-keyring",
+            "two.gpg",
+            "--registries-d",
+            rd_s,
+        ],
     ));
     assert!(v.contains("verified (simple)"), "{v}");
 }
@@ -556,7 +723,11 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
             "changed identity",
             "identity mismatch",
             Box::new(|_r: &str, dg: &str| {
-                gpg.sign(0, &payload(&format!("{}/elsewhere:v1", reg.host), dg, ATOMIC), d)
+                gpg.sign(
+                    0,
+                    &payload(&format!("{}/elsewhere:v1", reg.host), dg, ATOMIC),
+                    d,
+                )
             }),
         ),
         (
@@ -590,11 +761,26 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
         std::fs::write(dir.join("signature-1"), sig).expect("write");
         let o = out(&mut olmpack(
             d,
-            &["verify", &reference, "--gpg-keyring", "one.gpg", "--registries-d", rd_s],
+            &[
+                "verify",
+                &reference,
+                "--gpg-keyring",
+                "one.gpg",
+                "--registries-d",
+                rd_s,
+            ],
         ));
         assert_eq!(code(&o), 1, "{case}: {}", text(&o));
-        assert!(text(&o).contains("refused (simple)"), "{case}: {}", text(&o));
-        assert!(text(&o).contains(reason), "{case}: expected {reason:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("refused (simple)"),
+            "{case}: {}",
+            text(&o)
+        );
+        assert!(
+            text(&o).contains(reason),
+            "{case}: expected {reason:?}: {}",
+            text(&o)
+        );
         let (accepted, why) = skopeo_accepts(d, &reference, &p_one, &rd);
         assert!(!accepted, "{case}: skopeo must refuse too: {why}");
         ran += 1;
@@ -609,7 +795,14 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
     std::fs::write(dir.join("signature-1"), sig).expect("write");
     let o = out(&mut olmpack(
         d,
-        &["verify", &ref_b, "--gpg-keyring", "one.gpg", "--registries-d", rd_s],
+        &[
+            "verify",
+            &ref_b,
+            "--gpg-keyring",
+            "one.gpg",
+            "--registries-d",
+            rd_s,
+        ],
     ));
     assert_eq!(code(&o), 1, "moved: {}", text(&o));
     assert!(text(&o).contains("digest mismatch"), "moved: {}", text(&o));
@@ -617,4 +810,240 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
     assert!(!accepted, "moved: skopeo must refuse too: {why}");
     ran += 1;
     assert_eq!(ran, 7, "every tampering case ran");
+}
+
+#[test]
+fn policy_json_gates_every_read() {
+    let reg = Registry::start(Mode::Plain);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    let gpg = Gpg::new();
+    let (rd, _store) = registries_d(d);
+    gpg.export(0, &d.join("one.gpg"));
+    gpg.export_secret(0, &d.join("one.sec.asc"));
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "c"],
+    ));
+    let rd_s = rd.to_str().expect("utf8");
+    let host = reg.host.clone();
+    push(&reg, d, "pol", "signed", 1);
+    push(&reg, d, "pol", "unsigned", 2);
+    push(&reg, d, "open", "v1", 3);
+    push(&reg, d, "cos", "v1", 4);
+    ok(&mut olmpack(
+        d,
+        &[
+            "sign",
+            &reg.reference("pol", "signed"),
+            "--gpg-key",
+            "one.sec.asc",
+            "--registries-d",
+            rd_s,
+        ],
+    ));
+    ok(&mut olmpack(
+        d,
+        &["sign", &reg.reference("cos", "v1"), "--key", "c.key"],
+    ));
+    let policy = serde_json::json!({
+        "default": [{"type": "reject"}],
+        "transports": {"docker": {
+            format!("{host}/pol"): [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": d.join("one.gpg")}],
+            format!("{host}/open"): [{"type": "insecureAcceptAnything"}],
+            format!("{host}/cos"): [{"type": "sigstoreSigned", "keyPath": d.join("c.pub"), "signedIdentity": {"type": "matchRepository"}}],
+        }}
+    });
+    std::fs::write(
+        d.join("policy.json"),
+        serde_json::to_vec(&policy).expect("json"),
+    )
+    .expect("write");
+    let inspect = |image: &str| {
+        out(olmpack(
+            d,
+            &[
+                "bundle",
+                "inspect",
+                image,
+                "--policy",
+                "policy.json",
+                "--no-files",
+            ],
+        )
+        .env("OLMPACK_REGISTRIES_D", &rd))
+    };
+    let o = inspect(&reg.reference("pol", "signed"));
+    assert!(o.status.success(), "signedBy passes: {}", text(&o));
+    let o = inspect(&reg.reference("open", "v1"));
+    assert!(
+        o.status.success(),
+        "insecureAcceptAnything passes: {}",
+        text(&o)
+    );
+    let o = inspect(&reg.reference("pol", "unsigned"));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let msg = text(&o);
+    assert!(
+        msg.contains(&reg.reference("pol", "unsigned"))
+            && msg.contains("signedBy")
+            && msg.contains("no signature found"),
+        "{msg}"
+    );
+    // The default rule rejects before anything is sent: a host that does not exist is refused
+    // by the policy, not by a connection error.
+    let o = inspect("registry.nowhere.invalid/x/y:v1");
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(text(&o).contains("rule default reject"), "{}", text(&o));
+    // sigstoreSigned needs use-sigstore-attachments, as in containers/image.
+    let o = inspect(&reg.reference("cos", "v1"));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(
+        text(&o).contains("use-sigstore-attachments"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(
+        rd.join("zz-attach.yaml"),
+        format!("docker:\n  {host}/cos:\n    use-sigstore-attachments: true\n"),
+    )
+    .expect("write");
+    let o = inspect(&reg.reference("cos", "v1"));
+    assert!(o.status.success(), "sigstoreSigned passes: {}", text(&o));
+    // OLMPACK_POLICY, and bundle pull leaves nothing behind when refused.
+    let o = out(olmpack(
+        d,
+        &[
+            "bundle",
+            "pull",
+            &reg.reference("pol", "unsigned"),
+            "pulled",
+        ],
+    )
+    .env("OLMPACK_POLICY", d.join("policy.json"))
+    .env("OLMPACK_REGISTRIES_D", &rd));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(!d.join("pulled").exists());
+    // An invalid policy is an error (2) naming the file.
+    std::fs::write(d.join("bad.json"), b"{").expect("write");
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "bundle",
+            "inspect",
+            &reg.reference("open", "v1"),
+            "--policy",
+            "bad.json",
+        ],
+    ));
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("bad.json"), "{}", text(&o));
+}
+
+#[test]
+fn build_push_signs_what_it_pushes() {
+    let reg = Registry::start(Mode::Plain);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "c"],
+    ));
+    let bundle = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let image = reg.reference("built/bundle", "v1");
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "bundle",
+            "build",
+            bundle.to_str().expect("utf8"),
+            "-t",
+            &image,
+            "--push",
+            "--sign-key",
+            "c.key",
+        ],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("signed sha256:"),
+        "{}",
+        text(&o)
+    );
+    let v = ok(&mut olmpack(d, &["verify", &image, "--key", "c.pub"]));
+    assert!(v.contains("cosign container image signature"), "{v}");
+    // A wrong passphrase stops the build before anything is pushed.
+    let other = reg.reference("built/never", "v1");
+    let o = out(olmpack(
+        d,
+        &[
+            "bundle",
+            "build",
+            bundle.to_str().expect("utf8"),
+            "-t",
+            &other,
+            "--push",
+            "--sign-key",
+            "c.key",
+        ],
+    )
+    .env("COSIGN_PASSWORD", "wrong"));
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("wrong passphrase"), "{}", text(&o));
+    let probe = out(tool("skopeo").args([
+        "inspect",
+        "--raw",
+        "--tls-verify=false",
+        &format!("docker://{other}"),
+    ]));
+    assert!(!probe.status.success(), "nothing was pushed");
+    // Signing without --push is refused.
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "bundle",
+            "build",
+            bundle.to_str().expect("utf8"),
+            "--sign-key",
+            "c.key",
+        ],
+    ));
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    // catalog build --push with simple signing by a key file.
+    let gpg = Gpg::new();
+    gpg.export(0, &d.join("one.gpg"));
+    gpg.export_secret(0, &d.join("one.sec.asc"));
+    let (rd, _store) = registries_d(d);
+    let rd_s = rd.to_str().expect("utf8");
+    let catalog = d.join("catalog/pkg");
+    std::fs::create_dir_all(&catalog).expect("mkdir");
+    std::fs::write(
+        catalog.join("catalog.json"),
+        br#"{"schema":"olm.package","name":"pkg","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"pkg","name":"stable","entries":[{"name":"pkg.v1.0.0"}]}
+{"schema":"olm.bundle","package":"pkg","name":"pkg.v1.0.0","image":"quay.io/x/pkg-bundle:v1.0.0","properties":[{"type":"olm.package","value":{"packageName":"pkg","version":"1.0.0"}}]}
+"#,
+    )
+    .expect("write");
+    let cat_image = reg.reference("built/catalog", "v1");
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "catalog",
+            "build",
+            "catalog",
+            "--no-validate",
+            "-t",
+            &cat_image,
+            "--push",
+            "--gpg-key",
+            "one.sec.asc",
+            "--registries-d",
+            rd_s,
+        ],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    let p_one = policy(d, "policy-one.json", &reg.host, &d.join("one.gpg"));
+    let (accepted, why) = skopeo_accepts(d, &cat_image, &p_one, &rd);
+    assert!(accepted, "skopeo accepts the signed catalog image: {why}");
 }

@@ -4,9 +4,9 @@
 use super::flags::{ColorChoice, RegistryArgs, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::validate_image;
-use crate::location::Location;
 use crate::findings::rules::Subject;
 use crate::legacy::packagemanifest::{self as pm, PackageDir, validate as pmvalidate};
+use crate::location::Location;
 use crate::validate::batch::internal_error_report;
 use crate::validate::bundle::validate_dirs;
 use crate::validate::{Group, Options, Rule, output};
@@ -80,8 +80,7 @@ pub fn run(args: &Args) -> Outcome {
     let reports = match &args.image {
         Some(reference) => {
             let registry = args.registry.options()?;
-            args.policy
-                .check(&Location::parse(reference)?, &registry)?;
+            args.policy.check(&Location::parse(reference)?, &registry)?;
             let validated = || {
                 validate_image(reference, &registry, &opts)
                     .map_err(|e| Failure::usage(super::error_chain(&e)))
