@@ -549,6 +549,9 @@ fn skopeo_accepts(d: &Path, image: &str, policy: &Path, rd: &Path) -> (bool, Str
         rd.to_str().expect("utf8"),
         "copy",
         "--quiet",
+        // An oci: layout cannot store simple signatures; the policy is checked on the source
+        // all the same.
+        "--remove-signatures",
         "--src-tls-verify=false",
         &format!("docker://{image}"),
         &format!("oci:{}:x", dest.display()),
@@ -644,7 +647,7 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     assert!(accepted, "skopeo accepts olmpack's signature: {why}");
     let (accepted, why) = skopeo_accepts(d, &ours, &p_two, &rd);
     assert!(!accepted, "skopeo refuses it under another key");
-    assert!(why.contains("ignature"), "{why}");
+    assert!(why.contains("Source image rejected"), "{why}");
 
     // By fingerprint, from the GnuPG home: a second signature, signature-2.
     ok(olmpack(
@@ -783,6 +786,7 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
         );
         let (accepted, why) = skopeo_accepts(d, &reference, &p_one, &rd);
         assert!(!accepted, "{case}: skopeo must refuse too: {why}");
+        assert!(why.contains("Source image rejected"), "{case}: {why}");
         ran += 1;
     }
     // A valid signature of image A moved to image B.
@@ -808,6 +812,7 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
     assert!(text(&o).contains("digest mismatch"), "moved: {}", text(&o));
     let (accepted, why) = skopeo_accepts(d, &ref_b, &p_one, &rd);
     assert!(!accepted, "moved: skopeo must refuse too: {why}");
+    assert!(why.contains("Source image rejected"), "moved: {why}");
     ran += 1;
     assert_eq!(ran, 7, "every tampering case ran");
 }
