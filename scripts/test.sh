@@ -24,6 +24,10 @@ command -v man >/dev/null 2>&1 || need+=(man-db)
 # time by grpc_tools) and curl (tests/cli/catalog_serve.rs).
 /usr/bin/python3 -c 'import grpc, grpc_tools' >/dev/null 2>&1 || need+=(python3-grpcio python3-grpc-tools)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# Signing (tests/cli/signing.rs): GnuPG for simple signing both ways with skopeo, and an
+# independent cosign implementation in Python (Debian's python3-cryptography and python3-nacl).
+command -v gpg >/dev/null 2>&1 || need+=(gnupg)
+/usr/bin/python3 -c 'import cryptography, nacl' >/dev/null 2>&1 || need+=(python3-cryptography python3-nacl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""
