@@ -7,7 +7,7 @@ use crate::reference::Reference;
 use crate::signature::lookaside::{self, RegistriesD};
 use crate::signature::simple::{self, GpgSigner, IdentityRule, Keyring};
 use crate::signature::store::Target;
-use crate::signature::{Checked, Rejection, SignatureError, cosign};
+use crate::signature::{Checked, SignatureError, cosign};
 use crate::transport::RegistryOptions;
 use p256::ecdsa::{SigningKey, VerifyingKey};
 
@@ -250,8 +250,8 @@ pub fn check_simple(
 }
 
 /// A one-line reason for a verification that found nothing to check.
-pub fn nothing_found(v: &Verification) -> Option<Rejection> {
+pub fn nothing_found(v: &Verification) -> Option<String> {
     v.checked
         .is_empty()
-        .then(|| Rejection::Malformed(format!("no signature found for {}", v.digest)))
+        .then(|| format!("no signature found for {}", v.digest))
 }

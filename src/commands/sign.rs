@@ -106,8 +106,8 @@ pub fn run_sign(args: &SignCmd) -> Outcome {
             "nothing to sign with: give --key FILE (cosign) and/or --gpg-key FILE|FINGERPRINT (simple signing)",
         ));
     }
-    let opts = args.sign.options()?;
     let location = Location::parse(&args.image)?.require_image()?;
+    let opts = args.sign.options()?;
     let registry = args.connection.options(Platform::default())?;
     let (digest, written) = action::sign(&location, &registry, &opts)?;
     for w in written {

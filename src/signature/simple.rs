@@ -49,7 +49,7 @@ impl GpgSigner {
     /// Reads a secret key (armored or binary) from `bytes`; `name` names it in errors.
     pub fn from_bytes(bytes: &[u8], name: &str, password: Vec<u8>) -> Result<Self, SignatureError> {
         let (keys, _) = PublicOrSecret::from_reader_many(bytes)
-            .map_err(|e| SignatureError::key(name, format!("not an OpenPGP key: {e}")))?;
+            .map_err(|e| SignatureError::key(name, format!("not an OpenPGP key: {}", short(&e))))?;
         let secret = keys.flatten().find_map(|k| match k {
             PublicOrSecret::Secret(key) => Some(key),
             PublicOrSecret::Public(_) => None,
@@ -107,6 +107,21 @@ impl GpgSigner {
     }
 }
 
+/// rpgp's parse errors can carry the whole input as a byte list: keep the first words.
+fn short(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let cut = text
+        .find(" Error(")
+        .or_else(|| text.find('['))
+        .unwrap_or(text.len())
+        .min(160);
+    let mut s: String = text.chars().take(cut).collect();
+    if s.len() < text.len() {
+        s.push_str(" (neither armored nor binary OpenPGP)");
+    }
+    s
+}
+
 fn hex_upper(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
@@ -128,8 +143,9 @@ impl Keyring {
 
     /// Adds the keys of another keyring.
     pub fn add(&mut self, bytes: &[u8], name: &str) -> Result<(), SignatureError> {
-        let (keys, _) = PublicOrSecret::from_reader_many(bytes)
-            .map_err(|e| SignatureError::key(name, format!("not an OpenPGP keyring: {e}")))?;
+        let (keys, _) = PublicOrSecret::from_reader_many(bytes).map_err(|e| {
+            SignatureError::key(name, format!("not an OpenPGP keyring: {}", short(&e)))
+        })?;
         let before = self.keys.len();
         for k in keys {
             match k {
@@ -138,7 +154,7 @@ impl Keyring {
                 Err(e) => {
                     return Err(SignatureError::key(
                         name,
-                        format!("not an OpenPGP keyring: {e}"),
+                        format!("not an OpenPGP keyring: {}", short(&e)),
                     ));
                 }
             }
@@ -165,8 +181,8 @@ impl Keyring {
         } else {
             Message::from_bytes(sig)
         };
-        let msg =
-            parsed.map_err(|e| Rejection::Malformed(format!("not an OpenPGP message: {e}")))?;
+        let msg = parsed
+            .map_err(|e| Rejection::Malformed(format!("not an OpenPGP message: {}", short(&e))))?;
         let mut msg = msg
             .decompress()
             .map_err(|e| Rejection::Malformed(format!("cannot decompress: {e}")))?;
