@@ -113,10 +113,7 @@ pub fn sign_target(target: &Target, opts: &SignOptions) -> Result<Vec<Written>, 
             (None, None) => String::new(),
         };
         let s = cosign::sign(target, key, &identity)?;
-        let base = target
-            .reference()
-            .map(|r| r.name())
-            .unwrap_or_else(|| target.name.clone());
+        let base = target.base_name();
         out.push(Written {
             format: "cosign",
             location: format!("{base}:{}", s.tag),

@@ -271,10 +271,7 @@ fn check_layer(
 }
 
 fn base_name(target: &Target) -> String {
-    match target.reference() {
-        Some(r) => r.name(),
-        None => target.name.clone(),
-    }
+    target.base_name()
 }
 
 /// DSSE's pre-authentication encoding.

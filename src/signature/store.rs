@@ -197,6 +197,15 @@ impl Target {
         })
     }
 
+    /// The repository or layout, without tag: what a signature tag is appended to in messages
+    /// (`quay.io/org/img`, `oci:PATH`).
+    pub fn base_name(&self) -> String {
+        match &self.place {
+            Where::Registry { reference, .. } => reference.name(),
+            Where::Layout { dir, .. } => format!("oci:{}", dir.display()),
+        }
+    }
+
     /// The registry reference, when the image is in a registry.
     pub fn reference(&self) -> Option<&Reference> {
         match &self.place {
