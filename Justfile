@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -88,3 +88,8 @@ bench-filter:
 # (../shared/olmv1/TIMES.tsv, one process per render).
 bench-olmv1:
     cargo bench --bench olmv1_render
+
+# Verify 1,000 cosign signatures of one OCI layout in one process (vs the 2 s budget), 1,000
+# OpenPGP simple signatures in-process, and what a cosign signature adds to a push (vs 50 ms).
+bench-sign:
+    cargo bench --bench sign

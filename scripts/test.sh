@@ -31,6 +31,10 @@ command -v dot >/dev/null 2>&1 || need+=(graphviz)
 # Root-only cases run as uid 1001 through setpriv, and tests that must not reach the internet run
 # under `unshare -n` (tests/support/proc.rs): both from util-linux.
 { command -v setpriv && command -v unshare; } >/dev/null 2>&1 || need+=(util-linux)
+# Signing (tests/cli/signing.rs): GnuPG for simple signing both ways with skopeo, and an
+# independent cosign implementation in Python (Debian's python3-cryptography and python3-nacl).
+command -v gpg >/dev/null 2>&1 || need+=(gnupg)
+/usr/bin/python3 -c 'import cryptography, nacl' >/dev/null 2>&1 || need+=(python3-cryptography python3-nacl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

@@ -45,6 +45,13 @@ enum TopCommand {
     Completions(commands::completions::Args),
     /// Print the manual page, or write one page per command with --output-dir.
     Man(commands::man::Args),
+    /// Sign an image: cosign (--key) and/or containers' simple signing (--gpg-key).
+    Sign(commands::sign::SignCmd),
+    /// Verify an image's cosign and simple signatures; exit 1 when none verifies.
+    Verify(commands::sign::VerifyCmd),
+    /// cosign key pairs.
+    #[command(subcommand)]
+    Key(commands::sign::KeyCmd),
 }
 
 #[derive(Debug, Subcommand)]
@@ -143,6 +150,9 @@ pub fn main() -> ExitCode {
         },
         TopCommand::Completions(a) => commands::completions::run(a),
         TopCommand::Man(a) => commands::man::run(a),
+        TopCommand::Sign(a) => commands::sign::run_sign(a),
+        TopCommand::Verify(a) => commands::sign::run_verify(a),
+        TopCommand::Key(c) => commands::sign::run_key(c),
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));
     match outcome {

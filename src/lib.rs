@@ -38,6 +38,7 @@ pub mod registry;
 pub mod scaffold;
 pub mod semver_range;
 pub mod serve;
+pub mod signature;
 pub mod transport;
 pub mod validate;
 pub mod yaml;

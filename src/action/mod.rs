@@ -30,3 +30,4 @@ pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod copy;
 pub mod labels;
+pub mod sign;

@@ -35,6 +35,7 @@ mod registry;
 mod rules_and_reports;
 mod second_hour;
 mod serve_cache;
+mod signing;
 mod sources;
 mod validate_image;
 mod validate_rules;

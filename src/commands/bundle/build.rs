@@ -74,6 +74,9 @@ pub struct Args {
     /// Registry connection flags for --push; `--platform` is the platform recorded in the image.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Sign what is pushed (cosign and/or simple signing).
+    #[command(flatten)]
+    pub sign: Box<super::super::sign::SignArgs>,
 }
 
 /// `--format` values.
@@ -104,6 +107,13 @@ pub fn run(args: &Args) -> Outcome {
             "--push needs at least one -t REF to push to",
         ));
     }
+    let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
+    // Read once (`--password-stdin` reads stdin), only for a push.
+    let registry_opts = if args.push {
+        args.registry.options()?
+    } else {
+        RegistryOptions::default()
+    };
     // With --push, a local copy is written only when --output asks for one.
     let dest: Option<Destination> = match (&args.output, args.push) {
         (Some(out), _) => Some(out.parse()?),
@@ -147,7 +157,7 @@ pub fn run(args: &Args) -> Outcome {
         },
         // Read only for a push (`--password-stdin` reads stdin).
         registry: if args.push {
-            args.registry.options()?
+            registry_opts.clone()
         } else {
             RegistryOptions::default()
         },
@@ -196,6 +206,9 @@ pub fn run(args: &Args) -> Outcome {
     println!("{} {}", built.digest, built.size);
     for reference in &built.pushed {
         println!("{reference}");
+    }
+    if let Some(opts) = &signing {
+        super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;
     }
     Ok(EXIT_OK)
 }

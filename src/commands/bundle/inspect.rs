@@ -33,11 +33,17 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before the image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
-    let opened = open_image(&Location::parse(&args.image)?, &args.registry.options()?)?;
+    let location = Location::parse(&args.image)?;
+    let registry = args.registry.options()?;
+    args.policy.check(&location, &registry)?;
+    let opened = open_image(&location, &registry)?;
     let report =
         inspect(&opened, args.no_files).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();

@@ -21,6 +21,9 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before the image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack bundle pull`.
@@ -47,7 +50,9 @@ pub fn run(args: &Args) -> Outcome {
     };
     std::fs::create_dir_all(&parent)
         .map_err(|e| Failure::usage(format!("cannot create {}: {e}", parent.display())))?;
-    let opened = open_image(&source, &args.registry.options()?)?;
+    let registry = args.registry.options()?;
+    args.policy.check(&source, &registry)?;
+    let opened = open_image(&source, &registry)?;
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-pull-")
         .tempdir_in(&parent)

@@ -6,6 +6,7 @@ use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::bundle_image::validate_image;
 use crate::findings::rules::Subject;
 use crate::legacy::packagemanifest::{self as pm, PackageDir, validate as pmvalidate};
+use crate::location::Location;
 use crate::validate::batch::internal_error_report;
 use crate::validate::bundle::validate_dirs;
 use crate::validate::{Group, Options, Rule, output};
@@ -56,6 +57,9 @@ pub struct Args {
     /// Registry connection flags for --image.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before --image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack bundle validate`.
@@ -75,8 +79,10 @@ pub fn run(args: &Args) -> Outcome {
     }
     let reports = match &args.image {
         Some(reference) => {
+            let registry = args.registry.options()?;
+            args.policy.check(&Location::parse(reference)?, &registry)?;
             let validated = || {
-                validate_image(reference, &args.registry.options()?, &opts)
+                validate_image(reference, &registry, &opts)
                     .map_err(|e| Failure::usage(super::error_chain(&e)))
             };
             match crate::guard::catch(validated) {

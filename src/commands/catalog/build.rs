@@ -100,6 +100,12 @@ pub struct Args {
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
+    /// Sign what is pushed (cosign and/or simple signing).
+    #[command(flatten)]
+    pub sign: Box<super::super::sign::SignArgs>,
+    /// Signature policy checked before --base is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack catalog build`.
@@ -108,6 +114,13 @@ pub fn run(args: &Args) -> Outcome {
         return Err(Failure::usage(
             "--push needs at least one -t REF to push to",
         ));
+    }
+    let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
+    // Read once (`--password-stdin` reads stdin).
+    let registry_opts = args.registry.options(Platform::default())?;
+    if let Some(base) = &args.base {
+        let location = crate::location::Location::parse(base)?;
+        args.policy.check(&location, &registry_opts)?;
     }
     let dest: Option<Destination> = match (&args.output, args.push) {
         (Some(out), _) => Some(out.parse()?),
@@ -138,7 +151,7 @@ pub fn run(args: &Args) -> Outcome {
             platforms,
             labels: label_map(&args.labels)?,
             source_date_epoch: source_date_epoch_from_env()?,
-            registry: args.registry.options(Platform::default())?,
+            registry: registry_opts.clone(),
             serve_cache: match (args.cache, args.no_cache) {
                 (true, _) => crate::serve::cache::ServeCache::Always,
                 (_, true) => crate::serve::cache::ServeCache::Never,
@@ -208,6 +221,9 @@ pub fn run(args: &Args) -> Outcome {
     println!("{} {}", built.digest, built.size);
     for r in &built.pushed {
         println!("{r}");
+    }
+    if let Some(opts) = &signing {
+        super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;
     }
     Ok(EXIT_OK)
 }

@@ -44,6 +44,9 @@ pub struct Args {
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
+    /// Signature policy checked before each image source is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `catalog render`.
@@ -66,6 +69,9 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Default::default()
     };
+    for source in &sources {
+        args.policy.check(source, &registry)?;
+    }
     let opts = RenderOptions {
         format: args.output.into(),
         image,

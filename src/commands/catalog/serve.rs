@@ -44,6 +44,9 @@ pub struct Args {
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
+    /// Signature policy checked before an image source is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `catalog serve` until SIGTERM or SIGINT.
@@ -177,6 +180,7 @@ fn open_source(args: &Args) -> Result<Source, Failure> {
         ))),
         Place::Local(_) | Place::Registry(_) => {
             let opts = args.registry.options()?;
+            args.policy.check(&location, &opts)?;
             let image = crate::transport::source::unpack_image(&location, &opts)
                 .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
             let Some(label) = image.labels.get(crate::catalog::CONFIGS_LABEL) else {

@@ -1,0 +1,369 @@
+//! `olmpack sign`, `olmpack verify` and `olmpack key generate`: flags in, one call to
+//! [`crate::action::sign`], the result printed. Exit codes of `verify`: 0 when a signature
+//! verifies (its payload printed), 1 when none does (why, for each one found), 2 for errors.
+
+use super::flags::ConnectionArgs;
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::sign::{self as action, SignOptions, VerifyOptions};
+use crate::image::Platform;
+use crate::location::Location;
+use crate::signature::keys;
+use crate::signature::lookaside::RegistriesD;
+use crate::signature::simple::{GpgSigner, Keyring};
+use std::path::{Path, PathBuf};
+
+/// The signing flags `sign`, `bundle build --push` and `catalog build --push` share.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Signing options")]
+pub struct SignArgs {
+    /// cosign private key file (`ENCRYPTED SIGSTORE PRIVATE KEY` or the older `ENCRYPTED
+    /// COSIGN PRIVATE KEY`); passphrase from $COSIGN_PASSWORD or --passphrase-file.
+    #[arg(long = "sign-key", visible_alias = "key", value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// OpenPGP secret key for containers' simple signing: a key file (armored or binary), or
+    /// the fingerprint of a key in your GnuPG keyring ($GNUPGHOME).
+    #[arg(long, value_name = "FILE|FINGERPRINT")]
+    pub gpg_key: Option<String>,
+    /// File holding the passphrase of the cosign key (or of the OpenPGP key); one trailing
+    /// newline is ignored.
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<PathBuf>,
+    /// The reference the signature claims (`docker-reference`); default: the image reference.
+    #[arg(long, value_name = "REF")]
+    pub identity: Option<String>,
+    /// registries.d folder naming the lookaside stores (default:
+    /// ~/.config/containers/registries.d, else /etc/containers/registries.d).
+    #[arg(long = "registries-d", value_name = "DIR")]
+    pub registries_d: Option<PathBuf>,
+}
+
+impl SignArgs {
+    /// Whether any signing was asked for.
+    pub fn wanted(&self) -> bool {
+        self.key.is_some() || self.gpg_key.is_some()
+    }
+
+    /// The library's signing options: keys read and decrypted now, before anything is pushed,
+    /// so a wrong passphrase costs no upload.
+    pub fn options(&self) -> Result<SignOptions, Failure> {
+        let mut opts = SignOptions {
+            identity: self.identity.clone(),
+            registries_d: RegistriesD::load(&RegistriesD::default_dir(
+                self.registries_d.as_deref(),
+            ))?,
+            ..SignOptions::default()
+        };
+        if let Some(path) = &self.key {
+            let pem = read(path)?;
+            let pass = keys::passphrase(self.passphrase_file.as_deref())?;
+            opts.cosign_key = Some(keys::decrypt_private_key(
+                &pem,
+                &pass,
+                &path.display().to_string(),
+            )?);
+        }
+        if let Some(k) = &self.gpg_key {
+            let pass = match &self.passphrase_file {
+                Some(p) if self.key.is_none() => keys::passphrase(Some(p))?,
+                _ => Vec::new(),
+            };
+            let path = Path::new(k);
+            opts.gpg = Some(if path.is_file() {
+                GpgSigner::from_bytes(&read(path)?, k, pass)?
+            } else if k.len() >= 16 && k.chars().all(|c| c.is_ascii_hexdigit()) {
+                GpgSigner::from_gnupg(k, pass)?
+            } else {
+                return Err(Failure::usage(format!(
+                    "--gpg-key {k}: no such file, and not a key fingerprint (16 or 40 hex digits)"
+                )));
+            });
+        }
+        Ok(opts)
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Arguments of `olmpack sign`.
+#[derive(Debug, clap::Args)]
+pub struct SignCmd {
+    /// Image: a registry reference or oci:PATH[:TAG].
+    pub image: String,
+    /// Keys and identity.
+    #[command(flatten)]
+    pub sign: SignArgs,
+    /// Registry options.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+}
+
+/// Runs `olmpack sign`.
+pub fn run_sign(args: &SignCmd) -> Outcome {
+    if !args.sign.wanted() {
+        return Err(Failure::usage(
+            "nothing to sign with: give --key FILE (cosign) and/or --gpg-key FILE|FINGERPRINT (simple signing)",
+        ));
+    }
+    let location = Location::parse(&args.image)?.require_image()?;
+    let opts = args.sign.options()?;
+    let registry = args.connection.options(Platform::default())?;
+    let (digest, written) = action::sign(&location, &registry, &opts)?;
+    for w in written {
+        let what = if w.added { "signed" } else { "already signed" };
+        println!("{what} {digest} ({}): {}", w.format, w.location);
+    }
+    Ok(EXIT_OK)
+}
+
+/// Output format of `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// One line per signature, then the verified payloads.
+    Text,
+    /// One JSON object: image, digest, and each signature with its payload or reason.
+    Json,
+}
+
+/// Arguments of `olmpack verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyCmd {
+    /// Image: a registry reference or oci:PATH[:TAG].
+    pub image: String,
+    /// cosign public key (PEM); repeat for several.
+    #[arg(long, value_name = "FILE")]
+    pub key: Vec<PathBuf>,
+    /// OpenPGP keyring (armored or binary) for simple signatures; repeat for several.
+    #[arg(long, value_name = "FILE")]
+    pub gpg_keyring: Vec<PathBuf>,
+    /// The identity a simple signature must claim (default: the image reference; for an oci:
+    /// layout, any, and the lookaside entry is found by this reference).
+    #[arg(long, value_name = "REF")]
+    pub identity: Option<String>,
+    /// registries.d folder naming the lookaside stores.
+    #[arg(long = "registries-d", value_name = "DIR")]
+    pub registries_d: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, short = 'o', value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Registry options.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+}
+
+/// Runs `olmpack verify`.
+pub fn run_verify(args: &VerifyCmd) -> Outcome {
+    if args.key.is_empty() && args.gpg_keyring.is_empty() {
+        return Err(Failure::usage(
+            "nothing to verify with: give --key FILE (cosign public key) and/or --gpg-keyring FILE",
+        ));
+    }
+    let mut opts = VerifyOptions {
+        identity: args.identity.clone(),
+        registries_d: RegistriesD::load(&RegistriesD::default_dir(args.registries_d.as_deref()))?,
+        ..VerifyOptions::default()
+    };
+    for k in &args.key {
+        opts.cosign_keys
+            .push(keys::parse_public_key(&read(k)?, &k.display().to_string())?);
+    }
+    for k in &args.gpg_keyring {
+        let bytes = read(k)?;
+        match &mut opts.keyring {
+            Some(ring) => ring.add(&bytes, &k.display().to_string())?,
+            None => opts.keyring = Some(Keyring::from_bytes(&bytes, &k.display().to_string())?),
+        }
+    }
+    let location = Location::parse(&args.image)?.require_image()?;
+    let registry = args.connection.options(Platform::default())?;
+    let results = action::verify(&location, &registry, &opts)?;
+    let mut all_ok = true;
+    let mut images = Vec::new();
+    for (image, v) in &results {
+        let ok = v.any_valid();
+        all_ok &= ok;
+        match args.output {
+            OutputFormat::Json => {
+                let sigs: Vec<serde_json::Value> = v
+                    .checked
+                    .iter()
+                    .map(|(format, c)| match &c.result {
+                        Ok(p) => serde_json::json!({"format": format, "source": c.source, "verified": true, "payload": p}),
+                        Err(r) => serde_json::json!({"format": format, "source": c.source, "verified": false, "reason": r.to_string()}),
+                    })
+                    .collect();
+                images.push(serde_json::json!({
+                    "image": image,
+                    "digest": v.digest,
+                    "verified": ok,
+                    "signatures": sigs,
+                }));
+            }
+            OutputFormat::Text => {
+                for (format, c) in &v.checked {
+                    match &c.result {
+                        Ok(p) => {
+                            println!("verified ({format}) {}", c.source);
+                            println!("{p}");
+                        }
+                        Err(r) => eprintln!("refused ({format}) {}: {r}", c.source),
+                    }
+                }
+            }
+        }
+        if let Some(r) = action::nothing_found(v) {
+            eprintln!("error: {image}: {r}");
+        } else if !ok {
+            eprintln!("error: {image}: no signature of {} verifies", v.digest);
+        }
+    }
+    if args.output == OutputFormat::Json {
+        let out = match images.len() {
+            1 => images.remove(0),
+            _ => serde_json::json!({"image": args.image, "verified": all_ok, "images": images}),
+        };
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    }
+    Ok(if all_ok { EXIT_OK } else { EXIT_FINDINGS })
+}
+
+/// `olmpack key` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum KeyCmd {
+    /// Generate a cosign key pair (ECDSA P-256): PREFIX.key (encrypted, as cosign writes it)
+    /// and PREFIX.pub.
+    Generate(GenerateArgs),
+}
+
+/// Arguments of `olmpack key generate`.
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Output prefix: writes PREFIX.key and PREFIX.pub.
+    #[arg(long, default_value = "cosign", value_name = "PREFIX")]
+    pub output_key_prefix: String,
+    /// File holding the passphrase (else $COSIGN_PASSWORD, which may be empty).
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<PathBuf>,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `olmpack key ...`.
+pub fn run_key(cmd: &KeyCmd) -> Outcome {
+    let KeyCmd::Generate(args) = cmd;
+    let key_path = PathBuf::from(format!("{}.key", args.output_key_prefix));
+    let pub_path = PathBuf::from(format!("{}.pub", args.output_key_prefix));
+    if !args.force {
+        for p in [&key_path, &pub_path] {
+            if p.exists() {
+                return Err(Failure::usage(format!(
+                    "{} exists; give --force to overwrite it",
+                    p.display()
+                )));
+            }
+        }
+    }
+    let pass = keys::passphrase(args.passphrase_file.as_deref())?;
+    let pair = keys::generate(&pass)?;
+    crate::fsio::write(
+        &key_path,
+        pair.private_pem.as_bytes(),
+        crate::fsio::Options {
+            mode: 0o600,
+            keep_mode: false,
+            create_parent: false,
+        },
+    )?;
+    crate::fsio::write(
+        &pub_path,
+        pair.public_pem.as_bytes(),
+        crate::fsio::Options {
+            mode: 0o644,
+            keep_mode: false,
+            create_parent: false,
+        },
+    )?;
+    eprintln!(
+        "Private key written to {}\nPublic key written to {}",
+        key_path.display(),
+        pub_path.display()
+    );
+    Ok(EXIT_OK)
+}
+
+/// `--policy`: the containers policy.json every image read is checked against first.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Signature policy")]
+pub struct PolicyArgs {
+    /// containers policy.json to check images against before reading them (`default`:
+    /// ~/.config/containers/policy.json, else /etc/containers/policy.json). Also
+    /// $OLMPACK_POLICY. Lookaside stores come from registries.d ($OLMPACK_REGISTRIES_D, else
+    /// ~/.config/containers/registries.d, else /etc/containers/registries.d).
+    #[arg(long, value_name = "FILE|default")]
+    pub policy: Option<String>,
+}
+
+impl PolicyArgs {
+    /// Checks `location` against the policy, when one is given; registry references and
+    /// `oci:` layouts are checked, folders are not images and pass.
+    pub fn check(
+        &self,
+        location: &Location,
+        registry: &crate::transport::RegistryOptions,
+    ) -> Result<(), Failure> {
+        use crate::signature::policy::{Policy, PolicyError};
+        let Some(path) = Policy::locate(self.policy.as_deref())? else {
+            return Ok(());
+        };
+        if matches!(location.place(), crate::location::Place::Path(_)) {
+            return Ok(());
+        }
+        let policy = Policy::load(&path)?;
+        let rd_dir = std::env::var_os("OLMPACK_REGISTRIES_D").map(PathBuf::from);
+        let rd = RegistriesD::load(&RegistriesD::default_dir(rd_dir.as_deref()))?;
+        match policy.check(location, registry, &rd) {
+            Ok(()) => Ok(()),
+            Err(PolicyError::Refused(r)) => Err(Failure::with_code(EXIT_FINDINGS, r.to_string())),
+            Err(e) => Err(Failure::usage(super::error_chain(&e))),
+        }
+    }
+}
+
+/// The signing step of `bundle build --push` and `catalog build --push`: each pushed
+/// `REF:TAG@DIGEST` signed as `opts` say, reported on stderr (stdout keeps the build's own
+/// lines).
+pub fn sign_pushed(
+    opts: &SignOptions,
+    pushed: &[String],
+    registry: &crate::transport::RegistryOptions,
+) -> Result<(), Failure> {
+    for reference in pushed {
+        let location = Location::parse(reference)?;
+        let (digest, written) = action::sign(&location, registry, opts).map_err(|e| {
+            Failure::usage(format!(
+                "pushed {reference}, but signing it failed: {}",
+                super::error_chain(&e)
+            ))
+        })?;
+        for w in written {
+            eprintln!("signed {digest} ({}): {}", w.format, w.location);
+        }
+    }
+    Ok(())
+}
+
+/// Reads the signing keys of a build before anything is built or pushed; signing needs
+/// `--push` (a signature names a registry image).
+pub fn build_sign_options(sign: &SignArgs, push: bool) -> Result<Option<SignOptions>, Failure> {
+    if !sign.wanted() {
+        return Ok(None);
+    }
+    if !push {
+        return Err(Failure::usage(
+            "--sign-key/--gpg-key sign what is pushed: add --push (or sign a layout with olmpack sign oci:PATH)",
+        ));
+    }
+    sign.options().map(Some)
+}

@@ -1,0 +1,453 @@
+//! cosign's signatures made with a key, as `specs/SIGNATURE_SPEC.md` of sigstore/cosign
+//! specifies them, and cosign v3's Sigstore bundles (checked with a key, offline).
+//!
+//! Tag-based storage: the signatures of the manifest `sha256:<hex>` are the layers of the image
+//! manifest tagged `sha256-<hex>.sig` in the same repository. Each layer is one signature: its
+//! blob is the payload (media type `application/vnd.dev.cosign.simplesigning.v1+json`) and its
+//! `dev.cosignproject.cosign/signature` annotation is the base64 ASN.1 ECDSA signature of the
+//! payload bytes (SHA-256). Signing again adds a layer; it never replaces one.
+//!
+//! Sigstore bundles (cosign v3 `--new-bundle-format`): OCI 1.1 referrers of the image with
+//! artifact type `application/vnd.dev.sigstore.bundle.v0.3+json`, whose layer is the bundle
+//! JSON; with a key, the bundle holds a DSSE envelope over an in-toto statement naming the
+//! image digest. The transparency-log entries are not checked (offline, key-based trust).
+
+use super::store::{Target, descriptor_of};
+use super::{Checked, Rejection, SignatureError, sha256_digest};
+use crate::image::{Blob, Descriptor};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use p256::ecdsa::signature::{Signer, Verifier};
+use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
+
+/// Media type of a cosign simple-signing payload layer.
+pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
+/// Annotation holding the base64 signature of a payload layer.
+pub const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
+/// `critical.type` of a cosign payload.
+pub const PAYLOAD_TYPE: &str = "cosign container image signature";
+/// Media type (and artifact type) of a Sigstore bundle v0.3.
+pub const BUNDLE_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+json";
+/// The in-toto predicate type cosign v3 signs images with.
+pub const SIGN_PREDICATE_TYPE: &str = "https://sigstore.dev/cosign/sign/v1";
+
+/// The tag holding the cosign signatures of `digest` (`sha256-<hex>.sig`).
+pub fn signature_tag(digest: &str) -> String {
+    format!("{}.sig", digest.replacen(':', "-", 1))
+}
+
+/// The payload cosign writes, byte for byte (Go's struct order, `"optional":null`).
+pub fn payload(identity: &str, digest: &str) -> Vec<u8> {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    format!(
+        "{{\"critical\":{{\"identity\":{{\"docker-reference\":{}}},\"image\":{{\"docker-manifest-digest\":{}}},\"type\":{}}},\"optional\":null}}",
+        q(identity),
+        q(digest),
+        q(PAYLOAD_TYPE)
+    )
+    .into_bytes()
+}
+
+/// What `sign` did.
+#[derive(Debug, Clone)]
+pub struct Signed {
+    /// The tag written.
+    pub tag: String,
+    /// The digest of the signature manifest.
+    pub manifest_digest: String,
+    /// How many signatures the tag holds now.
+    pub count: usize,
+    /// False when the very same signature was already there (nothing was written).
+    pub added: bool,
+}
+
+/// Signs `target` with `key`: adds one layer to its `sha256-<hex>.sig` manifest (creating it
+/// when missing), keeping every signature already there. `identity` is the
+/// `critical.identity.docker-reference` (the repository, as cosign writes it).
+pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed, SignatureError> {
+    let tag = signature_tag(&target.digest);
+    let body = payload(identity, &target.digest);
+    let sig: Signature = key.sign(&body);
+    let sig_b64 = B64.encode(sig.to_der().as_bytes());
+    let payload_digest = sha256_digest(&body);
+    let mut layers: Vec<serde_json::Value> = Vec::new();
+    if let Some(existing) = target.manifest_by_tag(&tag)? {
+        let v: serde_json::Value = serde_json::from_slice(&existing.bytes).map_err(|e| {
+            SignatureError::Unsupported(format!("{tag} exists but is not a manifest: {e}"))
+        })?;
+        layers = v["layers"].as_array().cloned().unwrap_or_default();
+    }
+    if layers.iter().any(|l| {
+        l["digest"].as_str() == Some(payload_digest.as_str())
+            && l["annotations"][SIGNATURE_ANNOTATION].as_str() == Some(sig_b64.as_str())
+    }) {
+        let count = layers.len();
+        return Ok(Signed {
+            tag,
+            manifest_digest: String::new(),
+            count,
+            added: false,
+        });
+    }
+    let mut blobs = Vec::new();
+    for l in &layers {
+        if let Some(d) = descriptor_of(l) {
+            blobs.push(target.existing_blob(d));
+        }
+    }
+    let new_layer = Blob::memory(PAYLOAD_MEDIA_TYPE, body);
+    layers.push(serde_json::json!({
+        "mediaType": PAYLOAD_MEDIA_TYPE,
+        "size": new_layer.descriptor.size,
+        "digest": new_layer.descriptor.digest,
+        "annotations": {SIGNATURE_ANNOTATION: sig_b64},
+    }));
+    blobs.push(new_layer);
+    let diff_ids: Vec<&str> = layers.iter().filter_map(|l| l["digest"].as_str()).collect();
+    let config_bytes = serde_json::to_vec(&serde_json::json!({
+        "architecture": "",
+        "created": "0001-01-01T00:00:00Z",
+        "history": [{"created": "0001-01-01T00:00:00Z"}],
+        "os": "",
+        "rootfs": {"type": "layers", "diff_ids": diff_ids},
+        "config": {},
+    }))
+    .map_err(|e| SignatureError::Unsupported(e.to_string()))?;
+    let config = Blob::memory("application/vnd.oci.image.config.v1+json", config_bytes);
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": crate::registry::pull::OCI_MANIFEST,
+        "config": {
+            "mediaType": config.descriptor.media_type,
+            "size": config.descriptor.size,
+            "digest": config.descriptor.digest,
+        },
+        "layers": layers,
+    });
+    let bytes =
+        serde_json::to_vec(&manifest).map_err(|e| SignatureError::Unsupported(e.to_string()))?;
+    let count = layers.len();
+    let manifest_digest = target.write_manifest(bytes, config, blobs, &tag)?;
+    Ok(Signed {
+        tag,
+        manifest_digest,
+        count,
+        added: true,
+    })
+}
+
+/// Checks a payload's signature against the keys; the index of the key that verified.
+fn check_signature(keys: &[VerifyingKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
+    let raw = B64
+        .decode(sig_b64.trim().as_bytes())
+        .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
+    let sig = Signature::from_der(&raw)
+        .map_err(|_| Rejection::Malformed("signature is not an ASN.1 ECDSA signature".into()))?;
+    if keys.iter().any(|k| k.verify(body, &sig).is_ok()) {
+        Ok(())
+    } else {
+        Err(Rejection::WrongKey(
+            "the signature does not verify with the key given".into(),
+        ))
+    }
+}
+
+/// A JSON object member looked up as Go's encoding/json does (exact, else case-insensitive).
+fn member<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
+    let obj = v.as_object()?;
+    obj.get(key).or_else(|| {
+        obj.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })
+}
+
+/// Checks a verified simple-signing payload: type, digest, and (when known) identity.
+fn check_payload(
+    body: &[u8],
+    digest: &str,
+    expected_repo: Option<&str>,
+) -> Result<serde_json::Value, Rejection> {
+    let v: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| Rejection::Malformed(format!("payload is not JSON: {e}")))?;
+    let critical = member(&v, "critical")
+        .filter(|c| c.is_object())
+        .ok_or_else(|| Rejection::Malformed("payload has no critical section".into()))?;
+    let typ = member(critical, "type").and_then(|t| t.as_str());
+    if typ != Some(PAYLOAD_TYPE) {
+        return Err(Rejection::Malformed(format!(
+            "critical.type is {typ:?}, expected {PAYLOAD_TYPE:?}"
+        )));
+    }
+    let found = member(critical, "image")
+        .and_then(|i| member(i, "docker-manifest-digest"))
+        .and_then(|d| d.as_str())
+        .ok_or_else(|| {
+            Rejection::Malformed("payload has no critical.image.docker-manifest-digest".into())
+        })?;
+    if found != digest {
+        return Err(Rejection::DigestMismatch {
+            expected: digest.to_string(),
+            found: found.to_string(),
+        });
+    }
+    let identity = member(critical, "identity")
+        .and_then(|i| member(i, "docker-reference"))
+        .and_then(|d| d.as_str())
+        .unwrap_or_default();
+    if let Some(repo) = expected_repo
+        && !identity.is_empty()
+        && repository_of(identity) != repo
+    {
+        return Err(Rejection::IdentityMismatch {
+            expected: repo.to_string(),
+            found: identity.to_string(),
+        });
+    }
+    Ok(v)
+}
+
+/// `registry/repo` of a reference string (tag and digest dropped); the string itself when it
+/// does not parse.
+pub fn repository_of(reference: &str) -> String {
+    crate::reference::Reference::parse(reference)
+        .map(|r| r.name())
+        .unwrap_or_else(|_| reference.to_string())
+}
+
+/// Verifies every cosign signature of `target` (the `.sig` tag, then Sigstore bundle
+/// referrers) against `keys`. `expected_repo` is the repository a payload's identity must name
+/// (cosign itself ignores it; olmpack refuses a signature copied from another repository).
+pub fn verify(
+    target: &Target,
+    keys: &[VerifyingKey],
+    expected_repo: Option<&str>,
+) -> Result<Vec<Checked>, SignatureError> {
+    let mut out = Vec::new();
+    let tag = signature_tag(&target.digest);
+    if let Some(m) = target.manifest_by_tag(&tag)? {
+        let where_ = format!("{}:{tag}", base_name(target));
+        match serde_json::from_slice::<serde_json::Value>(&m.bytes) {
+            Err(e) => out.push(Checked {
+                source: where_,
+                result: Err(Rejection::Malformed(format!("not a manifest: {e}"))),
+            }),
+            Ok(v) => {
+                let layers = v["layers"].as_array().cloned().unwrap_or_default();
+                for (i, layer) in layers.iter().enumerate() {
+                    let source = format!("{where_} layer {}", i + 1);
+                    let result = check_layer(target, layer, keys, expected_repo);
+                    out.push(Checked { source, result });
+                }
+            }
+        }
+    }
+    out.extend(verify_bundles(target, keys)?);
+    Ok(out)
+}
+
+fn check_layer(
+    target: &Target,
+    layer: &serde_json::Value,
+    keys: &[VerifyingKey],
+    expected_repo: Option<&str>,
+) -> Result<serde_json::Value, Rejection> {
+    let mt = layer["mediaType"].as_str().unwrap_or_default();
+    if mt != PAYLOAD_MEDIA_TYPE {
+        return Err(Rejection::Malformed(format!(
+            "layer media type is {mt:?}, expected {PAYLOAD_MEDIA_TYPE:?}"
+        )));
+    }
+    let sig = layer["annotations"][SIGNATURE_ANNOTATION]
+        .as_str()
+        .ok_or_else(|| Rejection::Malformed(format!("no {SIGNATURE_ANNOTATION} annotation")))?;
+    let desc = descriptor_of(layer)
+        .ok_or_else(|| Rejection::Malformed("layer descriptor is invalid".into()))?;
+    let body = target
+        .blob(&desc)
+        .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
+    check_signature(keys, &body, sig)?;
+    check_payload(&body, &target.digest, expected_repo)
+}
+
+fn base_name(target: &Target) -> String {
+    target.base_name()
+}
+
+/// DSSE's pre-authentication encoding.
+fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "DSSEv1 {} {} {} ",
+        payload_type.len(),
+        payload_type,
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Finds the Sigstore bundle referrers of `target` and verifies each.
+fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>, SignatureError> {
+    let mut candidates: Vec<Descriptor> = Vec::new();
+    if let Some(index) = target.referrers_index()? {
+        for m in index["manifests"].as_array().into_iter().flatten() {
+            if m["artifactType"].as_str() == Some(BUNDLE_MEDIA_TYPE)
+                && let Some(d) = descriptor_of(m)
+            {
+                candidates.push(d);
+            }
+        }
+    }
+    // In an OCI layout, referrers are index.json entries announcing the artifact type; their
+    // manifest's subject must be this image (checked below).
+    for d in target.layout_artifacts(BUNDLE_MEDIA_TYPE) {
+        if !candidates.contains(&d) {
+            candidates.push(d);
+        }
+    }
+    let mut out = Vec::new();
+    for d in candidates {
+        let Ok(bytes) = target.manifest_by_digest(&d.digest) else {
+            continue;
+        };
+        let Ok(m) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        let art = m["artifactType"]
+            .as_str()
+            .or(m["config"]["mediaType"].as_str());
+        if art != Some(BUNDLE_MEDIA_TYPE)
+            || m["subject"]["digest"].as_str() != Some(target.digest.as_str())
+        {
+            continue;
+        }
+        let source = format!("{} referrer {}", base_name(target), d.digest);
+        let result = (|| {
+            let layer = m["layers"]
+                .as_array()
+                .and_then(|l| l.first())
+                .ok_or_else(|| Rejection::Malformed("bundle manifest has no layer".into()))?;
+            let mt = layer["mediaType"].as_str().unwrap_or_default();
+            if mt != BUNDLE_MEDIA_TYPE {
+                return Err(Rejection::Malformed(format!(
+                    "bundle layer media type is {mt:?}, expected {BUNDLE_MEDIA_TYPE:?}"
+                )));
+            }
+            let desc = descriptor_of(layer)
+                .ok_or_else(|| Rejection::Malformed("bundle layer descriptor is invalid".into()))?;
+            let body = target
+                .blob(&desc)
+                .map_err(|e| Rejection::Malformed(format!("cannot read the bundle: {e}")))?;
+            check_bundle(&body, &target.digest, keys)
+        })();
+        out.push(Checked { source, result });
+    }
+    Ok(out)
+}
+
+/// Verifies one Sigstore bundle (v0.3 JSON) for the image `digest` with `keys`.
+pub fn check_bundle(
+    bundle: &[u8],
+    digest: &str,
+    keys: &[VerifyingKey],
+) -> Result<serde_json::Value, Rejection> {
+    let v: serde_json::Value = serde_json::from_slice(bundle)
+        .map_err(|e| Rejection::Malformed(format!("bundle is not JSON: {e}")))?;
+    let mt = v["mediaType"].as_str().unwrap_or_default();
+    if mt != BUNDLE_MEDIA_TYPE && mt != "application/vnd.dev.sigstore.bundle+json;version=0.3" {
+        return Err(Rejection::Malformed(format!(
+            "bundle media type is {mt:?}, expected {BUNDLE_MEDIA_TYPE:?}"
+        )));
+    }
+    let env = &v["dsseEnvelope"];
+    if !env.is_object() {
+        return Err(Rejection::Malformed(
+            "bundle has no dsseEnvelope (a messageSignature bundle signs a blob, not an image)"
+                .into(),
+        ));
+    }
+    let payload_type = env["payloadType"].as_str().unwrap_or_default();
+    let body = B64
+        .decode(env["payload"].as_str().unwrap_or_default())
+        .map_err(|e| Rejection::Malformed(format!("DSSE payload is not base64: {e}")))?;
+    let sigs = env["signatures"].as_array().cloned().unwrap_or_default();
+    if sigs.is_empty() {
+        return Err(Rejection::Malformed(
+            "DSSE envelope has no signature".into(),
+        ));
+    }
+    let message = pae(payload_type, &body);
+    let mut last = Rejection::Malformed("no signature".into());
+    let mut ok = false;
+    for s in &sigs {
+        match check_signature(keys, &message, s["sig"].as_str().unwrap_or_default()) {
+            Ok(()) => {
+                ok = true;
+                break;
+            }
+            Err(e) => last = e,
+        }
+    }
+    if !ok {
+        return Err(last);
+    }
+    if payload_type != "application/vnd.in-toto+json" {
+        return Err(Rejection::Malformed(format!(
+            "DSSE payload type is {payload_type:?}, expected an in-toto statement"
+        )));
+    }
+    let statement: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| Rejection::Malformed(format!("in-toto statement is not JSON: {e}")))?;
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    let subjects = statement["subject"].as_array().cloned().unwrap_or_default();
+    if !subjects
+        .iter()
+        .any(|s| s["digest"]["sha256"].as_str() == Some(hex))
+    {
+        let found = subjects
+            .first()
+            .and_then(|s| s["digest"]["sha256"].as_str())
+            .map(|h| format!("sha256:{h}"))
+            .unwrap_or_else(|| "no subject".into());
+        return Err(Rejection::DigestMismatch {
+            expected: digest.to_string(),
+            found,
+        });
+    }
+    Ok(statement)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_is_cosigns_bytes() {
+        let p = payload("quay.io/x/y", "sha256:ab");
+        assert_eq!(
+            std::str::from_utf8(&p).unwrap(),
+            r#"{"critical":{"identity":{"docker-reference":"quay.io/x/y"},"image":{"docker-manifest-digest":"sha256:ab"},"type":"cosign container image signature"},"optional":null}"#
+        );
+        assert_eq!(signature_tag("sha256:ab"), "sha256-ab.sig");
+    }
+
+    #[test]
+    fn payload_checks_refuse_each_tampering() {
+        let d = "sha256:aa";
+        let ok = payload("quay.io/x/y", d);
+        assert!(check_payload(&ok, d, Some("quay.io/x/y")).is_ok());
+        assert!(matches!(
+            check_payload(&ok, "sha256:bb", None),
+            Err(Rejection::DigestMismatch { .. })
+        ));
+        assert!(matches!(
+            check_payload(&payload("quay.io/x/z", d), d, Some("quay.io/x/y")),
+            Err(Rejection::IdentityMismatch { .. })
+        ));
+        assert!(matches!(
+            check_payload(b"{", d, None),
+            Err(Rejection::Malformed(_))
+        ));
+    }
+}

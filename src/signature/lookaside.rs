@@ -1,0 +1,319 @@
+//! `registries.d` (containers-registries.d(5)) and the lookaside store of simple signatures.
+//!
+//! Each YAML file of the folder may hold `default-docker:` and `docker:` (a map from
+//! `host[:port][/path…]` namespaces to settings); the most specific namespace that contains the
+//! repository wins, else `default-docker`. Settings olmpack uses: `lookaside` (read, and write
+//! when there is no staging one), `lookaside-staging` (write), the older names `sigstore` and
+//! `sigstore-staging`, and `use-sigstore-attachments`. With no setting at all, containers/image
+//! uses `file:///var/lib/containers/sigstore` for root and
+//! `file://$HOME/.local/share/containers/sigstore` otherwise; so does olmpack.
+//!
+//! Signatures of `host/repo@sha256:<hex>` live at `<base>/repo@sha256=<hex>/signature-N`,
+//! N from 1, read until the first one that is missing.
+
+use super::SignatureError;
+use std::path::{Path, PathBuf};
+
+/// Settings for one repository, after namespace resolution.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Where signatures are read from.
+    pub lookaside: Option<String>,
+    /// Where signatures are written to (falls back to `lookaside`).
+    pub lookaside_staging: Option<String>,
+    /// Whether sigstore signatures are attached to images (cosign's `.sig` tags).
+    pub use_sigstore_attachments: bool,
+}
+
+/// The parsed `registries.d` folder.
+#[derive(Debug, Clone, Default)]
+pub struct RegistriesD {
+    default: Settings,
+    namespaces: Vec<(String, Settings)>,
+    /// Whether any file configured anything (else the built-in default store applies).
+    configured: bool,
+}
+
+fn settings_of(v: &serde_json::Value) -> Settings {
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    Settings {
+        lookaside: s("lookaside").or_else(|| s("sigstore")),
+        lookaside_staging: s("lookaside-staging").or_else(|| s("sigstore-staging")),
+        use_sigstore_attachments: v
+            .get("use-sigstore-attachments")
+            .and_then(|x| x.as_bool())
+            .unwrap_or(false),
+    }
+}
+
+impl RegistriesD {
+    /// The folder to read: `--registries-d DIR`, else `$HOME/.config/containers/registries.d`
+    /// when it exists, else `/etc/containers/registries.d` (containers/image's order).
+    pub fn default_dir(given: Option<&Path>) -> PathBuf {
+        if let Some(d) = given {
+            return d.to_path_buf();
+        }
+        if let Some(home) = std::env::var_os("HOME") {
+            let user = Path::new(&home).join(".config/containers/registries.d");
+            if user.is_dir() {
+                return user;
+            }
+        }
+        PathBuf::from("/etc/containers/registries.d")
+    }
+
+    /// Reads every `*.yaml`/`*.yml` file of `dir` (a missing folder configures nothing).
+    pub fn load(dir: &Path) -> Result<Self, SignatureError> {
+        let mut out = RegistriesD::default();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(source) => {
+                return Err(SignatureError::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|source| SignatureError::Io {
+                path: file.clone(),
+                source,
+            })?;
+            let docs = crate::yaml::parse_stream(&text).map_err(|e| SignatureError::Config {
+                path: file.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            for doc in docs {
+                let v = doc.root.to_json();
+                if let Some(d) = v.get("default-docker") {
+                    out.default = settings_of(d);
+                    out.configured = true;
+                }
+                if let Some(map) = v.get("docker").and_then(|d| d.as_object()) {
+                    for (ns, s) in map {
+                        out.namespaces.push((ns.clone(), settings_of(s)));
+                        out.configured = true;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The settings for `registry/repository` (most specific namespace first, field by field
+    /// as containers/image merges them: a namespace's unset field does not fall back).
+    pub fn settings_for(&self, name: &str) -> Settings {
+        let mut best: Option<&(String, Settings)> = None;
+        for entry in &self.namespaces {
+            let ns = entry.0.as_str();
+            let matches = name == ns
+                || (name.starts_with(ns) && name.as_bytes().get(ns.len()) == Some(&b'/'));
+            if matches && best.is_none_or(|b| b.0.len() < ns.len()) {
+                best = Some(entry);
+            }
+        }
+        let mut s = best
+            .map(|b| b.1.clone())
+            .unwrap_or_else(|| self.default.clone());
+        if !self.configured && s.lookaside.is_none() {
+            s.lookaside = Some(builtin_default());
+        }
+        s
+    }
+}
+
+fn builtin_default() -> String {
+    // SAFETY-free check of the effective uid through /proc: root uses the system store.
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false);
+    match (root, std::env::var_os("HOME")) {
+        (false, Some(home)) => format!(
+            "file://{}/.local/share/containers/sigstore",
+            Path::new(&home).display()
+        ),
+        _ => "file:///var/lib/containers/sigstore".into(),
+    }
+}
+
+/// The URL of signature number `n` (1-based) of `repository_path@digest` under `base`.
+pub fn signature_url(base: &str, repository_path: &str, digest: &str, n: usize) -> String {
+    let (algo, hex) = digest.split_once(':').unwrap_or(("sha256", digest));
+    format!(
+        "{}/{repository_path}@{algo}={hex}/signature-{n}",
+        base.trim_end_matches('/')
+    )
+}
+
+fn file_path(url: &str) -> Option<PathBuf> {
+    url.strip_prefix("file://").map(PathBuf::from)
+}
+
+/// Reads every signature of `repository_path@digest` from the store at `base` (`file://`,
+/// `http://`, `https://`): signature-1, -2, … until the first missing one (at most 1000).
+pub fn read_all(
+    base: &str,
+    repository_path: &str,
+    digest: &str,
+) -> Result<Vec<(String, Vec<u8>)>, SignatureError> {
+    let mut out = Vec::new();
+    let http = if base.starts_with("http://") || base.starts_with("https://") {
+        Some(
+            reqwest::blocking::Client::builder()
+                .timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|e| SignatureError::Lookaside {
+                    url: base.to_string(),
+                    reason: e.to_string(),
+                })?,
+        )
+    } else if base.starts_with("file://") {
+        None
+    } else {
+        return Err(SignatureError::Lookaside {
+            url: base.to_string(),
+            reason: "only file://, http:// and https:// lookaside stores are supported".into(),
+        });
+    };
+    for n in 1..=1000 {
+        let url = signature_url(base, repository_path, digest, n);
+        let err = |reason: String| SignatureError::Lookaside {
+            url: url.clone(),
+            reason,
+        };
+        let bytes = match (&http, file_path(&url)) {
+            (None, Some(path)) => match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                Err(e) => return Err(err(e.to_string())),
+            },
+            (Some(client), _) => {
+                let resp = client.get(&url).send().map_err(|e| err(e.to_string()))?;
+                match resp.status().as_u16() {
+                    200 => {
+                        let mut buf = Vec::new();
+                        use std::io::Read;
+                        resp.take(4 << 20)
+                            .read_to_end(&mut buf)
+                            .map_err(|e| err(e.to_string()))?;
+                        buf
+                    }
+                    404 => break,
+                    s => return Err(err(format!("HTTP {s}"))),
+                }
+            }
+            _ => break,
+        };
+        out.push((url, bytes));
+    }
+    Ok(out)
+}
+
+/// Writes `signature` as the next free `signature-N` of `repository_path@digest` in the
+/// `file://` store `base` (containers/image writes only to files too); an identical
+/// signature already there is not written twice. Returns the URL.
+pub fn write_next(
+    base: &str,
+    repository_path: &str,
+    digest: &str,
+    signature: &[u8],
+) -> Result<String, SignatureError> {
+    if !base.starts_with("file://") {
+        return Err(SignatureError::Lookaside {
+            url: base.to_string(),
+            reason: "olmpack writes signatures to file:// stores only (as skopeo does); publish the folder with a web server".into(),
+        });
+    }
+    for n in 1..=1000 {
+        let url = signature_url(base, repository_path, digest, n);
+        let Some(path) = file_path(&url) else {
+            break;
+        };
+        match std::fs::read(&path) {
+            Ok(existing) if existing == signature => return Ok(url),
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                crate::fsio::write(&path, signature, crate::fsio::Options::edit(0o644)).map_err(
+                    |e| SignatureError::Lookaside {
+                        url: url.clone(),
+                        reason: e.to_string(),
+                    },
+                )?;
+                return Ok(url);
+            }
+            Err(e) => {
+                return Err(SignatureError::Lookaside {
+                    url,
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+    Err(SignatureError::Lookaside {
+        url: base.to_string(),
+        reason: "1000 signatures already stored for this image".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_layout_is_containers_image_layout() {
+        assert_eq!(
+            signature_url("file:///s/", "ns/repo", "sha256:abc", 2),
+            "file:///s/ns/repo@sha256=abc/signature-2"
+        );
+    }
+
+    #[test]
+    fn most_specific_namespace_wins() {
+        let d = RegistriesD {
+            default: Settings {
+                lookaside: Some("file:///d".into()),
+                ..Settings::default()
+            },
+            namespaces: vec![
+                (
+                    "reg:5000".into(),
+                    Settings {
+                        lookaside: Some("file:///r".into()),
+                        ..Settings::default()
+                    },
+                ),
+                (
+                    "reg:5000/ns".into(),
+                    Settings {
+                        lookaside: Some("file:///n".into()),
+                        ..Settings::default()
+                    },
+                ),
+            ],
+            configured: true,
+        };
+        assert_eq!(
+            d.settings_for("reg:5000/ns/x").lookaside.as_deref(),
+            Some("file:///n")
+        );
+        assert_eq!(
+            d.settings_for("reg:5000/nsx/y").lookaside.as_deref(),
+            Some("file:///r")
+        );
+        assert_eq!(
+            d.settings_for("other/y").lookaside.as_deref(),
+            Some("file:///d")
+        );
+    }
+}

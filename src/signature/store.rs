@@ -1,0 +1,413 @@
+//! The signed image and the place its signature artifacts live: a registry repository (through
+//! the registry client) or an OCI layout (signature manifests are `index.json` entries named
+//! by their tag, as a registry would hold them, so a layout can be signed, copied and verified
+//! offline). Archives are refused: they have no place for a second manifest that tools agree on.
+
+use super::{SignatureError, sha256_digest};
+use crate::image::{Blob, BlobSource, Descriptor, Image};
+use crate::location::{LocalImage, Location, Place};
+use crate::reference::Reference;
+use crate::registry::RegistryError;
+use crate::registry::client::{Client, Request};
+use crate::registry::pull::{self, OCI_INDEX, OCI_MANIFEST};
+use crate::registry::push::{self, Progress, PushOptions};
+use crate::registry::token::pull_scope;
+use crate::transport::RegistryOptions;
+use crate::transport::layout;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest signature manifest, payload or bundle olmpack reads (they are a few KiB).
+const MAX_SMALL: u64 = 4 << 20;
+
+/// Where the image is.
+#[derive(Debug)]
+pub enum Where {
+    /// A registry repository.
+    Registry {
+        /// A client for its registry.
+        client: Box<Client>,
+        /// The reference as given (tag or digest kept, for the identity check).
+        reference: Reference,
+    },
+    /// An OCI layout folder.
+    Layout {
+        /// The folder.
+        dir: PathBuf,
+        /// Its `index.json`, read once and shared by every image of the layout (verifying
+        /// a thousand images of one layout parses it once, not three thousand times).
+        index: Arc<LayoutIndex>,
+    },
+}
+
+/// A layout's `index.json` entries, with their tags indexed.
+#[derive(Debug)]
+pub struct LayoutIndex {
+    entries: Vec<serde_json::Value>,
+    by_tag: HashMap<String, usize>,
+}
+
+const REF_NAME: &str = "org.opencontainers.image.ref.name";
+
+impl LayoutIndex {
+    /// Reads `dir/index.json`.
+    pub fn read(dir: &Path) -> Result<LayoutIndex, SignatureError> {
+        let index = layout::read_index(dir)?;
+        let entries = index["manifests"].as_array().cloned().unwrap_or_default();
+        let mut by_tag = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(t) = e["annotations"][REF_NAME].as_str() {
+                // The last entry of a tag wins, as in the layout writer.
+                by_tag.insert(t.to_string(), i);
+            }
+        }
+        Ok(LayoutIndex { entries, by_tag })
+    }
+
+    fn tagged(&self, tag: &str) -> Option<&serde_json::Value> {
+        self.by_tag.get(tag).map(|&i| &self.entries[i])
+    }
+}
+
+/// Whether a tag names a signature artifact (cosign's `.sig` tag or a referrers fallback tag)
+/// rather than an image to verify.
+pub fn is_signature_tag(tag: &str) -> bool {
+    tag.ends_with(".sig")
+        || (tag.starts_with("sha256-") && tag.len() == 71)
+        || tag.ends_with(".att")
+        || tag.ends_with(".sbom")
+}
+
+/// An image resolved to the digest of its top manifest (an index stays an index: the index is
+/// what gets signed, as cosign and skopeo sign what a tag names).
+#[derive(Debug)]
+pub struct Target {
+    /// The image as the user typed it.
+    pub name: String,
+    /// Where it is.
+    pub place: Where,
+    /// `sha256:<hex>` of the manifest (or index) bytes.
+    pub digest: String,
+}
+
+/// A manifest as stored, with its digest.
+#[derive(Debug, Clone)]
+pub struct StoredManifest {
+    /// The bytes (verified).
+    pub bytes: Vec<u8>,
+    /// Their digest.
+    pub digest: String,
+}
+
+impl Target {
+    /// Resolves `location` (a registry reference or an `oci:` layout) to its manifest digest.
+    pub fn resolve(location: &Location, opts: &RegistryOptions) -> Result<Target, SignatureError> {
+        let name = location.as_str().to_string();
+        match location.place() {
+            Place::Registry(reference) => {
+                let client = opts.client_for(reference)?;
+                let (_, _, digest) =
+                    pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
+                Ok(Target {
+                    name,
+                    place: Where::Registry {
+                        client: Box::new(client),
+                        reference: reference.clone(),
+                    },
+                    digest,
+                })
+            }
+            Place::Local(LocalImage::OciLayout { path, tag }) => {
+                let index = Arc::new(LayoutIndex::read(path)?);
+                let entry = match tag {
+                    Some(t) => index.tagged(t).ok_or_else(|| {
+                        SignatureError::Unsupported(format!(
+                            "{name}: no manifest tagged {t:?} in index.json"
+                        ))
+                    })?,
+                    None => {
+                        let images: Vec<&serde_json::Value> = index
+                            .entries
+                            .iter()
+                            .filter(|e| {
+                                !e["annotations"][REF_NAME]
+                                    .as_str()
+                                    .is_some_and(is_signature_tag)
+                            })
+                            .collect();
+                        if images.len() != 1 {
+                            return Err(SignatureError::Unsupported(format!(
+                                "{name}: index.json lists {} images; name one with :TAG",
+                                images.len()
+                            )));
+                        }
+                        images[0]
+                    }
+                };
+                Target::in_layout(path, &index, entry, name)
+            }
+            Place::Local(other) => Err(SignatureError::Unsupported(format!(
+                "{name}: a {} cannot hold signatures; sign the image in a registry or an oci: layout",
+                other.transport().name()
+            ))),
+            Place::Path(p) => Err(SignatureError::Unsupported(format!(
+                "{} is a folder or file, not an image: name a registry reference or oci:{}",
+                p.display(),
+                p.display()
+            ))),
+        }
+    }
+
+    /// Every image of an OCI layout (each tagged entry that is not a signature artifact), for
+    /// verifying a whole layout at once.
+    pub fn layout_images(dir: &Path, shown: &str) -> Result<Vec<Target>, SignatureError> {
+        let index = Arc::new(LayoutIndex::read(dir)?);
+        let mut out = Vec::new();
+        for e in &index.entries {
+            let Some(tag) = e["annotations"][REF_NAME].as_str() else {
+                continue;
+            };
+            if is_signature_tag(tag) {
+                continue;
+            }
+            out.push(Target::in_layout(dir, &index, e, format!("{shown}:{tag}"))?);
+        }
+        Ok(out)
+    }
+
+    fn in_layout(
+        dir: &Path,
+        index: &Arc<LayoutIndex>,
+        entry: &serde_json::Value,
+        name: String,
+    ) -> Result<Target, SignatureError> {
+        let desc = descriptor_of(entry).ok_or_else(|| {
+            SignatureError::Unsupported(format!("{name}: index.json entry has no valid descriptor"))
+        })?;
+        // The manifest is read and hashed, so the digest verified is the content's.
+        layout::read_manifest(dir, &desc, &name)?;
+        Ok(Target {
+            name,
+            place: Where::Layout {
+                dir: dir.to_path_buf(),
+                index: Arc::clone(index),
+            },
+            digest: desc.digest,
+        })
+    }
+
+    /// The repository or layout, without tag: what a signature tag is appended to in messages
+    /// (`quay.io/org/img`, `oci:PATH`).
+    pub fn base_name(&self) -> String {
+        match &self.place {
+            Where::Registry { reference, .. } => reference.name(),
+            Where::Layout { dir, .. } => format!("oci:{}", dir.display()),
+        }
+    }
+
+    /// The registry reference, when the image is in a registry.
+    pub fn reference(&self) -> Option<&Reference> {
+        match &self.place {
+            Where::Registry { reference, .. } => Some(reference),
+            Where::Layout { .. } => None,
+        }
+    }
+
+    /// The 64 hex digits of the digest.
+    pub fn hex(&self) -> &str {
+        self.digest.strip_prefix("sha256:").unwrap_or(&self.digest)
+    }
+
+    /// The manifest tagged `tag` in the same repository or layout, `None` when there is none.
+    pub fn manifest_by_tag(&self, tag: &str) -> Result<Option<StoredManifest>, SignatureError> {
+        match &self.place {
+            Where::Registry { client, reference } => {
+                match pull::fetch_manifest_bytes(client, reference, tag) {
+                    Ok((bytes, _, digest)) => Ok(Some(StoredManifest { bytes, digest })),
+                    Err(RegistryError::Status { status: 404, .. }) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Where::Layout { dir, index } => {
+                let Some(entry) = index.tagged(tag) else {
+                    return Ok(None);
+                };
+                let desc = descriptor_of(entry).ok_or_else(|| {
+                    SignatureError::Unsupported(format!(
+                        "{}: index.json entry {tag} has no valid descriptor",
+                        dir.display()
+                    ))
+                })?;
+                let bytes = layout::read_manifest(dir, &desc, &self.name)?;
+                Ok(Some(StoredManifest {
+                    digest: desc.digest,
+                    bytes,
+                }))
+            }
+        }
+    }
+
+    /// The manifest with `digest` (verified).
+    pub fn manifest_by_digest(&self, digest: &str) -> Result<Vec<u8>, SignatureError> {
+        match &self.place {
+            Where::Registry { client, reference } => {
+                Ok(pull::fetch_manifest_bytes(client, reference, digest)?.0)
+            }
+            Where::Layout { dir, .. } => Ok(self.read_layout_blob(dir, digest)?),
+        }
+    }
+
+    /// The entries of the layout's `index.json` whose descriptor announces `artifact_type`
+    /// (how an OCI 1.1 layout lists referrers such as Sigstore bundles).
+    pub fn layout_artifacts(&self, artifact_type: &str) -> Vec<Descriptor> {
+        match &self.place {
+            Where::Layout { index, .. } => index
+                .entries
+                .iter()
+                .filter(|e| e["artifactType"].as_str() == Some(artifact_type))
+                .filter_map(descriptor_of)
+                .collect(),
+            Where::Registry { .. } => Vec::new(),
+        }
+    }
+
+    /// The OCI 1.1 referrers index of the image (the referrers API, else the `sha256-<hex>`
+    /// fallback tag the spec defines for registries without it), as JSON; `None` when there is
+    /// none.
+    pub fn referrers_index(&self) -> Result<Option<serde_json::Value>, SignatureError> {
+        let Where::Registry { client, reference } = &self.place else {
+            return Ok(None);
+        };
+        let scopes = [pull_scope(&reference.repository)];
+        let req = Request::new(
+            reqwest::Method::GET,
+            format!("/v2/{}/referrers/{}", reference.repository, self.digest),
+            &scopes,
+        )
+        .header("Accept", OCI_INDEX);
+        let resp = client.expect(&req, &[200, 404, 400, 405])?;
+        if resp.status().as_u16() == 200 {
+            let bytes = crate::registry::client::read_capped(resp, MAX_SMALL);
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
+                && v.get("manifests").is_some()
+            {
+                return Ok(Some(v));
+            }
+        }
+        let tag = format!("sha256-{}", self.hex());
+        match self.manifest_by_tag(&tag)? {
+            Some(m) => Ok(serde_json::from_slice(&m.bytes).ok()),
+            None => Ok(None),
+        }
+    }
+
+    /// A small blob of the repository or layout, verified against its digest.
+    pub fn blob(&self, desc: &Descriptor) -> Result<Vec<u8>, SignatureError> {
+        if desc.size > MAX_SMALL {
+            return Err(SignatureError::Unsupported(format!(
+                "blob {} is {} bytes; signature payloads are small",
+                desc.digest, desc.size
+            )));
+        }
+        match &self.place {
+            Where::Registry { client, reference } => {
+                Ok(pull::fetch_small_blob(client, &reference.repository, desc)?)
+            }
+            Where::Layout { dir, .. } => self.read_layout_blob(dir, &desc.digest),
+        }
+    }
+
+    fn read_layout_blob(&self, dir: &Path, digest: &str) -> Result<Vec<u8>, SignatureError> {
+        let path = layout::blob_path(dir, digest).ok_or_else(|| {
+            SignatureError::Unsupported(format!("invalid digest {digest:?} in a manifest"))
+        })?;
+        let bytes = std::fs::read(&path).map_err(|source| SignatureError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        if bytes.len() as u64 > MAX_SMALL {
+            return Err(SignatureError::Unsupported(format!(
+                "blob {digest} is too large for a signature"
+            )));
+        }
+        let actual = sha256_digest(&bytes);
+        if actual != digest {
+            return Err(RegistryError::DigestMismatch {
+                expected: digest.to_string(),
+                actual,
+            }
+            .into());
+        }
+        Ok(bytes)
+    }
+
+    /// Writes a signature manifest (`manifest` bytes with its config and layers) under `tag`,
+    /// blobs first. Blobs already beside the image (earlier signatures) are `existing` and not
+    /// sent again.
+    pub fn write_manifest(
+        &self,
+        manifest: Vec<u8>,
+        config: Blob,
+        layers: Vec<Blob>,
+        tag: &str,
+    ) -> Result<String, SignatureError> {
+        let manifest = Blob::memory(OCI_MANIFEST, manifest);
+        let digest = manifest.descriptor.digest.clone();
+        let image = Image {
+            manifest,
+            config,
+            layers,
+        };
+        match &self.place {
+            Where::Registry { client, reference } => {
+                let opts = PushOptions {
+                    progress: Progress::Silent,
+                    ..PushOptions::default()
+                };
+                push::push_image(
+                    client,
+                    &image,
+                    &reference.repository,
+                    &[tag.to_string()],
+                    &opts,
+                )?;
+            }
+            Where::Layout { dir, .. } => {
+                layout::write_layout(&image, dir, &[tag.to_string()])?;
+            }
+        }
+        Ok(digest)
+    }
+
+    /// A blob that already sits beside the image, for re-writing a manifest that lists it.
+    pub fn existing_blob(&self, desc: Descriptor) -> Blob {
+        let source = match &self.place {
+            Where::Registry { reference, .. } => BlobSource::Remote {
+                registry: reference.registry.clone(),
+                repository: reference.repository.clone(),
+            },
+            Where::Layout { dir, .. } => match layout::blob_path(dir, &desc.digest) {
+                Some(p) => BlobSource::File(p),
+                None => BlobSource::Memory(Vec::new()),
+            },
+        };
+        Blob {
+            descriptor: desc,
+            source,
+        }
+    }
+}
+
+/// The descriptor of a JSON descriptor object, when it is a valid one.
+pub fn descriptor_of(v: &serde_json::Value) -> Option<Descriptor> {
+    let digest = v["digest"].as_str()?;
+    if !crate::reference::valid_digest(digest) {
+        return None;
+    }
+    Some(Descriptor {
+        media_type: v["mediaType"].as_str().unwrap_or_default().to_string(),
+        digest: digest.to_string(),
+        size: v["size"].as_u64()?,
+    })
+}
