@@ -5,7 +5,8 @@
 use super::api::registry_server::RegistryServer;
 use super::health::AlwaysServing;
 use super::http::{HttpCatalog, router};
-use super::registry::{Registry, Store};
+use super::index::ServeIndex;
+use super::registry::Registry;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -61,8 +62,8 @@ pub struct Bound {
 
 /// Serves `store` (and `http`, if given) until SIGTERM or SIGINT. `on_bound` runs once both
 /// listeners are bound, before the first request is accepted (the caller prints the addresses).
-pub fn serve<S: Store>(
-    store: Arc<S>,
+pub fn serve(
+    store: Arc<ServeIndex>,
     http: Option<HttpCatalog>,
     listen: &Listen,
     on_bound: impl FnOnce(Bound),
@@ -81,8 +82,8 @@ async fn bind(addr: SocketAddr, what: &'static str) -> Result<TcpListener, Serve
         .map_err(|source| ServeError::Bind { addr, what, source })
 }
 
-async fn run<S: Store>(
-    store: Arc<S>,
+async fn run(
+    store: Arc<ServeIndex>,
     http: Option<HttpCatalog>,
     listen: &Listen,
     on_bound: impl FnOnce(Bound),
@@ -132,7 +133,9 @@ async fn run<S: Store>(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(grpc_listener),
+            // TCP_NODELAY, as grpc-go sets it: with Nagle's algorithm a small answer waits for
+            // the client's delayed ACK (tens of milliseconds per call).
+            tonic::transport::server::TcpIncoming::from(grpc_listener).with_nodelay(Some(true)),
             async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             },

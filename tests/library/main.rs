@@ -14,4 +14,5 @@ mod fuzz;
 mod goflate_go;
 mod gosort_go;
 mod layering;
+mod serve_index;
 mod yaml_fast;
