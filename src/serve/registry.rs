@@ -11,7 +11,6 @@ use super::index::{Gvk, ServeIndex};
 use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tonic::{Request, Response, Status};
 
 /// `api.Registry` over a [`ServeIndex`]: every point query is a lookup in it, and a bundle's
@@ -300,46 +299,13 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-/// A server-streaming response fed by a blocking producer through a small bounded channel, so
-/// a slow client holds at most a few converted messages in memory.
+/// A server-streaming response. ListBundles' messages are made one at a time as the stream is
+/// polled: HTTP/2 flow control stops the polling when the client does not read, so a slow
+/// client holds a few messages, and no thread is spent per stream.
 type Stream<T> = Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send + 'static>>;
-
-/// How many converted messages a stream may hold ahead of its client.
-const STREAM_BUFFER: usize = 4;
-
-fn stream_from<T, I, F>(make: F) -> Stream<T>
-where
-    T: Send + 'static,
-    I: Iterator<Item = Result<T, Status>>,
-    F: FnOnce() -> I + Send + 'static,
-{
-    let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-    tokio::task::spawn_blocking(move || {
-        for item in make() {
-            let stop = item.is_err();
-            if tx.blocking_send(item).is_err() || stop {
-                // The client went away (or the stream ended in an error): stop converting.
-                return;
-            }
-        }
-    });
-    Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
-}
 
 fn unknown(text: String) -> Status {
     Status::unknown(text)
-}
-
-/// Runs a blocking store call off the async threads (a bundle conversion may take a while).
-async fn blocking<T, F>(f: F) -> Result<T, Status>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, String> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(r) => r.map_err(unknown),
-        Err(e) => Err(Status::internal(format!("request failed: {e}"))),
-    }
 }
 
 /// A whole-list answer sent as a stream, or the error a first receive returns.
@@ -389,10 +355,9 @@ impl api::registry_server::Registry for Registry {
         req: Request<api::GetBundleRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle(&r.pkg_name, &r.channel_name, &r.csv_name))
-            .await
+        self.get_bundle(&r.pkg_name, &r.channel_name, &r.csv_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_bundle_for_channel(
@@ -400,10 +365,9 @@ impl api::registry_server::Registry for Registry {
         req: Request<api::GetBundleInChannelRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle_for_channel(&r.pkg_name, &r.channel_name))
-            .await
+        self.get_bundle_for_channel(&r.pkg_name, &r.channel_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_channel_entries_that_replace(
@@ -420,10 +384,9 @@ impl api::registry_server::Registry for Registry {
         req: Request<api::GetReplacementRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle_that_replaces(&r.csv_name, &r.pkg_name, &r.channel_name))
-            .await
+        self.get_bundle_that_replaces(&r.csv_name, &r.pkg_name, &r.channel_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_channel_entries_that_provide(
@@ -449,10 +412,9 @@ impl api::registry_server::Registry for Registry {
         req: Request<api::GetDefaultProviderRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.default_bundle_that_provides(&gvk(r.group, r.version, r.kind)))
-            .await
+        self.default_bundle_that_provides(&gvk(r.group, r.version, r.kind))
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn list_bundles(
@@ -460,10 +422,18 @@ impl api::registry_server::Registry for Registry {
         _: Request<api::ListBundlesRequest>,
     ) -> Result<Response<Self::ListBundlesStream>, Status> {
         let me = self.clone();
-        Ok(Response::new(stream_from(move || {
-            let n = me.index.list_order().len();
-            (0..n).map(move |i| me.listed(i).map_err(unknown))
-        })))
+        let n = me.index.list_order().len();
+        let mut failed = false;
+        let messages = (0..n).map_while(move |i| {
+            // The stream ends with its first error, as opm's does.
+            if failed {
+                return None;
+            }
+            let m = me.listed(i).map_err(unknown);
+            failed = m.is_err();
+            Some(m)
+        });
+        Ok(Response::new(Box::pin(tokio_stream::iter(messages))))
     }
 }
 
