@@ -68,12 +68,31 @@ pub fn serve(
     listen: &Listen,
     on_bound: impl FnOnce(Bound),
 ) -> Result<(), ServeError> {
+    purge_freed_memory_now();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("olmpack-serve")
         .build()
         .map_err(ServeError::Runtime)?;
     runtime.block_on(run(store, http, listen, on_bound))
+}
+
+/// Makes mimalloc (the allocator of small blocks, see `crate::alloc`) return freed pages to the
+/// system at once instead of after its default 10 ms delay. A server's memory is freed call by
+/// call: with the delay, the pages of one call's answer (a CSV of up to a few hundred KB, its
+/// copies and its encoding) are still held when the next call allocates, and the resident size
+/// of a serve process grew by 50 % over a GetBundle sweep (measured: 79 MiB peak instead of
+/// 53 MiB on the 61 shared packages). A long-running server trades a few `madvise` calls for
+/// the footprint a pod's memory limit is set by.
+fn purge_freed_memory_now() {
+    unsafe extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    /// `mi_option_purge_delay` in mimalloc.h (v2 and v3).
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+    // SAFETY: mimalloc is linked into every olmpack binary (crate `mimalloc`), and setting an
+    // option is allowed at any time from any thread (options are atomics in mimalloc).
+    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
 }
 
 async fn bind(addr: SocketAddr, what: &'static str) -> Result<TcpListener, ServeError> {
