@@ -65,8 +65,11 @@ bench-legacy-sqlite:
 # ratio to the reference's initializer + opm render index.db per package (TIMES.tsv).
 bench-legacy-pm:
     cargo bench --bench legacy_pm
-# catalog serve: time to SERVING, peak RSS and ListBundles on ../shared/catalogs/fbc combined and
-# x5 (335 packages, renamed copies), with ratios against opm v1.26.5's figures (SERVE.md A.8).
+# catalog serve against opm v1.26.5 without a cache ($OLMPACK_OPM or opm on PATH; SERVE.md's
+# figures when absent) in the same run, on the 61 shared 4.18 packages and a five-fold copy:
+# OLM v0's call patterns (packageserver sweep, GetBundle, *Replace*, GetDefaultBundleThatProvides,
+# ListBundles), time to SERVING, peak RSS alone and under 32 clients, ratios to opm.
+# OLMPACK_SERVE_BEFORE=path/to/older/olmpack adds it as a third column.
 bench-serve:
     cargo bench --bench serve
 # catalog serve under load: 32 Python grpcio clients for 15 s on the largest shared catalog;

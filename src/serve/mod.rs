@@ -9,6 +9,7 @@ pub mod gojson;
 pub mod gotar;
 pub mod health;
 pub mod http;
+pub mod index;
 pub mod model;
 pub mod owner;
 pub mod registry;

@@ -17,7 +17,6 @@ use super::csv::{self, CsvContext, MetadataError};
 use crate::catalog::model::property_type;
 use crate::catalog::{DeclarativeConfig, Property};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -322,6 +321,96 @@ pub struct ServeModel {
     info: Vec<BundleInfo>,
     index: PackageIndex,
     bundle_count: usize,
+    /// When the catalog was loaded with [`load_compact`]: the `olm.csv.metadata` values, whose
+    /// properties in `config` hold only their number here.
+    compact: Option<Vec<Box<[u8]>>>,
+}
+
+/// The `olm.csv.metadata` values of a catalog, each compressed (raw deflate, fastest level),
+/// swapped out of the bundles while the catalog loads.
+///
+/// Why: they are 70-80 % of an OpenShift catalog's bytes and only the CSV synthesis reads them
+/// (once per bundle asked for), so a server keeps them at a fifth of their size and never holds
+/// the whole catalog's metadata at once, even while loading.
+#[derive(Debug, Default)]
+pub struct CompactMetadata {
+    values: std::sync::Mutex<Vec<Box<[u8]>>>,
+}
+
+impl CompactMetadata {
+    /// Swaps every `olm.csv.metadata` value of `b` for its number in this store.
+    pub fn shrink(&self, b: &mut crate::catalog::Bundle) {
+        use std::io::Write as _;
+        for p in b
+            .properties
+            .iter_mut()
+            .filter(|p| p.type_ == property_type::CSV_METADATA)
+        {
+            let mut z = flate2::write::DeflateEncoder::new(
+                Vec::with_capacity(p.value.get().len() / 4),
+                flate2::Compression::fast(),
+            );
+            // Writing to a Vec cannot fail.
+            let packed = match z
+                .write_all(p.value.get().as_bytes())
+                .and_then(|_| z.finish())
+            {
+                Ok(v) => v.into_boxed_slice(),
+                Err(_) => continue,
+            };
+            let mut values = self
+                .values
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let id = values.len();
+            values.push(packed);
+            drop(values);
+            if let Ok(number) = serde_json::value::RawValue::from_string(id.to_string()) {
+                p.value = number;
+            }
+        }
+    }
+
+    /// Bytes held (compressed).
+    pub fn bytes(&self) -> usize {
+        self.values
+            .lock()
+            .map(|v| v.iter().map(|b| b.len()).sum())
+            .unwrap_or(0)
+    }
+
+    fn into_values(self) -> Vec<Box<[u8]>> {
+        self.values
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The value [`CompactMetadata::shrink`] stored as number `id`, as its JSON text.
+fn unpack(values: &[Box<[u8]>], id: &str) -> Option<Box<serde_json::value::RawValue>> {
+    use std::io::Read as _;
+    let id: usize = id.parse().ok()?;
+    let packed = values.get(id)?;
+    let mut text = String::with_capacity(packed.len() * 6);
+    flate2::read::DeflateDecoder::new(&packed[..])
+        .read_to_string(&mut text)
+        .ok()?;
+    serde_json::value::RawValue::from_string(text).ok()
+}
+
+/// Loads a catalog folder for serving: as [`crate::catalog::load::load_dir`], with every
+/// `olm.csv.metadata` value moved into the returned [`CompactMetadata`] as each file is parsed.
+/// Give both to [`ServeModel::new_compact`].
+pub fn load_compact(
+    root: &Path,
+) -> Result<(crate::catalog::load::Loaded, CompactMetadata), crate::catalog::load::LoadError> {
+    let store = CompactMetadata::default();
+    let loaded = crate::catalog::load::load_dir_shrinking(
+        root,
+        &crate::catalog::load::LoadOptions::default(),
+        &|b| store.shrink(b),
+    )?;
+    Ok((loaded, store))
 }
 
 impl ServeModel {
@@ -537,8 +626,23 @@ impl ServeModel {
             info,
             index,
             bundle_count,
+            compact: None,
         };
         model.apply_deprecations()?;
+        Ok(model)
+    }
+
+    /// [`ServeModel::new`] for a catalog loaded with [`load_compact`]. The package icons' bytes
+    /// are dropped from the catalog once the index has them (as base64, what the CSV uses).
+    pub fn new_compact(
+        config: DeclarativeConfig,
+        metadata: CompactMetadata,
+    ) -> Result<ServeModel, ModelError> {
+        let mut model = ServeModel::new(config)?;
+        for p in &mut model.config.packages {
+            p.icon = None;
+        }
+        model.compact = Some(metadata.into_values());
         Ok(model)
     }
 
@@ -700,22 +804,64 @@ impl ServeModel {
         self.convert(pkg, b)
     }
 
-    /// [`ServeModel::bundle`] for an entry of the index (no lookup).
+    /// [`ServeModel::bundle`] for an entry of the index (no lookup): the bundle's
+    /// channel-independent fields ([`ServeModel::bundle_base`]), this channel's entry, and the
+    /// CSV ([`ServeModel::bundle_csv`]).
     pub fn convert(&self, pkg: &CachePackage, cb: &CacheBundle) -> Result<ApiBundle, ModelError> {
         let src = cb.source;
-        let (Some(b), Some(info), Some(entry)) = (
+        let (Some(_), Some(_), Some(entry)) = (
             self.config.bundles.get(src.bundle),
             self.info.get(src.bundle),
-            self.config
-                .channels
-                .get(src.channel)
-                .and_then(|c| c.entries.as_deref())
-                .and_then(|e| e.get(src.entry)),
+            self.entry(cb),
         ) else {
             return Err(ModelError::NotFound(format!(
                 "package {:?}, channel {:?}, bundle {:?} not found",
                 cb.package, cb.channel, cb.name
             )));
+        };
+        let mut out = self.bundle_base(src.bundle)?;
+        out.channel_name = cb.channel.clone();
+        out.skip_range = entry.skip_range.clone();
+        out.replaces = entry.replaces.clone();
+        out.skips = entry.skips.clone();
+        let (csv_json, object) = self.bundle_csv(pkg, src.bundle)?;
+        out.csv_json = csv_json;
+        out.object = object;
+        Ok(out)
+    }
+
+    /// The catalog's channel entry behind an index entry.
+    fn entry(&self, cb: &CacheBundle) -> Option<&crate::catalog::model::ChannelEntry> {
+        self.config
+            .channels
+            .get(cb.source.channel)
+            .and_then(|c| c.entries.as_deref())
+            .and_then(|e| e.get(cb.source.entry))
+    }
+
+    /// How many `olm.bundle` blobs the catalog has (the range of [`ServeModel::bundle_index`]).
+    pub fn catalog_bundle_count(&self) -> usize {
+        self.config.bundles.len()
+    }
+
+    /// The catalog bundle an index entry stands for: one number per bundle, shared by every
+    /// channel it is in, so what does not depend on the channel is computed once.
+    pub fn bundle_index(&self, cb: &CacheBundle) -> usize {
+        cb.source.bundle
+    }
+
+    /// The `skipRange` of an index entry (its channel entry's).
+    pub fn skip_range(&self, cb: &CacheBundle) -> &str {
+        self.entry(cb).map_or("", |e| e.skip_range.as_str())
+    }
+
+    /// The `api.Bundle` fields of catalog bundle `bi` that do not depend on the channel or on
+    /// the CSV: name, package, image, version, APIs, dependencies, properties, deprecation.
+    /// `channelName`, `skipRange`, `replaces`, `skips`, `csvJson` and `object` are left empty.
+    /// Fails as [`ServeModel::convert`] fails on the bundle's properties.
+    pub fn bundle_base(&self, bi: usize) -> Result<ApiBundle, ModelError> {
+        let (Some(b), Some(info)) = (self.config.bundles.get(bi), self.info.get(bi)) else {
+            return Err(ModelError::NotFound(format!("bundle {bi} not found")));
         };
         let fail = |message: String| ModelError::Bundle {
             package: b.package.clone(),
@@ -725,19 +871,15 @@ impl ServeModel {
         let mut out = ApiBundle {
             csv_name: b.name.clone(),
             package_name: b.package.clone(),
-            channel_name: cb.channel.clone(),
             bundle_path: b.image.clone(),
             version: info.version.clone(),
-            skip_range: entry.skip_range.clone(),
-            replaces: entry.replaces.clone(),
-            skips: entry.skips.clone(),
             deprecation: info
                 .deprecation
                 .clone()
                 .map(|message| ApiDeprecation { message }),
             ..ApiBundle::default()
         };
-        let mut csv_metadata: Vec<&RawValue> = Vec::new();
+        let mut csv_metadata = 0usize;
         for (i, p) in b.properties.iter().enumerate() {
             match p.type_.as_str() {
                 property_type::GVK => out.provided_apis.push(gvk(p, i).map_err(&fail)?),
@@ -765,7 +907,7 @@ impl ServeModel {
                         value,
                     });
                 }
-                property_type::CSV_METADATA => csv_metadata.push(&p.value),
+                property_type::CSV_METADATA => csv_metadata += 1,
                 _ => {}
             }
             if p.type_ != property_type::BUNDLE_OBJECT && p.type_ != property_type::CSV_METADATA {
@@ -775,23 +917,63 @@ impl ServeModel {
                 });
             }
         }
-        if csv_metadata.len() > 1 {
+        if csv_metadata > 1 {
             return Err(fail(format!(
-                "expected at most 1 property of type \"olm.csv.metadata\", found {}",
-                csv_metadata.len()
+                "expected at most 1 property of type \"olm.csv.metadata\", found {csv_metadata}"
             )));
         }
-        out.csv_json = b.csv_json.clone().unwrap_or_default();
-        out.object = b.objects.clone();
-        if out.csv_json.is_empty()
-            && let Some(meta) = csv_metadata.first()
+        Ok(out)
+    }
+
+    /// Whether [`ServeModel::bundle_csv`] of catalog bundle `bi` synthesizes a CSV from
+    /// `olm.csv.metadata` (the one costly step of a conversion) rather than copying the
+    /// bundle's objects.
+    pub fn synthesizes_csv(&self, bi: usize) -> bool {
+        self.config.bundles.get(bi).is_some_and(|b| {
+            b.csv_json.as_deref().unwrap_or("").is_empty()
+                && b.properties
+                    .iter()
+                    .any(|p| p.type_ == property_type::CSV_METADATA)
+        })
+    }
+
+    /// `csvJson` and `object` of catalog bundle `bi` (package `pkg`): the bundle's CSV object
+    /// and objects, or, when it has no CSV and one `olm.csv.metadata`, the CSV opm synthesizes
+    /// (and `object = [csvJson]` when there are no objects).
+    pub fn bundle_csv(
+        &self,
+        pkg: &CachePackage,
+        bi: usize,
+    ) -> Result<(String, Vec<String>), ModelError> {
+        let (Some(b), Some(info)) = (self.config.bundles.get(bi), self.info.get(bi)) else {
+            return Err(ModelError::NotFound(format!("bundle {bi} not found")));
+        };
+        let mut csv_json = b.csv_json.clone().unwrap_or_default();
+        let mut object = b.objects.clone();
+        let mut metas = b
+            .properties
+            .iter()
+            .filter(|p| p.type_ == property_type::CSV_METADATA);
+        if csv_json.is_empty()
+            && let (Some(meta), None) = (metas.next(), metas.next())
         {
             let icon = pkg
                 .icon
                 .as_ref()
                 .map(|i| (i.base64data.as_deref().unwrap_or(""), i.mediatype.as_str()));
-            out.csv_json = csv::synthesize(
-                meta,
+            let unpacked =
+                match &self.compact {
+                    Some(values) => Some(unpack(values, meta.value.get()).ok_or_else(|| {
+                        ModelError::Bundle {
+                            package: b.package.clone(),
+                            bundle: b.name.clone(),
+                            message: "olm.csv.metadata: compacted value lost".into(),
+                        }
+                    })?),
+                    None => None,
+                };
+            csv_json = csv::synthesize(
+                unpacked.as_deref().unwrap_or(&meta.value),
                 CsvContext {
                     name: &b.name,
                     version: &info.version,
@@ -800,12 +982,16 @@ impl ServeModel {
                     related_images: &b.related_images,
                 },
             )
-            .map_err(|e: MetadataError| fail(format!("parse olm.csv.metadata: {e}")))?;
-            if out.object.is_empty() {
-                out.object = vec![out.csv_json.clone()];
+            .map_err(|e: MetadataError| ModelError::Bundle {
+                package: b.package.clone(),
+                bundle: b.name.clone(),
+                message: format!("parse olm.csv.metadata: {e}"),
+            })?;
+            if object.is_empty() {
+                object = vec![csv_json.clone()];
             }
         }
-        Ok(out)
+        Ok((csv_json, object))
     }
 }
 

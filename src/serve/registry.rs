@@ -1,88 +1,59 @@
 //! The ten RPCs of `api.Registry` with the semantics of current opm (`pkg/cache/cache.go`,
-//! `pkg/cache/pkgs.go`, `pkg/server/server.go`; SERVE.md A.4), over any [`Store`]: the package
-//! index opm keeps in memory, plus a way to get the `api.Bundle` of one (package, channel,
-//! bundle), converted when asked so the server never holds every bundle at once.
+//! `pkg/cache/pkgs.go`, `pkg/server/server.go`; SERVE.md A.4), over a [`ServeIndex`]: the package
+//! index opm keeps in memory, per bundle its indexed `api.Bundle` fields, and the CSV made when
+//! first asked for, so no call re-converts a bundle.
 //!
 //! opm answers every store failure with gRPC code `Unknown` and a plain text; the texts here are
 //! opm's, character for character, because clients (and people) match on them.
 
 use super::api;
+use super::index::{Gvk, ServeIndex};
 use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
-use std::collections::BTreeMap;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
-use tokio::sync::mpsc;
+use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
-/// Where the registry server gets its data: opm's package index, and one bundle at a time.
-pub trait Store: Send + Sync + 'static {
-    /// The package index (built once at start).
-    fn index(&self) -> &PackageIndex;
-    /// The full `api.Bundle` of one channel membership, as opm's cache stores it (with that
-    /// channel's `replaces`, `skips`, `skipRange`, and `csvJson`/`object`). The error is a
-    /// plain text, sent to the client as opm sends a store error.
-    fn bundle(&self, package: &CachePackage, bundle: &CacheBundle) -> Result<api::Bundle, String>;
+/// `api.Registry` over a [`ServeIndex`]: every point query is a lookup in it, and a bundle's
+/// answer a copy of its indexed form (plus its CSV, from the index's cache).
+#[derive(Clone)]
+pub struct Registry {
+    index: Arc<ServeIndex>,
 }
 
-/// `api.Registry` over a [`Store`].
-pub struct Registry<S: Store> {
-    store: Arc<S>,
-    /// Every (channel, package, bundle) in ListBundles order (current opm's B-tree key).
-    list_order: Arc<Vec<(String, String, String)>>,
-    /// Provided (group, version, kind) per (package, channel, bundle), computed on the first
-    /// *Provide* call: opm reads every stored bundle for these, and so would we on each call.
-    provided: Arc<OnceLock<Result<ProvidedIndex, String>>>,
-}
-
-type Gvk = (String, String, String);
-type ProvidedIndex = BTreeMap<(String, String, String), Vec<Gvk>>;
-
-impl<S: Store> Registry<S> {
-    /// A registry over `store`.
-    pub fn new(store: Arc<S>) -> Self {
-        let mut order = Vec::new();
-        for p in store.index().values() {
-            for c in p.channels.values() {
-                for b in c.bundles.values() {
-                    order.push((c.name.clone(), p.name.clone(), b.name.clone()));
-                }
-            }
-        }
-        order.sort();
-        Registry {
-            store,
-            list_order: Arc::new(order),
-            provided: Arc::new(OnceLock::new()),
-        }
+impl Registry {
+    /// A registry over `index`.
+    pub fn new(index: Arc<ServeIndex>) -> Self {
+        Registry { index }
     }
 
     fn index(&self) -> &PackageIndex {
-        self.store.index()
+        self.index.index()
     }
 
-    /// The stored bundle of (package, channel, name), untrimmed.
-    fn stored(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
-        let p = self.index().get(pkg);
-        let b = p
-            .and_then(|p| p.channels.get(ch))
-            .and_then(|c| c.bundles.get(name));
-        match (p, b) {
-            (Some(p), Some(b)) => self.store.bundle(p, b),
-            _ => Err(format!(
-                "package {}, channel {}, bundle {} not found",
-                go_quote(pkg),
-                go_quote(ch),
-                go_quote(name)
-            )),
+    fn not_found(pkg: &str, ch: &str, name: &str) -> String {
+        format!(
+            "package {}, channel {}, bundle {} not found",
+            go_quote(pkg),
+            go_quote(ch),
+            go_quote(name)
+        )
+    }
+
+    /// The stored bundle of (package, channel, name), untrimmed (ListBundles' form, with the
+    /// CSV).
+    pub fn stored(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
+        match self.index.channel(pkg, ch) {
+            Some((p, c)) => match c.bundles.get(name) {
+                Some(b) => self.index.bundle(p, b, true, true),
+                None => Err(Self::not_found(pkg, ch, name)),
+            },
+            None => Err(Self::not_found(pkg, ch, name)),
         }
     }
 
     /// opm's `getTrimmedBundle`: the stored bundle without `replaces` and `skips`.
-    fn trimmed(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
-        let mut b = self.stored(pkg, ch, name)?;
-        b.replaces = String::new();
-        b.skips = Vec::new();
-        Ok(b)
+    fn trimmed(&self, p: &CachePackage, b: &CacheBundle) -> Result<api::Bundle, String> {
+        self.index.bundle(p, b, false, true)
     }
 
     /// `ListPackages`: every package name.
@@ -130,21 +101,21 @@ impl<S: Store> Registry<S> {
     /// `GetBundle`.
     pub fn get_bundle(&self, pkg: &str, ch: &str, csv: &str) -> Result<api::Bundle, String> {
         let (p, c) = self.channel(pkg, ch)?;
-        let b = c.bundles.get(csv).ok_or_else(|| {
-            format!(
-                "package {}, channel {}, bundle {} not found",
-                go_quote(pkg),
-                go_quote(ch),
-                go_quote(csv)
-            )
-        })?;
-        self.trimmed(&p.name, &c.name, &b.name)
+        let b = c
+            .bundles
+            .get(csv)
+            .ok_or_else(|| Self::not_found(pkg, ch, csv))?;
+        self.trimmed(p, b)
     }
 
     /// `GetBundleForChannel`: the channel head.
     pub fn get_bundle_for_channel(&self, pkg: &str, ch: &str) -> Result<api::Bundle, String> {
         let (p, c) = self.channel(pkg, ch)?;
-        self.trimmed(&p.name, &c.name, &c.head)
+        let b = c
+            .bundles
+            .get(&c.head)
+            .ok_or_else(|| Self::not_found(&p.name, &c.name, &c.head))?;
+        self.trimmed(p, b)
     }
 
     /// `GetBundleThatReplaces`: the first member of the channel that replaces or skips `name`
@@ -168,7 +139,7 @@ impl<S: Store> Registry<S> {
         })?;
         for b in c.bundles.values() {
             if b.replaces == name || b.skips().iter().any(|s| s == name) {
-                return self.trimmed(&p.name, &c.name, &b.name);
+                return self.trimmed(p, b);
             }
         }
         Err(format!(
@@ -180,59 +151,11 @@ impl<S: Store> Registry<S> {
 
     /// `GetChannelEntriesThatReplace`.
     pub fn entries_that_replace(&self, name: &str) -> Result<Vec<api::ChannelEntry>, String> {
-        let mut out = Vec::new();
-        for p in self.index().values() {
-            for c in p.channels.values() {
-                for b in c.bundles.values() {
-                    let entry = || api::ChannelEntry {
-                        package_name: p.name.clone(),
-                        channel_name: c.name.clone(),
-                        bundle_name: b.name.clone(),
-                        replaces: b.replaces.clone(),
-                    };
-                    if b.replaces == name {
-                        out.push(entry());
-                    }
-                    for s in b.skips() {
-                        if s == name && *s != b.replaces {
-                            out.push(entry());
-                        }
-                    }
-                }
-            }
-        }
+        let out = self.index.entries_that_replace(name);
         if out.is_empty() {
             return Err(format!("no channel entries found that replace {name}"));
         }
-        Ok(out)
-    }
-
-    fn provided_index(&self) -> Result<&ProvidedIndex, String> {
-        self.provided
-            .get_or_init(|| {
-                let mut idx = ProvidedIndex::new();
-                for (ch, pkg, name) in self.list_order.iter() {
-                    let b = self
-                        .stored(pkg, ch, name)
-                        .map_err(|e| format!("get bundle {}: {e}", go_quote(name)))?;
-                    let gvks = b
-                        .provided_apis
-                        .into_iter()
-                        .map(|g| (g.group, g.version, g.kind))
-                        .collect();
-                    idx.insert((pkg.clone(), ch.clone(), name.clone()), gvks);
-                }
-                Ok(idx)
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    fn provides(&self, pkg: &str, ch: &str, name: &str, gvk: &Gvk) -> Result<bool, String> {
-        let idx = self.provided_index()?;
-        Ok(idx
-            .get(&(pkg.to_string(), ch.to_string(), name.to_string()))
-            .is_some_and(|v| v.contains(gvk)))
+        Ok(out.to_vec())
     }
 
     /// opm's `channelEntriesForBundle`.
@@ -257,16 +180,19 @@ impl<S: Store> Registry<S> {
         }
     }
 
-    /// `GetChannelEntriesThatProvide`.
-    pub fn entries_that_provide(&self, gvk: &Gvk) -> Result<Vec<api::ChannelEntry>, String> {
+    /// Every membership providing `gvk`, heads only when `latest`, as opm's loops meet them.
+    fn provider_entries(&self, gvk: &Gvk, latest: bool) -> Result<Vec<api::ChannelEntry>, String> {
         let mut out = Vec::new();
-        for p in self.index().values() {
-            for c in p.channels.values() {
-                for b in c.bundles.values() {
-                    if self.provides(&p.name, &c.name, &b.name, gvk)? {
-                        Self::entries_for_bundle(p, c, b, true, &mut out);
-                    }
-                }
+        for (pkg, ch, name) in self.index.providers(gvk)? {
+            let Some((p, c)) = self.index.channel(pkg, ch) else {
+                continue;
+            };
+            // opm reads `ch.Bundles[ch.Head]` for the latest: a head always is a member.
+            if latest && c.head != *name {
+                continue;
+            }
+            if let Some(b) = c.bundles.get(name) {
+                Self::entries_for_bundle(p, c, b, !latest, &mut out);
             }
         }
         if out.is_empty() {
@@ -275,24 +201,14 @@ impl<S: Store> Registry<S> {
         Ok(out)
     }
 
+    /// `GetChannelEntriesThatProvide`.
+    pub fn entries_that_provide(&self, gvk: &Gvk) -> Result<Vec<api::ChannelEntry>, String> {
+        self.provider_entries(gvk, false)
+    }
+
     /// `GetLatestChannelEntriesThatProvide`: channel heads only.
     pub fn latest_entries_that_provide(&self, gvk: &Gvk) -> Result<Vec<api::ChannelEntry>, String> {
-        let mut out = Vec::new();
-        for p in self.index().values() {
-            for c in p.channels.values() {
-                // opm reads `ch.Bundles[ch.Head]`: a head always is a member.
-                let Some(b) = c.bundles.get(&c.head) else {
-                    continue;
-                };
-                if self.provides(&p.name, &c.name, &b.name, gvk)? {
-                    Self::entries_for_bundle(p, c, b, false, &mut out);
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err(no_provider("no channel entries found that provide", gvk));
-        }
-        Ok(out)
+        self.provider_entries(gvk, true)
     }
 
     /// `GetDefaultBundleThatProvides`: the first latest entry (by package name) in its
@@ -310,15 +226,27 @@ impl<S: Store> Registry<S> {
         }
         Err(no_provider("no entry found that provides", gvk))
     }
-}
 
-impl<S: Store> Clone for Registry<S> {
-    fn clone(&self) -> Self {
-        Registry {
-            store: self.store.clone(),
-            list_order: self.list_order.clone(),
-            provided: self.provided.clone(),
+    /// The ListBundles message at `i` of [`ServeIndex::list_order`]: with the channel's
+    /// edges, and without `csvJson`/`object` when the bundle has an image (so those are not
+    /// even looked up).
+    fn listed(&self, i: usize) -> Result<api::Bundle, String> {
+        let Some((ch, pkg, name)) = self.index.list_order().get(i) else {
+            return Err(format!("ListBundles: no message {i}"));
+        };
+        let (p, c) = self
+            .index
+            .channel(pkg, ch)
+            .ok_or_else(|| Self::not_found(pkg, ch, name))?;
+        let b = c
+            .bundles
+            .get(name)
+            .ok_or_else(|| Self::not_found(pkg, ch, name))?;
+        let mut out = self.index.bundle(p, b, true, false)?;
+        if out.bundle_path.is_empty() {
+            (out.csv_json, out.object) = self.index.csv_of(p, b)?;
         }
+        Ok(out)
     }
 }
 
@@ -371,46 +299,13 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-/// A server-streaming response fed by a blocking producer through a small bounded channel, so
-/// a slow client holds at most a few converted messages in memory.
+/// A server-streaming response. ListBundles' messages are made one at a time as the stream is
+/// polled: HTTP/2 flow control stops the polling when the client does not read, so a slow
+/// client holds a few messages, and no thread is spent per stream.
 type Stream<T> = Pin<Box<dyn tokio_stream::Stream<Item = Result<T, Status>> + Send + 'static>>;
-
-/// How many converted messages a stream may hold ahead of its client.
-const STREAM_BUFFER: usize = 4;
-
-fn stream_from<T, I, F>(make: F) -> Stream<T>
-where
-    T: Send + 'static,
-    I: Iterator<Item = Result<T, Status>>,
-    F: FnOnce() -> I + Send + 'static,
-{
-    let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-    tokio::task::spawn_blocking(move || {
-        for item in make() {
-            let stop = item.is_err();
-            if tx.blocking_send(item).is_err() || stop {
-                // The client went away (or the stream ended in an error): stop converting.
-                return;
-            }
-        }
-    });
-    Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
-}
 
 fn unknown(text: String) -> Status {
     Status::unknown(text)
-}
-
-/// Runs a blocking store call off the async threads (a bundle conversion may take a while).
-async fn blocking<T, F>(f: F) -> Result<T, Status>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, String> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(r) => r.map_err(unknown),
-        Err(e) => Err(Status::internal(format!("request failed: {e}"))),
-    }
 }
 
 /// A whole-list answer sent as a stream, or the error a first receive returns.
@@ -427,7 +322,7 @@ fn gvk(group: String, version: String, kind: String) -> Gvk {
 }
 
 #[tonic::async_trait]
-impl<S: Store> api::registry_server::Registry for Registry<S> {
+impl api::registry_server::Registry for Registry {
     type ListPackagesStream = Stream<api::PackageName>;
     type GetChannelEntriesThatReplaceStream = Stream<api::ChannelEntry>;
     type GetChannelEntriesThatProvideStream = Stream<api::ChannelEntry>;
@@ -460,10 +355,9 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetBundleRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle(&r.pkg_name, &r.channel_name, &r.csv_name))
-            .await
+        self.get_bundle(&r.pkg_name, &r.channel_name, &r.csv_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_bundle_for_channel(
@@ -471,10 +365,9 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetBundleInChannelRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle_for_channel(&r.pkg_name, &r.channel_name))
-            .await
+        self.get_bundle_for_channel(&r.pkg_name, &r.channel_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_channel_entries_that_replace(
@@ -491,10 +384,9 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetReplacementRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.get_bundle_that_replaces(&r.csv_name, &r.pkg_name, &r.channel_name))
-            .await
+        self.get_bundle_that_replaces(&r.csv_name, &r.pkg_name, &r.channel_name)
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn get_channel_entries_that_provide(
@@ -502,12 +394,7 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetAllProvidersRequest>,
     ) -> Result<Response<Self::GetChannelEntriesThatProvideStream>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        let entries = tokio::task::spawn_blocking(move || {
-            me.entries_that_provide(&gvk(r.group, r.version, r.kind))
-        })
-        .await
-        .map_err(|e| Status::internal(format!("request failed: {e}")))?;
+        let entries = self.entries_that_provide(&gvk(r.group, r.version, r.kind));
         Ok(Response::new(entries_stream(entries)))
     }
 
@@ -516,12 +403,7 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetLatestProvidersRequest>,
     ) -> Result<Response<Self::GetLatestChannelEntriesThatProvideStream>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        let entries = tokio::task::spawn_blocking(move || {
-            me.latest_entries_that_provide(&gvk(r.group, r.version, r.kind))
-        })
-        .await
-        .map_err(|e| Status::internal(format!("request failed: {e}")))?;
+        let entries = self.latest_entries_that_provide(&gvk(r.group, r.version, r.kind));
         Ok(Response::new(entries_stream(entries)))
     }
 
@@ -530,10 +412,9 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         req: Request<api::GetDefaultProviderRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         let r = req.into_inner();
-        let me = self.clone();
-        blocking(move || me.default_bundle_that_provides(&gvk(r.group, r.version, r.kind)))
-            .await
+        self.default_bundle_that_provides(&gvk(r.group, r.version, r.kind))
             .map(Response::new)
+            .map_err(unknown)
     }
 
     async fn list_bundles(
@@ -541,19 +422,18 @@ impl<S: Store> api::registry_server::Registry for Registry<S> {
         _: Request<api::ListBundlesRequest>,
     ) -> Result<Response<Self::ListBundlesStream>, Status> {
         let me = self.clone();
-        Ok(Response::new(stream_from(move || {
-            let me2 = me.clone();
-            let n = me2.list_order.len();
-            (0..n).map(move |i| {
-                let (ch, pkg, name) = &me2.list_order[i];
-                let mut b = me2.stored(pkg, ch, name).map_err(unknown)?;
-                if !b.bundle_path.is_empty() {
-                    b.csv_json = String::new();
-                    b.object = Vec::new();
-                }
-                Ok(b)
-            })
-        })))
+        let n = me.index.list_order().len();
+        let mut failed = false;
+        let messages = (0..n).map_while(move |i| {
+            // The stream ends with its first error, as opm's does.
+            if failed {
+                return None;
+            }
+            let m = me.listed(i).map_err(unknown);
+            failed = m.is_err();
+            Some(m)
+        });
+        Ok(Response::new(Box::pin(tokio_stream::iter(messages))))
     }
 }
 

@@ -5,7 +5,8 @@
 use super::api::registry_server::RegistryServer;
 use super::health::AlwaysServing;
 use super::http::{HttpCatalog, router};
-use super::registry::{Registry, Store};
+use super::index::ServeIndex;
+use super::registry::Registry;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -61,12 +62,13 @@ pub struct Bound {
 
 /// Serves `store` (and `http`, if given) until SIGTERM or SIGINT. `on_bound` runs once both
 /// listeners are bound, before the first request is accepted (the caller prints the addresses).
-pub fn serve<S: Store>(
-    store: Arc<S>,
+pub fn serve(
+    store: Arc<ServeIndex>,
     http: Option<HttpCatalog>,
     listen: &Listen,
     on_bound: impl FnOnce(Bound),
 ) -> Result<(), ServeError> {
+    purge_freed_memory_now();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("olmpack-serve")
@@ -75,14 +77,32 @@ pub fn serve<S: Store>(
     runtime.block_on(run(store, http, listen, on_bound))
 }
 
+/// Makes mimalloc (the allocator of small blocks, see `crate::alloc`) return freed pages to the
+/// system at once instead of after its default 10 ms delay. A server's memory is freed call by
+/// call: with the delay, the pages of one call's answer (a CSV of up to a few hundred KB, its
+/// copies and its encoding) are still held when the next call allocates, and the resident size
+/// of a serve process grew by 50 % over a GetBundle sweep (measured: 79 MiB peak instead of
+/// 53 MiB on the 61 shared packages). A long-running server trades a few `madvise` calls for
+/// the footprint a pod's memory limit is set by.
+fn purge_freed_memory_now() {
+    unsafe extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    /// `mi_option_purge_delay` in mimalloc.h (v2 and v3).
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+    // SAFETY: mimalloc is linked into every olmpack binary (crate `mimalloc`), and setting an
+    // option is allowed at any time from any thread (options are atomics in mimalloc).
+    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+}
+
 async fn bind(addr: SocketAddr, what: &'static str) -> Result<TcpListener, ServeError> {
     TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, what, source })
 }
 
-async fn run<S: Store>(
-    store: Arc<S>,
+async fn run(
+    store: Arc<ServeIndex>,
     http: Option<HttpCatalog>,
     listen: &Listen,
     on_bound: impl FnOnce(Bound),
@@ -132,7 +152,9 @@ async fn run<S: Store>(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(grpc_listener),
+            // TCP_NODELAY, as grpc-go sets it: with Nagle's algorithm a small answer waits for
+            // the client's delayed ACK (tens of milliseconds per call).
+            tonic::transport::server::TcpIncoming::from(grpc_listener).with_nodelay(Some(true)),
             async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             },

@@ -1,22 +1,8 @@
-//! The registry server's data: serve-cache's [`ServeModel`] (opm's package index, and
-//! `ConvertModelBundleToAPIBundle` run on demand) seen as a [`Store`], its `api.Bundle` turned
-//! into the wire type field for field.
+//! The model's `api.Bundle` (Go JSON field names, for the cache files) as the protobuf message
+//! the registry server sends.
 
 use super::api;
-use super::model::{ApiBundle, CacheBundle, CachePackage, PackageIndex, ServeModel};
-use super::registry::Store;
-
-impl Store for ServeModel {
-    fn index(&self) -> &PackageIndex {
-        ServeModel::index(self)
-    }
-
-    fn bundle(&self, package: &CachePackage, bundle: &CacheBundle) -> Result<api::Bundle, String> {
-        self.convert(package, bundle)
-            .map(to_wire)
-            .map_err(|e| e.to_string())
-    }
-}
+use super::model::ApiBundle;
 
 /// The model's `api.Bundle` (Go JSON field names, for the cache files) as the protobuf message.
 pub fn to_wire(b: ApiBundle) -> api::Bundle {

@@ -16,4 +16,5 @@ mod goflate_go;
 mod gosort_go;
 mod layering;
 mod olmv1_render;
+mod serve_index;
 mod yaml_fast;

@@ -84,6 +84,28 @@ pub fn load_dir(root: &Path) -> Result<Loaded, LoadError> {
 
 /// Loads a catalog folder.
 pub fn load_dir_with(root: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
+    load_dir_inner(root, opts, None)
+}
+
+/// A caller's pass over each loaded bundle, run by the worker that parsed the bundle's file.
+pub type BundlePass<'a> = &'a (dyn Fn(&mut Bundle) + Sync);
+
+/// Loads a catalog folder, handing every bundle to `shrink` as soon as its file is parsed,
+/// before the file's result waits for the others: a server can swap large properties for a
+/// compact form of its own, so the whole catalog never sits in memory in full.
+pub fn load_dir_shrinking(
+    root: &Path,
+    opts: &LoadOptions,
+    shrink: BundlePass<'_>,
+) -> Result<Loaded, LoadError> {
+    load_dir_inner(root, opts, Some(shrink))
+}
+
+fn load_dir_inner(
+    root: &Path,
+    opts: &LoadOptions,
+    shrink: Option<BundlePass<'_>>,
+) -> Result<Loaded, LoadError> {
     let meta = std::fs::metadata(root).map_err(|source| LoadError::Unreadable {
         path: root.to_path_buf(),
         source,
@@ -118,7 +140,7 @@ pub fn load_dir_with(root: &Path, opts: &LoadOptions) -> Result<Loaded, LoadErro
         .filter(|(rel, _)| !matcher.is_ignored(rel))
         .collect();
     let jobs = opts.jobs.unwrap_or_else(crate::parallel::cores).max(1);
-    let parts = parse_files(root, &files, jobs);
+    let parts = parse_files(root, &files, jobs, shrink);
     let mut loaded = Loaded {
         diagnostics: walk.diagnostics,
         files: files.iter().map(|(rel, _)| rel.clone()).collect(),
@@ -286,7 +308,12 @@ impl FileCtx<'_> {
     }
 }
 
-fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePart> {
+fn parse_files(
+    root: &Path,
+    files: &[(String, u64)],
+    jobs: usize,
+    shrink: Option<BundlePass<'_>>,
+) -> Vec<FilePart> {
     // One file (the usual catalog) gets every thread for its documents.
     let file_jobs = if files.len() == 1 { jobs } else { 1 };
     let parse = |rel: &str| -> FilePart {
@@ -315,7 +342,11 @@ fn parse_files(root: &Path, files: &[(String, u64)], jobs: usize) -> Vec<FilePar
         let path = root.join(rel);
         crate::guard::catch(|| {
             let _reading = crate::guard::reading(&path);
-            parse(rel)
+            let mut part = parse(rel);
+            if let Some(shrink) = shrink {
+                part.bundles.iter_mut().for_each(shrink);
+            }
+            part
         })
         .unwrap_or_else(|failure| internal_failure_part(rel, &failure))
     };

@@ -65,7 +65,7 @@ fn run_inner(args: &Args) -> Outcome {
     let started = std::time::Instant::now();
     let source = open_source(args)?;
     let root = source.dir();
-    let loaded = crate::catalog::load::load_dir(root)
+    let (loaded, metadata) = crate::serve::model::load_compact(root)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
     if loaded.has_errors() {
         let mut msg = format!(
@@ -90,9 +90,10 @@ fn run_inner(args: &Args) -> Outcome {
     let files = loaded.files;
     // Bundles, not channel entries (a bundle in three channels is one bundle).
     let bundles = loaded.config.bundles.len();
-    let store = crate::serve::model::ServeModel::new(loaded.config)
+    let store = crate::serve::model::ServeModel::new_compact(loaded.config, metadata)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
     let packages = store.index().len();
+    let store = crate::serve::index::ServeIndex::new(store);
     let http = match http_addr {
         Some(_) => {
             let name = match &args.catalog_name {
