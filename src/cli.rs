@@ -53,7 +53,8 @@ enum CatalogCommand {
     Init(commands::catalog::init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
     Validate(commands::catalog::validate::Args),
-    /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
+    /// Render a catalog template (olm.template.basic, olm.semver, olm.template.substitutes) as opm
+    /// alpha render-template does.
     Template(commands::catalog::template::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
     Graph(commands::catalog::graph::Args),

@@ -17,6 +17,7 @@ mod catalog_render_registry;
 mod catalog_serve;
 mod catalog_template;
 mod catalog_template_cases;
+mod catalog_template_substitutes;
 mod catalog_validate;
 mod ci_recipes;
 mod completions_man;

@@ -14,4 +14,5 @@ mod fuzz;
 mod goflate_go;
 mod gosort_go;
 mod layering;
+mod substitutes_template;
 mod yaml_fast;
