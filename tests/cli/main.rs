@@ -29,6 +29,7 @@ mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
 mod registry;
+mod release_versions;
 mod rules_and_reports;
 mod serve_cache;
 mod sources;
