@@ -21,6 +21,7 @@ mod catalog_template_substitutes;
 mod catalog_validate;
 mod ci_recipes;
 mod completions_man;
+mod convert_template;
 mod first_hour;
 mod init;
 mod init_corpus;

@@ -14,6 +14,7 @@
 
 pub mod basic;
 pub mod bundle_map;
+pub mod convert;
 pub mod semver;
 pub mod substitutes;
 

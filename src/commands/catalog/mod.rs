@@ -3,6 +3,7 @@
 pub mod add;
 pub mod build;
 pub mod cache;
+pub mod convert_template;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;
