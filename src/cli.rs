@@ -62,8 +62,11 @@ enum CatalogCommand {
     Init(commands::catalog::init::Args),
     /// Validate catalog folders with every opm validate check, and more, at file:line.
     Validate(commands::catalog::validate::Args),
-    /// Render a catalog template (olm.template.basic, olm.semver) as opm alpha render-template does.
+    /// Render a catalog template (olm.template.basic, olm.semver, olm.template.substitutes) as opm
+    /// alpha render-template does.
     Template(commands::catalog::template::Args),
+    /// Turn a catalog file into a basic or substitutes template (opm alpha convert-template).
+    ConvertTemplate(commands::catalog::convert_template::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
     Graph(commands::catalog::graph::Args),
     /// Add a bundle (folder or image) and its channel entries to a catalog folder.
@@ -141,6 +144,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Render(a) => commands::catalog::render::run(a),
             CatalogCommand::Init(a) => commands::catalog::init::run(a),
             CatalogCommand::Template(a) => commands::catalog::template::run(a),
+            CatalogCommand::ConvertTemplate(a) => commands::catalog::convert_template::run(a),
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
             CatalogCommand::Filter(a) => commands::catalog::filter::run(a),

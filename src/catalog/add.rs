@@ -11,6 +11,7 @@ use crate::catalog::model::{
     SCHEMA_PACKAGE,
 };
 use crate::catalog::template::semver::package_property;
+use crate::catalog::version_release::VersionRelease;
 use semver::Version;
 use std::collections::BTreeSet;
 
@@ -158,7 +159,7 @@ pub fn add_bundle(cfg: &mut DeclarativeConfig, req: &AddRequest) -> Result<AddOu
         return Ok(AddOutcome::AlreadyPresent);
     }
     let version = match req.mode {
-        AddMode::Semver => Some(version_of(b)?),
+        AddMode::Semver => Some(version_release_of(b)?),
         AddMode::Replaces => None,
     };
     if !cfg.packages.iter().any(|p| p.name == b.package) {
@@ -177,12 +178,12 @@ pub fn add_bundle(cfg: &mut DeclarativeConfig, req: &AddRequest) -> Result<AddOu
             origin: Origin::default(),
         });
     }
-    let versions: Vec<(String, Version)> = match req.mode {
+    let versions: Vec<(String, VersionRelease)> = match req.mode {
         AddMode::Semver => cfg
             .bundles
             .iter()
             .filter(|x| x.package == b.package)
-            .filter_map(|x| version_of(x).ok().map(|v| (x.name.clone(), v)))
+            .filter_map(|x| version_release_of(x).ok().map(|v| (x.name.clone(), v)))
             .collect(),
         AddMode::Replaces => Vec::new(),
     };
@@ -240,25 +241,33 @@ fn version_of(b: &Bundle) -> Result<Version, AddError> {
     })
 }
 
+/// The version and release (opm's `VersionRelease`), after checking the version as before so
+/// the error stays the same.
+fn version_release_of(b: &Bundle) -> Result<VersionRelease, AddError> {
+    version_of(b)?;
+    crate::catalog::version_release::of_bundle(b).map_err(AddError::Version)
+}
+
 /// The entry the semver template would give the new bundle if it were the newest of its
 /// Y-stream in this channel: `replaces` = the newest entry of the previous Y-stream of the same
-/// X, `skips` = every other entry of the same X below it.
+/// X, `skips` = every other entry of the same X below it. Bundles order by version, then
+/// release, so a rebuild of a version (a greater `release`) skips the earlier builds.
 fn semver_entry(
     name: &str,
-    v: &Version,
+    v: &VersionRelease,
     entries: &[ChannelEntry],
-    versions: &[(String, Version)],
+    versions: &[(String, VersionRelease)],
 ) -> ChannelEntry {
     let version = |n: &str| versions.iter().find(|(x, _)| x == n).map(|(_, v)| v);
-    let mut same_x: Vec<(&str, &Version)> = entries
+    let mut same_x: Vec<(&str, &VersionRelease)> = entries
         .iter()
         .filter_map(|e| version(&e.name).map(|ev| (e.name.as_str(), ev)))
-        .filter(|(_, ev)| ev.major == v.major && ev.cmp_precedence(v).is_lt())
+        .filter(|(_, ev)| ev.version.major == v.version.major && ev.compare(v).is_lt())
         .collect();
-    same_x.sort_by(|a, b| a.1.cmp_precedence(b.1));
+    same_x.sort_by(|a, b| a.1.compare(b.1));
     let replaces = same_x
         .iter()
-        .rfind(|(_, ev)| ev.minor < v.minor)
+        .rfind(|(_, ev)| ev.version.minor < v.version.minor)
         .map(|(n, _)| n.to_string())
         .unwrap_or_default();
     let skips: BTreeSet<String> = same_x
@@ -375,5 +384,40 @@ mod tests {
             e.skips,
             vec!["op.v1.0.0".to_string(), "op.v1.0.1".to_string()]
         );
+    }
+
+    #[test]
+    fn semver_mode_orders_releases_after_their_version() {
+        let mut cfg = DeclarativeConfig::default();
+        for v in ["1.0.0", "1.1.0"] {
+            let r = req(v, &["stable-v1"], AddMode::Semver, CsvEdges::default());
+            assert_eq!(add_bundle(&mut cfg, &r), Ok(AddOutcome::Added));
+        }
+        let mut rebuild = req(
+            "1.1.0",
+            &["stable-v1"],
+            AddMode::Semver,
+            CsvEdges::default(),
+        );
+        rebuild.bundle.name = "op-v1.1.0-2".into();
+        rebuild.bundle.image = "img:1.1.0-2".into();
+        rebuild.bundle.properties = vec![
+            crate::catalog::model::Property::new(
+                crate::catalog::model::property_type::PACKAGE,
+                r#"{"packageName":"op","version":"1.1.0","release":"2"}"#.to_string(),
+            )
+            .unwrap_or_else(|_| panic!("test property")),
+        ];
+        assert_eq!(add_bundle(&mut cfg, &rebuild), Ok(AddOutcome::Added));
+        let e = cfg
+            .channels
+            .first()
+            .and_then(|c| c.entries.as_ref())
+            .and_then(|e| e.last())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(e.name, "op-v1.1.0-2");
+        assert_eq!(e.replaces, "op.v1.0.0");
+        assert_eq!(e.skips, vec!["op.v1.1.0".to_string()]);
     }
 }

@@ -24,4 +24,5 @@ pub mod graph;
 pub mod mermaid;
 pub mod render;
 pub mod template;
+pub mod version_release;
 pub mod write;

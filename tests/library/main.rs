@@ -17,4 +17,5 @@ mod gosort_go;
 mod layering;
 mod olmv1_render;
 mod serve_index;
+mod substitutes_template;
 mod yaml_fast;

@@ -515,7 +515,12 @@ pub fn render_bundle(
                 format!("{f}")
             }
         }
-        Some(_) => String::new(),
+        // opm (`csv.GetRelease`): neither a string nor a number is an error.
+        Some(_) => {
+            return Err(invalid(
+                "get release: release field must be a string or number".to_string(),
+            ));
+        }
     };
 
     // derivedProperties

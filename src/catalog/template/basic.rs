@@ -66,9 +66,24 @@ pub(crate) fn render(
     Ok(cfg)
 }
 
+/// One key and value of a YAML mapping.
+pub(super) type Field = (crate::yaml::Key, Node);
+
 /// opm's `parseSpec`: the first document decoded into `{schema, entries}` (keys matched
 /// case-insensitively) and the schema checked.
 fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
+    wrapped_fields(root, SCHEMA, "basic.BasicTemplateData").map(|(entries, _)| entries)
+}
+
+/// A wrapped template's first document decoded as Go decodes `go_type` (`pkg.Struct`, which has
+/// `schema` and `entries`), the schema checked against `want`; also returns all the document's
+/// fields, for the template's other members.
+pub(super) fn wrapped_fields<'a>(
+    root: Option<&'a Node>,
+    want: &str,
+    go_type: &str,
+) -> Result<(Vec<&'a Node>, &'a [Field]), Located> {
+    let go_struct = go_type.rsplit('.').next().unwrap_or(go_type);
     let unmarshal = |node: &Node, what: String| {
         Located::new(
             node.line,
@@ -78,6 +93,7 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
     let mut schema = String::new();
     let mut entries = Vec::new();
     let mut line = 0;
+    let mut all: &[Field] = &[];
     if let Some(root) = root {
         line = root.line;
         let fields = match &root.value {
@@ -86,13 +102,11 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
             _ => {
                 return Err(unmarshal(
                     root,
-                    format!(
-                        "{} into Go value of type basic.BasicTemplateData",
-                        json_kind(root)
-                    ),
+                    format!("{} into Go value of type {go_type}", json_kind(root)),
                 ));
             }
         };
+        all = fields;
         if let Some(node) = go_field(fields, "schema") {
             match &node.value {
                 Value::Scalar(s, ScalarKind::Str) => schema = s.to_string(),
@@ -101,7 +115,7 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
                     return Err(unmarshal(
                         node,
                         format!(
-                            "{} into Go struct field BasicTemplateData.schema of type string",
+                            "{} into Go struct field {go_struct}.schema of type string",
                             json_kind(node)
                         ),
                     ));
@@ -116,7 +130,7 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
                     return Err(unmarshal(
                         node,
                         format!(
-                            "{} into Go struct field BasicTemplateData.entries of type []*declcfg.Meta",
+                            "{} into Go struct field {go_struct}.entries of type []*declcfg.Meta",
                             json_kind(node)
                         ),
                     ));
@@ -124,18 +138,18 @@ fn wrapped_entries(root: Option<&Node>) -> Result<Vec<&Node>, Located> {
             }
         }
     }
-    if schema != SCHEMA {
+    if schema != want {
         return Err(Located::new(
             line,
-            format!("template has unknown schema ({schema:?}), should be {SCHEMA:?}"),
+            format!("template has unknown schema ({schema:?}), should be {want:?}"),
         ));
     }
-    Ok(entries)
+    Ok((entries, all))
 }
 
 /// opm's `LoadSlice`: each entry becomes a blob exactly as the catalog loader reads it; the
 /// first load error is the template's error, at the entry's line.
-fn load_entries(entries: &[&Node]) -> Result<DeclarativeConfig, Located> {
+pub(super) fn load_entries(entries: &[&Node]) -> Result<DeclarativeConfig, Located> {
     let mut stream = String::new();
     for entry in entries {
         if !matches!(entry.value, Value::Map(_)) {

@@ -1,4 +1,5 @@
-//! Catalog templates: opm's `alpha render-template` for `olm.template.basic` and `olm.semver`.
+//! Catalog templates: opm's `alpha render-template` for `olm.template.basic`, `olm.semver` and
+//! `olm.template.substitutes`.
 //!
 //! Why: operator authors keep a template per package and let a tool expand it into the FBC that
 //! ships; the public pipelines run `opm alpha render-template … -o yaml` once per OpenShift
@@ -13,7 +14,9 @@
 
 pub mod basic;
 pub mod bundle_map;
+pub mod convert;
 pub mod semver;
+pub mod substitutes;
 
 pub use crate::catalog::compat::{CompatParseError, OpmCompat};
 
@@ -28,6 +31,8 @@ pub enum TemplateType {
     Basic,
     /// `olm.semver`.
     Semver,
+    /// `olm.template.substitutes` (opm v1.62+).
+    Substitutes,
 }
 
 impl TemplateType {
@@ -36,6 +41,7 @@ impl TemplateType {
         match self {
             TemplateType::Basic => basic::SCHEMA,
             TemplateType::Semver => semver::SCHEMA,
+            TemplateType::Substitutes => substitutes::SCHEMA,
         }
     }
 
@@ -44,6 +50,7 @@ impl TemplateType {
         match self {
             TemplateType::Basic => "basic",
             TemplateType::Semver => "semver",
+            TemplateType::Substitutes => "substitutes",
         }
     }
 }
@@ -145,7 +152,7 @@ impl Located {
 
 /// Renders a template read from `text` (named `file` in errors) into a declarative config, the
 /// way `opm alpha render-template [TYPE] FILE` does before writing it. Warnings are dropped; the
-/// command uses [`render_template_with_warnings`].
+/// command uses [`render_template_checked`].
 pub fn render_template(
     file: &str,
     text: &str,
@@ -154,6 +161,13 @@ pub fn render_template(
 ) -> Result<DeclarativeConfig, TemplateError> {
     render_template_with_warnings(file, text, options, renderer).map(|(cfg, _)| cfg)
 }
+
+/// opm's `declcfg.ConvertToModel` verdict on a catalog: its first error, `None` when valid.
+///
+/// Why injected: the substitutes template validates its entries and each result, but the
+/// catalog model may not depend on the rule layer (`validate/`); the caller passes
+/// `olmpack::validate::catalog::first_model_error` (the command does).
+pub type ModelCheck<'a> = &'a (dyn Fn(&DeclarativeConfig) -> Option<String> + Sync);
 
 /// [`render_template`], with a warning (`file:line: message`) for each repeated key of a basic
 /// template. opm reads a basic template, and the first document for type detection, with a
@@ -165,6 +179,23 @@ pub fn render_template_with_warnings(
     text: &str,
     options: &TemplateOptions,
     renderer: &dyn BundleRenderer,
+) -> Result<(DeclarativeConfig, Vec<String>), TemplateError> {
+    render_template_checked(file, text, options, renderer, &|_| {
+        Some(
+            "the substitutes template needs a catalog model check: use render_template_checked"
+                .to_string(),
+        )
+    })
+}
+
+/// [`render_template_with_warnings`] with the catalog model check the substitutes template
+/// applies to its entries and to each substitution's result (see [`ModelCheck`]).
+pub fn render_template_checked(
+    file: &str,
+    text: &str,
+    options: &TemplateOptions,
+    renderer: &dyn BundleRenderer,
+    check: ModelCheck,
 ) -> Result<(DeclarativeConfig, Vec<String>), TemplateError> {
     let fail = |line: usize, message: String| TemplateError {
         file: file.to_string(),
@@ -181,6 +212,10 @@ pub fn render_template_with_warnings(
                 ),
                 Some(TemplateType::Semver) => format!(
                     "rendering template: render: unable to read file: error converting YAML to JSON: yaml: {}",
+                    err.message
+                ),
+                Some(TemplateType::Substitutes) => format!(
+                    "rendering template: render: unable to parse template: decoding template schema: {}",
                     err.message
                 ),
                 Some(TemplateType::Basic) => {
@@ -224,6 +259,7 @@ pub fn render_template_with_warnings(
     let result = match template_type {
         TemplateType::Semver => semver::render(first, options, renderer),
         TemplateType::Basic => basic::render(&docs, options, renderer),
+        TemplateType::Substitutes => substitutes::render(&docs, options, renderer, check),
     };
     result
         .map(|cfg| (cfg, warnings))
@@ -283,10 +319,8 @@ fn detect(first: Option<&Node>, compat: OpmCompat) -> Result<TemplateType, Locat
         {
             Ok(TemplateType::Basic)
         }
-        "olm.template.substitutes" => Err(Located::new(
-            node.line,
-            "olm.template.substitutes (opm v1.62+) is not supported by olmpack yet: render it with opm",
-        )),
+        // opm before v1.62 did not know the substitutes template.
+        substitutes::SCHEMA if compat.at_least(1, 62) => Ok(TemplateType::Substitutes),
         other => Err(Located::new(
             node.line,
             format!("unknown template schema: {other}"),

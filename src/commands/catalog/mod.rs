@@ -5,6 +5,7 @@ pub mod build;
 pub mod cache;
 pub mod diff;
 pub mod filter;
+pub mod convert_template;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;

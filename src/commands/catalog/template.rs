@@ -9,7 +9,7 @@ use crate::catalog::model::Bundle;
 use crate::catalog::template::bundle_map::{BundleMap, MappedRenderer};
 use crate::catalog::template::{
     BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType,
-    render_template_with_warnings,
+    render_template_checked,
 };
 use crate::catalog::write::{Format, write_config};
 use crate::location::Location;
@@ -23,6 +23,8 @@ pub enum TypeArg {
     Basic,
     /// `olm.semver`.
     Semver,
+    /// `olm.template.substitutes`.
+    Substitutes,
 }
 
 /// Output format.
@@ -103,6 +105,7 @@ pub fn run(args: &Args) -> Outcome {
         template_type: args.template_type.map(|t| match t {
             TypeArg::Basic => TemplateType::Basic,
             TypeArg::Semver => TemplateType::Semver,
+            TypeArg::Substitutes => TemplateType::Substitutes,
         }),
         compat,
         ..TemplateOptions::default()
@@ -110,7 +113,8 @@ pub fn run(args: &Args) -> Outcome {
     if let Some(j) = args.jobs {
         options.jobs = j.max(1);
     }
-    let (cfg, warnings) = render_template_with_warnings(&args.file, &text, &options, &renderer)
+    let check = crate::validate::catalog::first_model_error;
+    let (cfg, warnings) = render_template_checked(&args.file, &text, &options, &renderer, &check)
         .map_err(|e| Failure::with_code(EXIT_FINDINGS, e.to_string()))?;
     for w in warnings {
         eprintln!("warning: {w}");

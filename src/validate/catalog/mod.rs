@@ -166,6 +166,31 @@ pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
     out
 }
 
+/// The first problem opm's `declcfg.ConvertToModel` (which ends with `model.Validate`) would
+/// refuse the catalog for, or `None`: an error of these rules (whose errors are exactly opm's
+/// checks), those opm finds while converting before those its model validation finds, since
+/// opm reports only the first. The substitutes template judges its catalogs with it.
+pub fn first_model_error(cfg: &DeclarativeConfig) -> Option<String> {
+    const VALIDATION_PHASE: [Rule; 11] = [
+        Rule::CatalogBundleImage,
+        Rule::CatalogImageReference,
+        Rule::CatalogChannelEmpty,
+        Rule::CatalogSkipEmpty,
+        Rule::CatalogSkipsUnknown,
+        Rule::CatalogSkipRange,
+        Rule::CatalogReplacesUnknown,
+        Rule::CatalogChannelHead,
+        Rule::CatalogReplacesCycle,
+        Rule::CatalogStranded,
+        Rule::CatalogUnreachable,
+    ];
+    validate(cfg)
+        .into_iter()
+        .filter(|d| d.severity == crate::findings::Severity::Error)
+        .min_by_key(|d| VALIDATION_PHASE.contains(&d.rule))
+        .map(|d| d.message)
+}
+
 fn entries(c: &Channel) -> &[ChannelEntry] {
     c.entries.as_deref().unwrap_or(&[])
 }

@@ -1,0 +1,56 @@
+//! `olmpack catalog convert-template basic|substitutes [FILE|-]`: opm's
+//! `alpha convert-template`, a catalog file turned into a template.
+
+use super::template::read_input;
+use super::{EXIT_OK, Failure, Outcome};
+use crate::catalog::template::convert::{ConvertType, convert};
+use std::io::Write;
+
+/// Template type to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TypeArg {
+    /// `olm.template.basic` (bundles become `{schema, image}`).
+    Basic,
+    /// `olm.template.substitutes` (blobs kept, no substitutions).
+    Substitutes,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputArg {
+    /// opm's indented JSON (the default, as in opm).
+    Json,
+    /// opm's YAML, after `---`.
+    Yaml,
+}
+
+/// Arguments of `olmpack catalog convert-template`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The template to produce.
+    #[arg(value_enum)]
+    pub template_type: TypeArg,
+    /// One catalog file (JSON stream or YAML), or - (the default) for standard input.
+    #[arg(default_value = "-")]
+    pub file: String,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value = "json")]
+    pub output: OutputArg,
+}
+
+/// Runs `olmpack catalog convert-template`.
+pub fn run(args: &Args) -> Outcome {
+    let text = read_input(&args.file)?;
+    let to = match args.template_type {
+        TypeArg::Basic => ConvertType::Basic,
+        TypeArg::Substitutes => ConvertType::Substitutes,
+    };
+    let out = convert(text.as_bytes(), to, args.output == OutputArg::Yaml)
+        .map_err(|e| Failure::usage(format!("{}: {e}", args.file)))?;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&out)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::usage(format!("cannot write the output: {e}")))?;
+    Ok(EXIT_OK)
+}
