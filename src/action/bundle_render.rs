@@ -180,6 +180,7 @@ fn catalog_bundle(
         .prefix("olmpack-render-")
         .tempdir()
         .map_err(|e| BundleRenderError::Write(format!("cannot create a temp folder: {e}")))?;
+    crate::interrupt::watch(dir.path());
     let write = |rel: PathBuf, text: &[u8]| -> Result<(), BundleRenderError> {
         let path = dir.path().join(rel);
         if let Some(parent) = path.parent() {

@@ -367,6 +367,8 @@ fn spool_remote(blob: &Blob) -> Result<(tempfile::TempPath, Blob), RegistryError
         .prefix("olmpack-blob-")
         .tempfile()
         .map_err(|e| RegistryError::io("cannot create a spool file in", std::env::temp_dir(), e))?;
+    // Ctrl-C during a copy removes the spool file (see crate::interrupt).
+    crate::interrupt::watch(file.path());
     let mut reader = blob.open().map_err(|e| RegistryError::Interrupted {
         what: what(),
         reason: e.to_string(),

@@ -268,6 +268,7 @@ pub fn verify_image(
         .prefix("olmpack-verify-")
         .tempdir()
         .map_err(io("create a temp folder"))?;
+    crate::interrupt::watch(root.path());
     opened.unpack_into(root.path(), &crate::transport::unpack::Limits::default())?;
     let catalog_dir = root.path().join(&configs);
     if !catalog_dir.is_dir() {
@@ -681,6 +682,7 @@ pub fn verify_trees(
         .prefix("olmpack-verify-cache-")
         .tempdir()
         .map_err(io("create a temp folder"))?;
+    crate::interrupt::watch(expected.path());
     if let Err(e) = super::cache::write_cache_files(&model, expected.path()) {
         r.notes.push(e.to_string());
         return Ok(r);

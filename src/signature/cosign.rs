@@ -116,7 +116,7 @@ pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed,
     let config = Blob::memory("application/vnd.oci.image.config.v1+json", config_bytes);
     let manifest = serde_json::json!({
         "schemaVersion": 2,
-        "mediaType": crate::registry::pull::OCI_MANIFEST,
+        "mediaType": crate::image::media::OCI_MANIFEST,
         "config": {
             "mediaType": config.descriptor.media_type,
             "size": config.descriptor.size,

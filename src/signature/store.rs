@@ -9,7 +9,8 @@ use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::client::{Client, Request};
-use crate::registry::pull::{self, OCI_INDEX, OCI_MANIFEST};
+use crate::image::media::{OCI_INDEX, OCI_MANIFEST};
+use crate::registry::pull;
 use crate::registry::push::{self, Progress, PushOptions};
 use crate::registry::token::pull_scope;
 use crate::transport::RegistryOptions;
@@ -386,6 +387,7 @@ impl Target {
             Where::Registry { reference, .. } => BlobSource::Remote {
                 registry: reference.registry.clone(),
                 repository: reference.repository.clone(),
+                fetcher: None,
             },
             Where::Layout { dir, .. } => match layout::blob_path(dir, &desc.digest) {
                 Some(p) => BlobSource::File(p),

@@ -731,10 +731,13 @@ pub fn open_place_artifact(
 }
 
 fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, TransportError> {
-    tempfile::Builder::new()
+    let dir = tempfile::Builder::new()
         .prefix(prefix)
         .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
+    // Ctrl-C during a pull removes the layers fetched so far (see crate::interrupt).
+    crate::interrupt::watch(dir.path());
+    Ok(dir)
 }
 
 /// An image's files unpacked into a temp folder, with what callers usually need next.

@@ -3,9 +3,9 @@
 pub mod add;
 pub mod build;
 pub mod cache;
+pub mod convert_template;
 pub mod diff;
 pub mod filter;
-pub mod convert_template;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;
