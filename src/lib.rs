@@ -9,7 +9,13 @@
 //! - [`transport`]: the one place a source string becomes an image, and an image reaches its
 //!   destinations (layout, archives, registry);
 //! - [`registry`]: credentials and the distribution-API client (the registry transport);
+//! - [`catalog`]: the FBC model, its loader and writers, templates, the channel graph
+//!   (`catalog::channel`), filter and diff;
+//! - [`serve`]: opm's serve cache and the gRPC/HTTP server with its point-query index;
 //! - [`olmv1`]: the objects OLM v1 (operator-controller) applies for a bundle, and its refusals;
+//! - [`signature`]: cosign and containers' simple signing, key files, lookaside stores and
+//!   `policy.json`;
+//! - [`interrupt`]: Ctrl-C and SIGTERM remove what a command staged, then exit 130;
 //! - [`action`]: what each command does, composed from the above;
 //! - [`cli`] and [`commands`]: the command line, one thin module per subcommand;
 //! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
