@@ -4,12 +4,12 @@
 //! offline). Archives are refused: they have no place for a second manifest that tools agree on.
 
 use super::{SignatureError, sha256_digest};
+use crate::image::media::{OCI_INDEX, OCI_MANIFEST};
 use crate::image::{Blob, BlobSource, Descriptor, Image};
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::client::{Client, Request};
-use crate::image::media::{OCI_INDEX, OCI_MANIFEST};
 use crate::registry::pull;
 use crate::registry::push::{self, Progress, PushOptions};
 use crate::registry::token::pull_scope;
