@@ -15,10 +15,12 @@ Every server is started on 127.0.0.1 with port 0 (the port is read from its stde
 stopped with SIGTERM; a non-zero exit after SIGTERM is a failure.
 """
 
+import atexit
 import json
 import os
 import queue
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,6 +87,8 @@ def log(*a):
 def gen_stubs(proto_path):
     """Generates Python stubs into a temp dir and imports them."""
     out = tempfile.mkdtemp(prefix="olmpack-pystubs-")
+    # The stubs are imported at once; the folder goes when the client exits (no junk in $TMPDIR).
+    atexit.register(shutil.rmtree, out, True)
     src = os.path.join(out, "src")
     os.makedirs(os.path.join(src, "refl"))
     with open(proto_path) as f:
