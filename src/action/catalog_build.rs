@@ -590,6 +590,10 @@ pub struct CatalogBuildRun {
     pub allow_empty: bool,
     /// Where the image goes, and the file that receives its digest.
     pub delivery: Delivery,
+    /// `--filter FILE`: filter the folder's catalog first (as `catalog filter --config`
+    /// does, checked the same way) and build the image from what remains, so a filtered
+    /// image never needs a hand-written intermediate folder.
+    pub filter: Option<crate::action::catalog_filter::FilterOptions>,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -660,6 +664,67 @@ pub enum CatalogBuildRunError {
     /// The image could not be written or pushed, or its digest recorded.
     #[error(transparent)]
     Deliver(#[from] DeliveryError),
+    /// `--filter` could not be applied (configuration, catalog, or a result that would not
+    /// validate).
+    #[error("cannot filter {}", dir.display())]
+    Filter {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::action::catalog_filter::FilterCatalogError>,
+    },
+}
+
+/// Filters the catalog folder `dir` with `opts` into a new folder in `spool` (one file per
+/// package, as `catalog filter --output-dir` writes it) and returns that folder and the
+/// filter's warnings. Only a folder is accepted: an image source would need its configs and
+/// cache layers replaced, which this does not do.
+pub fn filter_folder(
+    dir: &Path,
+    opts: &crate::action::catalog_filter::FilterOptions,
+    spool: &Path,
+) -> Result<(PathBuf, Vec<String>), CatalogBuildRunError> {
+    use crate::action::catalog_filter::{
+        FilterCatalogError, filter_config, read_config, write_dir,
+    };
+    let wrap = |e: FilterCatalogError| CatalogBuildRunError::Filter {
+        dir: dir.to_path_buf(),
+        source: Box::new(e),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        _ => {
+            return Err(CatalogBuildRunError::Build {
+                dir: dir.to_path_buf(),
+                source: Box::new(CatalogBuildError::NotAFolder {
+                    path: dir.to_path_buf(),
+                    reason:
+                        "--filter takes a catalog folder (an image source is not supported yet)"
+                            .into(),
+                }),
+            });
+        }
+    }
+    let fc = read_config(opts).map_err(|e| wrap(e.into()))?;
+    let loaded =
+        crate::catalog::load::load_dir(dir).map_err(|source| CatalogBuildRunError::Validate {
+            dir: dir.to_path_buf(),
+            source: Box::new(source),
+        })?;
+    let errors: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::findings::Severity::Error)
+        .map(|d| format!("{}[{}] {}", d.severity, d.rule.id(), d.message))
+        .collect();
+    if !errors.is_empty() {
+        return Err(wrap(FilterCatalogError::Invalid(errors.join("\n"))));
+    }
+    let out = filter_config(loaded.config, &fc, opts.format).map_err(wrap)?;
+    let target = spool.join("filtered");
+    write_dir(&target, &out.config, opts.format).map_err(wrap)?;
+    Ok((target, out.warnings))
 }
 
 /// Runs `catalog build` as one call: validate (unless asked not to), build, then deliver
@@ -669,18 +734,32 @@ pub fn run(
     run: &CatalogBuildRun,
     on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
 ) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
-    let dir = &run.dir;
     if let Some(value) = &run.options.configs_dir {
         configs_dir(value).map_err(|e| CatalogBuildRunError::Options(Box::new(e)))?;
     }
     // Every local output is checked before the catalog is read or a base is fetched.
     sink::check_outputs(&run.delivery)?;
+    // With --filter, the image is built from the filtered catalog, kept in a spool folder
+    // until the run ends.
+    let filtered_spool;
+    let dir = match &run.filter {
+        Some(f) => {
+            filtered_spool = spool().map_err(|e| CatalogBuildRunError::Options(Box::new(e)))?;
+            let (filtered, warnings) = filter_folder(&run.dir, f, filtered_spool.path())?;
+            for w in &warnings {
+                on_event(CatalogBuildEvent::Warning(w));
+            }
+            filtered
+        }
+        None => run.dir.clone(),
+    };
+    let dir = &dir;
     // A folder that cannot be read is left to the build, which names it.
     if run.validate && dir.is_dir() {
         let mut report =
             crate::validate::catalog::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
-                    dir: dir.clone(),
+                    dir: run.dir.clone(),
                     source: Box::new(source),
                 }
             })?;
@@ -697,7 +776,7 @@ pub fn run(
         }
     }
     let mut built = build(dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
-        dir: dir.clone(),
+        dir: run.dir.clone(),
         source: Box::new(source),
     })?;
     for w in &built.warnings {

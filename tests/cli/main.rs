@@ -11,6 +11,7 @@ mod bundle_render;
 mod cache_owner;
 mod catalog_add;
 mod catalog_build;
+mod catalog_build_filter;
 mod catalog_diff;
 mod catalog_filter;
 mod catalog_graph;

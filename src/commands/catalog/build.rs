@@ -97,6 +97,14 @@ pub struct Args {
     /// Where the serve cache goes in the image (CMD gets --cache-dir=PATH).
     #[arg(long, value_name = "PATH", default_value = crate::serve::cache::DEFAULT_CACHE_DIR)]
     pub cache_dir: String,
+    /// Filter the catalog first with this configuration (a `FilterConfiguration` or an
+    /// oc-mirror `ImageSetConfiguration`, as `catalog filter --config` reads) and build the
+    /// image from what remains. DIR must be a folder.
+    #[arg(long, value_name = "FILE")]
+    pub filter: Option<PathBuf>,
+    /// With --filter: the `mirror.operators[]` entry of an ImageSetConfiguration to use.
+    #[arg(long, value_name = "REF", requires = "filter")]
+    pub filter_catalog: Option<String>,
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
@@ -161,6 +169,14 @@ pub fn run(args: &Args) -> Outcome {
         },
         validate: !args.no_validate,
         allow_empty: args.allow_empty,
+        filter: args
+            .filter
+            .as_ref()
+            .map(|config| crate::action::catalog_filter::FilterOptions {
+                config: config.clone(),
+                catalog: args.filter_catalog.clone(),
+                ..Default::default()
+            }),
         delivery: Delivery {
             output: dest.clone().map(|d| (d, names.clone())),
             push: if args.push {
