@@ -754,8 +754,10 @@ pub fn run(
         None => run.dir.clone(),
     };
     let dir = &dir;
-    // A folder that cannot be read is left to the build, which names it.
-    if run.validate && dir.is_dir() {
+    // A folder that cannot be read is left to the build, which names it. A filtered catalog
+    // was already checked with every rule by the filter (which drops the findings filtering
+    // causes by design: a kept entry replacing a bundle left out), so it is not checked twice.
+    if run.validate && run.filter.is_none() && dir.is_dir() {
         let mut report =
             crate::validate::catalog::validate_dir(dir, &Default::default()).map_err(|source| {
                 CatalogBuildRunError::Validate {
