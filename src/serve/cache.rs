@@ -147,7 +147,7 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
     bytes += index.len() as u64;
     let mut names: HashSet<String> = HashSet::new();
     names.insert("packages.json".into());
-    let mut jobs = Vec::with_capacity(model.bundle_count());
+    let mut jobs = Vec::with_capacity(model.entry_count());
     for (pkg, ch, b) in model.keys() {
         check_name("package", &pkg.name)?;
         check_name("channel", &ch.name)?;

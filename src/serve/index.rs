@@ -69,7 +69,7 @@ impl ServeIndex {
                 .map_err(|e| e.to_string())
         });
         let index = model.index();
-        let mut list_order = Vec::with_capacity(model.bundle_count());
+        let mut list_order = Vec::with_capacity(model.entry_count());
         let mut replaced: HashMap<String, Vec<api::ChannelEntry>> = HashMap::new();
         let mut providers: HashMap<Gvk, Vec<(String, String, String)>> = HashMap::new();
         for p in index.values() {

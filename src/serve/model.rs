@@ -320,7 +320,7 @@ pub struct ServeModel {
     config: DeclarativeConfig,
     info: Vec<BundleInfo>,
     index: PackageIndex,
-    bundle_count: usize,
+    entry_count: usize,
     /// When the catalog was loaded with [`load_compact`]: the `olm.csv.metadata` values, whose
     /// properties in `config` hold only their number here.
     compact: Option<Vec<Box<[u8]>>>,
@@ -576,7 +576,7 @@ impl ServeModel {
                 deprecation: None,
             });
         }
-        let mut bundle_count = 0;
+        let mut entry_count = 0;
         for pkg in index.values_mut() {
             if !pkg.channels.contains_key(&pkg.default_channel) {
                 return Err(inv(if pkg.default_channel.is_empty() {
@@ -618,14 +618,14 @@ impl ServeModel {
                         pkg.name, ch.name
                     ))
                 })?;
-                bundle_count += ch.bundles.len();
+                entry_count += ch.bundles.len();
             }
         }
         let mut model = ServeModel {
             config,
             info,
             index,
-            bundle_count,
+            entry_count,
             compact: None,
         };
         model.apply_deprecations()?;
@@ -751,8 +751,8 @@ impl ServeModel {
     }
 
     /// How many (package, channel, bundle) memberships there are (ListBundles messages).
-    pub fn bundle_count(&self) -> usize {
-        self.bundle_count
+    pub fn entry_count(&self) -> usize {
+        self.entry_count
     }
 
     /// Every (package, channel, bundle) in (package, channel, bundle) byte order.

@@ -7,22 +7,11 @@
 //! `src/catalog/template/substitutes_tests.rs`.)
 
 use crate::support::cmd::olmpack;
+use crate::support::fs::copy_dir;
 use std::path::{Path, PathBuf};
 
 fn bundle_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("readable").flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A copy of the bundle whose CSV is `kvstore-operator-v1.2.0-1`, release "1".

@@ -8,6 +8,7 @@
 //!
 //! Rule covered here: "internal/error" (bundles and catalogs).
 
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -36,19 +37,6 @@ fn hook_available() -> bool {
         "the {HOOK} test hook only exists in debug builds or with --features test-hooks (CI builds with it)"
     ));
     false
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create dir");
-    for entry in fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy file");
-        }
-    }
 }
 
 /// Every file under a folder with its content (empty map when the folder does not exist).

@@ -136,7 +136,7 @@ fn model_matches_opm_goldens() {
 
         // ListBundles: one per channel membership, with that channel's edges.
         let lb = golden["listBundles"].as_array().unwrap();
-        assert_eq!(lb.len(), model.bundle_count(), "{name}: listBundles count");
+        assert_eq!(lb.len(), model.entry_count(), "{name}: listBundles count");
         for g in lb {
             let (_, _, cb) = model
                 .lookup(

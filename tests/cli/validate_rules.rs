@@ -11,6 +11,7 @@
 //! The coverage test fails when a rule in `Rule::ALL` has no case here, so a new rule cannot be
 //! added without a broken bundle showing that it works.
 
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use assert_cmd::Command;
 use olmpack::validate::{Group, Rule};
@@ -1032,19 +1033,6 @@ fn valid_basic() -> PathBuf {
 
 fn broken_dir() -> PathBuf {
     root().join("testdata/bundles/broken")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create dir");
-    for entry in fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy file");
-        }
-    }
 }
 
 fn build_too_large(dir: &Path) {

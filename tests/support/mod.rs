@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cmd;
+pub mod fs;
 pub mod go;
 pub mod proc;
 pub mod registry;

@@ -88,11 +88,10 @@ fn run_inner(args: &Args) -> Outcome {
         return Err(Failure::usage(msg));
     }
     let files = loaded.files;
-    // Bundles, not channel entries (a bundle in three channels is one bundle).
-    let bundles = loaded.config.bundles.len();
     let store = crate::serve::model::ServeModel::new_compact(loaded.config, metadata)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-    let packages = store.index().len();
+    // Bundles, not channel entries (a bundle in three channels is one bundle).
+    let (packages, bundles) = (store.index().len(), store.catalog_bundle_count());
     let store = crate::serve::index::ServeIndex::new(store);
     let http = match http_addr {
         Some(_) => {
