@@ -6,20 +6,16 @@ use crate::bundle::{Bundle, LoadError};
 use crate::findings::Report;
 use crate::location::Location;
 use crate::registry::RegistryError;
-use crate::transport::source::{OpenedImage, open_image};
-use crate::transport::unpack::{EntryInfo, Limits};
+use crate::transport::source::OpenedImage;
+use crate::transport::unpack::EntryInfo;
 use crate::transport::{RegistryOptions, TransportError};
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Label comparison lives with the other image rules; re-exported for callers of this module.
 pub use crate::validate::image::{BUNDLE_KEY_PREFIX, LabelMismatch, compare_labels};
 
 /// The path of the annotations file inside a bundle image.
 pub const ANNOTATIONS_PATH: &str = "metadata/annotations.yaml";
-
-/// Top-level entries a bundle image may hold.
-const BUNDLE_DIRS: [&str; 3] = ["manifests", "metadata", "tests"];
 
 /// A bundle image unpacked into a temp folder, for `validate --image` and `render`.
 #[derive(Debug)]
@@ -38,25 +34,18 @@ pub struct FetchedBundle {
 }
 
 /// Pulls `source` (a registry reference or a local `oci:`/`oci-archive:`/`docker-archive:`
-/// source) and unpacks it safely into a temp folder.
+/// source) and unpacks it safely into a temp folder ([`super::source::unpack_bundle`]).
 pub fn fetch_bundle(
     source: &Location,
     opts: &RegistryOptions,
 ) -> Result<FetchedBundle, TransportError> {
-    let opened = open_image(source, opts)?;
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-bundle-")
-        .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
-    crate::interrupt::watch(dir.path());
-    opened.unpack_into(dir.path(), &Limits::default())?;
-    let warnings = bundle_warnings(&opened, dir.path());
+    let unpacked = super::source::unpack_bundle(source, opts)?;
     Ok(FetchedBundle {
-        labels: opened.labels(),
-        digest: opened.image.digest().to_string(),
-        media_type: opened.image.media_type().to_string(),
-        warnings,
-        dir,
+        labels: unpacked.labels().clone(),
+        digest: unpacked.digest().to_string(),
+        media_type: unpacked.media_type().to_string(),
+        warnings: unpacked.warnings().to_vec(),
+        dir: unpacked.into_dir(),
     })
 }
 
@@ -112,10 +101,10 @@ pub fn validate_image(
     opts: &crate::validate::Options,
 ) -> Result<Report, BundleImageError> {
     let fetched = fetch_bundle(&Location::parse(source)?, registry)?;
-    if let Some(configs) = fetched.labels.get(crate::catalog::CONFIGS_LABEL) {
+    if let Some(configs) = fetched.labels.get(super::source::CONFIGS_LABEL) {
         return Err(BundleImageError::CatalogImage {
             source_name: source.to_string(),
-            label: crate::catalog::CONFIGS_LABEL,
+            label: super::source::CONFIGS_LABEL,
             configs: configs.clone(),
         });
     }
@@ -153,35 +142,8 @@ pub fn validate_image(
     Ok(report)
 }
 
-/// Warnings about an unpacked bundle image: index resolution, extra top-level files, and a
-/// runnable config.
-pub fn bundle_warnings(opened: &OpenedImage, root: &Path) -> Vec<String> {
-    let mut w = opened.warnings.clone();
-    if let Ok(rd) = std::fs::read_dir(root) {
-        let mut extra: Vec<String> = rd
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().to_string())
-            .filter(|n| !BUNDLE_DIRS.contains(&n.as_str()))
-            .collect();
-        extra.sort();
-        if !extra.is_empty() {
-            w.push(format!(
-                "{}: the image holds files outside manifests/, metadata/ and tests/: {}",
-                opened.name,
-                extra.join(", ")
-            ));
-        }
-    }
-    let run = opened.runnable();
-    if !run.is_empty() {
-        w.push(format!(
-            "{}: a bundle image is data, not a program, but its config sets {}",
-            opened.name,
-            run.join(" and ")
-        ));
-    }
-    w
-}
+/// The bundle-image shape warnings live with the opener.
+pub use super::source::bundle_warnings;
 
 /// Lists layer `i` (streamed, verified, nothing written), capturing `metadata/annotations.yaml`.
 pub fn list_layer(

@@ -18,7 +18,7 @@ use crate::catalog::render::{
 };
 use crate::catalog::template::BundleRenderError;
 use crate::location::{Location, Place};
-use crate::transport::{RegistryOptions, unpack_image};
+use crate::transport::RegistryOptions;
 use std::path::Path;
 
 /// How to render.
@@ -57,9 +57,10 @@ pub fn render_source(
     {
         return render_dir(path, image_ref, options);
     }
-    let unpacked = unpack_image(source, &options.registry).map_err(BundleRenderError::new)?;
-    let mut out = render_dir(unpacked.dir.path(), image_ref, options)?;
-    out.warnings.extend(unpacked.warnings);
+    let unpacked =
+        super::source::unpack(source, &options.registry).map_err(BundleRenderError::new)?;
+    let mut out = render_dir(unpacked.root(), image_ref, options)?;
+    out.warnings.extend(unpacked.warnings().iter().cloned());
     Ok(out)
 }
 

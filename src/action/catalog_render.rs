@@ -12,6 +12,7 @@
 //! checked, so a failing source never leaves a partial output; several sources are serialized
 //! one by one as they are finished ([`Spool`]), so memory does not grow with their number.
 
+use super::source::{Kind, Source, UnpackedSource};
 use crate::catalog::OpmCompat;
 use crate::catalog::load;
 use crate::catalog::model::DeclarativeConfig;
@@ -20,13 +21,8 @@ use crate::catalog::render::{
 };
 use crate::catalog::write::{self, Format, spool::Spool};
 use crate::location::{Location, Place};
-use crate::transport::{RegistryOptions, source::unpack_image};
-use std::collections::BTreeMap;
+use crate::transport::RegistryOptions;
 use std::path::Path;
-
-pub use crate::catalog::CONFIGS_LABEL;
-/// Label of a bundle image naming its package.
-pub const BUNDLE_PACKAGE_LABEL: &str = crate::bundle::keys::PACKAGE;
 
 /// The image reference written into bundles rendered from folders.
 #[derive(Debug, Clone, Default)]
@@ -317,20 +313,10 @@ fn finish(
     Ok(())
 }
 
-fn is_bundle_dir(path: &Path) -> bool {
-    path.join("manifests").is_dir() && path.join("metadata").is_dir()
-}
-
 /// A folder source that is not a bundle folder: a catalog (opm's `renderReference` order).
 fn catalog_dir(location: &Location) -> Option<&Path> {
     match location.place() {
-        Place::Path(path)
-            if path.is_dir()
-                && !is_bundle_dir(path)
-                && !crate::legacy::packagemanifest::is_package_manifest_dir(path) =>
-        {
-            Some(path)
-        }
+        Place::Path(path) if super::source::path_kind(path) == Some(Kind::CatalogDir) => Some(path),
         _ => None,
     }
 }
@@ -342,33 +328,46 @@ fn render_source(
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
     let source = location.as_str();
-    match location.place() {
-        Place::Path(path) if path.is_dir() => {
-            if crate::legacy::packagemanifest::is_package_manifest_dir(path) {
-                let mut cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
-                    .map_err(|e| fail(source, e))?;
-                let took = fill_images(&mut cfg, source, &opts.image)?;
-                Ok((cfg, took))
-            } else if is_bundle_dir(path) {
-                let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
-                let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
-                Ok((cfg, true))
-            } else {
-                Ok((load_catalog(source, path)?, false))
-            }
+    let opened =
+        super::source::open_source(location, &opts.registry).map_err(|e| fail(source, e))?;
+    if let Some(image) = image_of(&opened) {
+        warnings.extend(image.warnings().iter().map(|w| format!("{source}: {w}")));
+    }
+    match &opened {
+        Source::PackageManifestDir(path) => {
+            let mut cfg = crate::legacy::packagemanifest::catalog::render_dir(path)
+                .map_err(|e| fail(source, e))?;
+            let took = fill_images(&mut cfg, source, &opts.image)?;
+            Ok((cfg, took))
         }
-        Place::Path(path)
-            if crate::legacy::sqlite::is_sqlite_file(path) || looks_like_database(path) =>
-        {
+        Source::BundleDir(path) => {
+            let files = BundleFiles::read_dir(path).map_err(|e| fail(source, e))?;
+            let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+            Ok((cfg, true))
+        }
+        Source::CatalogDir(path) => Ok((load_catalog(source, path)?, false)),
+        Source::SqliteFile(path) => {
             let mut cfg = render_database(source, path, None, opts)?;
             let took = fill_images(&mut cfg, source, &opts.image)?;
             Ok((cfg, took))
         }
-        Place::Path(_) => Err(fail(
-            source,
-            "is a file: pass a bundle folder, a catalog folder, an sqlite index database or an image reference",
-        )),
-        Place::Local(_) | Place::Registry(_) => render_image(location, opts, warnings),
+        Source::DatabaseImage { file, label, .. } => {
+            let mut cfg = render_database(source, file, Some(label), opts)?;
+            let took = fill_images(&mut cfg, source, &opts.image)?;
+            Ok((cfg, took))
+        }
+        Source::CatalogImage { configs, .. } => Ok((load_catalog(source, configs)?, false)),
+        Source::BundleImage(image) => render_bundle_image(location, image, opts, warnings),
+    }
+}
+
+/// The unpacked image behind an image source.
+fn image_of(source: &Source) -> Option<&UnpackedSource> {
+    match source {
+        Source::BundleImage(image)
+        | Source::CatalogImage { image, .. }
+        | Source::DatabaseImage { image, .. } => Some(image),
+        _ => None,
     }
 }
 
@@ -473,84 +472,27 @@ fn one_bundle(
     Ok(cfg)
 }
 
-/// Renders an image source. A bundle image from a registry keeps the reference as given (as
-/// opm does); one from a local transport (`oci:`, `oci-archive:`, `docker-archive:`) has no
-/// pullable reference, so it gets `--image` / `--image-template` like a folder, or an empty
-/// image (with the same warning).
-fn render_image(
+/// Renders a bundle image. One from a registry keeps the reference as given (as opm does); one
+/// from a local transport (`oci:`, `oci-archive:`, `docker-archive:`) has no pullable
+/// reference, so it gets `--image` / `--image-template` like a folder, or an empty image (with
+/// the same warning).
+fn render_bundle_image(
     location: &Location,
+    image: &UnpackedSource,
     opts: &RenderOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(DeclarativeConfig, bool), RenderError> {
     let source = location.as_str();
-    let image = unpack_image(location, &opts.registry).map_err(|e| fail(source, e))?;
-    warnings.extend(image.warnings.iter().map(|w| format!("{source}: {w}")));
-    let root = image.dir.path();
-    if let Some(db) = image.labels.get(crate::legacy::sqlite::DATABASE_LABEL) {
-        let file = database_file(root, db).map_err(|e| fail(source, e))?;
-        let mut cfg = render_database(source, &file, Some(db), opts)?;
-        let took = fill_images(&mut cfg, source, &opts.image)?;
-        return Ok((cfg, took));
+    let mut files = BundleFiles::read_dir(image.root()).map_err(|e| fail(source, e))?;
+    files.source = source.to_string();
+    if location.is_local() {
+        let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
+        return Ok((cfg, true));
     }
-    if let Some(configs) = image.labels.get(CONFIGS_LABEL) {
-        let dir = configs_dir(root, configs).map_err(|e| fail(source, e))?;
-        return Ok((load_catalog(source, &dir)?, false));
-    }
-    if image.labels.contains_key(BUNDLE_PACKAGE_LABEL) {
-        let mut files = BundleFiles::read_dir(root).map_err(|e| fail(source, e))?;
-        files.source = source.to_string();
-        if location.is_local() {
-            let cfg = bundle_config(source, &files, &opts.image, opts.compat, warnings)?;
-            return Ok((cfg, true));
-        }
-        return Ok((
-            one_bundle(source, &files, source, opts.compat, warnings)?,
-            false,
-        ));
-    }
-    Err(fail(source, image_type_error(&image.labels)))
-}
-
-/// The catalog folder the configs label names, inside the unpacked image `root`. The label is
-/// image data: one with a `..`, `.` or empty component is refused, and the folder, with links
-/// resolved, must stay under `root`, so render never reads (or quotes in an error) a file
-/// outside the image.
-pub fn configs_dir(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
-    let bad = || {
-        format!(
-            "label {CONFIGS_LABEL}={label:?} is not a clean path inside the image (expected e.g. /configs)"
-        )
-    };
-    let rel = label.strip_prefix('/').unwrap_or(label);
-    let rel = rel.strip_suffix('/').unwrap_or(rel);
-    if rel
-        .split('/')
-        .any(|c| c.is_empty() || c == "." || c == "..")
-    {
-        return Err(bad());
-    }
-    let rel = crate::transport::unpack::safe_relative(Path::new(rel))
-        .map_err(|_| bad())?
-        .ok_or_else(bad)?;
-    let root = root
-        .canonicalize()
-        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
-    let dir = root.join(&rel).canonicalize().map_err(|e| {
-        format!("label {CONFIGS_LABEL}={label:?} names a folder the image does not have: {e}")
-    })?;
-    if !dir.starts_with(&root) {
-        return Err(bad());
-    }
-    Ok(dir)
-}
-
-/// A file named like a database (`.db`, `.sqlite`, `.sqlite3`) goes to the database reader even
-/// when it is not one, so the message says what is wrong with it rather than listing the kinds
-/// of source.
-fn looks_like_database(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"))
+    Ok((
+        one_bundle(source, &files, source, opts.compat, warnings)?,
+        false,
+    ))
 }
 
 /// An sqlite index database (a file or the one inside an index image) rendered as opm does.
@@ -574,43 +516,4 @@ fn render_database(
             None => fail(source, message),
         }
     })
-}
-
-/// The database file the database label names, inside the unpacked image `root`, held to the
-/// same rules as the configs label ([`configs_dir`]): a clean path that stays in the image.
-fn database_file(root: &Path, label: &str) -> Result<std::path::PathBuf, String> {
-    let label_name = crate::legacy::sqlite::DATABASE_LABEL;
-    let bad = || {
-        format!(
-            "label {label_name}={label:?} is not a clean path inside the image (expected e.g. /database/index.db)"
-        )
-    };
-    let rel = label.strip_prefix('/').unwrap_or(label);
-    if rel
-        .split('/')
-        .any(|c| c.is_empty() || c == "." || c == "..")
-    {
-        return Err(bad());
-    }
-    let root = root
-        .canonicalize()
-        .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
-    let file = root.join(rel).canonicalize().map_err(|e| {
-        format!("label {label_name}={label:?} names a file the image does not have: {e}")
-    })?;
-    if !file.starts_with(&root) || !file.is_file() {
-        return Err(bad());
-    }
-    Ok(file)
-}
-
-fn image_type_error(labels: &BTreeMap<String, String>) -> String {
-    if labels.is_empty() {
-        return "image type could not be determined: image has no labels".into();
-    }
-    let list: Vec<String> = labels.iter().map(|(k, v)| format!("  {k}={v}")).collect();
-    format!(
-        "image type could not be determined, found labels\n{}",
-        list.join("\n")
-    )
 }

@@ -3,7 +3,11 @@
 //! function, and prints the result; everything that is not flag parsing or printing lives here
 //! so other front ends (tests, benches, a future API) get the same behaviour.
 //!
+//! - [`source`]: what a source is (the seven kinds: bundle, catalog and package-manifest
+//!   folders, sqlite files, bundle, catalog and index database images), opened once, with the
+//!   label and path rules of images;
 //! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
+//!   [`bundle_inspect`], [`bundle_pull`]: `bundle inspect` and `bundle pull`;
 //! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
 //!   exact output);
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
@@ -16,18 +20,27 @@
 //!   `catalog generate-dockerfile`;
 //! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included);
 //! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
-//!   result validated) and `catalog diff` (changes and upgrade-path regressions).
+//!   result validated) and `catalog diff` (changes and upgrade-path regressions);
+//! - [`catalog_serve`], [`catalog_cache`]: `catalog serve` and `catalog cache verify`.
 
 pub mod bundle_build;
 pub mod bundle_image;
+pub mod bundle_inspect;
+pub mod bundle_pull;
 pub mod bundle_render;
 pub mod bundle_source;
 pub mod catalog_add;
 pub mod catalog_build;
+pub mod catalog_cache;
 pub mod catalog_diff;
 pub mod catalog_filter;
 pub mod catalog_olmv1;
 pub mod catalog_render;
+pub mod catalog_serve;
 pub mod copy;
 pub mod labels;
 pub mod sign;
+pub mod source;
+
+/// Every action takes its sources as a parsed [`Location`]; commands parse them with this.
+pub use crate::location::Location;

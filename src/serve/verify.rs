@@ -200,36 +200,17 @@ fn find_caches(root: &Path, configs: &str) -> Vec<String> {
     found
 }
 
-/// Verifies the cache of a catalog image: the catalog folder from the configs label (or
-/// `configs`), the cache folder from `cache_dir`, else CMD's `--cache-dir`, else the one
+/// Verifies the cache of an opened catalog image `source`: the catalog folder `configs` (from
+/// the configs label or the caller, already a clean path inside the image, see
+/// `action::source`), the cache folder from `cache_dir`, else CMD's `--cache-dir`, else the one
 /// serve cache the image holds; hashed with the modes the image's layers give them, and
 /// judged for who can read it (the image's user, an arbitrary uid in group 0).
 pub fn verify_image(
     source: &str,
-    opts: &crate::transport::RegistryOptions,
-    configs: Option<&str>,
+    opened: &crate::transport::source::OpenedImage,
+    configs: String,
     cache_dir: Option<&str>,
 ) -> Result<VerifyReport, VerifyError> {
-    let location =
-        crate::location::Location::parse(source).map_err(|e| VerifyError::Usage(e.to_string()))?;
-    let opened = crate::transport::source::open_image(&location, opts)?;
-    let labels = opened.labels();
-    let configs = match configs.or(labels
-        .get(crate::catalog::CONFIGS_LABEL)
-        .map(String::as_str))
-    {
-        Some(c) => clean_abs(c).ok_or_else(|| {
-            VerifyError::Usage(format!(
-                "{source}: the catalog folder {c:?} is not a clean absolute path"
-            ))
-        })?,
-        None => {
-            return Err(VerifyError::Usage(format!(
-                "{source}: no {} label: not a catalog image (give --configs-dir)",
-                crate::catalog::CONFIGS_LABEL
-            )));
-        }
-    };
     let config = opened.config_json();
     let cmd: Vec<String> = config["config"]["Cmd"]
         .as_array()
@@ -306,7 +287,7 @@ pub fn verify_image(
         }
     };
     // The modes and owners the layers give (the unpacker normalizes them; opm sees these).
-    let meta = layer_meta(&opened, &[&configs, &cache_dir])?;
+    let meta = layer_meta(opened, &[&configs, &cache_dir])?;
     let with_modes = |base: &str, tree: Vec<TreeEntry>| -> Vec<TreeEntry> {
         tree.into_iter()
             .map(|mut e| {
@@ -525,7 +506,9 @@ fn judge_readers(report: &mut VerifyReport, root: &Path, user: &str) {
 }
 
 /// `a/b` for `/a/b/`; `None` for relative paths, `.`/`..`/empty parts or `/`.
-fn clean_abs(p: &str) -> Option<String> {
+/// `/a/b/` as `a/b`: an absolute path inside an image with no `.`, `..` or empty component
+/// (`None` otherwise); the catalog and cache folders an image names are held to it.
+pub fn clean_abs(p: &str) -> Option<String> {
     let rel = p.strip_prefix('/')?.trim_end_matches('/');
     if rel.is_empty()
         || rel

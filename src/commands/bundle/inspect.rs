@@ -4,9 +4,8 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::bundle_image::{Inspection as Report, inspect};
-use crate::location::Location;
-use crate::transport::source::{OpenedImage, open_image};
+use crate::action::Location;
+use crate::action::bundle_inspect::{Inspected, inspect_image};
 use std::io::Write;
 
 /// Output format.
@@ -43,26 +42,26 @@ pub fn run(args: &Args) -> Outcome {
     let location = Location::parse(&args.image)?;
     let registry = args.registry.options()?;
     args.policy.check(&location, &registry)?;
-    let opened = open_image(&location, &registry)?;
-    let report =
-        inspect(&opened, args.no_files).map_err(|e| Failure::usage(super::error_chain(&e)))?;
+    let inspected = inspect_image(&location, &registry, args.no_files)
+        .map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();
     let res = match args.output {
-        OutputFormat::Json => render_json(&mut out, &opened, &report),
-        OutputFormat::Text => render_text(&mut out, &opened, &report),
+        OutputFormat::Json => render_json(&mut out, &inspected),
+        OutputFormat::Text => render_text(&mut out, &inspected),
     };
     match res {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(EXIT_OK),
         Err(e) => return Err(Failure::usage(format!("cannot write output: {e}"))),
     }
-    for w in &opened.warnings {
+    for w in &inspected.warnings {
         eprintln!("warning: {w}");
     }
     Ok(EXIT_OK)
 }
 
-fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Result<()> {
+fn render_json(out: &mut dyn Write, o: &Inspected) -> std::io::Result<()> {
+    let r = &o.report;
     let layers: Vec<serde_json::Value> = r
         .layers
         .iter()
@@ -77,11 +76,11 @@ fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Res
         .collect();
     let v = serde_json::json!({
         "image": o.name,
-        "digest": o.image.digest(),
-        "mediaType": o.image.media_type(),
-        "platform": o.platform(),
-        "config": {"digest": o.image.config.descriptor.digest, "size": o.image.config.descriptor.size, "mediaType": o.image.config.descriptor.media_type},
-        "labels": o.labels(),
+        "digest": o.digest,
+        "mediaType": o.media_type,
+        "platform": o.platform,
+        "config": {"digest": o.config.digest, "size": o.config.size, "mediaType": o.config.media_type},
+        "labels": o.labels,
         "layers": layers,
         "annotations": r.annotations.as_ref().map(|(_, a)| a),
         "annotationsLayer": r.annotations.as_ref().map(|(i, _)| i),
@@ -92,20 +91,21 @@ fn render_json(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Res
     writeln!(out)
 }
 
-fn render_text(out: &mut dyn Write, o: &OpenedImage, r: &Report) -> std::io::Result<()> {
+fn render_text(out: &mut dyn Write, o: &Inspected) -> std::io::Result<()> {
+    let r = &o.report;
     writeln!(out, "Image:      {}", o.name)?;
-    writeln!(out, "Digest:     {}", o.image.digest())?;
-    writeln!(out, "Media type: {}", o.image.media_type())?;
-    writeln!(out, "Platform:   {}", o.platform())?;
+    writeln!(out, "Digest:     {}", o.digest)?;
+    writeln!(out, "Media type: {}", o.media_type)?;
+    writeln!(out, "Platform:   {}", o.platform)?;
     // The image ID: the one digest a docker-archive and the registry image it came from share.
-    writeln!(out, "Image ID:   {}", o.image.config.descriptor.digest)?;
-    let labels = o.labels();
+    writeln!(out, "Image ID:   {}", o.config.digest)?;
+    let labels = &o.labels;
     writeln!(
         out,
         "Labels:{}",
         if labels.is_empty() { " (none)" } else { "" }
     )?;
-    for (k, v) in &labels {
+    for (k, v) in labels {
         writeln!(out, "  {k}={v}")?;
     }
     writeln!(out, "Layers:")?;

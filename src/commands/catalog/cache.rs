@@ -3,9 +3,7 @@
 //! none asked for), 1 refused, 2 usage or I/O.
 
 use super::flags::ConnectionArgs;
-use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
-use crate::image::Platform;
-use std::path::PathBuf;
+use super::{EXIT_FINDINGS, EXIT_OK, Outcome};
 
 /// `catalog cache ...` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -55,48 +53,12 @@ pub fn run(cmd: &Command) -> Outcome {
 }
 
 fn verify(args: &VerifyArgs) -> Outcome {
-    let path = PathBuf::from(&args.source);
-    let report = if path.is_dir() {
-        let Some(cache) = &args.cache_dir else {
-            return Err(Failure::usage(format!(
-                "{}: a catalog folder needs --cache-dir CACHE (the folder opm was given as --cache-dir, holding cache/ and digest)",
-                args.source
-            )));
-        };
-        let cache = PathBuf::from(cache);
-        if !cache.is_dir() {
-            return Err(Failure::usage(format!(
-                "{}: no such folder (--cache-dir)",
-                cache.display()
-            )));
-        }
-        crate::serve::verify::verify_dir(&path, &cache)
-    } else {
-        if path.exists() {
-            return Err(Failure::usage(format!(
-                "{}: a file, not a catalog folder or image (for an archive write oci-archive:{0} or docker-archive:{0})",
-                args.source
-            )));
-        }
-        let opts = args.registry.options(Platform::default())?;
-        crate::serve::verify::verify_image(
-            &args.source,
-            &opts,
-            args.configs_dir.as_deref(),
-            args.cache_dir.as_deref(),
-        )
-    }
-    .map_err(|e| {
-        if path.exists() {
-            Failure::usage(error_chain(&e))
-        } else {
-            Failure::usage(format!(
-                "{}: no such folder here, and as an image: {}",
-                args.source,
-                error_chain(&e)
-            ))
-        }
-    })?;
+    let report = crate::action::catalog_cache::verify(
+        &args.source,
+        args.configs_dir.as_deref(),
+        args.cache_dir.as_deref(),
+        || args.registry.options(Default::default()),
+    )?;
     print!("{}", report.to_text());
     Ok(if report.accepted {
         EXIT_OK

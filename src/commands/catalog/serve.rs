@@ -5,13 +5,11 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::location::{Location, Place};
-use crate::serve::http::HttpCatalog;
-use crate::serve::server::{Bound, Listen, serve};
+use crate::action::Location;
+use crate::action::catalog_serve;
 use std::io::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// opm's default termination log (what Kubernetes reads as the container's last words).
 const DEFAULT_TERMINATION_LOG: &str = "/dev/termination-log";
@@ -63,56 +61,23 @@ pub fn run(args: &Args) -> Outcome {
 fn run_inner(args: &Args) -> Outcome {
     let http_addr = args.http.as_deref().map(parse_http_addr).transpose()?;
     let started = std::time::Instant::now();
-    let source = open_source(args)?;
-    let root = source.dir();
-    let (loaded, metadata) = crate::serve::model::load_compact(root)
-        .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-    if loaded.has_errors() {
-        let mut msg = format!(
-            "{}: the catalog cannot be served (opm refuses it too):",
-            args.source
-        );
-        for d in loaded
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == crate::findings::Severity::Error)
-            .take(20)
-        {
-            let place = match (&d.file, d.line) {
-                (Some(f), Some(l)) => format!("{f}:{l}: "),
-                (Some(f), None) => format!("{f}: "),
-                _ => String::new(),
-            };
-            msg.push_str(&format!("\n  {place}{}", d.message));
-        }
-        return Err(Failure::usage(msg));
-    }
-    let files = loaded.files;
-    let store = crate::serve::model::ServeModel::new_compact(loaded.config, metadata)
-        .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-    // Bundles, not channel entries (a bundle in three channels is one bundle).
-    let (packages, bundles) = (store.index().len(), store.catalog_bundle_count());
-    let store = crate::serve::index::ServeIndex::new(store);
-    let http = match http_addr {
-        Some(_) => {
-            let name = match &args.catalog_name {
-                Some(n) => n.clone(),
-                None => default_catalog_name(&source),
-            };
-            Some(
-                HttpCatalog::index(root, &files, &name)
-                    .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?,
-            )
-        }
-        None => None,
-    };
-    let http_name = http.as_ref().map(|h| h.name().to_string());
-    let listen = Listen {
-        grpc: SocketAddr::new(args.addr, args.port),
-        http: http_addr,
-    };
+    // One classification for every source string: a path is never sent to a registry.
+    let location = Location::parse(&args.source).map_err(|e| Failure::usage(e.to_string()))?;
+    let prepared = catalog_serve::prepare(
+        &location,
+        |location| {
+            let opts = args.registry.options()?;
+            args.policy.check(location, &opts)?;
+            Ok::<_, Failure>(opts)
+        },
+        http_addr.is_some(),
+        args.catalog_name.as_deref(),
+    )?;
+    let (packages, bundles) = (prepared.packages, prepared.bundles);
+    let http_name = prepared.http_name();
+    let grpc = SocketAddr::new(args.addr, args.port);
     let source_name = args.source.clone();
-    serve(Arc::new(store), http, &listen, |bound: Bound| {
+    catalog_serve::serve(prepared, grpc, http_addr, |bound| {
         eprintln!(
             "serving {source_name}: {packages} packages, {bundles} bundles, gRPC on {} (loaded in {} ms)",
             bound.grpc,
@@ -121,9 +86,7 @@ fn run_inner(args: &Args) -> Outcome {
         if let (Some(addr), Some(name)) = (bound.http, &http_name) {
             eprintln!("catalogd HTTP API on http://{addr}/catalogs/{name}/api/v1/all");
         }
-    })
-    .map_err(|e| Failure::usage(e.to_string()))?;
-    drop(source);
+    })?;
     Ok(EXIT_OK)
 }
 
@@ -148,84 +111,6 @@ fn parse_http_addr(s: &str) -> Result<SocketAddr, Failure> {
             "--http {s:?}: expected an address like 127.0.0.1:8080 or :8080"
         ))
     })
-}
-
-/// The catalog being served: a folder as given, or an image unpacked into a temporary folder
-/// (removed when the server stops).
-enum Source {
-    Folder(PathBuf),
-    Image {
-        _unpacked: tempfile::TempDir,
-        configs: PathBuf,
-    },
-}
-
-impl Source {
-    fn dir(&self) -> &Path {
-        match self {
-            Source::Folder(p) => p,
-            Source::Image { configs, .. } => configs,
-        }
-    }
-}
-
-fn open_source(args: &Args) -> Result<Source, Failure> {
-    // One classification for every source string: a path is never sent to a registry.
-    let location = Location::parse(&args.source).map_err(|e| Failure::usage(e.to_string()))?;
-    match location.place() {
-        Place::Path(path) if path.is_dir() => Ok(Source::Folder(path.to_path_buf())),
-        Place::Path(_) => Err(Failure::usage(format!(
-            "{}: is a file: pass a catalog folder or a catalog image",
-            args.source
-        ))),
-        Place::Local(_) | Place::Registry(_) => {
-            let opts = args.registry.options()?;
-            args.policy.check(&location, &opts)?;
-            let image = crate::transport::source::unpack_image(&location, &opts)
-                .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-            let Some(label) = image.labels.get(crate::catalog::CONFIGS_LABEL) else {
-                return Err(Failure::usage(format!(
-                    "{}: not a catalog image (no {} label)",
-                    args.source,
-                    crate::catalog::CONFIGS_LABEL
-                )));
-            };
-            let configs = crate::action::catalog_render::configs_dir(image.dir.path(), label)
-                .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
-            Ok(Source::Image {
-                _unpacked: image.dir,
-                configs,
-            })
-        }
-    }
-}
-
-fn default_catalog_name(source: &Source) -> String {
-    if let Source::Folder(p) = source {
-        let name = p
-            .canonicalize()
-            .ok()
-            .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()));
-        if let Some(n) = name
-            && valid_name(&n)
-        {
-            return n;
-        }
-    }
-    "catalog".to_string()
-}
-
-fn valid_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= 253
-        && n.split('.').all(|l| {
-            let b = l.as_bytes();
-            !b.is_empty()
-                && b.iter()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                && b[0] != b'-'
-                && b[b.len() - 1] != b'-'
-        })
 }
 
 /// Writes a fatal error where Kubernetes looks for it, as opm's logrus hook does. The default

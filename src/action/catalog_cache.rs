@@ -1,0 +1,72 @@
+//! `catalog cache verify`: would opm accept the serve cache of a catalog image, or of a catalog
+//! folder and its cache folder ([`crate::serve::verify`] does the checking; the source is
+//! opened here, with the catalog label read by [`super::source`]).
+
+pub use crate::serve::verify::VerifyReport;
+use crate::transport::RegistryOptions;
+use std::path::PathBuf;
+
+/// Why the verification could not run (exit 2); the message names the source.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CacheError(pub String);
+
+/// Verifies `source`: a catalog folder with `cache_dir` (required), or a catalog image (opened
+/// with the options `registry` gives, asked only then) with its catalog folder from
+/// `configs_dir` or its label and its cache folder from `cache_dir`, CMD or its files.
+pub fn verify<E: From<CacheError>>(
+    source: &str,
+    configs_dir: Option<&str>,
+    cache_dir: Option<&str>,
+    registry: impl FnOnce() -> Result<RegistryOptions, E>,
+) -> Result<VerifyReport, E> {
+    let path = PathBuf::from(source);
+    let usage = |m: String| E::from(CacheError(m));
+    let report = if path.is_dir() {
+        let Some(cache) = cache_dir else {
+            return Err(usage(format!(
+                "{source}: a catalog folder needs --cache-dir CACHE (the folder opm was given as --cache-dir, holding cache/ and digest)"
+            )));
+        };
+        let cache = PathBuf::from(cache);
+        if !cache.is_dir() {
+            return Err(usage(format!(
+                "{}: no such folder (--cache-dir)",
+                cache.display()
+            )));
+        }
+        crate::serve::verify::verify_dir(&path, &cache)
+    } else {
+        if path.exists() {
+            return Err(usage(format!(
+                "{source}: a file, not a catalog folder or image (for an archive write oci-archive:{source} or docker-archive:{source})"
+            )));
+        }
+        let opts = registry()?;
+        verify_image(source, &opts, configs_dir, cache_dir)
+    }
+    .map_err(|e| {
+        let chain = crate::errors::error_chain(&e);
+        usage(if path.exists() {
+            chain
+        } else {
+            format!("{source}: no such folder here, and as an image: {chain}")
+        })
+    })?;
+    Ok(report)
+}
+
+fn verify_image(
+    source: &str,
+    opts: &RegistryOptions,
+    configs: Option<&str>,
+    cache_dir: Option<&str>,
+) -> Result<VerifyReport, crate::serve::verify::VerifyError> {
+    use crate::serve::verify::VerifyError;
+    let location =
+        crate::location::Location::parse(source).map_err(|e| VerifyError::Usage(e.to_string()))?;
+    let opened = super::source::open(&location, opts)?;
+    let configs = super::source::configs_label_path(source, &opened.labels(), configs)
+        .map_err(VerifyError::Usage)?;
+    crate::serve::verify::verify_image(source, &opened, configs, cache_dir)
+}

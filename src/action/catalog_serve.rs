@@ -1,0 +1,179 @@
+//! `catalog serve`: a catalog folder or catalog image ([`super::source::open_catalog`]) loaded
+//! and checked before anything listens, then served as `opm serve` does (gRPC registry API,
+//! health, reflection) and, when asked, as catalogd serves it to OLM v1 clients.
+
+use super::source::{CatalogSource, CatalogSourceError};
+use crate::location::Location;
+use crate::serve::http::HttpCatalog;
+use crate::serve::index::ServeIndex;
+use crate::serve::server::{Bound, Listen};
+use crate::transport::RegistryOptions;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Why the catalog cannot be served (exit 2); the message names the source.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ServeError(pub String);
+
+impl From<CatalogSourceError> for ServeError {
+    fn from(e: CatalogSourceError) -> Self {
+        ServeError(e.to_string())
+    }
+}
+
+/// A catalog loaded, checked and indexed, ready to be served.
+pub struct Prepared {
+    store: ServeIndex,
+    http: Option<HttpCatalog>,
+    /// Packages in the catalog.
+    pub packages: usize,
+    /// Bundles (not channel entries: a bundle in three channels is one bundle).
+    pub bundles: usize,
+    /// The folder or unpacked image (removed when the server stops).
+    _source: CatalogSource,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("packages", &self.packages)
+            .field("bundles", &self.bundles)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// The catalog name in catalogd's URLs, when the HTTP API is served.
+    pub fn http_name(&self) -> Option<String> {
+        self.http.as_ref().map(|h| h.name().to_string())
+    }
+}
+
+/// Opens `location` as a catalog (the options `registry` gives are asked for only for an
+/// image), loads and checks it (a catalog opm refuses is refused, with its first 20 errors),
+/// and builds the gRPC model and, when `http` is asked, catalogd's index under
+/// `catalog_name` (default: the folder's name when it is a valid name, else `catalog`).
+pub fn prepare<E: From<ServeError>>(
+    location: &Location,
+    registry: impl FnOnce(&Location) -> Result<RegistryOptions, E>,
+    http: bool,
+    catalog_name: Option<&str>,
+) -> Result<Prepared, E> {
+    let name = location.as_str();
+    let source = super::source::open_catalog(location, |l| registry(l).map_err(Wrapped::Outer))
+        .map_err(Wrapped::into_outer)?;
+    let fail = |e: &dyn std::fmt::Display| E::from(ServeError(format!("{name}: {e}")));
+    let root = source.dir();
+    let (loaded, metadata) = crate::serve::model::load_compact(root).map_err(|e| fail(&e))?;
+    if loaded.has_errors() {
+        let mut msg = format!("{name}: the catalog cannot be served (opm refuses it too):");
+        for d in loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::findings::Severity::Error)
+            .take(20)
+        {
+            let place = match (&d.file, d.line) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                (Some(f), None) => format!("{f}: "),
+                _ => String::new(),
+            };
+            msg.push_str(&format!("\n  {place}{}", d.message));
+        }
+        return Err(E::from(ServeError(msg)));
+    }
+    let files = loaded.files;
+    let store = crate::serve::model::ServeModel::new_compact(loaded.config, metadata)
+        .map_err(|e| fail(&e))?;
+    let (packages, bundles) = (store.index().len(), store.catalog_bundle_count());
+    let store = ServeIndex::new(store);
+    let http = match http {
+        true => {
+            let name = match catalog_name {
+                Some(n) => n.to_string(),
+                None => default_catalog_name(&source),
+            };
+            Some(HttpCatalog::index(root, &files, &name).map_err(|e| fail(&e))?)
+        }
+        false => None,
+    };
+    Ok(Prepared {
+        store,
+        http,
+        packages,
+        bundles,
+        _source: source,
+    })
+}
+
+/// The registry callback's own error, or the opener's, kept apart so each keeps its exit code.
+enum Wrapped<E> {
+    Outer(E),
+    Source(CatalogSourceError),
+}
+
+impl<E> From<CatalogSourceError> for Wrapped<E> {
+    fn from(e: CatalogSourceError) -> Self {
+        Wrapped::Source(e)
+    }
+}
+
+impl<E: From<ServeError>> Wrapped<E> {
+    fn into_outer(self) -> E {
+        match self {
+            Wrapped::Outer(e) => e,
+            Wrapped::Source(e) => E::from(ServeError::from(e)),
+        }
+    }
+}
+
+/// Serves `prepared` on `grpc` (and catalogd's API on `http` when it was prepared) until
+/// SIGTERM or SIGINT; `on_bound` is called once both listen.
+pub fn serve(
+    prepared: Prepared,
+    grpc: SocketAddr,
+    http: Option<SocketAddr>,
+    on_bound: impl FnOnce(Bound),
+) -> Result<(), ServeError> {
+    let Prepared {
+        store,
+        http: catalog,
+        _source: source,
+        ..
+    } = prepared;
+    let listen = Listen { grpc, http };
+    crate::serve::server::serve(Arc::new(store), catalog, &listen, on_bound)
+        .map_err(|e| ServeError(e.to_string()))?;
+    drop(source);
+    Ok(())
+}
+
+fn default_catalog_name(source: &CatalogSource) -> String {
+    if let CatalogSource::Folder(p) = source {
+        let name = p
+            .canonicalize()
+            .ok()
+            .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()));
+        if let Some(n) = name
+            && valid_name(&n)
+        {
+            return n;
+        }
+    }
+    "catalog".to_string()
+}
+
+/// A Kubernetes object name (RFC 1123 subdomain), as catalogd's URLs need.
+fn valid_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 253
+        && n.split('.').all(|l| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
