@@ -21,7 +21,9 @@
 //! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included);
 //! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
 //!   result validated) and `catalog diff` (changes and upgrade-path regressions);
-//! - [`catalog_serve`], [`catalog_cache`]: `catalog serve` and `catalog cache verify`.
+//! - [`catalog_serve`], [`catalog_cache`]: `catalog serve` and `catalog cache verify`;
+//! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
+//!   registries) and `catalog convert-template`.
 
 pub mod bundle_build;
 pub mod bundle_image;
@@ -37,6 +39,7 @@ pub mod catalog_filter;
 pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod catalog_serve;
+pub mod catalog_template;
 pub mod copy;
 pub mod labels;
 pub mod sign;

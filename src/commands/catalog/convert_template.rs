@@ -1,9 +1,8 @@
 //! `olmpack catalog convert-template basic|substitutes [FILE|-]`: opm's
 //! `alpha convert-template`, a catalog file turned into a template.
 
-use super::template::read_input;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::catalog::template::convert::{ConvertType, convert};
+use crate::action::catalog_template::{ConvertType, convert, read_input};
 use std::io::Write;
 
 /// Template type to produce.
@@ -40,13 +39,13 @@ pub struct Args {
 
 /// Runs `olmpack catalog convert-template`.
 pub fn run(args: &Args) -> Outcome {
-    let text = read_input(&args.file)?;
+    let text = read_input(&args.file).map_err(|e| Failure::usage(e.to_string()))?;
     let to = match args.template_type {
         TypeArg::Basic => ConvertType::Basic,
         TypeArg::Substitutes => ConvertType::Substitutes,
     };
-    let out = convert(text.as_bytes(), to, args.output == OutputArg::Yaml)
-        .map_err(|e| Failure::usage(format!("{}: {e}", args.file)))?;
+    let out = convert(&args.file, &text, to, args.output == OutputArg::Yaml)
+        .map_err(|e| Failure::usage(e.to_string()))?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(&out)

@@ -3,17 +3,10 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::action::bundle_source::render_source;
-use crate::catalog::mermaid::{MermaidOptions, write_mermaid};
-use crate::catalog::model::Bundle;
-use crate::catalog::template::bundle_map::{BundleMap, MappedRenderer};
-use crate::catalog::template::{
-    BundleRenderError, BundleRenderer, OpmCompat, TemplateOptions, TemplateType,
-    render_template_checked,
+use crate::action::catalog_template::{
+    self, OpmCompat, Output, TemplateError, TemplateRequest, TemplateType, read_input,
 };
-use crate::catalog::write::{Format, write_config};
-use crate::location::Location;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Template type on the command line.
@@ -74,64 +67,36 @@ pub struct Args {
 
 /// Runs `olmpack catalog template`.
 pub fn run(args: &Args) -> Outcome {
-    let text = read_input(&args.file)?;
-    let compat = args.opm_compat.unwrap_or_default();
-    let source_options = super::flags::source_options(
+    let text = read_input(&args.file).map_err(failure)?;
+    let source = super::flags::source_options(
         args.migrate_level.as_deref(),
         args.opm_compat,
         &args.registry,
     )?;
-    let map = match &args.bundle_map {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
-            BundleMap::parse(&text, path)?
-        }
-        None => BundleMap::default(),
-    };
-    let local = |source: &Location, image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        render_source(source, image_ref, &source_options).map(|b| vec![b.bundle])
-    };
-    let remote = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        let location = Location::parse(image_ref).map_err(BundleRenderError::new)?;
-        render_source(&location, image_ref, &source_options).map(|b| vec![b.bundle])
-    };
-    let renderer = MappedRenderer {
-        map: &map,
-        local: &local,
-        remote: (!args.offline).then_some(&remote as &dyn BundleRenderer),
-    };
-    let mut options = TemplateOptions {
+    let request = TemplateRequest {
         template_type: args.template_type.map(|t| match t {
             TypeArg::Basic => TemplateType::Basic,
             TypeArg::Semver => TemplateType::Semver,
             TypeArg::Substitutes => TemplateType::Substitutes,
         }),
-        compat,
-        ..TemplateOptions::default()
+        compat: args.opm_compat.unwrap_or_default(),
+        jobs: args.jobs,
+        offline: args.offline,
+        bundle_map: args.bundle_map.as_deref(),
+        source,
     };
-    if let Some(j) = args.jobs {
-        options.jobs = j.max(1);
-    }
-    let check = crate::validate::catalog::first_model_error;
-    let (cfg, warnings) = render_template_checked(&args.file, &text, &options, &renderer, &check)
-        .map_err(|e| Failure::with_code(EXIT_FINDINGS, e.to_string()))?;
+    let (cfg, warnings) = catalog_template::render(&args.file, &text, &request).map_err(failure)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    let mut out = Vec::new();
-    match args.output {
-        OutputArg::Json => write_config(&mut out, &cfg, Format::Json)?,
-        OutputArg::Yaml => write_config(&mut out, &cfg, Format::Yaml)?,
-        OutputArg::Mermaid => {
-            let mut warnings = Vec::new();
-            let text = write_mermaid(&cfg, &MermaidOptions::default(), &mut warnings)
-                .map_err(|e| Failure::with_code(EXIT_FINDINGS, format!("writing output: {e}")))?;
-            for w in warnings {
-                eprintln!("{w}");
-            }
-            out = text.into_bytes();
-        }
+    let output = match args.output {
+        OutputArg::Json => Output::Json,
+        OutputArg::Yaml => Output::Yaml,
+        OutputArg::Mermaid => Output::Mermaid,
+    };
+    let (out, notes) = catalog_template::write(&cfg, output).map_err(failure)?;
+    for w in notes {
+        eprintln!("{w}");
     }
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -141,15 +106,10 @@ pub fn run(args: &Args) -> Outcome {
     Ok(EXIT_OK)
 }
 
-/// Reads a file, or standard input for `-`.
-pub fn read_input(file: &str) -> Result<String, Failure> {
-    let mut bytes = Vec::new();
-    if file == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Failure::usage(format!("cannot read standard input: {e}")))?;
-    } else {
-        bytes = std::fs::read(file).map_err(|e| Failure::usage(format!("{file}: {e}")))?;
+/// A template that is wrong exits 1; anything that could not be read or written, 2.
+fn failure(e: TemplateError) -> Failure {
+    match e {
+        TemplateError::Invalid(m) => Failure::with_code(EXIT_FINDINGS, m),
+        other => Failure::usage(other.to_string()),
     }
-    String::from_utf8(bytes).map_err(|_| Failure::usage(format!("{file}: not UTF-8 text")))
 }
