@@ -1,7 +1,7 @@
 //! The command line: clap definitions and the single place that maps outcomes to exit codes.
 
 use crate::commands::{self, EXIT_USAGE};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// olmpack: package Operator bundles and file-based catalogs for OLM without a container daemon.
@@ -152,8 +152,8 @@ pub fn main() -> ExitCode {
             CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
             CatalogCommand::Serve(a) => commands::catalog::serve::run(a),
         },
-        TopCommand::Completions(a) => commands::completions::run(a),
-        TopCommand::Man(a) => commands::man::run(a),
+        TopCommand::Completions(a) => commands::completions::run(a, Cli::command()),
+        TopCommand::Man(a) => commands::man::run(a, Cli::command()),
         TopCommand::Sign(a) => commands::sign::run_sign(a),
         TopCommand::Verify(a) => commands::sign::run_verify(a),
         TopCommand::Key(c) => commands::sign::run_key(c),

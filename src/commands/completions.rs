@@ -4,9 +4,8 @@
 //! Why generated: clap_complete reads the same definitions the parser uses, so the completions
 //! can never drift from the commands.
 
+use super::Failure;
 use super::{EXIT_OK, Outcome};
-use crate::commands::Failure;
-use clap::CommandFactory;
 use std::io::Write;
 
 /// Arguments of `olmpack completions`.
@@ -22,9 +21,9 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Writes the completion script to stdout.
-pub fn run(args: &Args) -> Outcome {
-    let mut cmd = crate::cli::Cli::command();
+/// Writes the completion script for `cmd` (the command line's definition, which `cli` passes
+/// in, so this module does not import it back) to stdout.
+pub fn run(args: &Args, mut cmd: clap::Command) -> Outcome {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "olmpack", &mut script);
     let mut stdout = std::io::stdout().lock();

@@ -8,7 +8,6 @@
 
 use super::{EXIT_OK, Failure, Outcome};
 
-use clap::CommandFactory;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -24,8 +23,9 @@ pub struct Args {
     pub output_dir: Option<PathBuf>,
 }
 
-/// Every page: (file name, roff text), the top command first, then depth first.
-pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
+/// Every page of `cmd` (the command line's definition, passed in by `cli`): (file name, roff
+/// text), the top command first, then depth first.
+pub fn pages(cmd: clap::Command) -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
     fn walk(cmd: &clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
         let page = cmd.clone().override_usage(synopsis(cmd));
         let man = clap_mangen::Man::new(page);
@@ -37,7 +37,7 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
         }
         Ok(())
     }
-    let mut cmd = crate::cli::Cli::command().disable_help_subcommand(true);
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let mut out = Vec::new();
     walk(&cmd, &mut out)?;
@@ -104,9 +104,10 @@ fn synopsis(cmd: &clap::Command) -> String {
     line
 }
 
-/// Prints the top page, or writes every page into `--output-dir`.
-pub fn run(args: &Args) -> Outcome {
-    let pages = pages().map_err(|e| Failure::usage(format!("cannot render the man pages: {e}")))?;
+/// Prints the top page of `cmd`, or writes every page into `--output-dir`.
+pub fn run(args: &Args, cmd: clap::Command) -> Outcome {
+    let pages =
+        pages(cmd).map_err(|e| Failure::usage(format!("cannot render the man pages: {e}")))?;
     let Some(dir) = &args.output_dir else {
         let top = pages.first().map(|p| p.1.as_slice()).unwrap_or_default();
         let mut stdout = std::io::stdout().lock();
