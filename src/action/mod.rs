@@ -8,6 +8,7 @@
 //!   label and path rules of images;
 //! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
 //!   [`bundle_inspect`], [`bundle_pull`]: `bundle inspect` and `bundle pull`;
+//!   [`bundle_validate`]: `bundle validate` (folders, packages and images, each isolated);
 //! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
 //!   exact output);
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
@@ -31,6 +32,7 @@ pub mod bundle_inspect;
 pub mod bundle_pull;
 pub mod bundle_render;
 pub mod bundle_source;
+pub mod bundle_validate;
 pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_cache;

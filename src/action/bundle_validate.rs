@@ -1,0 +1,197 @@
+//! `bundle validate`: bundle folders, package-manifest packages among them, or one bundle
+//! image, each checked in isolation (the batch runner, [`crate::validate::batch`]): olmpack's
+//! own failure on one input becomes that input's `internal/error` finding and every other input
+//! keeps its full report. The options come from the flags here, so the command only prints.
+
+use super::bundle_image::BundleImageError;
+use crate::findings::rules::Subject;
+use crate::legacy::packagemanifest::{PackageDir, validate as pmvalidate};
+use crate::transport::RegistryOptions;
+use crate::validate::batch::{self, Check, internal_error_report};
+use crate::validate::{Group, Report, Rule};
+
+pub use crate::validate::Options;
+use std::path::{Path, PathBuf};
+
+/// The reports of one run, and how to print and judge them.
+#[derive(Debug)]
+pub struct Validated {
+    /// One report per input, in the order given.
+    pub reports: Vec<Report>,
+    /// What the inputs are (package manifests alone are counted and tagged as such).
+    pub subject: Subject,
+    /// Package-manifest packages were among the inputs (their report is printed without colour).
+    pub packages: bool,
+    /// An input could not be read, or olmpack failed on one: the run exits 2.
+    pub io_failure: bool,
+}
+
+impl Validated {
+    /// Whether every report passes (`strict`: warnings fail too).
+    pub fn passed(&self, strict: bool) -> bool {
+        self.reports.iter().all(|r| r.passed(strict))
+    }
+}
+
+/// Validation options from the flags: `--select-optional` groups, `--k8s-version` (or
+/// operator-sdk's `--optional-values k8s-version=...`), and the custom categories file
+/// `OPERATOR_BUNDLE_CATEGORIES` names when the operatorhub group is selected.
+pub fn options(
+    select_optional: &[String],
+    k8s_version: Option<&str>,
+    optional_values: &[String],
+) -> Result<Options, String> {
+    let mut optional = Vec::new();
+    for sel in select_optional {
+        for g in Group::parse_selection(sel)? {
+            if !optional.contains(&g) {
+                optional.push(g);
+            }
+        }
+    }
+    let mut k8s = k8s_version.map(str::to_string);
+    for kv in optional_values {
+        match kv.split_once('=') {
+            Some(("k8s-version", v)) => k8s = Some(v.to_string()),
+            Some((_, _)) => {}
+            None => {
+                return Err(format!("--optional-values expects key=value, got \"{kv}\""));
+            }
+        }
+    }
+    let k8s_version = match k8s {
+        Some(text) => Some(parse_k8s_version(&text).ok_or_else(|| {
+            format!("--k8s-version \"{text}\" is not a Kubernetes version such as 1.25 or v1.25.0")
+        })?),
+        None => None,
+    };
+    // operator-sdk replaces the standard categories with the file this names.
+    let categories = match std::env::var_os(crate::validate::bundle::CATEGORIES_ENV) {
+        Some(path) if !path.is_empty() && optional.contains(&Group::OperatorHub) => Some(
+            crate::validate::bundle::read_custom_categories(Path::new(&path))
+                .map_err(|e| format!("{}: {e}", crate::validate::bundle::CATEGORIES_ENV))?,
+        ),
+        _ => None,
+    };
+    Ok(Options {
+        optional,
+        k8s_version,
+        categories,
+    })
+}
+
+fn parse_k8s_version(text: &str) -> Option<semver::Version> {
+    let t = text.trim().trim_start_matches('v');
+    let mut parts = t.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().unwrap_or("0").parse().ok()?;
+    let patch = parts.next().unwrap_or("0").parse().ok()?;
+    Some(semver::Version::new(major, minor, patch))
+}
+
+/// `--list-rules`: one line per bundle and package-manifest rule (id, severity, group,
+/// summary).
+pub fn rule_lines() -> Vec<String> {
+    Rule::ALL
+        .iter()
+        .filter(|r| !r.is_catalog())
+        .map(|rule| {
+            format!(
+                "{:<40} {:<8} {:<15} {}",
+                rule.id(),
+                rule.default_severity().as_str(),
+                rule.group().name(),
+                rule.summary()
+            )
+        })
+        .collect()
+}
+
+/// Validates folders on up to `jobs` threads: bundle folders, and package-manifest packages
+/// (`<package>.package.yaml` and version folders) with the packagemanifest/* rules. A package
+/// that cannot be read at all stops the run (its message, exit 2), as before anything is
+/// printed.
+pub fn validate_folders(
+    dirs: &[PathBuf],
+    opts: &Options,
+    jobs: Option<usize>,
+) -> Result<Validated, String> {
+    let packages = dirs
+        .iter()
+        .any(|d| super::source::is_package_manifest_dir(d));
+    if !packages {
+        let reports = crate::validate::bundle::validate_dirs(dirs, opts, jobs);
+        let io_failure = reports
+            .iter()
+            .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
+        return Ok(Validated {
+            reports,
+            subject: Subject::Bundle,
+            packages: false,
+            io_failure,
+        });
+    }
+    let mut reports = Vec::new();
+    for result in batch::run(&Mixed(opts), dirs, jobs) {
+        reports.push(result?);
+    }
+    let io_failure = reports.iter().any(|r| {
+        r.has_rule(Rule::FileUnreadable)
+            || r.has_rule(Rule::InternalError)
+            || r.has_rule(Rule::PmUnreadable)
+    });
+    // Package manifests alone are counted and tagged as such; mixed with bundles, as bundles.
+    let all_packages = dirs
+        .iter()
+        .all(|d| super::source::is_package_manifest_dir(d));
+    Ok(Validated {
+        reports,
+        subject: if all_packages {
+            Subject::PackageManifest
+        } else {
+            Subject::Bundle
+        },
+        packages: true,
+        io_failure,
+    })
+}
+
+/// Folders of either kind for the batch runner.
+struct Mixed<'a>(&'a Options);
+
+impl Check for Mixed<'_> {
+    type Error = String;
+
+    fn check(&self, dir: &Path, _inner_jobs: usize) -> Result<Report, String> {
+        if super::source::is_package_manifest_dir(dir) {
+            let pkg = PackageDir::read(dir).map_err(|e| e.to_string())?;
+            return Ok(pmvalidate::validate(&pkg).to_report(&dir.display().to_string()));
+        }
+        let mut reports =
+            crate::validate::bundle::validate_dirs(&[dir.to_path_buf()], self.0, Some(1));
+        Ok(reports.pop().unwrap_or_default())
+    }
+}
+
+/// `bundle validate --image REF`: the image validated ([`super::bundle_image::validate_image`],
+/// named as `reference` was typed), isolated like a folder: olmpack's own failure on it becomes
+/// its `internal/error` finding.
+pub fn validate_image(
+    reference: &str,
+    registry: &RegistryOptions,
+    opts: &Options,
+) -> Result<Validated, BundleImageError> {
+    let report = match crate::guard::catch(|| {
+        super::bundle_image::validate_image(reference, registry, opts)
+    }) {
+        Ok(report) => report?,
+        Err(failure) => internal_error_report(reference, None, &failure),
+    };
+    let io_failure = report.has_rule(Rule::FileUnreadable) || report.has_rule(Rule::InternalError);
+    Ok(Validated {
+        reports: vec![report],
+        subject: Subject::Bundle,
+        packages: false,
+        io_failure,
+    })
+}
