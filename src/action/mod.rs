@@ -9,6 +9,7 @@
 //! - [`bundle_image`]: reading bundle images (annotations, the bundle's files, shape warnings);
 //!   [`bundle_inspect`], [`bundle_pull`]: `bundle inspect` and `bundle pull`;
 //!   [`bundle_validate`]: `bundle validate` (folders, packages and images, each isolated);
+//!   [`bundle_migrate`]: `bundle migrate` (package manifests to bundle folders);
 //! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
 //!   exact output);
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
@@ -29,6 +30,7 @@
 pub mod bundle_build;
 pub mod bundle_image;
 pub mod bundle_inspect;
+pub mod bundle_migrate;
 pub mod bundle_pull;
 pub mod bundle_render;
 pub mod bundle_source;
