@@ -10,6 +10,7 @@
 //!   [`bundle_inspect`], [`bundle_pull`]: `bundle inspect` and `bundle pull`;
 //!   [`bundle_validate`]: `bundle validate` (folders, packages and images, each isolated);
 //!   [`bundle_migrate`]: `bundle migrate` (package manifests to bundle folders);
+//!   [`bundle_init`], [`catalog_init`]: `bundle init` (scaffolding) and `catalog init`;
 //! - [`catalog_render`]: `catalog render` (bundle folders, catalog folders and images to opm's
 //!   exact output);
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
@@ -29,6 +30,7 @@
 
 pub mod bundle_build;
 pub mod bundle_image;
+pub mod bundle_init;
 pub mod bundle_inspect;
 pub mod bundle_migrate;
 pub mod bundle_pull;
@@ -40,6 +42,7 @@ pub mod catalog_build;
 pub mod catalog_cache;
 pub mod catalog_diff;
 pub mod catalog_filter;
+pub mod catalog_init;
 pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod catalog_serve;

@@ -1,11 +1,9 @@
-//! `olmpack bundle init`: flags in, [`crate::scaffold::plan`] and [`crate::scaffold::apply`],
-//! then the validator on the result. All file logic lives in [`crate::scaffold`]; this module
-//! only prints and picks the exit code.
+//! `olmpack bundle init`: flags in, [`crate::action::bundle_init`] (plan, apply, then the
+//! validator on the result); this module only prints and picks the exit code.
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::bundle::Bundle;
-use crate::scaffold::{self, Action, Plan, ScaffoldError};
-use crate::validate::{self, output};
+use crate::action::bundle_init::{self, Action, Plan, ScaffoldError};
+use crate::validate::output;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -65,7 +63,7 @@ pub struct Args {
 
 /// Runs `olmpack bundle init`.
 pub fn run(args: &Args) -> Outcome {
-    let opts = scaffold::Options {
+    let opts = bundle_init::Options {
         dir: args.dir.clone(),
         package: args.package.clone(),
         channels: args.channels.clone(),
@@ -73,7 +71,7 @@ pub fn run(args: &Args) -> Outcome {
         output_dir: args.output_dir.clone(),
         dockerfile: args.dockerfile,
     };
-    let plan = scaffold::plan(&opts).map_err(|e| failure(&e))?;
+    let plan = bundle_init::plan(&opts).map_err(|e| failure(&e))?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -99,7 +97,7 @@ pub fn run(args: &Args) -> Outcome {
             .map_err(|e| Failure::usage(format!("cannot write output: {e}")))?;
         return Ok(EXIT_OK);
     }
-    scaffold::apply(&plan).map_err(|e| failure(&e))?;
+    bundle_init::apply(&plan).map_err(|e| failure(&e))?;
     print_summary(&plan, &mut out)
         .map_err(|e| Failure::usage(format!("cannot write output: {e}")))?;
     drop(out);
@@ -151,7 +149,7 @@ fn print_dry_run(plan: &Plan, out: &mut dyn Write) -> std::io::Result<()> {
                 writeln!(out, "would update {}:", file.display)?;
                 let old = file.old.as_deref().unwrap_or_default();
                 out.write_all(
-                    scaffold::write::diff(
+                    bundle_init::diff(
                         &String::from_utf8_lossy(old),
                         &String::from_utf8_lossy(&file.new),
                     )
@@ -208,21 +206,7 @@ fn print_summary(plan: &Plan, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// Validates the written bundle; validation errors make the exit code 1 so CI notices.
 fn validate_result(plan: &Plan) -> Outcome {
-    // The files are written by now: an internal failure of the check must say so, not read as
-    // if init itself had failed.
-    let checked = crate::guard::catch(|| {
-        Bundle::load(&plan.root)
-            .map(|bundle| validate::validate(&bundle, &validate::Options::default()))
-    });
-    let report = match checked {
-        Ok(loaded) => loaded.map_err(|e| Failure::usage(super::error_chain(&e)))?,
-        Err(failure) => {
-            return Err(Failure::usage(format!(
-                "init wrote the files listed above, but checking the bundle failed: {}",
-                failure.describe()
-            )));
-        }
-    };
+    let report = bundle_init::validate_written(plan).map_err(Failure::usage)?;
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let color = super::color_on(std::io::stderr().is_terminal());

@@ -2,7 +2,7 @@
 
 use super::flags::CatalogFormat as OutputFormat;
 use super::{EXIT_OK, Failure, Outcome};
-use crate::catalog::{init::init_package, write};
+use crate::action::catalog_init;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -29,20 +29,13 @@ pub struct Args {
 
 /// Runs `catalog init`.
 pub fn run(args: &Args) -> Outcome {
-    if args.default_channel.trim().is_empty() {
-        return Err(Failure::usage(
-            "-c/--default-channel must name a channel: a package without one fails validation",
-        ));
-    }
-    let package = init_package(
+    let out = catalog_init::init(
         &args.package,
         &args.default_channel,
         args.description.as_deref(),
         args.icon.as_deref(),
+        args.output.into(),
     )?;
-    let mut out = Vec::new();
-    write::write_blob(&mut out, &package, args.output.into())
-        .map_err(|e| Failure::usage(e.to_string()))?;
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     lock.write_all(&out)
