@@ -2,8 +2,12 @@
 //! form, add it ([`crate::catalog::add::add_bundle`]), validate the whole catalog as it would be,
 //! and rewrite the file atomically in opm's exact output form.
 
-use crate::catalog::add::{AddError, AddMode, AddOutcome, AddRequest, CsvEdges, add_bundle};
+use crate::catalog::add::{AddError, AddRequest, CsvEdges, add_bundle};
+/// The modes and outcomes of `catalog add`.
+pub use crate::catalog::add::{AddMode, AddOutcome};
 use crate::catalog::model::{DeclarativeConfig, Origin};
+/// The migration applied to the bundle `catalog add` renders.
+pub use crate::catalog::render::MigrateLevel;
 
 /// Why `catalog add` wrote nothing.
 #[derive(Debug, thiserror::Error)]

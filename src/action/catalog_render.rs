@@ -13,12 +13,13 @@
 //! one by one as they are finished ([`Spool`]), so memory does not grow with their number.
 
 use super::source::{Kind, Source, UnpackedSource};
-use crate::catalog::OpmCompat;
+/// Why an `--opm-compat` value is not a release olmpack reproduces.
+pub use crate::catalog::CompatParseError;
 use crate::catalog::load;
 use crate::catalog::model::DeclarativeConfig;
-use crate::catalog::render::{
-    BundleFiles, MigrateLevel, expand_image_template, finish_config, render_bundle,
-};
+use crate::catalog::render::{BundleFiles, expand_image_template, finish_config, render_bundle};
+/// The render options `catalog render` takes from its flags.
+pub use crate::catalog::render::{MigrateLevel, OpmCompat};
 use crate::catalog::write::{self, Format, spool::Spool};
 use crate::location::{Location, Place};
 use crate::transport::RegistryOptions;

@@ -4,11 +4,10 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::Location;
 use crate::action::bundle_source::render_source;
 use crate::action::catalog_add::{AddFileError, AddOptions, add_to_catalog};
-use crate::catalog::add::{AddMode, AddOutcome};
-use crate::catalog::render::MigrateLevel;
-use crate::location::Location;
+use crate::action::catalog_add::{AddMode, AddOutcome, MigrateLevel};
 use std::path::PathBuf;
 
 /// `--mode`.

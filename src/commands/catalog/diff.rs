@@ -3,8 +3,8 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::Location;
 use crate::action::catalog_diff::{DiffFormat, FailOn, diff_catalogs};
-use crate::location::Location;
 use std::io::Write;
 
 /// Report format.

@@ -4,8 +4,8 @@
 
 use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::Location;
 use crate::action::catalog_filter::{FilterOptions, filter_catalog, write_dir};
-use crate::location::Location;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_render::{BundleImage, RenderOptions, parse_sources, prepare_render};
-use crate::catalog::render::{MigrateLevel, OpmCompat};
+use crate::action::catalog_render::{CompatParseError, MigrateLevel, OpmCompat};
 
 /// Arguments of `olmpack catalog render`.
 #[derive(Debug, clap::Args)]
@@ -55,7 +55,7 @@ pub fn run(args: &Args) -> Outcome {
     let compat: OpmCompat = match &args.opm_compat {
         Some(v) => v
             .parse()
-            .map_err(|e: crate::catalog::CompatParseError| Failure::usage(e.to_string()))?,
+            .map_err(|e: CompatParseError| Failure::usage(e.to_string()))?,
         None => OpmCompat::default(),
     };
     let image = match (&args.image, &args.image_template) {
