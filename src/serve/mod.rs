@@ -12,6 +12,7 @@ pub mod http;
 pub mod index;
 pub mod model;
 pub mod owner;
+pub mod pogreb;
 pub mod registry;
 pub mod server;
 pub mod store;

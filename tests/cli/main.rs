@@ -39,6 +39,7 @@ mod release_versions;
 mod rules_and_reports;
 mod second_hour;
 mod serve_cache;
+mod serve_cache_pogreb;
 mod signing;
 mod sources;
 mod validate_image;

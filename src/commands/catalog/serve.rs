@@ -41,6 +41,11 @@ pub struct Args {
     /// default file is only written when it already exists; a path given here is created.
     #[arg(short = 't', long, value_name = "FILE")]
     pub termination_log: Option<PathBuf>,
+    /// Check the serve cache at PATH (in the image for an image source) as `opm serve
+    /// --cache-dir PATH` checks it at start (JSON or pogreb.v1): one opm would refuse stops
+    /// here with opm's reason, exit 1.
+    #[arg(long, value_name = "PATH")]
+    pub cache_dir: Option<String>,
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
@@ -65,6 +70,9 @@ fn run_inner(args: &Args) -> Outcome {
     let started = std::time::Instant::now();
     let source = open_source(args)?;
     let root = source.dir();
+    if let Some(cache_dir) = &args.cache_dir {
+        check_cache(args, &source, cache_dir)?;
+    }
     let (loaded, metadata) = crate::serve::model::load_compact(root)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
     if loaded.has_errors() {
@@ -198,6 +206,48 @@ fn open_source(args: &Args) -> Result<Source, Failure> {
             })
         }
     }
+}
+
+/// `--cache-dir`: the cache checked as opm checks it at start (`--cache-enforce-integrity`,
+/// opm's default with `--cache-dir`). Answers still come from the catalog, which an accepted
+/// cache's digest proves it holds.
+fn check_cache(args: &Args, source: &Source, cache_dir: &str) -> Result<(), Failure> {
+    let path = match source {
+        Source::Folder(_) => PathBuf::from(cache_dir),
+        Source::Image {
+            _unpacked: unpacked,
+            ..
+        } => unpacked.path().join(cache_dir.trim_start_matches('/')),
+    };
+    if !path.is_dir() {
+        return Err(Failure::with_code(
+            1,
+            format!(
+                "{}: no serve cache at {cache_dir}: opm serve --cache-dir {cache_dir} exits at start (integrity check failed: read existing cache digest: no such file or directory)",
+                args.source
+            ),
+        ));
+    }
+    let mut report = crate::serve::verify::verify_dir(source.dir(), &path)
+        .map_err(|e| Failure::usage(format!("{}: {e}", args.source)))?;
+    report.cache_dir = report
+        .cache_dir
+        .replace(&path.display().to_string(), cache_dir);
+    if !report.accepted {
+        return Err(Failure::with_code(
+            1,
+            format!(
+                "{}: opm would not start on the serve cache at {cache_dir}:\n{}",
+                args.source,
+                report.to_text().trim_end()
+            ),
+        ));
+    }
+    eprintln!(
+        "serve cache {}: digest {} matches (opm starts on it); answering from the catalog it matches",
+        report.cache_dir, report.computed
+    );
+    Ok(())
 }
 
 fn default_catalog_name(source: &Source) -> String {
