@@ -5,6 +5,7 @@
 pub mod api;
 pub mod cache;
 pub mod csv;
+pub mod experimental;
 pub mod gojson;
 pub mod gotar;
 pub mod health;

@@ -19,6 +19,7 @@ mod catalog_init;
 mod catalog_render;
 mod catalog_render_registry;
 mod catalog_serve;
+mod catalog_serve_experimental;
 mod catalog_template;
 mod catalog_template_cases;
 mod catalog_template_substitutes;
