@@ -15,6 +15,7 @@ mod catalog_build_filter;
 mod catalog_diff;
 mod catalog_filter;
 mod catalog_graph;
+mod catalog_graph_opm;
 mod catalog_init;
 mod catalog_render;
 mod catalog_render_registry;
