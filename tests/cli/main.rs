@@ -25,6 +25,7 @@ mod catalog_template;
 mod catalog_template_cases;
 mod catalog_template_substitutes;
 mod catalog_validate;
+mod catalog_validate_opm;
 mod ci_recipes;
 mod completions_man;
 mod convert_template;
