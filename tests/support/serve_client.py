@@ -366,7 +366,8 @@ def compare_one(s, ch, golden):
     h, _watch = health(s, ch, sorted(golden["health"]))
     t.check(h == golden["health"], "health %s" % h)
     v1a, _ = reflection(s, ch, "v1alpha")
-    want = sorted(golden["reflectionV1alpha"] + ["grpc.reflection.v1.ServerReflection"])
+    # Current opm also registers reflection v1 and, since v1.69, api.ExperimentalRegistry.
+    want = sorted(golden["reflectionV1alpha"] + ["grpc.reflection.v1.ServerReflection", "api.ExperimentalRegistry"])
     t.check(v1a == want, "reflection v1alpha %s" % v1a)
     v1, _ = reflection(s, ch, "v1")
     t.check(v1 == want, "reflection v1 %s" % v1)
