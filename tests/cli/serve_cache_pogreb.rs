@@ -204,3 +204,84 @@ fn a_damaged_database_is_named() {
         text(&v)
     );
 }
+
+/// operator-registry's `TestPogrebV1_StableDigest` (the digest of `validFS`'s pogreb cache,
+/// which opm's test says must never change) and its `TestPogrebV1_CheckIntegrity` cases: empty
+/// cache folder, valid, different catalog, different cache (a key added to the database).
+#[test]
+fn upstream_pogreb_digest_and_integrity_cases() {
+    let valid = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/opm-cache-valid");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("image");
+    let r = olmpack()
+        .args(["catalog", "build"])
+        .arg(&valid)
+        .args(["--cache", "--cache-format", "pogreb", "--output"])
+        .arg(format!("oci:{}:v1", out.display()))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    // TestPogrebV1_StableDigest.
+    assert!(text(&r).contains("digest 485a767449dd66d4"), "{}", text(&r));
+    let bundle = tmp.path().join("bundle");
+    umoci(&[
+        "unpack",
+        "--image",
+        &format!("{}:v1", out.display()),
+        bundle.to_str().unwrap(),
+    ]);
+    let rootfs = bundle.join("rootfs");
+    let cache = rootfs.join("tmp/cache");
+    let verify = |catalog: &Path, cache: &Path| {
+        let v = olmpack()
+            .args(["catalog", "cache", "verify"])
+            .arg(catalog)
+            .arg("--cache-dir")
+            .arg(cache)
+            .output()
+            .unwrap();
+        (v.status.code(), text(&v))
+    };
+    let mut cases = 0;
+    // "empty cache dir": read existing cache digest fails.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, t) = verify(&rootfs.join("configs"), &empty);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(t.contains("read existing cache digest"), "{t}");
+    cases += 1;
+    // "valid cache dir".
+    let (code, t) = verify(&rootfs.join("configs"), &cache);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(
+        t.contains("digest:  recorded 485a767449dd66d4, computed 485a767449dd66d4"),
+        "{t}"
+    );
+    cases += 1;
+    // "different FBC": another catalog against this cache.
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(valid.join("etcd.json"), other.join("etcd.json")).unwrap();
+    let (code, t) = verify(&other, &cache);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(t.contains("cache requires rebuild"), "{t}");
+    cases += 1;
+    // "different cache": a bundle key added to the database.
+    let db = cache.join("pogreb.v1/db");
+    let reader = Reader::open(&db).unwrap();
+    let mut w = olmpack::gocompat::pogreb::Writer::new(9);
+    for (k, v) in reader.items().unwrap() {
+        w.put(&k, &v).unwrap();
+    }
+    w.put(b"bundles/foo/bar/baz", b"\x0a\x03baz").unwrap();
+    w.write_to(&db, 0o660).unwrap();
+    let (code, t) = verify(&rootfs.join("configs"), &cache);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(t.contains("cache requires rebuild"), "{t}");
+    assert!(
+        t.contains("extra:   pogreb.v1/db key bundles/foo/bar/baz"),
+        "{t}"
+    );
+    cases += 1;
+    assert_eq!(cases, 4);
+}
