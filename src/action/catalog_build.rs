@@ -146,6 +146,8 @@ pub struct CatalogBuildOptions {
     pub serve_cache: crate::serve::cache::ServeCache,
     /// Where the cache goes in the image (default `/tmp/cache`).
     pub cache_dir: Option<String>,
+    /// Which of opm's cache formats (default JSON).
+    pub cache_format: crate::serve::cache::CacheFormat,
 }
 
 /// The built image or index.
@@ -328,7 +330,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
     let mut layer_of: Vec<usize> = Vec::new();
     let cache_layers: Vec<crate::serve::cache::CacheLayer> =
         if opts.serve_cache.wanted(opts.base.is_some()) {
-            let files = crate::serve::cache::cache_files(dir, spool.path())?;
+            let files = crate::serve::cache::cache_files_as(dir, spool.path(), opts.cache_format)?;
             let owners = if bases.is_empty() {
                 vec![crate::serve::owner::CacheOwner::root(
                     "a scratch image has no user, so root",

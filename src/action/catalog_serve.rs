@@ -9,6 +9,7 @@ use crate::serve::index::ServeIndex;
 use crate::serve::server::{Bound, Listen};
 use crate::transport::RegistryOptions;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Why the catalog cannot be served (exit 2); the message names the source.
@@ -32,6 +33,8 @@ pub struct Prepared {
     pub bundles: usize,
     /// The folder or unpacked image (removed when the server stops).
     _source: CatalogSource,
+    /// The source as the user named it, for messages.
+    name: String,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -47,6 +50,62 @@ impl Prepared {
     /// The catalog name in catalogd's URLs, when the HTTP API is served.
     pub fn http_name(&self) -> Option<String> {
         self.http.as_ref().map(|h| h.name().to_string())
+    }
+
+    /// `--cache-dir`: the serve cache at `cache_dir` (inside the image for an image source)
+    /// checked as `opm serve --cache-dir` checks it at start (`--cache-enforce-integrity`, opm's
+    /// default with `--cache-dir`), so a pod that opm would crash-loop is caught before it is
+    /// shipped. Answers still come from the catalog, which an accepted cache's digest proves it
+    /// holds. Returns the line to print when the cache is accepted.
+    pub fn check_cache(&self, cache_dir: &str) -> Result<String, CacheCheckError> {
+        let name = &self.name;
+        let path = match &self._source {
+            CatalogSource::Folder(_) => PathBuf::from(cache_dir),
+            CatalogSource::Image { image, .. } => {
+                image.root().join(cache_dir.trim_start_matches('/'))
+            }
+        };
+        if !path.is_dir() {
+            return Err(CacheCheckError::Refused(format!(
+                "{name}: no serve cache at {cache_dir}: opm serve --cache-dir {cache_dir} exits at start (integrity check failed: read existing cache digest: no such file or directory)"
+            )));
+        }
+        let mut report = crate::serve::verify::verify_dir(self._source.dir(), &path)
+            .map_err(|e| CacheCheckError::Unreadable(format!("{name}: {e}")))?;
+        report.cache_dir = report
+            .cache_dir
+            .replace(&path.display().to_string(), cache_dir);
+        if !report.accepted {
+            return Err(CacheCheckError::Refused(format!(
+                "{name}: opm would not start on the serve cache at {cache_dir}:\n{}",
+                report.to_text().trim_end()
+            )));
+        }
+        Ok(format!(
+            "serve cache {}: digest {} matches (opm starts on it); answering from the catalog it matches",
+            report.cache_dir, report.computed
+        ))
+    }
+}
+
+/// Why `--cache-dir` stops the server before it listens.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheCheckError {
+    /// opm would refuse the cache (exit 1: a verdict on the image, not a usage error).
+    #[error("{0}")]
+    Refused(String),
+    /// The cache or the catalog could not be read (exit 2).
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+impl CacheCheckError {
+    /// The exit code the command leaves with.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CacheCheckError::Refused(_) => 1,
+            CacheCheckError::Unreadable(_) => 2,
+        }
     }
 }
 
@@ -104,6 +163,7 @@ pub fn prepare<E: From<ServeError>>(
         packages,
         bundles,
         _source: source,
+        name: name.to_string(),
     })
 }
 

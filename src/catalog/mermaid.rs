@@ -20,6 +20,97 @@ pub struct MermaidOptions {
     pub package: Option<String>,
     /// Only channels with this name (an olmpack addition for `catalog graph --channel`).
     pub channel: Option<String>,
+    /// Leave out what OLM v0 does with the graph (the `skipped` styling of entries a skip
+    /// removes and the red dashed links from them): opm's `WithV0Semantics(false)`, the default
+    /// of `opm alpha render-graph` since v1.57 (#1744). Templates keep drawing it, as opm's
+    /// `NewMermaidWriter()` does.
+    pub plain: bool,
+    /// Only edges from this bundle up (opm's `--minimum-edge`, `WithMinEdgeName`): the
+    /// bundle's own package, its references dropped, and every reference to a lower version
+    /// dropped.
+    pub minimum_edge: Option<String>,
+}
+
+/// A channel entry after opm's `filterChannel`.
+#[derive(Debug, Clone)]
+struct Edge {
+    name: String,
+    replaces: String,
+    skips: Vec<String>,
+    skip_range: String,
+}
+
+impl Edge {
+    fn of(ce: &ChannelEntry) -> Edge {
+        Edge {
+            name: ce.name.clone(),
+            replaces: ce.replaces.clone(),
+            skips: ce.skips.clone(),
+            skip_range: ce.skip_range.clone(),
+        }
+    }
+
+    fn has_edges(&self) -> bool {
+        !self.replaces.is_empty() || !self.skips.is_empty() || !self.skip_range.is_empty()
+    }
+}
+
+/// opm's `filterChannel`: the entries drawn for a channel, or `None` when the channel is left
+/// out.
+fn filter_channel(
+    entries: &[&ChannelEntry],
+    package: &str,
+    options: &MermaidOptions,
+    version: &dyn Fn(&str) -> Version,
+    min_version: &Version,
+    min_edge_package: Option<&str>,
+) -> Option<Vec<Edge>> {
+    if options.minimum_edge.is_none() && options.package.is_none() {
+        return Some(entries.iter().map(|ce| Edge::of(ce)).collect());
+    }
+    if options.package.as_deref().is_some_and(|p| p != package) {
+        return None;
+    }
+    if min_edge_package.is_some_and(|p| p != package) {
+        return None;
+    }
+    let ge = |name: &str| version(name).cmp_precedence(min_version) != std::cmp::Ordering::Less;
+    let mut out = Vec::new();
+    for ce in entries {
+        let original = Edge::of(ce);
+        let Some(min) = options.minimum_edge.as_deref() else {
+            out.push(original);
+            continue;
+        };
+        if ce.name == min {
+            out.push(Edge {
+                name: ce.name.clone(),
+                replaces: String::new(),
+                skips: Vec::new(),
+                skip_range: String::new(),
+            });
+            continue;
+        }
+        let mut f = Edge {
+            name: ce.name.clone(),
+            replaces: String::new(),
+            skips: Vec::new(),
+            skip_range: String::new(),
+        };
+        if !ce.replaces.is_empty() && ge(&ce.replaces) {
+            f.replaces = ce.replaces.clone();
+        }
+        f.skips = ce.skips.iter().filter(|s| ge(s)).cloned().collect();
+        if !ce.skip_range.is_empty()
+            && semver_range::parse(&ce.skip_range).is_ok_and(|r| r.matches(min_version))
+        {
+            f.skip_range = ce.skip_range.clone();
+        }
+        if f.has_edges() || (!original.has_edges() && ge(&f.name)) {
+            out.push(f);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Why the graph could not be drawn: a bundle whose version cannot be read (opm's message).
@@ -57,9 +148,25 @@ pub fn write_mermaid(
     let versions = bundle_versions(cfg)?;
     let zero = Version::new(0, 0, 0);
     let version = |name: &str| versions.get(name).unwrap_or(&zero);
+    let owned_version = |name: &str| version(name).clone();
+    let v0 = !options.plain;
 
     let mut channels: Vec<_> = cfg.channels.iter().collect();
     channels.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let min_version = match &options.minimum_edge {
+        Some(name) => versions.get(name).cloned().ok_or_else(|| {
+            MermaidError(format!("unknown minimum edge name: {}", go_quote(name)))
+        })?,
+        None => zero.clone(),
+    };
+    let min_edge_package = options.minimum_edge.as_deref().and_then(|m| {
+        channels
+            .iter()
+            .find(|c| c.entries.iter().flatten().any(|e| e.name == m))
+            .copied()
+            .map(|c| c.package.as_str())
+    });
 
     let mut dep_package = HashSet::new();
     let mut dep_channel = HashSet::new();
@@ -94,10 +201,17 @@ pub fn write_mermaid(
         {
             continue;
         }
-        let entries: Vec<&ChannelEntry> = c.entries.iter().flatten().collect();
-        if options.package.is_some() && entries.is_empty() {
+        let all: Vec<&ChannelEntry> = c.entries.iter().flatten().collect();
+        let Some(entries) = filter_channel(
+            &all,
+            &c.package,
+            options,
+            &owned_version,
+            &min_version,
+            min_edge_package,
+        ) else {
             continue;
-        }
+        };
         let out = pkgs.entry(c.package.as_str()).or_default();
         let channel_id = format!("{}-{}", c.package, c.name);
         let _ = writeln!(out, "    %% channel {}", go_quote(&c.name));
@@ -110,7 +224,7 @@ pub fn write_mermaid(
         }
         let mut sorted = entries.clone();
         sorted.sort_by(|a, b| version(&b.name).cmp_precedence(version(&a.name)));
-        let mut skipped: HashSet<&str> = HashSet::new();
+        let mut skipped: HashSet<String> = HashSet::new();
         for ce in sorted {
             let entry_id = format!("{channel_id}-{}", ce.name);
             let _ = writeln!(out, "      {entry_id}[{}]", go_quote(&ce.name));
@@ -133,7 +247,7 @@ pub fn write_mermaid(
                     go_quote(s),
                     go_quote(&ce.name)
                 );
-                if !skipped.insert(s.as_str()) {
+                if v0 && !skipped.insert(s.clone()) {
                     skipped_link_ids.push(link_id.to_string());
                 }
                 link_id += 1;
@@ -151,7 +265,7 @@ pub fn write_mermaid(
                                     ce.skip_range,
                                     go_quote(&ce.name)
                                 );
-                                if skipped.contains(ce.name.as_str()) {
+                                if v0 && skipped.contains(ce.name.as_str()) {
                                     skipped_link_ids.push(link_id.to_string());
                                 }
                                 link_id += 1;
@@ -172,7 +286,7 @@ pub fn write_mermaid(
                     go_quote(&ce.replaces),
                     go_quote(&ce.name)
                 );
-                if skipped.contains(ce.name.as_str()) {
+                if v0 && skipped.contains(ce.name.as_str()) {
                     skipped_link_ids.push(link_id.to_string());
                 }
                 link_id += 1;

@@ -14,5 +14,7 @@ pub mod hash;
 pub mod marshal;
 pub mod mmsemver;
 pub mod netaddr;
+pub mod pogreb;
+pub mod protowire;
 pub mod quantity;
 pub mod sort;

@@ -238,6 +238,54 @@ pub struct CacheFiles {
     base: PathBuf,
     /// What it holds.
     pub summary: CacheSummary,
+    /// Which of opm's formats.
+    pub format: CacheFormat,
+}
+
+/// Which of opm's serve-cache formats `catalog build` writes: JSON (read by every opm since
+/// v1.26.3) or pogreb (what opm v1.41 and later write themselves; opm before v1.41 cannot
+/// read it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheFormat {
+    /// `cache/` and `digest` ([`write_cache`]).
+    #[default]
+    Json,
+    /// `pogreb.v1/` ([`super::pogreb`]).
+    Pogreb,
+}
+
+impl CacheFormat {
+    /// Folder and file modes opm gives this format.
+    pub fn modes(self) -> (u32, u32) {
+        match self {
+            CacheFormat::Json => (CACHE_DIR_MODE, CACHE_FILE_MODE),
+            CacheFormat::Pogreb => (
+                super::pogreb::POGREB_DIR_MODE,
+                super::pogreb::POGREB_FILE_MODE,
+            ),
+        }
+    }
+}
+
+/// Builds opm's serve cache in `format` for the catalog folder `dir` into `spool`.
+pub fn cache_files_as(
+    dir: &Path,
+    spool: &Path,
+    format: CacheFormat,
+) -> Result<CacheFiles, CacheError> {
+    match format {
+        CacheFormat::Json => cache_files(dir, spool),
+        CacheFormat::Pogreb => {
+            let model = ServeModel::from_dir(dir)?;
+            let base = spool.join("serve-cache");
+            let summary = super::pogreb::write_pogreb_cache(&model, dir, &base)?;
+            Ok(CacheFiles {
+                base,
+                summary,
+                format,
+            })
+        }
+    }
 }
 
 /// A cache layer ready to add to an image.
@@ -257,7 +305,11 @@ pub fn cache_files(dir: &Path, spool: &Path) -> Result<CacheFiles, CacheError> {
     let catalog = catalog_tree_in_image(dir)?;
     let base = spool.join("serve-cache");
     let summary = write_cache(&model, &catalog, &base)?;
-    Ok(CacheFiles { base, summary })
+    Ok(CacheFiles {
+        base,
+        summary,
+        format: CacheFormat::Json,
+    })
 }
 
 impl CacheFiles {
@@ -301,8 +353,8 @@ impl CacheFiles {
             &entries,
             mtime,
             &spool.join(format!("serve-cache-{}-{}.tar.gz", owner.uid, owner.gid)),
-            CACHE_DIR_MODE,
-            CACHE_FILE_MODE,
+            self.format.modes().0,
+            self.format.modes().1,
             (owner.uid, owner.gid),
         )?;
         Ok(CacheLayer {

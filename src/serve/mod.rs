@@ -5,6 +5,7 @@
 pub mod api;
 pub mod cache;
 pub mod csv;
+pub mod experimental;
 pub mod gojson;
 pub mod gotar;
 pub mod health;
@@ -12,6 +13,7 @@ pub mod http;
 pub mod index;
 pub mod model;
 pub mod owner;
+pub mod pogreb;
 pub mod registry;
 pub mod server;
 pub mod store;

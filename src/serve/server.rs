@@ -143,11 +143,15 @@ async fn run(
         .build_v1alpha()
         .map_err(|e| ServeError::Reflection(e.to_string()))?;
 
+    let experimental = super::api::experimental_registry_server::ExperimentalRegistryServer::new(
+        super::experimental::Experimental::new(store.clone()),
+    );
     let registry = RegistryServer::new(Registry::new(store));
     let health = tonic_health::pb::health_server::HealthServer::new(AlwaysServing);
     let mut grpc_stop = stop_rx.clone();
     let grpc = tonic::transport::Server::builder()
         .add_service(registry)
+        .add_service(experimental)
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

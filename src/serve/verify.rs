@@ -37,9 +37,6 @@ pub enum VerifyError {
     /// Hashing failed.
     #[error(transparent)]
     Tar(#[from] gotar::TarError),
-    /// The cache is in a format olmpack cannot check (pogreb).
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
@@ -595,25 +592,24 @@ pub fn verify_trees(
         ),
         ..VerifyReport::default()
     };
+    if cache_base.join(super::pogreb::POGREB_DIR).is_dir() {
+        // Current opm looks for its pogreb cache first and reads only that one.
+        if cache_base.join("cache").is_dir() {
+            r.notes.push(format!(
+                "{} also holds a JSON cache (cache/, digest): opm before v1.41 reads that one, current opm reads pogreb.v1/ (checked here)",
+                r.cache_dir
+            ));
+        }
+        super::pogreb::verify(catalog_dir, cache_base, &mut r);
+        return Ok(r);
+    }
     let digest_file = cache_base.join("digest");
     r.recorded = std::fs::read_to_string(&digest_file)
         .ok()
         .map(|s| s.trim().to_string());
     let has_cache = cache_base.join("cache").is_dir();
     r.computed = gotar::json_cache_digest(catalog_tree, cache_tree)?;
-    if cache_base.join("pogreb.v1").is_dir() {
-        r.notes.push(
-            "the cache folder also holds pogreb.v1/: opm v1.41 and later read that cache instead of this one"
-                .into(),
-        );
-    }
     match (&r.recorded, has_cache) {
-        (None, false) if cache_base.join("pogreb.v1").is_dir() => {
-            return Err(VerifyError::Unsupported(format!(
-                "{} holds a pogreb.v1 serve cache (written by opm v1.41 and later, which read it first) and no JSON cache: olmpack checks only opm's JSON cache, whose digest it recomputes; a pogreb cache's digest covers every catalog blob re-encoded by Go and every key and value of its pogreb database (protobuf-encoded bundles), which olmpack does not read. opm checks it itself at start (--cache-enforce-integrity); opm before v1.41 cannot read it at all. For a cache olmpack can check, build the image with `olmpack catalog build --base …` (a JSON cache, read by every opm since v1.26.3)",
-                r.cache_dir
-            )));
-        }
         (None, false) => {
             // Nothing to compare: one line, not one per missing file.
             r.notes.push(format!(

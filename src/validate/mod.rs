@@ -9,6 +9,7 @@ pub mod batch;
 pub mod bundle;
 pub mod catalog;
 pub mod names;
+pub mod opm_output;
 pub mod output;
 
 pub use crate::findings::{Diagnostic, Group, Report, Rule, Severity, diagnostic, rules};

@@ -125,6 +125,7 @@ fn folders_opm_1_26_cannot_read_are_served() {
         }
         assert_eq!(r["healthWatch"], "UNIMPLEMENTED");
         let services = serde_json::json!([
+            "api.ExperimentalRegistry",
             "api.Registry",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",

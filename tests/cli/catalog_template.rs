@@ -420,7 +420,7 @@ fn real_template_mermaid_matches_graph_of_checked_in_catalog() {
         String::from_utf8_lossy(&mermaid.stderr)
     );
     let graph = olmpack()
-        .args(["catalog", "graph", "-o", "mermaid"])
+        .args(["catalog", "graph", "-o", "mermaid", "--draw-v0-semantics"])
         .arg(repo.join("catalogs/v4.18"))
         .bounded_output()
         .expect("runs");

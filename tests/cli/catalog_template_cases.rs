@@ -207,7 +207,7 @@ fn cli_reads_stdin_keeps_the_published_reference_and_draws_mermaid() {
         .expect("runs");
     assert!(mermaid.status.success());
     let graph = olmpack()
-        .args(["catalog", "graph", "-o", "mermaid"])
+        .args(["catalog", "graph", "-o", "mermaid", "--draw-v0-semantics"])
         .arg(&catalog)
         .bounded_output()
         .expect("runs");

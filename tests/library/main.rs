@@ -16,6 +16,7 @@ mod goflate_go;
 mod gosort_go;
 mod layering;
 mod olmv1_render;
+mod pogreb;
 mod serve_index;
 mod substitutes_template;
 mod yaml_fast;

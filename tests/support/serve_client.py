@@ -11,6 +11,7 @@ Modes (each prints one JSON object on stdout; progress and mismatches go to stde
   load OLMPACK FOLDER PROTO CLIENTS SECONDS   CLIENTS threads streaming ListBundles and calling
                                               GetBundle for SECONDS; failures and server RSS
   readme OLMPACK FOLDER PROTO                 the grpcurl queries of opm's README, as a transcript
+  experimental OLMPACK FOLDER PROTO           upstream's TestExperimentalListPackageCustomSchemas cases
 Every server is started on 127.0.0.1 with port 0 (the port is read from its stderr), and
 stopped with SIGTERM; a non-zero exit after SIGTERM is a failure.
 """
@@ -98,7 +99,9 @@ def gen_stubs(proto_path):
     open(os.path.join(src, "refl", "reflection_v1.proto"), "w").write(REFLECTION_PROTO % {"v": "v1"})
     open(os.path.join(src, "refl", "reflection_v1alpha.proto"), "w").write(REFLECTION_PROTO % {"v": "v1alpha"})
     for p in ["registry.proto", "health.proto", "refl/reflection_v1.proto", "refl/reflection_v1alpha.proto"]:
-        rc = protoc.main(["protoc", "-I" + src, "--python_out=" + out, "--grpc_python_out=" + out, p])
+        # registry.proto imports google/protobuf/struct.proto (the experimental service).
+        wkt = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+        rc = protoc.main(["protoc", "-I" + src, "-I" + wkt, "--python_out=" + out, "--grpc_python_out=" + out, p])
         if rc != 0:
             raise SystemExit("protoc failed on %s" % p)
     open(os.path.join(out, "refl", "__init__.py"), "w").close()
@@ -363,7 +366,8 @@ def compare_one(s, ch, golden):
     h, _watch = health(s, ch, sorted(golden["health"]))
     t.check(h == golden["health"], "health %s" % h)
     v1a, _ = reflection(s, ch, "v1alpha")
-    want = sorted(golden["reflectionV1alpha"] + ["grpc.reflection.v1.ServerReflection"])
+    # Current opm also registers reflection v1 and, since v1.69, api.ExperimentalRegistry.
+    want = sorted(golden["reflectionV1alpha"] + ["grpc.reflection.v1.ServerReflection", "api.ExperimentalRegistry"])
     t.check(v1a == want, "reflection v1alpha %s" % v1a)
     v1, _ = reflection(s, ch, "v1")
     t.check(v1 == want, "reflection v1 %s" % v1)
@@ -655,6 +659,44 @@ def cmd_readme(olmpack, folder, proto):
     print(json.dumps({"transcript": lines, "exitAfterSigterm": rc}, indent=1))
 
 
+def cmd_experimental(olmpack, folder, proto):
+    """operator-registry's TestExperimentalListPackageCustomSchemas, case by case: each gives
+    the list of blobs received (as dicts) or the status code and message."""
+    from google.protobuf import json_format as jf
+    s = gen_stubs(proto)
+    srv = Server(olmpack, folder)
+    out = {}
+    ack = [("x-acknowledge-experimental", "true")]
+    cases = [
+        ("FBCCacheWithCustomSchemas", ack, {"schema": "custom.operator.io", "packageName": "testpkg"}, False),
+        ("FBCCacheNoResults", ack, {"schema": "custom.operator.io", "packageName": "nonexistent"}, False),
+        ("FBCCacheInvalidArgument", ack, {}, False),
+        ("FBCCachePackageless", ack, {"schema": "custom.packageless", "packageName": ""}, False),
+        ("FBCCacheMissingExperimentalHeader", [], {"schema": "custom.operator.io", "packageName": "testpkg"}, False),
+        ("FBCCacheCancelledContext", ack, {"schema": "custom.operator.io", "packageName": "testpkg"}, True),
+        # Beyond upstream's table: opm's messages for a schema or package outside its pattern.
+        ("InvalidSchema", ack, {"schema": "../etc", "packageName": "testpkg"}, False),
+        ("InvalidPackage", ack, {"schema": "custom.operator.io", "packageName": "a/b"}, False),
+        ("HeaderNotTrue", [("x-acknowledge-experimental", "yes")], {"schema": "custom.operator.io", "packageName": "testpkg"}, False),
+    ]
+    try:
+        ch = wait_serving(s, srv.addr)
+        stub = s["api_grpc"].ExperimentalRegistryStub(ch)
+        for name, md, req, cancel in cases:
+            try:
+                call = stub.ExperimentalListPackageCustomSchemas(
+                    s["api"].ExperimentalListPackageCustomSchemasRequest(**req), metadata=md, timeout=30)
+                if cancel:
+                    call.cancel()
+                out[name] = [jf.MessageToDict(m) for m in call]
+            except grpc.RpcError as e:
+                out[name] = {"code": e.code().name, "message": e.details()}
+        ch.close()
+    finally:
+        out["exitAfterSigterm"] = srv.stop()
+    print(json.dumps(out, indent=1, sort_keys=True))
+
+
 def main(argv):
     mode = argv[1]
     if mode == "compare":
@@ -667,6 +709,8 @@ def main(argv):
         cmd_load(argv[2], argv[3], argv[4], int(argv[5]), float(argv[6]))
     elif mode == "readme":
         cmd_readme(*argv[2:5])
+    elif mode == "experimental":
+        cmd_experimental(*argv[2:5])
     else:
         raise SystemExit("unknown mode %s" % mode)
 

@@ -97,6 +97,10 @@ pub struct Args {
     /// Where the serve cache goes in the image (CMD gets --cache-dir=PATH).
     #[arg(long, value_name = "PATH", default_value = crate::serve::cache::DEFAULT_CACHE_DIR)]
     pub cache_dir: String,
+    /// The serve cache's format: json (read by every opm since v1.26.3) or pogreb (what opm
+    /// v1.41 and later write; opm before v1.41 cannot read it).
+    #[arg(long, value_name = "FORMAT", default_value = "json", value_parser = ["json", "pogreb"])]
+    pub cache_format: String,
     /// Filter the catalog first with this configuration (a `FilterConfiguration` or an
     /// oc-mirror `ImageSetConfiguration`, as `catalog filter --config` reads) and build the
     /// image from what remains. DIR must be a folder.
@@ -166,6 +170,11 @@ pub fn run(args: &Args) -> Outcome {
                 _ => crate::serve::cache::ServeCache::Auto,
             },
             cache_dir: Some(args.cache_dir.clone()),
+            cache_format: if args.cache_format == "pogreb" {
+                crate::serve::cache::CacheFormat::Pogreb
+            } else {
+                crate::serve::cache::CacheFormat::Json
+            },
         },
         validate: !args.no_validate,
         allow_empty: args.allow_empty,
@@ -227,9 +236,14 @@ pub fn run(args: &Args) -> Outcome {
             "serve cache: {} files, {} bytes, digest {} (opm checks it at start)",
             c.files, c.bytes, c.digest
         );
+        let (dm, fm) = if args.cache_format == "pogreb" {
+            (0o770, 0o660)
+        } else {
+            (0o750, 0o640)
+        };
         for o in &built.cache_owners {
             eprintln!(
-                "serve cache owner: {}:{}, folders 0750, files 0640 ({})",
+                "serve cache owner: {}:{}, folders {dm:04o}, files {fm:04o} ({})",
                 o.uid, o.gid, o.reason
             );
         }

@@ -38,6 +38,15 @@ pub struct Args {
     /// wrong path).
     #[arg(long)]
     pub allow_empty: bool,
+    /// Mermaid: also draw what OLM v0 does with the graph (entries a skip removes styled
+    /// `skipped`, the links from them red and dashed), as opm's render-graph did before v1.57
+    /// and does with this flag since.
+    #[arg(long)]
+    pub draw_v0_semantics: bool,
+    /// Mermaid: only edges from this bundle up (opm's render-graph --minimum-edge): its package
+    /// only, and references to lower versions dropped.
+    #[arg(long, value_name = "BUNDLE")]
+    pub minimum_edge: Option<String>,
 }
 
 /// Runs `olmpack catalog graph`.
@@ -104,12 +113,21 @@ pub fn run(args: &Args) -> Outcome {
             args.dir.display()
         )));
     }
+    if args.output != GraphFormat::Mermaid
+        && (args.draw_v0_semantics || args.minimum_edge.is_some())
+    {
+        return Err(Failure::usage(
+            "--draw-v0-semantics and --minimum-edge shape opm's mermaid output: use them with -o mermaid",
+        ));
+    }
     let out = match args.output {
         GraphFormat::Mermaid => {
             let mut warnings = Vec::new();
             let options = MermaidOptions {
                 package: args.package.clone(),
                 channel: args.channel.clone(),
+                plain: !args.draw_v0_semantics,
+                minimum_edge: args.minimum_edge.clone(),
             };
             let text = write_mermaid(cfg, &options, &mut warnings)
                 .map_err(|e| Failure::with_code(EXIT_FINDINGS, e.to_string()))?;

@@ -39,6 +39,11 @@ pub struct Args {
     /// default file is only written when it already exists; a path given here is created.
     #[arg(short = 't', long, value_name = "FILE")]
     pub termination_log: Option<PathBuf>,
+    /// Check the serve cache at PATH (in the image for an image source) as `opm serve
+    /// --cache-dir PATH` checks it at start (JSON or pogreb.v1): one opm would refuse stops
+    /// here with opm's reason, exit 1.
+    #[arg(long, value_name = "PATH")]
+    pub cache_dir: Option<String>,
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
@@ -73,6 +78,12 @@ fn run_inner(args: &Args) -> Outcome {
         http_addr.is_some(),
         args.catalog_name.as_deref(),
     )?;
+    if let Some(cache_dir) = &args.cache_dir {
+        let note = prepared
+            .check_cache(cache_dir)
+            .map_err(|e| Failure::with_code(e.exit_code(), e.to_string()))?;
+        eprintln!("{note}");
+    }
     let (packages, bundles) = (prepared.packages, prepared.bundles);
     let http_name = prepared.http_name();
     let grpc = SocketAddr::new(args.addr, args.port);

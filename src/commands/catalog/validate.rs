@@ -21,6 +21,10 @@ pub struct Args {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: OutputFormat,
+    /// Print what `opm validate -o json|yaml` prints (opm v1.68+): `{passed, error: {message}}`
+    /// per folder, for pipelines that parse opm's output (replaces -o).
+    #[arg(long, value_name = "FORMAT", value_parser = ["opm-json", "opm-yaml"])]
+    pub output_format: Option<String>,
     /// Fail on warnings too (the checks opm does not make).
     #[arg(long)]
     pub strict: bool,
@@ -123,6 +127,19 @@ pub fn run(args: &Args) -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = match args.output {
+        _ if args.output_format.is_some() => {
+            let yaml = args.output_format.as_deref() == Some("opm-yaml");
+            let mut text = String::new();
+            for r in &reports {
+                let v = crate::validate::opm_output::result(r);
+                if yaml {
+                    text.push_str(&crate::validate::opm_output::yaml(&v));
+                } else {
+                    text.push_str(&crate::validate::opm_output::json(&v));
+                }
+            }
+            out.write_all(text.as_bytes())
+        }
         OutputFormat::Json if olmv1 => {
             let mut buf = Vec::new();
             output::json(&reports, Subject::Catalog, args.strict, &mut buf).and_then(|()| {
