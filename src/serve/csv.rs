@@ -391,13 +391,6 @@ struct Gvk {
     kind: String,
 }
 
-/// `v1alpha1.Icon`.
-#[derive(Debug, Serialize)]
-struct CsvIcon {
-    base64data: String,
-    mediatype: String,
-}
-
 /// `v1alpha1.RelatedImage`.
 #[derive(Debug, Serialize)]
 struct CsvRelatedImage {
@@ -428,8 +421,9 @@ struct CleanupSpec {
     enabled: bool,
 }
 
+/// `spec` up to `displayName` (the fields before the package description's place).
 #[derive(Debug, Serialize)]
-struct Spec {
+struct SpecHead {
     install: Install,
     version: String,
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -442,8 +436,11 @@ struct Spec {
     min_kube_version: String,
     #[serde(rename = "displayName")]
     display_name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    description: String,
+}
+
+/// `spec` from `keywords` to `links` (between the description and the icon).
+#[derive(Debug, Serialize)]
+struct SpecMiddle {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     keywords: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -451,8 +448,11 @@ struct Spec {
     provider: AppLink,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     links: Vec<AppLink>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    icon: Vec<CsvIcon>,
+}
+
+/// `spec` after the icon.
+#[derive(Debug, Serialize)]
+struct SpecTail {
     #[serde(rename = "installModes", skip_serializing_if = "Vec::is_empty")]
     install_modes: Vec<InstallMode>,
     cleanup: CleanupSpec,
@@ -475,16 +475,6 @@ struct Status {
     cleanup: Cleanup,
 }
 
-#[derive(Debug, Serialize)]
-struct ClusterServiceVersion {
-    kind: &'static str,
-    #[serde(rename = "apiVersion")]
-    api_version: &'static str,
-    metadata: ObjectMeta,
-    spec: Spec,
-    status: Status,
-}
-
 /// What the synthesized CSV takes from outside the metadata property.
 #[derive(Debug, Clone, Copy)]
 pub struct CsvContext<'a> {
@@ -502,6 +492,144 @@ pub struct CsvContext<'a> {
 
 /// `json.Marshal` of the CSV current opm builds from one `olm.csv.metadata` value.
 pub fn synthesize(metadata: &RawValue, ctx: CsvContext<'_>) -> Result<String, MetadataError> {
+    let template = synthesize_template(metadata, ctx.name, ctx.version, ctx.related_images)?;
+    Ok(template.fill(ctx.icon, ctx.package_description))
+}
+
+/// A synthesized CSV without the two parts it takes from its package (the icon, and the
+/// package description when the metadata has none): made once per bundle, possibly before the
+/// package is read, and completed per answer by [`CsvTemplate::fill`].
+///
+/// Why: the package icon (base64, often 10-300 KB) is most of a synthesized CSV's bytes and the
+/// same in every bundle of the package, so a server keeps it once per package and copies it
+/// into each answer instead of storing or re-encoding it per bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsvTemplate {
+    /// The CSV's JSON with the package's parts left out.
+    pub text: String,
+    /// Where `,"description":…` goes (`None`: the metadata has its own description).
+    pub description_at: Option<usize>,
+    /// Where `,"icon":[…]` goes.
+    pub icon_at: usize,
+}
+
+impl CsvTemplate {
+    /// The CSV [`synthesize`] makes with the package's `icon` and `package_description` (as in
+    /// [`CsvContext`]).
+    pub fn fill(&self, icon: Option<(&str, &str)>, package_description: &str) -> String {
+        fill_parts(
+            &self.text,
+            self.description_at,
+            self.icon_at,
+            icon,
+            package_description,
+        )
+        .unwrap_or_default()
+    }
+}
+
+/// [`CsvTemplate::fill`] from a template's parts (`text` may come from a compressed copy).
+/// `None` when a place is not a character boundary of `text` in order.
+pub fn fill_parts(
+    text: &str,
+    description_at: Option<usize>,
+    icon_at: usize,
+    icon: Option<(&str, &str)>,
+    package_description: &str,
+) -> Option<String> {
+    let mut out = String::with_capacity(
+        text.len() + package_description.len() + icon.map_or(0, |(d, m)| d.len() + m.len()) + 64,
+    );
+    let mut from = 0;
+    if let Some(at) = description_at {
+        out.push_str(text.get(from..at)?);
+        push_description(&mut out, package_description);
+        from = at;
+    }
+    out.push_str(text.get(from..icon_at)?);
+    push_icon(&mut out, icon);
+    out.push_str(text.get(icon_at..)?);
+    Some(out)
+}
+
+/// `,"description":"…"` as `json.Marshal` writes `spec.description` (nothing when empty).
+fn push_description(out: &mut String, description: &str) {
+    if !description.is_empty() {
+        out.push_str(",\"description\":");
+        push_json_string(out, description);
+    }
+}
+
+/// `,"icon":[{"base64data":"…","mediatype":"…"}]` as `json.Marshal` writes `spec.icon`
+/// (`[]v1alpha1.Icon` of one), nothing without an icon.
+fn push_icon(out: &mut String, icon: Option<(&str, &str)>) {
+    if let Some((data, mediatype)) = icon {
+        out.push_str(",\"icon\":[{\"base64data\":");
+        push_json_string(out, data);
+        out.push_str(",\"mediatype\":");
+        push_json_string(out, mediatype);
+        out.push_str("}]");
+    }
+}
+
+/// A JSON string as `json.Marshal` writes it. Text with nothing to escape (base64 icons, most
+/// names) is copied as it is, without the per-character escaping pass.
+fn push_json_string(out: &mut String, s: &str) {
+    let escapes = s.as_bytes().iter().fold(false, |any, &b| {
+        any | (b < 0x20)
+            | (b == b'"')
+            | (b == b'\\')
+            | (b == b'<')
+            | (b == b'>')
+            | (b == b'&')
+            | (b == 0xe2)
+    });
+    if escapes {
+        // A string always serializes.
+        out.push_str(&super::gojson::to_string(s).unwrap_or_default());
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
+/// `json.Marshal` of a struct without its closing brace (`{"a":1`), to be continued.
+fn open_object<T: Serialize>(value: &T, out: &mut String) -> Result<(), MetadataError> {
+    let text = super::gojson::to_string(value).map_err(|_| marshal_error())?;
+    out.push_str(text.strip_suffix('}').ok_or_else(marshal_error)?);
+    Ok(())
+}
+
+/// The fields of a struct's `json.Marshal` (`"a":1,"b":2`), to continue an object. The
+/// struct must write at least one field.
+fn object_fields<T: Serialize>(value: &T, out: &mut String) -> Result<(), MetadataError> {
+    let text = super::gojson::to_string(value).map_err(|_| marshal_error())?;
+    let fields = text
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .filter(|t| !t.is_empty())
+        .ok_or_else(marshal_error)?;
+    out.push_str(fields);
+    Ok(())
+}
+
+fn marshal_error() -> MetadataError {
+    MetadataError {
+        found: "object",
+        field: "CSVMetadata".to_string(),
+        go_type: "v1alpha1.ClusterServiceVersion",
+    }
+}
+
+/// The [`CsvTemplate`] of the CSV [`synthesize`] makes for a bundle (name, version, related
+/// images): what does not depend on its package. Fails as [`synthesize`] fails.
+pub fn synthesize_template(
+    metadata: &RawValue,
+    name: &str,
+    version: &str,
+    related_images: &[crate::catalog::RelatedImage],
+) -> Result<CsvTemplate, MetadataError> {
     const P: &str = "CSVMetadata";
     let m = object(metadata, P, "property.CSVMetadata")?.unwrap_or_default();
     let crds = nested(
@@ -517,133 +645,141 @@ pub fn synthesize(metadata: &RawValue, ctx: CsvContext<'_>) -> Result<String, Me
         "v1alpha1.APIServiceDefinitions",
     )?;
     let provider = nested(&m, "provider", P, "v1alpha1.AppLink")?;
-    let mut description = string(&m, "description", P)?;
-    if description.is_empty() {
-        description = ctx.package_description.to_string();
-    }
-    let csv = ClusterServiceVersion {
-        kind: "ClusterServiceVersion",
-        api_version: "operators.coreos.com/v1alpha1",
-        metadata: ObjectMeta {
-            name: ctx.name.to_string(),
-            labels: string_map(&m, "labels", P)?,
-            annotations: string_map(&m, "annotations", P)?,
-        },
-        spec: Spec {
-            install: Install {
-                strategy: "deployment",
-                spec: StrategySpec { deployments: None },
-            },
-            version: ctx.version.to_string(),
-            maturity: string(&m, "maturity", P)?,
-            customresourcedefinitions: OwnedRequired {
-                owned: structs(
-                    &crds,
-                    "owned",
-                    "CustomResourceDefinitions",
-                    "[]v1alpha1.CRDDescription",
-                    "CRDDescription",
-                    crd_description,
-                )?,
-                required: structs(
-                    &crds,
-                    "required",
-                    "CustomResourceDefinitions",
-                    "[]v1alpha1.CRDDescription",
-                    "CRDDescription",
-                    crd_description,
-                )?,
-            },
-            apiservicedefinitions: OwnedRequired {
-                owned: structs(
-                    &apis,
-                    "owned",
-                    "APIServiceDefinitions",
-                    "[]v1alpha1.APIServiceDescription",
-                    "APIServiceDescription",
-                    api_service_description,
-                )?,
-                required: structs(
-                    &apis,
-                    "required",
-                    "APIServiceDefinitions",
-                    "[]v1alpha1.APIServiceDescription",
-                    "APIServiceDescription",
-                    api_service_description,
-                )?,
-            },
-            native_apis: structs(
-                &m,
-                "nativeAPIs",
-                P,
-                "[]v1.GroupVersionKind",
-                "GroupVersionKind",
-                |o, p| {
-                    Ok(Gvk {
-                        group: string(o, "group", p)?,
-                        version: string(o, "version", p)?,
-                        kind: string(o, "kind", p)?,
-                    })
-                },
-            )?,
-            min_kube_version: string(&m, "minKubeVersion", P)?,
-            display_name: string(&m, "displayName", P)?,
-            description,
-            keywords: strings(&m, "keywords", P)?,
-            maintainers: structs(
-                &m,
-                "maintainers",
-                P,
-                "[]v1alpha1.Maintainer",
-                "Maintainer",
-                |o, p| {
-                    Ok(Maintainer {
-                        name: string(o, "name", p)?,
-                        email: string(o, "email", p)?,
-                    })
-                },
-            )?,
-            provider: app_link(&provider, "AppLink")?,
-            links: structs(&m, "links", P, "[]v1alpha1.AppLink", "AppLink", app_link)?,
-            icon: ctx
-                .icon
-                .map(|(data, mediatype)| CsvIcon {
-                    base64data: data.to_string(),
-                    mediatype: mediatype.to_string(),
-                })
-                .into_iter()
-                .collect(),
-            install_modes: structs(
-                &m,
-                "installModes",
-                P,
-                "[]v1alpha1.InstallMode",
-                "InstallMode",
-                |o, p| {
-                    Ok(InstallMode {
-                        type_: string(o, "type", p)?,
-                        supported: boolean(o, "supported", p)?,
-                    })
-                },
-            )?,
-            cleanup: CleanupSpec { enabled: false },
-            related_images: ctx
-                .related_images
-                .iter()
-                .map(|r| CsvRelatedImage {
-                    name: r.name.clone(),
-                    image: r.image.clone(),
-                })
-                .collect(),
-        },
-        status: Status {
-            cleanup: Cleanup { _unused: false },
-        },
+    let description = string(&m, "description", P)?;
+    let object_meta = ObjectMeta {
+        name: name.to_string(),
+        labels: string_map(&m, "labels", P)?,
+        annotations: string_map(&m, "annotations", P)?,
     };
-    super::gojson::to_string(&csv).map_err(|_| MetadataError {
-        found: "object",
-        field: P.to_string(),
-        go_type: "v1alpha1.ClusterServiceVersion",
+    let head = SpecHead {
+        install: Install {
+            strategy: "deployment",
+            spec: StrategySpec { deployments: None },
+        },
+        version: version.to_string(),
+        maturity: string(&m, "maturity", P)?,
+        customresourcedefinitions: OwnedRequired {
+            owned: structs(
+                &crds,
+                "owned",
+                "CustomResourceDefinitions",
+                "[]v1alpha1.CRDDescription",
+                "CRDDescription",
+                crd_description,
+            )?,
+            required: structs(
+                &crds,
+                "required",
+                "CustomResourceDefinitions",
+                "[]v1alpha1.CRDDescription",
+                "CRDDescription",
+                crd_description,
+            )?,
+        },
+        apiservicedefinitions: OwnedRequired {
+            owned: structs(
+                &apis,
+                "owned",
+                "APIServiceDefinitions",
+                "[]v1alpha1.APIServiceDescription",
+                "APIServiceDescription",
+                api_service_description,
+            )?,
+            required: structs(
+                &apis,
+                "required",
+                "APIServiceDefinitions",
+                "[]v1alpha1.APIServiceDescription",
+                "APIServiceDescription",
+                api_service_description,
+            )?,
+        },
+        native_apis: structs(
+            &m,
+            "nativeAPIs",
+            P,
+            "[]v1.GroupVersionKind",
+            "GroupVersionKind",
+            |o, p| {
+                Ok(Gvk {
+                    group: string(o, "group", p)?,
+                    version: string(o, "version", p)?,
+                    kind: string(o, "kind", p)?,
+                })
+            },
+        )?,
+        min_kube_version: string(&m, "minKubeVersion", P)?,
+        display_name: string(&m, "displayName", P)?,
+    };
+    let middle = SpecMiddle {
+        keywords: strings(&m, "keywords", P)?,
+        maintainers: structs(
+            &m,
+            "maintainers",
+            P,
+            "[]v1alpha1.Maintainer",
+            "Maintainer",
+            |o, p| {
+                Ok(Maintainer {
+                    name: string(o, "name", p)?,
+                    email: string(o, "email", p)?,
+                })
+            },
+        )?,
+        provider: app_link(&provider, "AppLink")?,
+        links: structs(&m, "links", P, "[]v1alpha1.AppLink", "AppLink", app_link)?,
+    };
+    let tail = SpecTail {
+        install_modes: structs(
+            &m,
+            "installModes",
+            P,
+            "[]v1alpha1.InstallMode",
+            "InstallMode",
+            |o, p| {
+                Ok(InstallMode {
+                    type_: string(o, "type", p)?,
+                    supported: boolean(o, "supported", p)?,
+                })
+            },
+        )?,
+        cleanup: CleanupSpec { enabled: false },
+        related_images: related_images
+            .iter()
+            .map(|r| CsvRelatedImage {
+                name: r.name.clone(),
+                image: r.image.clone(),
+            })
+            .collect(),
+    };
+    let mut text = String::with_capacity(metadata.get().len() + 1024);
+    text.push_str(
+        "{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":",
+    );
+    text.push_str(&super::gojson::to_string(&object_meta).map_err(|_| marshal_error())?);
+    text.push_str(",\"spec\":");
+    open_object(&head, &mut text)?;
+    let description_at = if description.is_empty() {
+        Some(text.len())
+    } else {
+        push_description(&mut text, &description);
+        None
+    };
+    text.push(',');
+    object_fields(&middle, &mut text)?;
+    let icon_at = text.len();
+    text.push(',');
+    object_fields(&tail, &mut text)?;
+    text.push_str("},\"status\":");
+    let status = Status {
+        cleanup: Cleanup { _unused: false },
+    };
+    text.push_str(&super::gojson::to_string(&status).map_err(|_| marshal_error())?);
+    text.push('}');
+    Ok(CsvTemplate {
+        text,
+        description_at,
+        icon_at,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The ten RPCs of `api.Registry` with the semantics of current opm (`pkg/cache/cache.go`,
 //! `pkg/cache/pkgs.go`, `pkg/server/server.go`; SERVE.md A.4), over a [`ServeIndex`]: the package
-//! index opm keeps in memory, per bundle its indexed `api.Bundle` fields, and the CSV made when
-//! first asked for, so no call re-converts a bundle.
+//! index opm keeps in memory, per bundle its indexed `api.Bundle` fields, and the CSV made while
+//! the catalog loaded, so no call re-converts a bundle.
 //!
 //! opm answers every store failure with gRPC code `Unknown` and a plain text; the texts here are
 //! opm's, character for character, because clients (and people) match on them.
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 /// `api.Registry` over a [`ServeIndex`]: every point query is a lookup in it, and a bundle's
-/// answer a copy of its indexed form (plus its CSV, from the index's cache).
+/// answer a copy of its indexed form (plus its CSV, kept compressed since the catalog loaded).
 #[derive(Clone)]
 pub struct Registry {
     index: Arc<ServeIndex>,
