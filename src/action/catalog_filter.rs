@@ -156,7 +156,17 @@ pub fn filter_catalog(
         registry: opts.registry.clone(),
         ..Default::default()
     };
-    let (cfg, mut warnings) = load_source(source, &render)?;
+    // A filter naming packages needs only those (and the names of the others, for its
+    // messages): a catalog folder is loaded keeping only them.
+    let (cfg, mut warnings) = if fc.packages.is_empty() {
+        load_source(source, &render)?
+    } else {
+        let wanted: std::collections::HashSet<&str> =
+            fc.packages.iter().map(|p| p.name.value.as_str()).collect();
+        crate::action::catalog_render::load_source_keeping(source, &render, &|p| {
+            wanted.contains(p)
+        })?
+    };
     let mut out = filter_config(cfg, &fc, opts.format)?;
     warnings.append(&mut out.warnings);
     out.warnings = warnings;

@@ -276,6 +276,25 @@ pub fn load_source(
     Ok((cfg, warnings))
 }
 
+/// [`load_source`] keeping only the packages `keep` accepts when the source is a catalog folder
+/// ([`load::load_dir_keeping`]: the others never sit in memory whole; their `olm.package`
+/// blobs stay, by name); any other source is loaded whole.
+pub fn load_source_keeping(
+    location: &Location,
+    opts: &RenderOptions,
+    keep: load::PackageKeep<'_>,
+) -> Result<(DeclarativeConfig, Vec<String>), RenderError> {
+    let Some(path) = catalog_dir(location) else {
+        return load_source(location, opts);
+    };
+    let source = location.as_str();
+    let loaded = load::load_dir_keeping(path, &load::LoadOptions::default(), keep)
+        .map_err(|e| fail(source, e))?;
+    let mut cfg = checked(source, loaded)?;
+    finish(&mut cfg, source, opts)?;
+    Ok((cfg, Vec::new()))
+}
+
 /// Names of the bundles of `cfg` that have no image.
 fn empty_images(cfg: &DeclarativeConfig) -> Vec<String> {
     cfg.bundles
@@ -424,6 +443,11 @@ fn load_catalog_with(
     opts: &load::LoadOptions,
 ) -> Result<DeclarativeConfig, RenderError> {
     let loaded = load::load_dir_with(path, opts).map_err(|e| fail(source, e))?;
+    checked(source, loaded)
+}
+
+/// The loaded catalog, or its first error (file and line) as a render error.
+fn checked(source: &str, loaded: load::Loaded) -> Result<DeclarativeConfig, RenderError> {
     if let Some(d) = loaded
         .diagnostics
         .iter()

@@ -191,6 +191,38 @@ impl<'c> ChannelGraph<'c> {
         heads
     }
 
+    /// The head when a substitute counts as its base's successor: the head candidates
+    /// ([`ChannelGraph::heads`]) without the bases of a substitute the channel holds (added with
+    /// [`ChannelGraph::with_substitutes`]). A channel that lists a substitute next to its base
+    /// without an edge between them has both as opm's head candidates; the substitute is the
+    /// one to install.
+    pub fn head_with_substitutes(&self) -> Result<&'c str, HeadError> {
+        if self.entries.is_empty() {
+            return Err(HeadError::Empty);
+        }
+        let heads: Vec<&str> = self
+            .heads()
+            .into_iter()
+            .filter(|h| self.substitutes.get(*h).is_none_or(|s| s.is_empty()))
+            .collect();
+        match heads.as_slice() {
+            [] => Err(HeadError::NoHead),
+            [one] => Ok(*one),
+            many => Err(HeadError::Multiple(
+                many.iter().map(|s| s.to_string()).collect(),
+            )),
+        }
+    }
+
+    /// The head candidates that are the base of a substitute the channel holds (see
+    /// [`ChannelGraph::head_with_substitutes`]), sorted.
+    pub fn superseded_heads(&self) -> Vec<&'c str> {
+        self.heads()
+            .into_iter()
+            .filter(|h| self.substitutes.get(*h).is_some_and(|s| !s.is_empty()))
+            .collect()
+    }
+
     /// The head as opm decides it.
     pub fn head(&self) -> Result<&'c str, HeadError> {
         if self.entries.is_empty() {
@@ -426,14 +458,36 @@ fn edge(from: &str, to: &str, kind: EdgeKind) -> Edge {
     }
 }
 
-/// The bundle `b` substitutes (its `olm.substitutesFor` property), if any. The value is the
-/// base bundle's name as a JSON string.
+/// The bundle `b` substitutes, if any: its `olm.substitutesFor` property (the base bundle's
+/// name as a JSON string), else its CSV's `olm.substitutesFor` annotation (the older
+/// convention, which rendered catalogs carry in `olm.csv.metadata` or the CSV itself).
 pub fn substitutes_for(b: &Bundle) -> Option<String> {
-    b.properties
+    if let Some(s) = b
+        .properties
         .iter()
         .find(|p| p.type_ == SUBSTITUTES_FOR)
         .and_then(|p| serde_json::from_str::<String>(p.value.get()).ok())
         .filter(|s| !s.is_empty())
+    {
+        return Some(s);
+    }
+    let annotation = |v: &serde_json::Value, pointer: &str| {
+        v.pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(csv) = &b.csv_json
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(csv)
+        && let Some(s) = annotation(&v, "/metadata/annotations/olm.substitutesFor")
+    {
+        return Some(s);
+    }
+    b.properties
+        .iter()
+        .filter(|p| p.type_ == crate::catalog::model::property_type::CSV_METADATA)
+        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p.value.get()).ok())
+        .find_map(|v| annotation(&v, "/annotations/olm.substitutesFor"))
 }
 
 /// The version of a bundle from its `olm.package` property, when it parses as semver.

@@ -30,6 +30,7 @@ mod ci_recipes;
 mod completions_man;
 mod convert_template;
 mod copy;
+mod filter_diff_substitutes;
 mod first_hour;
 mod init;
 mod init_corpus;

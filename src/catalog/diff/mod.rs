@@ -400,7 +400,7 @@ fn package(name: &str, op: &Pkg<'_>, np: &Pkg<'_>) -> PackageDiff {
             continue;
         };
         let ng = np.graph(nc, &nv);
-        let (oh, nh) = (og.head().ok(), ng.head());
+        let (oh, nh) = (og.head_with_substitutes().ok(), ng.head_with_substitutes());
         let nh_name = nh.as_ref().ok().copied().unwrap_or("");
         if oh.unwrap_or("") != nh_name {
             d.head_moves.push(HeadMove {
@@ -440,7 +440,7 @@ fn regressions(
         // OLD had no valid head: nothing could upgrade before either.
         return;
     };
-    let new_head = match ng.head() {
+    let new_head = match ng.head_with_substitutes() {
         Ok(h) => h,
         Err(e) => {
             out.push(Regression {

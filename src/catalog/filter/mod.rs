@@ -101,10 +101,13 @@ fn same_version(a: &Version, b: &Version) -> bool {
 }
 
 /// catalog-filter's channel check (`newChannel`): no duplicate or self-naming entry, one
-/// head, no loop. Returns the head.
+/// head, no loop. Returns the head. A substitute (`olm.substitutesFor`, from `bundles`)
+/// succeeds its base: a base listed next to its substitute with no edge between them is not
+/// a second head (catalog-filter, which knows no substitutes, refuses such a channel).
 fn checked_head<'c>(
     ch: &'c Channel,
     versions: &HashMap<String, Version>,
+    bundles: &[Bundle],
 ) -> Result<&'c str, String> {
     let entries = ch.entries.as_deref().unwrap_or(&[]);
     if entries.is_empty() {
@@ -126,8 +129,9 @@ fn checked_head<'c>(
             errs.push(format!("invalid channel entry {:?}: skips itself", e.name));
         }
     }
-    let g = ChannelGraph::new(ch, |n| versions.get(n).cloned());
-    let head = match g.head() {
+    let g = ChannelGraph::new(ch, |n| versions.get(n).cloned())
+        .with_substitutes(bundles.iter().filter(|b| b.package == ch.package));
+    let head = match g.head_with_substitutes() {
         Ok(h) => Some(h),
         Err(HeadError::Multiple(names)) => {
             errs.push(format!(
@@ -342,6 +346,7 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
 
     let mut keep: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut emptied: HashSet<(String, String)> = HashSet::new();
+    let bundles = &cfg.bundles;
     for ch in &mut cfg.channels {
         let pc = pkg_cfgs.get(ch.package.as_str()).copied();
         let pkg_versions = versions.get(&ch.package).unwrap_or(&no_versions);
@@ -385,7 +390,7 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
                     ));
                 }
                 emptied.insert((ch.package.clone(), ch.name.clone()));
-            } else if let Err(e) = checked_head(ch, pkg_versions) {
+            } else if let Err(e) = checked_head(ch, pkg_versions, bundles) {
                 return Err(cx.at(
                     &selected[0],
                     format!(
@@ -397,7 +402,7 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
         } else if fc.full {
             kept.extend(ch.entries.iter().flatten().map(|e| e.name.clone()));
         } else if let Some(r) = range {
-            let head = checked_head(ch, pkg_versions).map_err(|e| {
+            let head = checked_head(ch, pkg_versions, bundles).map_err(|e| {
                 FilterError::Catalog(format!(
                     "package {:?} channel {:?}: {e}",
                     ch.package, ch.name
@@ -421,9 +426,31 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
             if let Some(es) = &mut ch.entries {
                 es.retain(|e| names.contains(&e.name));
             }
+            // A substitute succeeds its base: a base the range keeps next to its substitute,
+            // with nothing kept naming it, would be a second head; it is left out.
+            let mut names = names;
+            let superseded: Vec<String> = {
+                let g = ChannelGraph::new(ch, |_| None)
+                    .with_substitutes(bundles.iter().filter(|b| b.package == ch.package));
+                if g.heads().len() > 1 {
+                    g.superseded_heads().iter().map(|s| s.to_string()).collect()
+                } else {
+                    Vec::new()
+                }
+            };
+            for base in &superseded {
+                warnings.push(format!(
+                    "package {:?} channel {:?}: leaving out {base:?}: the range keeps its substitute (olm.substitutesFor), which succeeds it",
+                    ch.package, ch.name
+                ));
+                names.remove(base);
+            }
+            if let Some(es) = &mut ch.entries {
+                es.retain(|e| !superseded.contains(&e.name));
+            }
             kept.extend(names);
         } else {
-            let head = checked_head(ch, pkg_versions)
+            let head = checked_head(ch, pkg_versions, bundles)
                 .map_err(|e| {
                     FilterError::Catalog(format!(
                         "package {:?} channel {:?} unable to filter head of channel: {e}",

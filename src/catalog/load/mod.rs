@@ -101,10 +101,53 @@ pub fn load_dir_shrinking(
     load_dir_inner(root, opts, Some(shrink))
 }
 
+/// Which packages a caller needs, by name.
+pub type PackageKeep<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
+/// Loads a catalog folder keeping only the packages `keep` accepts: the channels, bundles,
+/// deprecations and other blobs of every other package are dropped by the worker that parsed
+/// their file, so a filter over a few packages of a big catalog never holds the whole of it.
+/// Every package's `olm.package` blob stays, reduced to its name and default channel for the
+/// packages not kept (a caller can still say which packages the catalog has); diagnostics are
+/// those of the whole catalog.
+pub fn load_dir_keeping(
+    root: &Path,
+    opts: &LoadOptions,
+    keep: PackageKeep<'_>,
+) -> Result<Loaded, LoadError> {
+    let pass = |part: &mut FilePart| {
+        part.channels.retain(|c| keep(&c.package));
+        part.bundles.retain(|b| keep(&b.package));
+        part.deprecations.retain(|d| keep(&d.package));
+        part.others
+            .retain(|o| o.package.is_empty() || keep(&o.package));
+        for p in &mut part.packages {
+            if !keep(&p.name) {
+                p.icon = None;
+                p.description = String::new();
+                p.properties = Vec::new();
+            }
+        }
+    };
+    load_dir_parts(root, opts, None, Some(&pass))
+}
+
 fn load_dir_inner(
     root: &Path,
     opts: &LoadOptions,
     shrink: Option<BundlePass<'_>>,
+) -> Result<Loaded, LoadError> {
+    load_dir_parts(root, opts, shrink, None)
+}
+
+/// What a caller does to each file's result in the worker that parsed it.
+type PartPass<'a> = &'a (dyn Fn(&mut FilePart) + Sync);
+
+fn load_dir_parts(
+    root: &Path,
+    opts: &LoadOptions,
+    shrink: Option<BundlePass<'_>>,
+    part_pass: Option<PartPass<'_>>,
 ) -> Result<Loaded, LoadError> {
     let meta = std::fs::metadata(root).map_err(|source| LoadError::Unreadable {
         path: root.to_path_buf(),
@@ -140,7 +183,7 @@ fn load_dir_inner(
         .filter(|(rel, _)| !matcher.is_ignored(rel))
         .collect();
     let jobs = opts.jobs.unwrap_or_else(crate::parallel::cores).max(1);
-    let parts = parse_files(root, &files, jobs, shrink);
+    let parts = parse_files(root, &files, jobs, shrink, part_pass);
     let mut loaded = Loaded {
         diagnostics: walk.diagnostics,
         files: files.iter().map(|(rel, _)| rel.clone()).collect(),
@@ -313,6 +356,7 @@ fn parse_files(
     files: &[(String, u64)],
     jobs: usize,
     shrink: Option<BundlePass<'_>>,
+    part_pass: Option<PartPass<'_>>,
 ) -> Vec<FilePart> {
     // One file (the usual catalog) gets every thread for its documents.
     let file_jobs = if files.len() == 1 { jobs } else { 1 };
@@ -343,6 +387,9 @@ fn parse_files(
         crate::guard::catch(|| {
             let _reading = crate::guard::reading(&path);
             let mut part = parse(rel);
+            if let Some(pass) = part_pass {
+                pass(&mut part);
+            }
             if let Some(shrink) = shrink {
                 part.bundles.iter_mut().for_each(shrink);
             }
