@@ -26,6 +26,7 @@ pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_diff;
 pub mod catalog_filter;
+pub mod catalog_mirror;
 pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod copy;

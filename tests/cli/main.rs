@@ -16,6 +16,7 @@ mod catalog_diff;
 mod catalog_filter;
 mod catalog_graph;
 mod catalog_init;
+mod catalog_mirror;
 mod catalog_render;
 mod catalog_render_registry;
 mod catalog_serve;
