@@ -37,6 +37,9 @@ use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+pub mod from_image;
+pub use from_image::{SourceLayer, build_from_image};
+
 /// The label OLM v0 and v1 read to find the catalog inside the image (defined once, in
 /// [`crate::catalog`], for build and render).
 pub use crate::catalog::CONFIGS_LABEL;
@@ -114,6 +117,33 @@ pub enum CatalogBuildError {
         #[source]
         source: crate::serve::owner::OwnerError,
     },
+    /// The catalog image given as source cannot be rebuilt (not a catalog image, platforms
+    /// holding different catalogs, a flag that does not apply to it).
+    #[error("{source_name}: {reason}")]
+    ImageSource {
+        /// The source as given.
+        source_name: String,
+        /// Why.
+        reason: String,
+    },
+    /// The catalog image given as source could not be opened.
+    #[error("cannot read the catalog image {source_name}: {source}")]
+    Source {
+        /// The source as given.
+        source_name: String,
+        /// Why.
+        #[source]
+        source: TransportError,
+    },
+    /// A layer of the catalog image given as source could not be read or rewritten.
+    #[error("{source_name}: {source}")]
+    SourceLayer {
+        /// The source as given.
+        source_name: String,
+        /// Why.
+        #[source]
+        source: crate::image::ImageError,
+    },
     /// A temp folder could not be created.
     #[error("cannot create a temp folder in {}: {source}", path.display())]
     Spool {
@@ -170,6 +200,9 @@ pub struct BuiltCatalog {
     pub serve_cache: Option<crate::serve::cache::CacheSummary>,
     /// Who owns the serve cache's entries (one per distinct owner among the platform images).
     pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
+    /// For a catalog image source: what became of each of its layers (kept, dropped,
+    /// rewritten without the catalog and cache); empty for a folder.
+    pub source_layers: Vec<SourceLayer>,
     /// Spool folder.
     pub spool: tempfile::TempDir,
     bases: Vec<OpenedImage>,
@@ -454,6 +487,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         configs_layer: layer.digest,
         serve_cache: cache_layers.first().map(|c| c.summary.clone()),
         cache_owners: cache_layers.into_iter().map(|c| c.owner).collect(),
+        source_layers: Vec::new(),
         spool,
         bases: opened_bases,
     })
@@ -594,6 +628,10 @@ pub struct CatalogBuildRun {
     /// does, checked the same way) and build the image from what remains, so a filtered
     /// image never needs a hand-written intermediate folder.
     pub filter: Option<crate::action::catalog_filter::FilterOptions>,
+    /// A catalog image to rebuild instead of the folder `dir` ([`build_from_image`]: its base
+    /// layers kept, its catalog replaced by the filtered one, its serve cache regenerated);
+    /// needs `filter`.
+    pub image: Option<Location>,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -634,6 +672,8 @@ pub struct CatalogBuildResult {
     pub serve_cache: Option<crate::serve::cache::CacheSummary>,
     /// Who owns the serve cache's entries, and why.
     pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
+    /// For a catalog image source: what became of each of its layers.
+    pub source_layers: Vec<SourceLayer>,
 }
 
 /// Why a `catalog build` run failed, with the step that failed.
@@ -678,16 +718,14 @@ pub enum CatalogBuildRunError {
 
 /// Filters the catalog folder `dir` with `opts` into a new folder in `spool` (one file per
 /// package, as `catalog filter --output-dir` writes it) and returns that folder and the
-/// filter's warnings. Only a folder is accepted: an image source would need its configs and
-/// cache layers replaced, which this does not do.
+/// filter's warnings. A catalog image as source goes through [`from_image`] instead, which
+/// calls [`filter_folder_with`] on the catalog it takes out of the image.
 pub fn filter_folder(
     dir: &Path,
     opts: &crate::action::catalog_filter::FilterOptions,
     spool: &Path,
 ) -> Result<(PathBuf, Vec<String>), CatalogBuildRunError> {
-    use crate::action::catalog_filter::{
-        FilterCatalogError, filter_config, read_config, write_dir,
-    };
+    use crate::action::catalog_filter::{FilterCatalogError, read_config};
     let wrap = |e: FilterCatalogError| CatalogBuildRunError::Filter {
         dir: dir.to_path_buf(),
         source: Box::new(e),
@@ -699,17 +737,33 @@ pub fn filter_folder(
                 dir: dir.to_path_buf(),
                 source: Box::new(CatalogBuildError::NotAFolder {
                     path: dir.to_path_buf(),
-                    reason:
-                        "--filter takes a catalog folder (an image source is not supported yet)"
-                            .into(),
+                    reason: "--filter takes a catalog folder or a catalog image".into(),
                 }),
             });
         }
     }
     let fc = read_config(opts).map_err(|e| wrap(e.into()))?;
+    filter_folder_with(dir, &fc, opts.format, spool, dir)
+}
+
+/// [`filter_folder`] with the configuration already read (an oc-mirror
+/// `ImageSetConfiguration` entry a caller mapped itself, say); `shown` names the source in
+/// errors (the folder, or the image the catalog came from).
+pub fn filter_folder_with(
+    dir: &Path,
+    fc: &crate::catalog::filter::config::FilterConfig,
+    format: crate::catalog::write::Format,
+    spool: &Path,
+    shown: &Path,
+) -> Result<(PathBuf, Vec<String>), CatalogBuildRunError> {
+    use crate::action::catalog_filter::{FilterCatalogError, filter_config, write_dir};
+    let wrap = |e: FilterCatalogError| CatalogBuildRunError::Filter {
+        dir: shown.to_path_buf(),
+        source: Box::new(e),
+    };
     let loaded =
         crate::catalog::load::load_dir(dir).map_err(|source| CatalogBuildRunError::Validate {
-            dir: dir.to_path_buf(),
+            dir: shown.to_path_buf(),
             source: Box::new(source),
         })?;
     let errors: Vec<String> = loaded
@@ -721,9 +775,9 @@ pub fn filter_folder(
     if !errors.is_empty() {
         return Err(wrap(FilterCatalogError::Invalid(errors.join("\n"))));
     }
-    let out = filter_config(loaded.config, &fc, opts.format).map_err(wrap)?;
+    let out = filter_config(loaded.config, fc, format).map_err(wrap)?;
     let target = spool.join("filtered");
-    write_dir(&target, &out.config, opts.format).map_err(wrap)?;
+    write_dir(&target, &out.config, format).map_err(wrap)?;
     Ok((target, out.warnings))
 }
 
@@ -739,6 +793,9 @@ pub fn run(
     }
     // Every local output is checked before the catalog is read or a base is fetched.
     sink::check_outputs(&run.delivery)?;
+    if let Some(image) = &run.image {
+        return run_image(run, image, on_event);
+    }
     // With --filter, the image is built from the filtered catalog, kept in a spool folder
     // until the run ends.
     let filtered_spool;
@@ -802,6 +859,58 @@ pub fn run(
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
         serve_cache: built.serve_cache.clone(),
         cache_owners: built.cache_owners.clone(),
+        source_layers: Vec::new(),
+    }))
+}
+
+/// [`run`] for a catalog image source: filter and rebuild ([`build_from_image`]), then
+/// deliver as a folder build is delivered.
+fn run_image(
+    run: &CatalogBuildRun,
+    image: &Location,
+    on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
+) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
+    let shown = PathBuf::from(image.as_str());
+    let Some(filter) = &run.filter else {
+        return Err(CatalogBuildRunError::Build {
+            dir: shown,
+            source: Box::new(CatalogBuildError::ImageSource {
+                source_name: image.as_str().to_string(),
+                reason:
+                    "a catalog image as source needs --filter FILE (a folder is built as it is)"
+                        .into(),
+            }),
+        });
+    };
+    let fc = crate::action::catalog_filter::read_config(filter).map_err(|e| {
+        CatalogBuildRunError::Filter {
+            dir: shown.clone(),
+            source: Box::new(e.into()),
+        }
+    })?;
+    let mut built = build_from_image(image, &fc, filter.format, &run.options)?;
+    for w in &built.warnings {
+        on_event(CatalogBuildEvent::Warning(w));
+    }
+    let (digest, size) = {
+        let (d, s) = built.digest();
+        (d.to_string(), s)
+    };
+    let reports = sink::deliver(&mut built, &run.delivery, &run.options.registry)?;
+    let (layers, platforms) = match &built.artifact {
+        BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
+        BuiltArtifact::Index(x) => (None, Some(x.images.len())),
+    };
+    Ok(CatalogBuildOutcome::Built(CatalogBuildResult {
+        digest,
+        size,
+        configs_layer: built.configs_layer.clone(),
+        layers,
+        platforms,
+        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
+        serve_cache: built.serve_cache.clone(),
+        cache_owners: built.cache_owners.clone(),
+        source_layers: built.source_layers.clone(),
     }))
 }
 

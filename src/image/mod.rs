@@ -27,6 +27,7 @@ pub mod manifest;
 pub mod media;
 pub mod model;
 pub mod parse;
+pub mod strip;
 pub mod verify;
 pub mod walk;
 

@@ -45,12 +45,23 @@ A scratch image gets a cache only with --cache (owned by root, readable by group
 A multi-platform base gives one image per platform (or per --platform) sharing one catalog
 layer, under one index.
 
+With --filter, SOURCE may also be a catalog image (REF, oci:PATH[:TAG], oci-archive:,
+docker-archive:): its layers are kept as they are (its opm, user, labels, entrypoint and CMD),
+except the ones holding the catalog (where its configs label points) or its serve cache (CMD's
+--cache-dir, else /tmp/cache): those are dropped, or rewritten without them when they hold other
+files too. The filtered catalog goes back where it was, with a new serve cache where the image
+had one (--no-cache: none, and no --cache-dir in CMD; --cache: one even if it had none). A
+multi-platform image gives a multi-platform image, each platform on its own layers.
+
 Output: stdout gets `sha256:<digest> <size>` (manifest, or index), then `REF@sha256:<digest>`
 per tag pushed with --push; messages go to stderr.
 Reproducible: mtimes are SOURCE_DATE_EPOCH (or 0), owners 0, modes 0644/0755, entries sorted.
 Exit codes: 0 built, 1 validation errors (nothing written), 2 usage or I/O error (nothing written).")]
 pub struct Args {
-    /// The catalog folder (its content goes under --configs-dir, as `ADD DIR /configs`).
+    /// The catalog folder (its content goes under --configs-dir, as `ADD DIR /configs`), or
+    /// with --filter a catalog image to rebuild (REF, oci:PATH[:TAG], oci-archive:FILE,
+    /// docker-archive:FILE).
+    #[arg(value_name = "SOURCE")]
     pub dir: PathBuf,
     /// Image reference to name the image with (repeatable); its tag names the image in OCI
     /// outputs, the whole reference goes to docker-archive RepoTags.
@@ -99,7 +110,7 @@ pub struct Args {
     pub cache_dir: String,
     /// Filter the catalog first with this configuration (a `FilterConfiguration` or an
     /// oc-mirror `ImageSetConfiguration`, as `catalog filter --config` reads) and build the
-    /// image from what remains. DIR must be a folder.
+    /// image from what remains. SOURCE may be a folder or a catalog image.
     #[arg(long, value_name = "FILE")]
     pub filter: Option<PathBuf>,
     /// With --filter: the `mirror.operators[]` entry of an ImageSetConfiguration to use.
@@ -116,6 +127,25 @@ pub struct Args {
     pub policy: super::super::sign::PolicyArgs,
 }
 
+/// The catalog image SOURCE names, when it names one: a string that is not an existing path
+/// and reads as an image (a registry reference, `oci:`, an archive). With --filter a string
+/// that names nothing is an error naming it (a mistyped folder is never sent to a registry);
+/// without, the folder build reports it as before.
+fn image_source(args: &Args) -> Result<Option<crate::location::Location>, Failure> {
+    if std::fs::symlink_metadata(&args.dir).is_ok() {
+        return Ok(None);
+    }
+    let Some(text) = args.dir.to_str() else {
+        return Ok(None);
+    };
+    match crate::location::Location::parse(text) {
+        Ok(l) if !matches!(l.place(), crate::location::Place::Path(_)) => Ok(Some(l)),
+        Ok(_) => Ok(None),
+        Err(e) if args.filter.is_some() => Err(e.into()),
+        Err(_) => Ok(None),
+    }
+}
+
 /// Runs `olmpack catalog build`.
 pub fn run(args: &Args) -> Outcome {
     if args.push && args.tags.is_empty() {
@@ -129,6 +159,10 @@ pub fn run(args: &Args) -> Outcome {
     if let Some(base) = &args.base {
         let location = crate::location::Location::parse(base)?;
         args.policy.check(&location, &registry_opts)?;
+    }
+    let image = image_source(args)?;
+    if let Some(location) = &image {
+        args.policy.check(location, &registry_opts)?;
     }
     let dest: Option<Destination> = match (&args.output, args.push) {
         (Some(out), _) => Some(out.parse()?),
@@ -154,7 +188,10 @@ pub fn run(args: &Args) -> Outcome {
     let request = CatalogBuildRun {
         dir: args.dir.clone(),
         options: CatalogBuildOptions {
-            configs_dir: Some(args.configs_dir.clone()),
+            // An image keeps its catalog where its label says; only a different
+            // --configs-dir is passed on (and refused).
+            configs_dir: (image.is_none() || args.configs_dir != DEFAULT_CONFIGS_DIR)
+                .then(|| args.configs_dir.clone()),
             base: args.base.clone(),
             platforms,
             labels: label_map(&args.labels)?,
@@ -177,6 +214,7 @@ pub fn run(args: &Args) -> Outcome {
                 catalog: args.filter_catalog.clone(),
                 ..Default::default()
             }),
+        image,
         delivery: Delivery {
             output: dest.clone().map(|d| (d, names.clone())),
             push: if args.push {
@@ -221,6 +259,31 @@ pub fn run(args: &Args) -> Outcome {
                 names.join(", ")
             },
         );
+    }
+    if !built.source_layers.is_empty() {
+        use crate::image::strip::LayerUse;
+        let kept = built
+            .source_layers
+            .iter()
+            .filter(|l| l.action == LayerUse::Keep)
+            .count();
+        eprintln!(
+            "source {}: {kept} of its layers kept as they are",
+            args.dir.display()
+        );
+        for l in &built.source_layers {
+            match (&l.action, &l.rewritten) {
+                (LayerUse::Drop, _) => eprintln!(
+                    "source layer {} dropped (only the catalog or serve cache)",
+                    l.digest
+                ),
+                (LayerUse::Rewrite, Some(new)) => eprintln!(
+                    "source layer {} rewritten without the catalog and serve cache: {new}",
+                    l.digest
+                ),
+                _ => {}
+            }
+        }
     }
     if let Some(c) = &built.serve_cache {
         eprintln!(
