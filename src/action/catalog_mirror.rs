@@ -549,26 +549,29 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
     let mut spool = None;
     let (catalog, cfg) = match location.place() {
         Place::Registry(_) => {
-            if opts.filter.is_some() {
-                return Err(MirrorError::Usage(
-                    "--filter needs a catalog folder as the source for now (filtering a catalog image is not supported yet); render the image to a folder with `olmpack catalog render` first".into(),
-                ));
-            }
-            let catalog = plan::resolve(Kind::Catalog, source, &resolve_opts);
+            let mut catalog = plan::resolve(Kind::Catalog, source, &resolve_opts);
             let (Some(pull), None) = (&catalog.pull_from, &catalog.error) else {
                 return Err(fail(catalog.error.clone().unwrap_or_default()));
             };
             let pinned = Location::parse(pull).map_err(|e| fail(e.to_string()))?;
             let (cfg, w) = load_source(&pinned, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
+            let cfg = match &opts.filter {
+                Some(f) => {
+                    let (dir, filtered, digest, size, local) =
+                        filtered_image(&pinned, cfg, f, opts).map_err(fail)?;
+                    warnings.extend(filtered.1);
+                    catalog.digest = Some(digest);
+                    catalog.size = Some(size);
+                    catalog.pull_from = Some(local);
+                    spool = Some(dir);
+                    filtered.0
+                }
+                None => cfg,
+            };
             (catalog, cfg)
         }
         Place::Local(local) => {
-            if opts.filter.is_some() {
-                return Err(MirrorError::Usage(
-                    "--filter needs a catalog folder as the source for now (filtering a catalog image is not supported yet)".into(),
-                ));
-            }
             let opened = crate::transport::open_artifact(&location, &opts.source)
                 .map_err(|e| fail(crate::errors::error_chain(&e)))?;
             let digest = opened.value.digest().to_string();
@@ -579,20 +582,31 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 .name()
                 .filter(|n| !n.contains('/') && !n.contains(':'));
             let (repository, tag) = catalog_name(opts, default_tag)?;
-            (
-                PlannedImage {
-                    kind: Kind::Catalog,
-                    source: source.to_string(),
-                    repository,
-                    tag,
-                    by_tag: true,
-                    digest: Some(digest),
-                    size: None,
-                    pull_from: Some(source.to_string()),
-                    error: None,
-                },
-                cfg,
-            )
+            let mut catalog = PlannedImage {
+                kind: Kind::Catalog,
+                source: source.to_string(),
+                repository,
+                tag,
+                by_tag: true,
+                digest: Some(digest),
+                size: None,
+                pull_from: Some(source.to_string()),
+                error: None,
+            };
+            let cfg = match &opts.filter {
+                Some(f) => {
+                    let (dir, filtered, digest, size, local) =
+                        filtered_image(&location, cfg, f, opts).map_err(fail)?;
+                    warnings.extend(filtered.1);
+                    catalog.digest = Some(digest);
+                    catalog.size = Some(size);
+                    catalog.pull_from = Some(local);
+                    spool = Some(dir);
+                    filtered.0
+                }
+                None => cfg,
+            };
+            (catalog, cfg)
         }
         Place::Path(path) => {
             if !path.is_dir() {
@@ -625,21 +639,10 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 platforms: opts.platforms.clone().unwrap_or_default(),
                 ..CatalogBuildOptions::default()
             };
-            let mut built = catalog_build::build(&folder, &build_opts)
+            let built = catalog_build::build(&folder, &build_opts)
                 .map_err(|e| fail(crate::errors::error_chain(&e)))?;
             warnings.extend(built.warnings.iter().cloned());
-            built
-                .fetch_base_layers()
-                .map_err(|e| fail(crate::errors::error_chain(&e)))?;
-            let layout = dir.path().join("catalog-image");
-            std::fs::create_dir_all(&layout).map_err(|e| fail(e.to_string()))?;
-            let local = LocalImage::OciLayout {
-                path: layout.clone(),
-                tag: Some("catalog".into()),
-            };
-            crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])
-                .map_err(|e| fail(crate::errors::error_chain(&e)))?;
-            let (digest, size) = built.digest();
+            let (digest, size, local) = into_layout(built, dir.path()).map_err(fail)?;
             let (repository, tag) = catalog_name(opts, None)?;
             let catalog = PlannedImage {
                 kind: Kind::Catalog,
@@ -647,12 +650,11 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 repository,
                 tag,
                 by_tag: true,
-                digest: Some(digest.to_string()),
+                digest: Some(digest),
                 size: Some(size),
-                pull_from: Some(local.to_string()),
+                pull_from: Some(local),
                 error: None,
             };
-            drop(built);
             spool = Some(dir);
             (catalog, cfg)
         }
@@ -673,6 +675,60 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
         warnings,
         _spool: spool,
     })
+}
+
+/// A built catalog image written into `spool/catalog-image` (base layers fetched first):
+/// its digest, size and `oci:` name.
+fn into_layout(
+    mut built: catalog_build::BuiltCatalog,
+    spool: &Path,
+) -> Result<(String, u64, String), String> {
+    built
+        .fetch_base_layers()
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    let layout = spool.join("catalog-image");
+    std::fs::create_dir_all(&layout).map_err(|e| e.to_string())?;
+    let local = LocalImage::OciLayout {
+        path: layout,
+        tag: Some("catalog".into()),
+    };
+    crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    let (digest, size) = built.digest();
+    Ok((digest.to_string(), size, local.to_string()))
+}
+
+/// A filtered catalog model and the filter's warnings.
+type Filtered = (crate::catalog::model::DeclarativeConfig, Vec<String>);
+
+/// `--filter` on a catalog image: the model filtered (for the images to mirror) and the image
+/// rebuilt by `catalog build IMAGE --filter` ([`catalog_build::build_from_image`]: base layers
+/// kept, `/configs` and the serve cache replaced, every platform), written into a temp layout.
+fn filtered_image(
+    image: &Location,
+    cfg: crate::catalog::model::DeclarativeConfig,
+    filter: &FilterOptions,
+    opts: &MirrorOptions,
+) -> Result<(tempfile::TempDir, Filtered, String, u64, String), String> {
+    use crate::action::catalog_filter::{filter_config, read_config};
+    let fc = read_config(filter).map_err(|e| crate::errors::error_chain(&e))?;
+    let out = filter_config(cfg, &fc, filter.format).map_err(|e| crate::errors::error_chain(&e))?;
+    let build_opts = CatalogBuildOptions {
+        registry: opts.source.clone(),
+        platforms: opts.platforms.clone().unwrap_or_default(),
+        ..CatalogBuildOptions::default()
+    };
+    let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    let mut warnings = out.warnings;
+    warnings.extend(built.warnings.iter().cloned());
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-mirror-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temp folder: {e}"))?;
+    crate::interrupt::watch(dir.path());
+    let (digest, size, local) = into_layout(built, dir.path())?;
+    Ok((dir, (out.config, warnings), digest, size, local))
 }
 
 /// `--catalog-name NAME[:TAG]` split, with defaults.

@@ -403,6 +403,76 @@ fn plan_mirror_results_and_resume() {
         None => eprintln!("SKIPPED: opm render of the mirrored catalog (no opm)"),
     }
 
+    // --filter on the catalog image: one package kept, the catalog rebuilt (a new digest),
+    // only the images of the kept bundle (and the related images it names) mirrored.
+    let first_pkg = f.images[3]
+        .0
+        .split("/bundles/")
+        .nth(1)
+        .expect("bundle")
+        .split(['@', ':'])
+        .next()
+        .expect("pkg")
+        .to_string();
+    std::fs::write(
+        d.join("filter.yaml"),
+        format!("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n  - name: {first_pkg}\n"),
+    )
+    .expect("write filter");
+    let filtered_to = format!("{}/filtered", dst.host);
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            &f.catalog,
+            "--to",
+            &filtered_to,
+            "--filter",
+            "filter.yaml",
+            "--results-dir",
+            "filtered-results",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    let fr = report(&d.join("filtered-results"));
+    let kinds: Vec<&str> = fr["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter_map(|i| i["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["catalog", "bundle", "related", "related", "related"],
+        "{fr:#}"
+    );
+    let filtered_catalog = fr["images"][0]["digest"]
+        .as_str()
+        .expect("digest")
+        .to_string();
+    assert_ne!(
+        &filtered_catalog, catalog_digest,
+        "the filtered catalog is a new image"
+    );
+    let (code, rendered, err) = run(
+        &[
+            "catalog",
+            "render",
+            &format!("{filtered_to}/olm/catalog@{filtered_catalog}"),
+            "-o",
+            "json",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        rendered.matches("\"schema\": \"olm.package\"").count(),
+        1,
+        "{rendered}"
+    );
+    assert!(rendered.contains(&first_pkg), "{rendered}");
+
     // A re-run over a complete target: every image present, no blob uploaded (counted by a
     // proxy in front of the target, which the re-run is pointed at with the same names).
     let uploads = Arc::new(AtomicUsize::new(0));
