@@ -694,7 +694,25 @@ fn into_layout(
     };
     crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])
         .map_err(|e| crate::errors::error_chain(&e))?;
-    let (digest, size) = built.digest();
+    // Everything the image holds: manifests, configs and layers (each blob once).
+    let mut blobs: HashMap<&str, u64> = HashMap::new();
+    let artifact = built.artifact();
+    let top = &artifact.top().descriptor;
+    blobs.insert(top.digest.as_str(), top.size);
+    let images: Vec<&crate::image::Image> = match artifact {
+        crate::image::Artifact::Image(i) => vec![i],
+        crate::image::Artifact::Index(x) => x.images.iter().collect(),
+    };
+    for image in images {
+        for b in std::iter::once(&image.manifest)
+            .chain(std::iter::once(&image.config))
+            .chain(image.layers.iter())
+        {
+            blobs.insert(b.descriptor.digest.as_str(), b.descriptor.size);
+        }
+    }
+    let size = blobs.values().sum();
+    let (digest, _) = built.digest();
     Ok((digest.to_string(), size, local.to_string()))
 }
 

@@ -136,15 +136,19 @@ fn image_line(r: &ImageResult) -> String {
         ),
         Status::Present => format!("present {} {} -> {}", r.kind, r.source, r.target),
         Status::Copied => {
-            let mut line = format!(
-                "copied  {} {} -> {} ({} blobs copied, {} skipped, {})",
-                r.kind,
-                r.source,
-                r.target,
-                r.blobs_copied,
-                r.blobs_skipped,
-                human(r.bytes_copied)
-            );
+            // An archive's layout reports no per-blob actions: its size is what is known.
+            let what = if r.blobs_copied + r.blobs_skipped == 0 {
+                r.size
+                    .map_or_else(String::new, |s| format!(" ({})", human(s)))
+            } else {
+                format!(
+                    " ({} blobs copied, {} skipped, {})",
+                    r.blobs_copied,
+                    r.blobs_skipped,
+                    human(r.bytes_copied)
+                )
+            };
+            let mut line = format!("copied  {} {} -> {}{what}", r.kind, r.source, r.target);
             if !r.narrowed_to.is_empty() {
                 line.push_str(&format!(
                     "; index rewritten to {} (new digest {})",
