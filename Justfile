@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -96,3 +96,9 @@ bench-olmv1:
 # OpenPGP simple signatures in-process, and what a cosign signature adds to a push (vs 50 ms).
 bench-sign:
     cargo bench --bench sign
+
+# catalog mirror of a catalog naming 300 small images (BENCH_MIRROR_IMAGES) vs skopeo copy --all
+# of the same list one after another (ratio), a second run over the complete target (fraction of
+# the first, blobs uploaded), and peak RSS with a 256 MiB layer (BENCH_MIRROR_LAYER_MB).
+bench-mirror:
+    cargo bench --bench mirror

@@ -82,6 +82,8 @@ enum CatalogCommand {
     /// Check opm's serve cache in a catalog image or folder (`verify`).
     #[command(subcommand)]
     Cache(commands::catalog::cache::Command),
+    /// Copy a catalog and every image it needs to a registry or an archive folder, and write what the cluster needs.
+    Mirror(commands::catalog::mirror::Args),
     /// Serve a catalog as opm serve does (gRPC registry API, health, reflection) and as catalogd does (--http).
     Serve(commands::catalog::serve::Args),
 }
@@ -151,6 +153,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Diff(a) => commands::catalog::diff::run(a),
             CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
             CatalogCommand::Serve(a) => commands::catalog::serve::run(a),
+            CatalogCommand::Mirror(a) => commands::catalog::mirror::run(a),
         },
         TopCommand::Completions(a) => commands::completions::run(a, Cli::command()),
         TopCommand::Man(a) => commands::man::run(a, Cli::command()),

@@ -39,6 +39,7 @@ pub mod image;
 pub mod interrupt;
 pub mod legacy;
 pub mod location;
+pub mod mirror;
 pub mod olmv1;
 pub mod parallel;
 pub mod reference;

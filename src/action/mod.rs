@@ -43,6 +43,7 @@ pub mod catalog_cache;
 pub mod catalog_diff;
 pub mod catalog_filter;
 pub mod catalog_init;
+pub mod catalog_mirror;
 pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod catalog_serve;

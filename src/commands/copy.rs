@@ -70,7 +70,8 @@ impl std::fmt::Debug for Args {
     }
 }
 
-fn end(
+/// One end's registry options from the copy flags (shared with `catalog mirror`).
+pub fn end(
     authfile: &Option<PathBuf>,
     creds: &Option<String>,
     plain_http: bool,

@@ -15,14 +15,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 const REPO: &str = "olm/catalog";
 
-fn silent() -> PushOptions {
+pub(crate) fn silent() -> PushOptions {
     PushOptions {
         progress: Progress::Silent,
         ..PushOptions::default()
     }
 }
 
-fn client(host: &str) -> Client {
+pub(crate) fn client(host: &str) -> Client {
     Client::new(
         host,
         ResolvedCredential::anonymous(),
@@ -33,7 +33,7 @@ fn client(host: &str) -> Client {
 
 /// An image for `arch` with two layers of its own (`extra` pseudo-random bytes in the second,
 /// so gzip cannot shrink it) and a config naming its platform.
-fn platform_image(dir: &Path, arch: &str, extra: usize) -> Image {
+pub(crate) fn platform_image(dir: &Path, arch: &str, extra: usize) -> Image {
     let files = support::bundle_files(extra);
     let first: Vec<(&str, &[u8])> = vec![("arch.txt", arch.as_bytes())];
     let rest: Vec<(&str, &[u8])> = files
@@ -71,12 +71,12 @@ fn platform_image(dir: &Path, arch: &str, extra: usize) -> Image {
     image
 }
 
-fn desc(d: &Descriptor) -> serde_json::Value {
+pub(crate) fn desc(d: &Descriptor) -> serde_json::Value {
     serde_json::json!({"mediaType": d.media_type, "digest": d.digest, "size": d.size})
 }
 
 /// A two-platform OCI index (linux/amd64, linux/arm64).
-fn two_platform_index(dir: &Path) -> ImageIndex {
+pub(crate) fn two_platform_index(dir: &Path) -> ImageIndex {
     let images = vec![
         platform_image(dir, "amd64", 20_000),
         platform_image(dir, "arm64", 30_000),
@@ -105,7 +105,7 @@ fn two_platform_index(dir: &Path) -> ImageIndex {
 }
 
 /// A cosign-style signature image: a simple-signing payload layer with a signature annotation.
-fn signature_for(digest: &str) -> Image {
+pub(crate) fn signature_for(digest: &str) -> Image {
     let payload = serde_json::to_vec(&serde_json::json!({
         "critical": {"image": {"docker-manifest-digest": digest}, "type": "cosign container image signature"},
         "optional": null,
@@ -132,7 +132,7 @@ fn signature_for(digest: &str) -> Image {
     }
 }
 
-fn sig_tag(digest: &str) -> String {
+pub(crate) fn sig_tag(digest: &str) -> String {
     format!("{}.sig", digest.replacen(':', "-", 1))
 }
 
@@ -154,7 +154,7 @@ fn seed(reg: &Registry, dir: &Path) -> (ImageIndex, String) {
 }
 
 /// `skopeo inspect --raw` of `target` (`docker://…`, `oci:…`): the manifest bytes as stored.
-fn skopeo_raw(target: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn skopeo_raw(target: &str) -> Result<Vec<u8>, String> {
     let out = std::process::Command::new("skopeo")
         .args(["inspect", "--raw", "--tls-verify=false", target])
         .output()

@@ -1,0 +1,372 @@
+//! `olmpack catalog mirror`: flags in, one call to [`crate::action::catalog_mirror::run`], the
+//! plan or the progress and summary out, exit 1 when an image could not be copied.
+
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::catalog_filter::FilterOptions;
+use crate::action::catalog_mirror::{self, MirrorEvent, MirrorOptions, MirrorSource, MirrorTarget};
+use crate::image::Platform;
+use crate::mirror::regconf::Rewrites;
+use crate::mirror::{ImageResult, Status};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Arguments of `olmpack catalog mirror`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The catalog: an image reference (with its registry host), oci:DIR[:TAG],
+    /// oci-archive:FILE[:TAG], or a catalog folder (built into an image as `catalog build` does).
+    #[arg(
+        required_unless_present = "from_archive",
+        conflicts_with = "from_archive"
+    )]
+    pub source: Option<String>,
+    /// Target REGISTRY/NAMESPACE: each image goes to REGISTRY/NAMESPACE/<its repository path>.
+    #[arg(long, value_name = "REGISTRY/NAMESPACE", required_unless_present_any = ["to_archive", "dry_run"], conflicts_with = "to_archive")]
+    pub to: Option<String>,
+    /// Write the images and the plan into an archive folder instead (one OCI layout).
+    #[arg(long, value_name = "DIR")]
+    pub to_archive: Option<PathBuf>,
+    /// Push an archive written by --to-archive (reads nothing from the source registries).
+    #[arg(long, value_name = "DIR")]
+    pub from_archive: Option<PathBuf>,
+    /// Filter the catalog first (catalog filter's FilterConfiguration or ImageSetConfiguration);
+    /// a catalog folder source only, for now.
+    #[arg(long, value_name = "FILE")]
+    pub filter: Option<PathBuf>,
+    /// With an ImageSetConfiguration: which mirror.operators[].catalog to use.
+    #[arg(long, value_name = "REF", requires = "filter")]
+    pub filter_catalog: Option<String>,
+    /// Print the plan (every image, its target, digest and size, with totals); copy nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Images copied at the same time [default: the number of cores].
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// At most N path components below the registry (folds the leading ones with '-').
+    #[arg(long, value_name = "N")]
+    pub max_components: Option<usize>,
+    /// Copy only these platforms of each index (repeatable): indexes are rewritten (new digests).
+    #[arg(long, value_name = "OS/ARCH[/VARIANT]")]
+    pub platform: Vec<String>,
+    /// Do not copy signatures, attestations and referrers along.
+    #[arg(long)]
+    pub no_signatures: bool,
+    /// Where the cluster files and the report go.
+    #[arg(long, value_name = "DIR", default_value = "mirror-results")]
+    pub results_dir: PathBuf,
+    /// registries.conf-style source rewriting ([[registry]] prefix/location, [[registry.mirror]]).
+    #[arg(long, value_name = "FILE")]
+    pub registries_conf: Option<PathBuf>,
+    /// Target repository and tag of the catalog image for a folder or local source.
+    #[arg(long, value_name = "NAME[:TAG]")]
+    pub catalog_name: Option<String>,
+    /// Base image for a folder source's catalog image (as catalog build --base; default scratch).
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// Auth file (docker config.json or containers auth.json) for the source registries.
+    #[arg(long, value_name = "FILE")]
+    pub src_authfile: Option<PathBuf>,
+    /// Auth file for the target registry.
+    #[arg(long, value_name = "FILE")]
+    pub dest_authfile: Option<PathBuf>,
+    /// Credentials USER:PASSWORD for the source registries.
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub src_creds: Option<String>,
+    /// Credentials USER:PASSWORD for the target registry.
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub dest_creds: Option<String>,
+    /// Talk plain HTTP to the source registries (automatic for localhost and 127.0.0.0/8).
+    #[arg(long)]
+    pub src_plain_http: bool,
+    /// Talk plain HTTP to the target registry (automatic for localhost and 127.0.0.0/8).
+    #[arg(long)]
+    pub dest_plain_http: bool,
+    /// PEM file of extra CA certificates for the source registries' TLS.
+    #[arg(long, value_name = "FILE")]
+    pub src_ca_file: Option<PathBuf>,
+    /// PEM file of extra CA certificates for the target registry's TLS.
+    #[arg(long, value_name = "FILE")]
+    pub dest_ca_file: Option<PathBuf>,
+    /// Verify the source registries' TLS certificates (--src-tls-verify=false to skip).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub src_tls_verify: bool,
+    /// Verify the target registry's TLS certificate (--dest-tls-verify=false to skip).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub dest_tls_verify: bool,
+    /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+}
+
+impl std::fmt::Debug for Args {
+    /// Written by hand so credentials never reach a debug print of the arguments.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Args")
+            .field("source", &self.source)
+            .field("to", &self.to)
+            .field("to_archive", &self.to_archive)
+            .field("from_archive", &self.from_archive)
+            .finish_non_exhaustive()
+    }
+}
+
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+fn image_line(r: &ImageResult) -> String {
+    match r.status {
+        Status::Failed => format!(
+            "failed  {} {}: {}",
+            r.kind,
+            r.source,
+            r.reason.as_deref().unwrap_or("")
+        ),
+        Status::Present => format!("present {} {} -> {}", r.kind, r.source, r.target),
+        Status::Copied => {
+            // An archive's layout reports no per-blob actions: its size is what is known.
+            let what = if r.blobs_copied + r.blobs_skipped == 0 {
+                r.size
+                    .map_or_else(String::new, |s| format!(" ({})", human(s)))
+            } else {
+                format!(
+                    " ({} blobs copied, {} skipped, {})",
+                    r.blobs_copied,
+                    r.blobs_skipped,
+                    human(r.bytes_copied)
+                )
+            };
+            let mut line = format!("copied  {} {} -> {}{what}", r.kind, r.source, r.target);
+            if !r.narrowed_to.is_empty() {
+                line.push_str(&format!(
+                    "; index rewritten to {} (new digest {})",
+                    r.narrowed_to.join(", "),
+                    r.digest.as_deref().unwrap_or("")
+                ));
+            }
+            if r.attached > 0 {
+                line.push_str(&format!("; {} signatures/attachments", r.attached));
+            }
+            line
+        }
+    }
+}
+
+/// Runs `olmpack catalog mirror`.
+pub fn run(args: &Args) -> Outcome {
+    let platforms = if args.platform.is_empty() {
+        None
+    } else {
+        Some(
+            args.platform
+                .iter()
+                .map(|p| {
+                    p.parse::<Platform>()
+                        .map_err(|e| Failure::usage(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        )
+    };
+    let mut source_opts = crate::commands::copy::end(
+        &args.src_authfile,
+        &args.src_creds,
+        args.src_plain_http,
+        &args.src_ca_file,
+        args.retries,
+    )?;
+    source_opts.client.insecure = !args.src_tls_verify;
+    let mut target_opts = crate::commands::copy::end(
+        &args.dest_authfile,
+        &args.dest_creds,
+        args.dest_plain_http,
+        &args.dest_ca_file,
+        args.retries,
+    )?;
+    target_opts.client.insecure = !args.dest_tls_verify;
+    let rewrites = match &args.registries_conf {
+        Some(p) => Rewrites::read(p)?,
+        None => Rewrites::default(),
+    };
+    if args.jobs == Some(0) {
+        return Err(Failure::usage("-j/--jobs must be at least 1"));
+    }
+    if args.max_components == Some(0) {
+        return Err(Failure::usage("--max-components must be at least 1"));
+    }
+    let opts = MirrorOptions {
+        source: source_opts.clone(),
+        target: target_opts,
+        platforms,
+        signatures: !args.no_signatures,
+        jobs: args.jobs.unwrap_or_else(crate::parallel::cores),
+        max_components: args.max_components,
+        dry_run: args.dry_run,
+        results_dir: args.results_dir.clone(),
+        rewrites,
+        filter: args.filter.as_ref().map(|config| FilterOptions {
+            config: config.clone(),
+            catalog: args.filter_catalog.clone(),
+            registry: source_opts,
+            ..FilterOptions::default()
+        }),
+        catalog_name: args.catalog_name.clone(),
+        base: args.base.clone(),
+    };
+    let source = match (&args.from_archive, &args.source) {
+        (Some(dir), _) => MirrorSource::Archive(dir.clone()),
+        (None, Some(s)) => MirrorSource::Catalog(s.clone()),
+        (None, None) => {
+            return Err(Failure::usage(
+                "give a catalog SOURCE or --from-archive DIR",
+            ));
+        }
+    };
+    let target = match (&args.to, &args.to_archive) {
+        (Some(to), _) => MirrorTarget::Registry(to.clone()),
+        (None, Some(dir)) => MirrorTarget::Archive(dir.clone()),
+        // A dry run without a target still lists what would be copied.
+        (None, None) => MirrorTarget::Registry("mirror.invalid/plan".into()),
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let bar: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
+    let on_event = |event: MirrorEvent<'_>| match event {
+        MirrorEvent::Planned(plan) => {
+            if !args.dry_run {
+                eprintln!("plan: {} images", plan.images.len());
+                if terminal && let Ok(mut slot) = bar.lock() {
+                    let pb = indicatif::ProgressBar::new(plan.images.len() as u64);
+                    if let Ok(style) = indicatif::ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} images {elapsed} {msg}",
+                    ) {
+                        pb.set_style(style);
+                    }
+                    *slot = Some(pb);
+                }
+            }
+        }
+        MirrorEvent::Image(r) => {
+            let line = image_line(r);
+            match bar.lock().ok().as_deref().and_then(Option::as_ref) {
+                Some(pb) => {
+                    if r.status == Status::Failed {
+                        pb.println(line);
+                    }
+                    pb.inc(1);
+                }
+                None => eprintln!("{line}"),
+            }
+        }
+    };
+    let outcome = catalog_mirror::run(&source, &target, &opts, &on_event)?;
+    if let Ok(mut slot) = bar.lock()
+        && let Some(pb) = slot.take()
+    {
+        pb.finish_and_clear();
+    }
+    for w in &outcome.warnings {
+        eprintln!("warning: {w}");
+    }
+    let Some(report) = outcome.report else {
+        // The plan, one line per image: kind, source, target, digest, size.
+        let dest = args
+            .to
+            .as_deref()
+            .map(crate::mirror::Destination::parse)
+            .transpose()?;
+        let mut failed = 0;
+        for i in &outcome.plan.images {
+            let target = match &dest {
+                Some(d) => d
+                    .repository(&i.repository, args.max_components)
+                    .map(|r| format!("{}/{r}:{}", d.registry, i.tag))
+                    .unwrap_or_else(|e| format!("({e})")),
+                None => match &args.to_archive {
+                    Some(dir) => format!(
+                        "{}:{}",
+                        crate::mirror::archive::layout(dir).display(),
+                        i.digest
+                            .as_deref()
+                            .map(crate::mirror::archive::image_name)
+                            .unwrap_or_default()
+                    ),
+                    None => format!("{}:{}", i.repository, i.tag),
+                },
+            };
+            match &i.error {
+                Some(e) => {
+                    failed += 1;
+                    println!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source);
+                }
+                None => println!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    i.kind,
+                    i.source,
+                    target,
+                    i.digest.as_deref().unwrap_or("-"),
+                    i.size.map_or_else(|| "?".to_string(), |s| s.to_string())
+                ),
+            }
+        }
+        let (count, bytes, unknown) = outcome.plan.totals();
+        let count_of =
+            |k: crate::mirror::Kind| outcome.plan.images.iter().filter(|i| i.kind == k).count();
+        println!(
+            "total: {count} images ({} catalog, {} bundles, {} related), {} ({bytes} bytes){}{}; nothing copied (--dry-run)",
+            count_of(crate::mirror::Kind::Catalog),
+            count_of(crate::mirror::Kind::Bundle),
+            count_of(crate::mirror::Kind::Related),
+            human(bytes),
+            if unknown > 0 {
+                format!(", {unknown} sizes unknown")
+            } else {
+                String::new()
+            },
+            if failed > 0 {
+                format!(", {failed} cannot be resolved")
+            } else {
+                String::new()
+            }
+        );
+        return Ok(if failed > 0 { EXIT_FINDINGS } else { EXIT_OK });
+    };
+    let s = &report.summary;
+    eprintln!(
+        "mirrored {} images: {} copied, {} already present, {} failed; blobs: {} copied, {} skipped; {} uploaded in {:.1} s",
+        s.images,
+        s.copied,
+        s.present,
+        s.failed,
+        s.blobs_copied,
+        s.blobs_skipped,
+        human(s.bytes_copied),
+        s.seconds
+    );
+    match &target {
+        MirrorTarget::Registry(_) => eprintln!("results written to {}", args.results_dir.display()),
+        MirrorTarget::Archive(dir) => eprintln!("archive written to {}", dir.display()),
+    }
+    if s.failed > 0 {
+        for r in report.images.iter().filter(|r| r.status == Status::Failed) {
+            eprintln!(
+                "error: {} {}: {}",
+                r.kind,
+                r.source,
+                r.reason.as_deref().unwrap_or("")
+            );
+        }
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,17 @@
+//! `catalog mirror`: a catalog and every image it needs, to a registry or to disk and back.
+//!
+//! The pieces, each usable alone: [`plan`] (which images, resolved once), [`naming`] (where
+//! each goes), [`regconf`] (reading sources through their registries' mirrors), [`results`]
+//! (what is written for the cluster), [`archive`] (the disk format). The run itself (parallel
+//! copies through [`crate::transport::copy()`], resume, results) is the door
+//! `action::catalog_mirror`.
+
+pub mod archive;
+pub mod naming;
+pub mod plan;
+pub mod regconf;
+pub mod results;
+
+pub use naming::{Destination, derived_tag};
+pub use plan::{Kind, Plan, PlannedImage};
+pub use results::{ImageResult, Report, Status};

@@ -1,0 +1,734 @@
+//! `olmpack catalog mirror` against real loopback registries (`docker-registry`), checked with
+//! skopeo and the written files parsed back.
+//!
+//! The fixture: bundle images that olmpack built from two real bundle folders of
+//! `../shared/corpus/` and pushed to a "source" registry; three small two-platform related
+//! images pushed there too (one named by tag, two by digest, one of those with a cosign-style
+//! `.sig` tag); a catalog (the bundles rendered by olmpack, their relatedImages pointed at
+//! those images, one bundle named by digest and one by tag) built by olmpack into a catalog
+//! image on the source. Tests: the plan (`--dry-run` copies nothing), the mirror (every digest
+//! equal at the target, the `.sig` along, results YAML parsed back, opm renders the mirrored
+//! catalog when /work/tools/opm or opm on PATH exists), the re-run (no blob uploaded, seen by a
+//! proxy in front of the target), faults (dropped connections, 500s, a truncated blob: the
+//! first run fails some images, the re-run completes), and the archive round trip (the source
+//! registry stopped before pushing the archive).
+
+use super::copy::{client, desc, platform_image, sig_tag, signature_for, silent, skopeo_raw};
+use crate::support::cmd::olmpack;
+use crate::support::registry::{Fault, Mode, Proxy, Registry, sha256};
+use olmpack::image::{Blob, ImageIndex};
+use olmpack::registry::push;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+struct Fixture {
+    src: Registry,
+    dir: tempfile::TempDir,
+    /// `S/olm/catalog:v1`.
+    catalog: String,
+    /// Every image the catalog needs, as the catalog names it, with its digest.
+    images: Vec<(String, String)>,
+    /// The digest of the signed related index and of its signature.
+    signed: (String, String),
+}
+
+fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let out = olmpack()
+        .args(args)
+        .current_dir(cwd)
+        .timeout(Duration::from_secs(180))
+        .output()
+        .expect("run olmpack");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Two bundle folders of the corpus that pass validation (two ACK controllers: small, and
+/// their CSVs' alm-examples parse as JSON, which opm render requires of a catalog image).
+fn corpus_bundles(corpus: &Path) -> Vec<PathBuf> {
+    let verdicts =
+        std::fs::read_to_string(corpus.join("REFERENCE-VERDICTS.tsv")).expect("verdicts");
+    let picked: Vec<PathBuf> = verdicts
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let (name, verdict) = (f.next()?, f.next()?);
+            (verdict == "pass" && name.starts_with("ack-"))
+                .then(|| corpus.join("bundles").join(name))
+        })
+        .filter(|p| p.join("manifests").is_dir())
+        .take(2)
+        .collect();
+    crate::support::shared::cases("catalog mirror corpus bundles", picked.len(), 2);
+    picked
+}
+
+/// A two-platform index whose layers depend on `seed` (so each related image is distinct).
+fn related_index(dir: &Path, seed: usize) -> ImageIndex {
+    let sub = dir.join(format!("rel{seed}"));
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let images = vec![
+        platform_image(&sub, "amd64", 1000 + seed * 97),
+        platform_image(&sub, "arm64", 1500 + seed * 89),
+    ];
+    let manifests: Vec<Value> = images
+        .iter()
+        .zip(["amd64", "arm64"])
+        .map(|(i, arch)| {
+            let mut d = desc(&i.manifest.descriptor);
+            d["platform"] = json!({"os": "linux", "architecture": arch});
+            d
+        })
+        .collect();
+    let index = json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.index.v1+json",
+        "manifests": manifests,
+    });
+    ImageIndex {
+        index: Blob::memory(
+            "application/vnd.oci.image.index.v1+json",
+            serde_json::to_vec(&index).expect("json"),
+        ),
+        images,
+    }
+}
+
+fn fixture() -> Option<Fixture> {
+    let corpus = crate::support::shared::shared_corpus()?;
+    if !crate::support::shared::tool("skopeo", "skopeo") {
+        return None;
+    }
+    let src = Registry::start(Mode::Plain);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    // Related images: a by tag, b by digest, c by digest and signed.
+    let c = client(&src.host);
+    let mut related = Vec::new();
+    let mut signed = (String::new(), String::new());
+    for (seed, (repo, by_digest)) in [("rel/a", false), ("rel/b", true), ("rel/c", true)]
+        .into_iter()
+        .enumerate()
+    {
+        let index = related_index(d, seed);
+        push::push_index(&c, &index, repo, &["v1".to_string()], &silent()).expect("push index");
+        let digest = index.index.descriptor.digest.clone();
+        if repo == "rel/c" {
+            let sig = signature_for(&digest);
+            push::push_image(&c, &sig, repo, &[sig_tag(&digest)], &silent()).expect("push sig");
+            signed = (digest.clone(), sig.manifest.descriptor.digest.clone());
+        }
+        let name = if by_digest {
+            format!("{}/{repo}@{digest}", src.host)
+        } else {
+            format!("{}/{repo}:v1", src.host)
+        };
+        related.push((name, digest));
+    }
+    // Bundle images built by olmpack from real bundle folders, then the catalog.
+    let catalog_dir = d.join("catalog");
+    let mut images = related.clone();
+    for (i, bundle) in corpus_bundles(&corpus).iter().enumerate() {
+        let ver = bundle.file_name().unwrap().to_string_lossy().to_string();
+        let pkg = bundle
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let tagged = format!("{}/bundles/{pkg}:{ver}", src.host);
+        let (code, out, err) = run(
+            &[
+                "bundle",
+                "build",
+                "--no-validate",
+                "--push",
+                "-t",
+                &tagged,
+                "--output",
+                &format!("oci:{}", d.join(format!("b{i}")).display()),
+                &bundle.display().to_string(),
+            ],
+            d,
+        );
+        assert_eq!(code, 0, "bundle build {}: {err}", bundle.display());
+        let digest = out.split_whitespace().next().expect("digest").to_string();
+        let (code, rendered, err) = run(
+            &[
+                "catalog",
+                "render",
+                &tagged,
+                "-o",
+                "json",
+                "--migrate-level",
+                "bundle-object-to-csv-metadata",
+            ],
+            d,
+        );
+        assert_eq!(code, 0, "render {tagged}: {err}");
+        let mut blobs: Vec<Value> = serde_json::Deserializer::from_str(&rendered)
+            .into_iter::<Value>()
+            .map(|v| v.expect("json"))
+            .collect();
+        let bundle_blob = blobs
+            .iter_mut()
+            .find(|b| b["schema"] == "olm.bundle")
+            .expect("olm.bundle");
+        // One bundle named by digest, the other by tag.
+        let image = if i == 0 {
+            format!("{}/bundles/{pkg}@{digest}", src.host)
+        } else {
+            tagged.clone()
+        };
+        bundle_blob["image"] = json!(image);
+        let mut rel: Vec<Value> = related
+            .iter()
+            .enumerate()
+            .map(|(n, (r, _))| json!({"name": format!("r{n}"), "image": r}))
+            .collect();
+        rel.push(json!({"name": "", "image": image}));
+        bundle_blob["relatedImages"] = json!(rel);
+        let name = bundle_blob["name"].clone();
+        let package = bundle_blob["package"]
+            .as_str()
+            .expect("package")
+            .to_string();
+        images.push((image, digest));
+        let mut text = String::new();
+        for v in [
+            json!({"schema": "olm.package", "name": package, "defaultChannel": "stable"}),
+            json!({"schema": "olm.channel", "package": package, "name": "stable", "entries": [{"name": name}]}),
+        ]
+        .iter()
+        .chain(blobs.iter())
+        {
+            text.push_str(&serde_json::to_string_pretty(v).expect("json"));
+            text.push('\n');
+        }
+        let pdir = catalog_dir.join(&package);
+        std::fs::create_dir_all(&pdir).expect("mkdir");
+        std::fs::write(pdir.join("catalog.json"), text).expect("write catalog");
+    }
+    let catalog = format!("{}/olm/catalog:v1", src.host);
+    let (code, out, err) = run(
+        &[
+            "catalog",
+            "build",
+            &catalog_dir.display().to_string(),
+            "--push",
+            "-t",
+            &catalog,
+            "--platform",
+            "linux/amd64",
+            "--platform",
+            "linux/arm64",
+            "--output",
+            &format!("oci:{}", d.join("catimg").display()),
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "catalog build: {err}");
+    let catalog_digest = out.split_whitespace().next().expect("digest").to_string();
+    images.push((catalog.clone(), catalog_digest));
+    Some(Fixture {
+        src,
+        dir,
+        catalog,
+        images,
+        signed,
+    })
+}
+
+fn raw_digest(reference: &str) -> Result<String, String> {
+    skopeo_raw(&format!("docker://{reference}")).map(|b| sha256(&b))
+}
+
+fn report(results: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(results.join("report.json")).expect("report"))
+        .expect("report json")
+}
+
+/// Every image of the fixture is at the target report names, with the source's digest.
+fn assert_all_mirrored(expected: &[(String, String)], report: &Value) -> usize {
+    let images = report["images"].as_array().expect("images");
+    assert_eq!(images.len(), expected.len(), "{report:#}");
+    let mut checked = 0;
+    for (source, digest) in expected {
+        let entry = images
+            .iter()
+            .find(|i| i["source"] == source.as_str())
+            .unwrap_or_else(|| panic!("{source} missing from the report"));
+        assert_eq!(entry["digest"], digest.as_str(), "{entry:#}");
+        let target = entry["target"].as_str().expect("target");
+        assert_eq!(raw_digest(target).expect("skopeo"), *digest, "{target}");
+        checked += 1;
+    }
+    checked
+}
+
+fn registry_catalog(host: &str) -> Vec<String> {
+    let out = std::process::Command::new("curl")
+        .args(["-sf", &format!("http://{host}/v2/_catalog")])
+        .output()
+        .expect("curl");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("catalog json");
+    v["repositories"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn plan_mirror_results_and_resume() {
+    let Some(f) = fixture() else { return };
+    let dst = Registry::start(Mode::Plain);
+    let d = f.dir.path();
+    let to = format!("{}/mirror", dst.host);
+    // The plan: every image, nothing copied.
+    let (code, plan, err) = run(
+        &["catalog", "mirror", &f.catalog, "--to", &to, "--dry-run"],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        plan.contains(&format!(
+            "total: {} images (1 catalog, 2 bundles, 3 related)",
+            f.images.len()
+        )),
+        "{plan}"
+    );
+    let derived = format!("mirror-{}", &f.signed.0[7..39]);
+    assert!(
+        plan.contains(&format!("{to}/rel/c:{derived}")),
+        "digest-only images get the derived tag: {plan}"
+    );
+    assert!(
+        registry_catalog(&dst.host).is_empty(),
+        "--dry-run copied something"
+    );
+    assert!(!d.join("mirror-results").exists());
+
+    // The mirror.
+    let (code, _, err) = run(
+        &["catalog", "mirror", &f.catalog, "--to", &to, "-j", "4"],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("mirrored 6 images: 6 copied"), "{err}");
+    let results = d.join("mirror-results");
+    let r = report(&results);
+    let checked = assert_all_mirrored(&f.images, &r);
+    crate::support::shared::cases("catalog mirror images checked with skopeo", checked, 6);
+    // The signature came along.
+    let sig = raw_digest(&format!("{to}/rel/c:{}", sig_tag(&f.signed.0))).expect("sig at target");
+    assert_eq!(sig, f.signed.1);
+    // The results, parsed back.
+    let mapping = std::fs::read_to_string(results.join("mapping.txt")).expect("mapping");
+    assert_eq!(mapping.lines().count(), 6, "{mapping}");
+    for (source, _) in &f.images {
+        assert!(
+            mapping.contains(&format!("{source}={}", dst.host)),
+            "{mapping}"
+        );
+    }
+    let parse = |name: &str| -> Value {
+        let text = std::fs::read_to_string(results.join(name)).expect(name);
+        let docs = olmpack::yaml::parse_stream(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(docs.len(), 1, "{name}");
+        docs[0].root.to_json()
+    };
+    let idms = parse("idms.yaml");
+    assert_eq!(idms["kind"], "ImageDigestMirrorSet");
+    let mirrors = idms["spec"]["imageDigestMirrors"]
+        .as_array()
+        .expect("mirrors");
+    let src_host = &f.src.host;
+    assert!(
+        mirrors
+            .iter()
+            .any(|m| m["source"] == format!("{src_host}/rel/c")
+                && m["mirrors"][0] == format!("{to}/rel/c")),
+        "{idms:#}"
+    );
+    let itms = parse("itms.yaml");
+    assert!(
+        itms["spec"]["imageTagMirrors"]
+            .as_array()
+            .expect("tag mirrors")
+            .iter()
+            .any(|m| m["source"] == format!("{src_host}/rel/a")),
+        "{itms:#}"
+    );
+    let catalog_digest = &f.images.last().expect("catalog").1;
+    let pinned = format!("{to}/olm/catalog@{catalog_digest}");
+    let cs = parse("catalogsource.yaml");
+    assert_eq!(cs["kind"], "CatalogSource");
+    assert_eq!(cs["spec"]["image"], pinned.as_str());
+    let cc = parse("clustercatalog.yaml");
+    assert_eq!(cc["spec"]["source"]["image"]["ref"], pinned.as_str());
+    // opm reads the mirrored catalog image (not in CI: opm is not installed there).
+    let opm = ["/work/tools/opm", "opm"]
+        .into_iter()
+        .find_map(crate::support::shared::find_program);
+    match opm {
+        Some(opm) => {
+            let out = std::process::Command::new(opm)
+                .args(["render", "--use-http", &pinned, "-o", "json"])
+                .output()
+                .expect("opm");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                text.matches("\"schema\": \"olm.bundle\"").count(),
+                2,
+                "{text}"
+            );
+        }
+        None => eprintln!("SKIPPED: opm render of the mirrored catalog (no opm)"),
+    }
+
+    // --filter on the catalog image: one package kept, the catalog rebuilt (a new digest),
+    // only the images of the kept bundle (and the related images it names) mirrored.
+    let first_pkg = f.images[3]
+        .0
+        .split("/bundles/")
+        .nth(1)
+        .expect("bundle")
+        .split(['@', ':'])
+        .next()
+        .expect("pkg")
+        .to_string();
+    std::fs::write(
+        d.join("filter.yaml"),
+        format!("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n  - name: {first_pkg}\n"),
+    )
+    .expect("write filter");
+    let filtered_to = format!("{}/filtered", dst.host);
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            &f.catalog,
+            "--to",
+            &filtered_to,
+            "--filter",
+            "filter.yaml",
+            "--results-dir",
+            "filtered-results",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    let fr = report(&d.join("filtered-results"));
+    let kinds: Vec<&str> = fr["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter_map(|i| i["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["catalog", "bundle", "related", "related", "related"],
+        "{fr:#}"
+    );
+    let filtered_catalog = fr["images"][0]["digest"]
+        .as_str()
+        .expect("digest")
+        .to_string();
+    assert_ne!(
+        &filtered_catalog, catalog_digest,
+        "the filtered catalog is a new image"
+    );
+    let (code, rendered, err) = run(
+        &[
+            "catalog",
+            "render",
+            &format!("{filtered_to}/olm/catalog@{filtered_catalog}"),
+            "-o",
+            "json",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        rendered.matches("\"schema\": \"olm.package\"").count(),
+        1,
+        "{rendered}"
+    );
+    assert!(rendered.contains(&first_pkg), "{rendered}");
+
+    // A re-run over a complete target: every image present, no blob uploaded (counted by a
+    // proxy in front of the target, which the re-run is pointed at with the same names).
+    let uploads = Arc::new(AtomicUsize::new(0));
+    let seen = uploads.clone();
+    let proxy = Proxy::start(dst.port, move |s, _| {
+        if s.method == "POST"
+            || s.method == "PATCH"
+            || (s.method == "PUT" && s.path.contains("/blobs/"))
+        {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+        Fault::Pass
+    });
+    let via_proxy = format!("{}/mirror", proxy.host());
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            &f.catalog,
+            "--to",
+            &via_proxy,
+            "--results-dir",
+            "again",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("blobs: 0 copied"), "{err}");
+    assert_eq!(uploads.load(Ordering::SeqCst), 0, "a re-run uploaded blobs");
+    // The same results folder: every image recognised as present without copying.
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            &f.catalog,
+            "--to",
+            &via_proxy,
+            "--results-dir",
+            "again",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("6 already present"), "{err}");
+    assert_eq!(uploads.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn faults_then_resume_and_archive_round_trip() {
+    let Some(f) = fixture() else { return };
+    let d = f.dir.path();
+    let dst = Registry::start(Mode::Plain);
+    let to = format!("{}/m", dst.host);
+    // Faults on the images (not the catalog, which the plan must read): every 5th request a
+    // 500, every 7th a dropped connection, the first layer blob of rel/b truncated.
+    let faults = Arc::new(AtomicUsize::new(0));
+    let count = faults.clone();
+    let truncated = Arc::new(AtomicUsize::new(0));
+    let trunc = truncated.clone();
+    let proxy = Proxy::start(f.src.port, move |s, n| {
+        if s.path.contains("/olm/catalog/") {
+            return Fault::Pass;
+        }
+        if s.method == "GET"
+            && s.path.contains("/rel/b/blobs/")
+            && trunc.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            count.fetch_add(1, Ordering::SeqCst);
+            return Fault::Truncate;
+        }
+        if n % 5 == 4 {
+            count.fetch_add(1, Ordering::SeqCst);
+            return Fault::Status(500, vec![]);
+        }
+        if n % 7 == 6 {
+            count.fetch_add(1, Ordering::SeqCst);
+            return Fault::Drop;
+        }
+        Fault::Pass
+    });
+    // The catalog names the source registry; the proxy stands in for it through the
+    // registries.conf rewriting.
+    let conf = d.join("registries.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[[registry]]\nlocation = \"{src}\"\n[[registry.mirror]]\nlocation = \"{proxy}\"\n",
+            src = f.src.host,
+            proxy = proxy.host()
+        ),
+    )
+    .expect("write conf");
+    let conf = conf.display().to_string();
+    let proxied_catalog = f.catalog.replace(&f.src.host, &proxy.host());
+    let (first, _, err1) = run(
+        &[
+            "catalog",
+            "mirror",
+            &proxied_catalog,
+            "--to",
+            &to,
+            "--registries-conf",
+            &conf,
+            "--retries",
+            "1",
+            "-j",
+            "2",
+        ],
+        d,
+    );
+    let r1 = report(&d.join("mirror-results"));
+    let failed_first = r1["summary"]["failed"].as_u64().expect("failed");
+    assert!(first == 0 || first == 1, "{err1}");
+    assert_eq!(first == 1, failed_first > 0, "{err1}");
+    // Re-runs (with retries) complete; each copies only what is missing.
+    let mut runs = 1;
+    let mut code = first;
+    let mut err = err1.clone();
+    while code != 0 && runs < 4 {
+        let out = run(
+            &[
+                "catalog",
+                "mirror",
+                &proxied_catalog,
+                "--to",
+                &to,
+                "--registries-conf",
+                &conf,
+            ],
+            d,
+        );
+        code = out.0;
+        err = out.2;
+        runs += 1;
+    }
+    assert_eq!(code, 0, "after {runs} runs: {err}");
+    eprintln!(
+        "FAULTS: {} injected ({} truncated blob); first run: {failed_first} of 6 images failed; complete after {runs} runs",
+        faults.load(Ordering::SeqCst),
+        truncated.load(Ordering::SeqCst).min(1)
+    );
+    assert!(faults.load(Ordering::SeqCst) > 0, "no fault was injected");
+    let r = report(&d.join("mirror-results"));
+    // Sources are named as the catalog names them (the proxy was only where they were read);
+    // the catalog as it was given on the command line.
+    let mut expected = f.images.clone();
+    if let Some(last) = expected.last_mut() {
+        last.0 = proxied_catalog.clone();
+    }
+    assert_all_mirrored(&expected, &r);
+    drop(proxy);
+
+    // The archive: written from the source, written again (nothing new), then pushed with the
+    // source registry stopped.
+    let archive = d.join("archive");
+    let archive_s = archive.display().to_string();
+    let (code, _, err) = run(
+        &["catalog", "mirror", &f.catalog, "--to-archive", &archive_s],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("6 copied"), "{err}");
+    let (code, _, err) = run(
+        &["catalog", "mirror", &f.catalog, "--to-archive", &archive_s],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("6 already present"),
+        "second --to-archive: {err}"
+    );
+    // The source registry is stopped: the push reads only the archive.
+    let Fixture {
+        src,
+        images,
+        signed,
+        dir,
+        ..
+    } = f;
+    drop(src);
+    let dst2 = Registry::start(Mode::Plain);
+    let to2 = format!("{}/fromdisk", dst2.host);
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "--from-archive",
+            &archive_s,
+            "--to",
+            &to2,
+            "--results-dir",
+            "disk-results",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = report(&dir.path().join("disk-results"));
+    let checked = assert_all_mirrored(&images, &r);
+    crate::support::shared::cases("catalog mirror archive round trip images", checked, 6);
+    let sig = raw_digest(&format!("{to2}/rel/c:{}", sig_tag(&signed.0))).expect("sig from archive");
+    assert_eq!(sig, signed.1);
+}
+
+#[test]
+fn mistakes_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "./no-such-catalog",
+            "--to",
+            "127.0.0.1:1/x",
+        ],
+        d,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no-such-catalog"), "{err}");
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "--from-archive",
+            "missing-dir",
+            "--to",
+            "127.0.0.1:1/x",
+        ],
+        d,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("is not a mirror archive") && err.contains("missing-dir"),
+        "{err}"
+    );
+    std::fs::create_dir(d.join("cat")).expect("mkdir");
+    let (code, _, err) = run(&["catalog", "mirror", "cat", "--to", "olm/namespace"], d);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("registry host"), "{err}");
+    std::fs::write(
+        d.join("r.conf"),
+        "[[registry]]\nlocation = \"a.io\"\nblocked = true\n",
+    )
+    .expect("write");
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "cat",
+            "--to",
+            "127.0.0.1:1/x",
+            "--registries-conf",
+            "r.conf",
+        ],
+        d,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("blocked"), "{err}");
+}
