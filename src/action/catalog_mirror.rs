@@ -32,6 +32,19 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// What the command needs to name: platforms, the source rewrites, per-image results and kinds,
+/// the target parser and the archive's layout, re-exported so `commands/` imports only
+/// `action/` (tests/library/layering.rs).
+pub mod types {
+    pub use crate::image::Platform;
+    pub use crate::mirror::archive::{image_name, layout};
+    pub use crate::mirror::naming::Destination;
+    pub use crate::mirror::plan::Kind;
+    pub use crate::mirror::regconf::Rewrites;
+    pub use crate::mirror::results::{ImageResult, Status};
+    pub use crate::parallel::cores;
+}
+
 /// Where the images come from.
 #[derive(Debug, Clone)]
 pub enum MirrorSource {

@@ -3,10 +3,10 @@
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::catalog_filter::FilterOptions;
+use crate::action::catalog_mirror::types::{
+    self as mirror, ImageResult, Platform, Rewrites, Status,
+};
 use crate::action::catalog_mirror::{self, MirrorEvent, MirrorOptions, MirrorSource, MirrorTarget};
-use crate::image::Platform;
-use crate::mirror::regconf::Rewrites;
-use crate::mirror::{ImageResult, Status};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -210,7 +210,7 @@ pub fn run(args: &Args) -> Outcome {
         target: target_opts,
         platforms,
         signatures: !args.no_signatures,
-        jobs: args.jobs.unwrap_or_else(crate::parallel::cores),
+        jobs: args.jobs.unwrap_or_else(mirror::cores),
         max_components: args.max_components,
         dry_run: args.dry_run,
         results_dir: args.results_dir.clone(),
@@ -283,7 +283,7 @@ pub fn run(args: &Args) -> Outcome {
         let dest = args
             .to
             .as_deref()
-            .map(crate::mirror::Destination::parse)
+            .map(mirror::Destination::parse)
             .transpose()?;
         let mut failed = 0;
         for i in &outcome.plan.images {
@@ -295,10 +295,10 @@ pub fn run(args: &Args) -> Outcome {
                 None => match &args.to_archive {
                     Some(dir) => format!(
                         "{}:{}",
-                        crate::mirror::archive::layout(dir).display(),
+                        mirror::layout(dir).display(),
                         i.digest
                             .as_deref()
-                            .map(crate::mirror::archive::image_name)
+                            .map(mirror::image_name)
                             .unwrap_or_default()
                     ),
                     None => format!("{}:{}", i.repository, i.tag),
@@ -320,13 +320,12 @@ pub fn run(args: &Args) -> Outcome {
             }
         }
         let (count, bytes, unknown) = outcome.plan.totals();
-        let count_of =
-            |k: crate::mirror::Kind| outcome.plan.images.iter().filter(|i| i.kind == k).count();
+        let count_of = |k: mirror::Kind| outcome.plan.images.iter().filter(|i| i.kind == k).count();
         println!(
             "total: {count} images ({} catalog, {} bundles, {} related), {} ({bytes} bytes){}{}; nothing copied (--dry-run)",
-            count_of(crate::mirror::Kind::Catalog),
-            count_of(crate::mirror::Kind::Bundle),
-            count_of(crate::mirror::Kind::Related),
+            count_of(mirror::Kind::Catalog),
+            count_of(mirror::Kind::Bundle),
+            count_of(mirror::Kind::Related),
             human(bytes),
             if unknown > 0 {
                 format!(", {unknown} sizes unknown")
