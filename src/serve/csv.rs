@@ -640,7 +640,7 @@ pub fn synthesize(metadata: &RawValue, ctx: CsvContext<'_>) -> Result<String, Me
             cleanup: Cleanup { _unused: false },
         },
     };
-    super::gojson::to_string(&csv).map_err(|_| MetadataError {
+    crate::gocompat::json::to_string(&csv).map_err(|_| MetadataError {
         found: "object",
         field: P.to_string(),
         go_type: "v1alpha1.ClusterServiceVersion",

@@ -20,7 +20,7 @@
 
 use super::api;
 use super::model::{CacheBundle, CacheChannel, CachePackage, PackageIndex, ServeModel};
-use super::registry::go_quote;
+use crate::gocompat::quote::go_quote;
 use super::store::to_wire;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};

@@ -7,6 +7,7 @@
 //! opm's, character for character, because clients (and people) match on them.
 
 use super::api;
+use crate::gocompat::quote::go_quote;
 use super::index::{Gvk, ServeIndex};
 use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
 use std::pin::Pin;
@@ -265,39 +266,6 @@ fn no_provider(prefix: &str, (g, v, k): &Gvk) -> String {
     )
 }
 
-/// Go's `%q` of a string: double quotes, with `"`, `\` and control or non-printable characters
-/// escaped as `strconv.Quote` does.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c.is_control() => {
-                let n = c as u32;
-                if n < 0x10000 {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// A server-streaming response. ListBundles' messages are made one at a time as the stream is
 /// polled: HTTP/2 flow control stops the polling when the client does not read, so a slow
@@ -437,14 +405,3 @@ impl api::registry_server::Registry for Registry {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn go_quote_escapes_like_strconv_quote() {
-        assert_eq!(go_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-        assert_eq!(go_quote("\u{1}"), "\"\\x01\"");
-        assert_eq!(go_quote("é"), "\"é\"");
-    }
-}
