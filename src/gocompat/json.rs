@@ -236,10 +236,36 @@ pub fn write_json_blob<T: Serialize + ?Sized>(
     Ok(())
 }
 
+/// Go's `json.Compact` (HTML escaping off): insignificant whitespace removed, everything else
+/// byte for byte; `None` when `text` is not one JSON value.
+pub fn compact(text: &str) -> Option<String> {
+    serde_json::from_str::<&serde_json::value::RawValue>(text).ok()?;
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
 
     #[test]
     fn escapes_like_go_marshal() {
@@ -255,7 +281,6 @@ mod tests {
         let raw = serde_json::value::RawValue::from_string(r#"{"a":"<x>"}"#.into()).unwrap();
         assert_eq!(to_string(&raw).unwrap(), r#"{"a":"\u003cx\u003e"}"#);
     }
-
 
     #[test]
     fn one_go_escape_for_writer_and_render() {
