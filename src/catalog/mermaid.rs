@@ -214,7 +214,6 @@ pub fn write_mermaid(
     Ok(out)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

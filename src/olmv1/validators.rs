@@ -417,4 +417,3 @@ pub fn strings(v: Option<&Value>) -> Vec<&str> {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
 }
-

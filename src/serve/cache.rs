@@ -14,9 +14,9 @@
 //! `RUN` step in the base would own them ([`super::owner`]): the base's user and its group (the
 //! opm image: 1001 and group 0), root without a base or user. opm's digest ignores owners.
 
-use crate::gocompat::tar::{self as gotar, Content, TreeEntry};
 use super::model::{ModelError, ServeModel, index_to_go_json};
 use super::owner::CacheOwner;
+use crate::gocompat::tar::{self as gotar, Content, TreeEntry};
 use crate::image::BuildError;
 use crate::image::layer::LayerBlob;
 use crate::image::walk::{Entry, EntryKind, Walker};

@@ -20,8 +20,8 @@
 
 use super::api;
 use super::model::{CacheBundle, CacheChannel, CachePackage, PackageIndex, ServeModel};
-use crate::gocompat::quote::go_quote;
 use super::store::to_wire;
+use crate::gocompat::quote::go_quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 

@@ -7,9 +7,9 @@
 //! opm's, character for character, because clients (and people) match on them.
 
 use super::api;
-use crate::gocompat::quote::go_quote;
 use super::index::{Gvk, ServeIndex};
 use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
+use crate::gocompat::quote::go_quote;
 use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -266,7 +266,6 @@ fn no_provider(prefix: &str, (g, v, k): &Gvk) -> String {
     )
 }
 
-
 /// A server-streaming response. ListBundles' messages are made one at a time as the stream is
 /// polled: HTTP/2 flow control stops the polling when the client does not read, so a slow
 /// client holds a few messages, and no thread is spent per stream.
@@ -404,4 +403,3 @@ impl api::registry_server::Registry for Registry {
         Ok(Response::new(Box::pin(tokio_stream::iter(messages))))
     }
 }
-

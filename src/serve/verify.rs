@@ -8,8 +8,8 @@
 //! compares it file by file with the shipped one.
 
 use super::cache::{CACHE_DIR_MODE, CACHE_FILE_MODE};
-use crate::gocompat::tar::{self as gotar, TreeEntry};
 use super::model::ServeModel;
+use crate::gocompat::tar::{self as gotar, TreeEntry};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
