@@ -13,7 +13,12 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// A file operation that failed, with the path it was on.
+/// A file operation that failed, with the path it was on: the one file-error type.
+///
+/// Why one: "cannot read X", "cannot create Y" was written as an `Io { action, path, source }`
+/// variant in every layer's error enum; they wrap this instead (`#[error(transparent)]` or with
+/// their own prefix), so the file is always named the same way and the OS error kept as the
+/// cause.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot {action} {}", path.display())]
 pub struct FsError {
@@ -24,6 +29,17 @@ pub struct FsError {
     /// The operating-system error.
     #[source]
     pub source: io::Error,
+}
+
+impl FsError {
+    /// The failure of `action` on `path`.
+    pub fn new(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        FsError {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
 }
 
 fn fs_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FsError + 'a {

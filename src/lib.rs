@@ -21,6 +21,11 @@
 //! - [`cli`] and [`commands`]: the command line, one thin module per subcommand, importing
 //!   only `action`, the flags and the printers;
 //! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
+//!
+//! Below them all, the ground floor imports no domain module: [`yaml`] (positioned YAML),
+//! [`semver_range`], [`gocompat`] (every reproduction of Go behaviour, once: JSON formatting,
+//! `%q`, go-yaml's resolution and emitter, the serve-cache tar digest), [`fsio`] (atomic writes
+//! and [`fsio::FsError`], the one file-error type) and [`findings`].
 
 #![deny(missing_docs)]
 

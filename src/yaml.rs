@@ -14,6 +14,7 @@
 mod events;
 pub(crate) mod fast;
 
+use crate::gocompat::goyaml::resolve::{parse_float, parse_int, resolve_plain};
 use events::{Event, Events};
 use std::collections::HashMap;
 use std::fmt;
@@ -38,20 +39,7 @@ pub struct YamlError {
     pub duplicate_key: bool,
 }
 
-/// How a scalar was written: quoted and block scalars are always strings, plain ones are resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScalarKind {
-    /// `null`, `~` or an empty value.
-    Null,
-    /// `true`/`false` and the YAML 1.1 forms Kubernetes' decoder accepts (`yes`, `on`, …).
-    Bool(bool),
-    /// An integer.
-    Int,
-    /// A floating-point number.
-    Float,
-    /// Anything else, and every quoted or block scalar.
-    Str,
-}
+pub use crate::gocompat::goyaml::resolve::ScalarKind;
 
 /// One YAML value with its position.
 #[derive(Debug, Clone, PartialEq)]
@@ -653,75 +641,6 @@ fn err_at(message: &str, line: usize, col: usize) -> YamlError {
         col,
         duplicate_key: false,
     }
-}
-
-/// Resolves a plain scalar the way go-yaml v2 (behind sigs.k8s.io/yaml) does for the shapes that
-/// matter in manifests.
-fn resolve_plain(text: &str) -> ScalarKind {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
-        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
-            return ScalarKind::Bool(true);
-        }
-        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n" | "N" => {
-            return ScalarKind::Bool(false);
-        }
-        _ => {}
-    }
-    if parse_int(text).is_some() {
-        ScalarKind::Int
-    } else if parse_float(text).is_some() {
-        ScalarKind::Float
-    } else {
-        ScalarKind::Str
-    }
-}
-
-fn parse_int(text: &str) -> Option<i64> {
-    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
-    let (neg, body) = match cleaned.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, cleaned.strip_prefix('+').unwrap_or(&cleaned)),
-    };
-    if body.is_empty() {
-        return None;
-    }
-    let value = if let Some(hex) = body.strip_prefix("0x") {
-        i64::from_str_radix(hex, 16).ok()?
-    } else if let Some(oct) = body.strip_prefix("0o") {
-        i64::from_str_radix(oct, 8).ok()?
-    } else if let Some(bin) = body.strip_prefix("0b") {
-        i64::from_str_radix(bin, 2).ok()?
-    } else if body.len() > 1 && body.starts_with('0') && body.bytes().all(|b| b.is_ascii_digit()) {
-        i64::from_str_radix(&body[1..], 8).ok()?
-    } else if body.bytes().all(|b| b.is_ascii_digit()) {
-        body.parse::<i64>().ok()?
-    } else {
-        return None;
-    };
-    Some(if neg { -value } else { value })
-}
-
-fn parse_float(text: &str) -> Option<f64> {
-    match text {
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Some(f64::INFINITY),
-        "-.inf" | "-.Inf" | "-.INF" => return Some(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Some(f64::NAN),
-        _ => {}
-    }
-    let body = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let first = body.chars().next()?;
-    if !(first.is_ascii_digit() || first == '.') {
-        return None;
-    }
-    if !body
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+' | b'_'))
-    {
-        return None;
-    }
-    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
-    cleaned.parse::<f64>().ok()
 }
 
 #[cfg(test)]

@@ -86,6 +86,8 @@ pub struct ApiDescription<'a> {
     pub version: &'a str,
     /// `kind`.
     pub kind: &'a str,
+    /// The entry as written (for rules that must tell a missing field from an empty one).
+    pub node: &'a Node,
     /// Where the entry is.
     pub pos: Pos<'a>,
 }
@@ -267,6 +269,7 @@ impl<'a> Csv<'a> {
                     group,
                     version: text(d.get("version")),
                     kind: text(d.get("kind")),
+                    node: d,
                     pos: self.pos(d),
                 }
             })

@@ -63,6 +63,17 @@ pub struct Edge {
     pub kind: EdgeKind,
 }
 
+/// How far the replaces chain is walked: opm changed it in v1.58.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainWalk {
+    /// opm v1.58 and later (`catalog validate`, filter, diff): the walk stops after an entry some
+    /// entry skips, so what only a skipped entry replaces is stranded unless skipped too.
+    StopAtSkipped,
+    /// opm before v1.58, as its sqlite conversion (`model.Validate` in v1.26) still reads legacy
+    /// indexes: every `replaces` is followed to the end.
+    ThroughSkipped,
+}
+
 /// What is wrong with a channel's head, as opm reports it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HeadError {
@@ -284,6 +295,17 @@ impl<'c> ChannelGraph<'c> {
     /// channel included, where the walk ends), stopping after an entry some entry skips (opm
     /// v1.58). `Err` holds the loop (its names, the repeated one last) when the chain loops.
     pub fn replaces_chain(&self, head: &str) -> Result<Vec<String>, Vec<String>> {
+        self.replaces_chain_as(head, ChainWalk::StopAtSkipped)
+    }
+
+    /// [`ChannelGraph::replaces_chain`] walked as `walk` says: opm v1.58 and later stop after a
+    /// skipped entry, opm before v1.58 (whose sqlite conversion the legacy formats reproduce)
+    /// walk every `replaces` to the end.
+    pub fn replaces_chain_as(
+        &self,
+        head: &str,
+        walk: ChainWalk,
+    ) -> Result<Vec<String>, Vec<String>> {
         let mut chain = vec![head.to_string()];
         let mut seen: HashSet<&str> = HashSet::from([head]);
         let mut cur = self.entry(head);
@@ -300,7 +322,7 @@ impl<'c> ChannelGraph<'c> {
             }
             chain.push(next.to_string());
             seen.insert(next);
-            if self.skipped.contains(next) {
+            if walk == ChainWalk::StopAtSkipped && self.skipped.contains(next) {
                 break;
             }
             cur = self.entry(next);
@@ -311,7 +333,12 @@ impl<'c> ChannelGraph<'c> {
     /// Entries neither on the replaces chain from `head` nor skipped (opm's stranded bundles),
     /// sorted. A looping chain strands nothing more than what it already holds.
     pub fn stranded(&self, head: &str) -> Vec<&'c str> {
-        let chain: HashSet<String> = match self.replaces_chain(head) {
+        self.stranded_as(head, ChainWalk::StopAtSkipped)
+    }
+
+    /// [`ChannelGraph::stranded`] with the replaces chain walked as `walk` says.
+    pub fn stranded_as(&self, head: &str, walk: ChainWalk) -> Vec<&'c str> {
+        let chain: HashSet<String> = match self.replaces_chain_as(head, walk) {
             Ok(c) | Err(c) => c.into_iter().collect(),
         };
         let mut out: Vec<&str> = self

@@ -106,21 +106,17 @@ pub fn build(
             continue;
         }
         let entries: Vec<_> = c.entries.iter().flatten().collect();
-        let mut incoming: HashSet<&str> = HashSet::new();
-        for e in &entries {
-            if !e.replaces.is_empty() {
-                incoming.insert(&e.replaces);
-            }
-            for s in &e.skips {
-                incoming.insert(s);
-            }
-        }
+        // opm's head rule, from the one channel graph (versions play no part in it).
+        let heads: HashSet<&str> = crate::catalog::channel::ChannelGraph::new(c, |_| None)
+            .heads()
+            .into_iter()
+            .collect();
         let mut nodes: Vec<GraphNode> = entries
             .iter()
             .map(|e| GraphNode {
                 name: e.name.clone(),
                 version: versions.get(&e.name).cloned(),
-                head: !incoming.contains(e.name.as_str()),
+                head: heads.contains(e.name.as_str()),
                 deprecated: dep_bundle.contains(&(c.package.clone(), e.name.clone())),
             })
             .collect();

@@ -8,6 +8,7 @@ use crate::catalog::model::{
     ChannelEntry, DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE,
 };
 use crate::catalog::template::semver::package_property;
+use crate::gocompat::quote::go_quote;
 use crate::semver_range;
 use semver::Version;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -327,35 +328,6 @@ pub fn write_mermaid(
     Ok(out)
 }
 
-/// Go's `%q` (`strconv.Quote`): double quotes, `\"` and `\\`, Go escapes for control characters;
-/// printable Unicode is kept.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,11 +408,5 @@ linkStyle 4 stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;
 "#;
         assert_eq!(out, expected);
         assert!(warnings.is_empty());
-    }
-
-    #[test]
-    fn go_quote_escapes() {
-        assert_eq!(go_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-        assert_eq!(go_quote("é"), "\"é\"");
     }
 }

@@ -18,12 +18,12 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 /// Annotation naming the manifests folder (relative to the bundle root).
-pub const ANNOTATION_MANIFESTS: &str = "operators.operatorframework.io.bundle.manifests.v1";
+pub const ANNOTATION_MANIFESTS: &str = crate::bundle::keys::MANIFESTS;
 /// Annotation naming the metadata folder (relative to the bundle root).
-pub const ANNOTATION_METADATA: &str = "operators.operatorframework.io.bundle.metadata.v1";
+pub const ANNOTATION_METADATA: &str = crate::bundle::keys::METADATA;
 /// Label that tells scorecard where its config is in the image; its presence is what makes the
 /// `tests/scorecard/` folder part of the image, as in operator-sdk's bundle.Dockerfile.
-pub const LABEL_SCORECARD_CONFIG: &str = "operators.operatorframework.io.test.config.v1";
+pub const LABEL_SCORECARD_CONFIG: &str = crate::bundle::keys::TEST_CONFIG;
 /// Where the scorecard folder is, both in the bundle and in the image.
 pub const SCORECARD_DIR: &str = "tests/scorecard";
 

@@ -1,6 +1,7 @@
 //! Error types of the image module. Every variant that comes from the file system carries the
 //! path it concerns, so a user can act on the message without a debugger.
 
+use crate::fsio::FsError;
 use std::io;
 use std::path::PathBuf;
 
@@ -8,17 +9,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// A file-system operation on the bundle or the spool folder failed.
-    #[error("cannot {action} {}", path.display())]
-    Io {
-        /// What was being done ("read", "list", "create", "write"...).
-        action: &'static str,
-        /// The file or folder concerned.
-        path: PathBuf,
-        /// The operating-system error.
-        #[source]
-        source: io::Error,
-    },
+    /// A file-system operation on the bundle or the spool folder failed ("read", "list",
+    /// "create", "write"...).
+    #[error(transparent)]
+    Io(#[from] FsError),
     /// A folder the image needs (manifests or metadata) does not exist in the bundle.
     #[error(
         "the bundle has no {role} folder: {} does not exist (is {} the bundle root? a bundle holds manifests/ and metadata/)",
@@ -111,11 +105,7 @@ pub enum BuildError {
 impl BuildError {
     /// Shorthand for [`BuildError::Io`].
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        BuildError::Io {
-            action,
-            path: path.into(),
-            source,
-        }
+        BuildError::Io(FsError::new(action, path, source))
     }
 }
 
@@ -124,16 +114,8 @@ impl BuildError {
 #[non_exhaustive]
 pub enum OutputError {
     /// A file-system operation on the destination failed.
-    #[error("cannot {action} {}", path.display())]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The file or folder concerned.
-        path: PathBuf,
-        /// The operating-system error.
-        #[source]
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FsError),
     /// The `oci:` target exists, is not empty and is not an OCI image layout: writing into it
     /// would mix our blobs with unrelated files.
     #[error(
@@ -192,24 +174,10 @@ pub enum OutputError {
     },
 }
 
-impl From<crate::fsio::FsError> for OutputError {
-    fn from(e: crate::fsio::FsError) -> Self {
-        OutputError::Io {
-            action: e.action,
-            path: e.path,
-            source: e.source,
-        }
-    }
-}
-
 impl OutputError {
     /// Shorthand for [`OutputError::Io`].
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        OutputError::Io {
-            action,
-            path: path.into(),
-            source,
-        }
+        OutputError::Io(FsError::new(action, path, source))
     }
 }
 

@@ -10,6 +10,7 @@
 //!   files instead of adding them; nothing else is skipped: sockets, FIFOs and devices are errors.
 
 use super::error::BuildError;
+use crate::fsio::FsError;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
@@ -211,11 +212,7 @@ fn reshow(err: BuildError, shown: &Path) -> BuildError {
             link: shown.to_path_buf(),
             target,
         },
-        BuildError::Io { action, source, .. } => BuildError::Io {
-            action,
-            path: shown.to_path_buf(),
-            source,
-        },
+        BuildError::Io(e) => BuildError::Io(FsError::new(e.action, shown, e.source)),
         other => other,
     }
 }

@@ -282,7 +282,7 @@ pub fn files(report: &Report) -> BTreeMap<&'static str, Vec<u8>> {
 
 fn yaml(value: &serde_json::Value) -> Vec<u8> {
     let mut out = Vec::new();
-    crate::catalog::write::yaml::json_to_yaml(&mut out, value);
+    crate::gocompat::goyaml::emit::json_to_yaml(&mut out, value);
     out
 }
 

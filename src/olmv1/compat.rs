@@ -45,8 +45,8 @@ pub const DEPENDENCY_PROPERTIES: [&str; 3] =
 pub fn dependency_message(bundle_name: &str, property: &str) -> String {
     format!(
         "bundle {} has a dependency declared via property {} which is currently not supported",
-        super::validators::go_quote(bundle_name),
-        super::validators::go_quote(property)
+        crate::gocompat::quote::go_quote_short(bundle_name),
+        crate::gocompat::quote::go_quote_short(property)
     )
 }
 

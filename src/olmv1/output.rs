@@ -17,7 +17,7 @@ pub fn sort(objects: &mut [RenderedObject]) {
 /// One object's YAML, as `sigs.k8s.io/yaml.Marshal` writes it.
 pub fn to_yaml(object: &RenderedObject) -> Vec<u8> {
     let mut out = Vec::new();
-    crate::catalog::write::yaml::json_to_yaml(&mut out, &object.value);
+    crate::gocompat::goyaml::emit::json_to_yaml(&mut out, &object.value);
     out
 }
 

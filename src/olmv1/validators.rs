@@ -3,6 +3,7 @@
 //! where in the bundle it points, so the `olmv1` rules can report file and line.
 
 use super::load::{Origin, RegistryV1, str_of};
+use crate::gocompat::quote::go_quote_short as go_quote;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -415,25 +416,4 @@ pub fn strings(v: Option<&Value>) -> Vec<&str> {
     v.and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
-}
-
-/// Go's `%q` for the text the validators quote.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

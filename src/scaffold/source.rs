@@ -153,7 +153,7 @@ pub fn package_from_csv_name(name: &str) -> Option<&str> {
 /// folder (where `bundle init --dockerfile` writes it) and in its parent (where operator-sdk
 /// writes it); returns the package and the file it came from.
 pub fn package_from_dockerfile(dir: &Path) -> Option<(String, PathBuf)> {
-    let key = "operators.operatorframework.io.bundle.package.v1=";
+    let key = format!("{}=", crate::bundle::keys::PACKAGE);
     let parent = dir.canonicalize().ok()?.parent()?.to_path_buf();
     [
         dir.join("bundle.Dockerfile"),
@@ -165,7 +165,7 @@ pub fn package_from_dockerfile(dir: &Path) -> Option<(String, PathBuf)> {
         let value = text
             .lines()
             .filter(|l| l.trim_start().to_ascii_uppercase().starts_with("LABEL"))
-            .find_map(|l| l.split_once(key).map(|(_, v)| v))?;
+            .find_map(|l| l.split_once(key.as_str()).map(|(_, v)| v))?;
         let value = value
             .split_whitespace()
             .next()?

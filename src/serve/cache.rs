@@ -7,16 +7,16 @@
 //! - `cache/packages.json`: the package index ([`super::model::PackageIndex`]);
 //! - `cache/<package>_<channel>_<bundle>.json`: one `api.Bundle` per channel membership;
 //! - `cache/metas/<schema>/<package>/<fnv64a>.json`: blobs of other schemas (opm v1.69+);
-//! - `digest`: [`super::gotar::json_cache_digest`] of the catalog folder *as the image holds
+//! - `digest`: [`crate::gocompat::tar::json_cache_digest`] of the catalog folder *as the image holds
 //!   it* (modes 0755/0644, links resolved, whiteouts left out) and of `cache/`.
 //!
 //! Folders are 0750 and files 0640 (opm's `jsonCacheModeDir`/`jsonCacheModeFile`), owned as a
 //! `RUN` step in the base would own them ([`super::owner`]): the base's user and its group (the
 //! opm image: 1001 and group 0), root without a base or user. opm's digest ignores owners.
 
-use super::gotar::{self, Content, TreeEntry};
 use super::model::{ModelError, ServeModel, index_to_go_json};
 use super::owner::CacheOwner;
+use crate::gocompat::tar::{self as gotar, Content, TreeEntry};
 use crate::image::BuildError;
 use crate::image::layer::LayerBlob;
 use crate::image::walk::{Entry, EntryKind, Walker};

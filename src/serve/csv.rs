@@ -586,7 +586,7 @@ fn push_json_string(out: &mut String, s: &str) {
     });
     if escapes {
         // A string always serializes.
-        out.push_str(&super::gojson::to_string(s).unwrap_or_default());
+        out.push_str(&crate::gocompat::json::to_string(s).unwrap_or_default());
     } else {
         out.push('"');
         out.push_str(s);
@@ -596,7 +596,7 @@ fn push_json_string(out: &mut String, s: &str) {
 
 /// `json.Marshal` of a struct without its closing brace (`{"a":1`), to be continued.
 fn open_object<T: Serialize>(value: &T, out: &mut String) -> Result<(), MetadataError> {
-    let text = super::gojson::to_string(value).map_err(|_| marshal_error())?;
+    let text = crate::gocompat::json::to_string(value).map_err(|_| marshal_error())?;
     out.push_str(text.strip_suffix('}').ok_or_else(marshal_error)?);
     Ok(())
 }
@@ -604,7 +604,7 @@ fn open_object<T: Serialize>(value: &T, out: &mut String) -> Result<(), Metadata
 /// The fields of a struct's `json.Marshal` (`"a":1,"b":2`), to continue an object. The
 /// struct must write at least one field.
 fn object_fields<T: Serialize>(value: &T, out: &mut String) -> Result<(), MetadataError> {
-    let text = super::gojson::to_string(value).map_err(|_| marshal_error())?;
+    let text = crate::gocompat::json::to_string(value).map_err(|_| marshal_error())?;
     let fields = text
         .strip_prefix('{')
         .and_then(|t| t.strip_suffix('}'))
@@ -756,7 +756,7 @@ pub fn synthesize_template(
     text.push_str(
         "{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":",
     );
-    text.push_str(&super::gojson::to_string(&object_meta).map_err(|_| marshal_error())?);
+    text.push_str(&crate::gocompat::json::to_string(&object_meta).map_err(|_| marshal_error())?);
     text.push_str(",\"spec\":");
     open_object(&head, &mut text)?;
     let description_at = if description.is_empty() {
@@ -774,7 +774,7 @@ pub fn synthesize_template(
     let status = Status {
         cleanup: Cleanup { _unused: false },
     };
-    text.push_str(&super::gojson::to_string(&status).map_err(|_| marshal_error())?);
+    text.push_str(&crate::gocompat::json::to_string(&status).map_err(|_| marshal_error())?);
     text.push('}');
     Ok(CsvTemplate {
         text,

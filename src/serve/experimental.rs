@@ -57,7 +57,7 @@ impl Experimental {
             if !valid(value) {
                 return Err(Status::invalid_argument(format!(
                     "invalid custom schema query: invalid {what} {}: must match {PATTERN}",
-                    super::registry::go_quote(value)
+                    crate::gocompat::quote::go_quote(value)
                 )));
             }
         }

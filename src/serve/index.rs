@@ -16,8 +16,8 @@
 
 use super::api;
 use super::model::{CacheBundle, CacheChannel, CachePackage, PackageIndex, ServeModel};
-use super::registry::go_quote;
 use super::store::to_wire;
+use crate::gocompat::quote::go_quote;
 use prost::Message as _;
 use std::collections::{BTreeSet, HashMap};
 

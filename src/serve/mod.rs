@@ -6,8 +6,6 @@ pub mod api;
 pub mod cache;
 pub mod csv;
 pub mod experimental;
-pub mod gojson;
-pub mod gotar;
 pub mod health;
 pub mod http;
 pub mod index;

@@ -4,7 +4,7 @@
 //!
 //! Why one model for two users: `catalog build` writes these as opm's JSON cache files (their
 //! bytes are covered by the cache digest, so they are Go's `json.Marshal` output exactly, see
-//! [`super::gojson`]), and `catalog serve` answers the gRPC registry API from them. Building the
+//! [`crate::gocompat::json`]), and `catalog serve` answers the gRPC registry API from them. Building the
 //! index is one pass over the catalog (cheap enough to start a 141 MB catalog in well under a
 //! second); an `api.Bundle` is converted only when asked for ([`ServeModel::bundle`]), because
 //! most of a catalog's bytes (CSV metadata, bundle objects) are needed only by the few calls
@@ -252,13 +252,13 @@ impl ApiBundle {
     /// Go's `json.Marshal` of the bundle: the exact bytes of opm's cache file.
     pub fn to_go_json(&self) -> Vec<u8> {
         // Serializing plain strings and vectors cannot fail.
-        super::gojson::to_vec(self).unwrap_or_default()
+        crate::gocompat::json::to_vec(self).unwrap_or_default()
     }
 }
 
 /// Go's `json.Marshal` of the package index: the exact bytes of `cache/packages.json`.
 pub fn index_to_go_json(index: &PackageIndex) -> Vec<u8> {
-    super::gojson::to_vec(index).unwrap_or_default()
+    crate::gocompat::json::to_vec(index).unwrap_or_default()
 }
 
 /// (package, channel, bundle): how opm keys a stored bundle.

@@ -15,10 +15,10 @@
 //! opm writes folders 0770 and files 0660 here (with umask 0).
 
 use super::cache::{CacheError, CacheSummary};
-use super::gotar::Fnv64a;
 use super::model::{ServeModel, index_to_go_json};
 use super::verify::{ChangedFile, VerifyReport};
 use crate::gocompat::pogreb::{Reader, Writer};
+use crate::gocompat::tar::Fnv64a;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

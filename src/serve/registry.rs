@@ -9,6 +9,7 @@
 use super::api;
 use super::index::{Gvk, ServeIndex};
 use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
+use crate::gocompat::quote::go_quote;
 use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -265,40 +266,6 @@ fn no_provider(prefix: &str, (g, v, k): &Gvk) -> String {
     )
 }
 
-/// Go's `%q` of a string: double quotes, with `"`, `\` and control or non-printable characters
-/// escaped as `strconv.Quote` does.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c.is_control() => {
-                let n = c as u32;
-                if n < 0x10000 {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A server-streaming response. ListBundles' messages are made one at a time as the stream is
 /// polled: HTTP/2 flow control stops the polling when the client does not read, so a slow
 /// client holds a few messages, and no thread is spent per stream.
@@ -434,17 +401,5 @@ impl api::registry_server::Registry for Registry {
             Some(m)
         });
         Ok(Response::new(Box::pin(tokio_stream::iter(messages))))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn go_quote_escapes_like_strconv_quote() {
-        assert_eq!(go_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-        assert_eq!(go_quote("\u{1}"), "\"\\x01\"");
-        assert_eq!(go_quote("é"), "\"é\"");
     }
 }

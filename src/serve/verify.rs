@@ -3,13 +3,13 @@
 //! Why: a stale cache is fatal at runtime (`opm serve --cache-dir` enforces integrity and the
 //! pod crash-loops on `integrity check failed: cache requires rebuild`), typically after an image
 //! was filtered or rebuilt (oc-mirror, HyperShift). The check recomputes the digest exactly as
-//! opm does ([`super::gotar`]) over the catalog and cache as opm will see them (for an image:
+//! opm does ([`crate::gocompat::tar`]) over the catalog and cache as opm will see them (for an image:
 //! the modes its layers give), then, to say *why*, rebuilds the cache this catalog gives and
 //! compares it file by file with the shipped one.
 
 use super::cache::{CACHE_DIR_MODE, CACHE_FILE_MODE};
-use super::gotar::{self, TreeEntry};
 use super::model::ServeModel;
+use crate::gocompat::tar::{self as gotar, TreeEntry};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 

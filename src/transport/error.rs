@@ -1,5 +1,6 @@
 //! Why an image could not be opened, fetched or delivered.
 
+use crate::fsio::FsError;
 use crate::image::OutputError;
 use crate::image::config::PlatformError;
 use crate::registry::RegistryError;
@@ -68,16 +69,8 @@ pub enum TransportError {
         digest: String,
     },
     /// A temp folder or spool file could not be created or written.
-    #[error("cannot {action} {}", path.display())]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// Where.
-        path: PathBuf,
-        /// The operating-system error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FsError),
 }
 
 /// Why an image in a local format (an OCI layout, an oci-archive, a docker-archive) could not be
@@ -95,17 +88,13 @@ pub enum LocalError {
         reason: String,
     },
     /// A file could not be read (or a temp folder created).
-    #[error("{source_name}: cannot {action} {}", path.display())]
+    #[error("{source_name}: {file}")]
     Io {
         /// The source as typed.
         source_name: String,
-        /// What was being done.
-        action: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The operating-system error.
+        /// What was being done, on which file, and the operating-system error.
         #[source]
-        source: std::io::Error,
+        file: FsError,
     },
     /// A blob's content does not hash to the digest that names it.
     #[error("{source_name}: blob {expected} hashes to {actual}; refusing it")]
@@ -128,9 +117,7 @@ impl LocalError {
     ) -> impl FnOnce(std::io::Error) -> LocalError + 'a {
         move |source| LocalError::Io {
             source_name: name.to_string(),
-            action,
-            path: path.to_path_buf(),
-            source,
+            file: FsError::new(action, path, source),
         }
     }
 }
@@ -148,10 +135,6 @@ impl TransportError {
         path: impl Into<PathBuf>,
         source: std::io::Error,
     ) -> Self {
-        TransportError::Io {
-            action,
-            path: path.into(),
-            source,
-        }
+        TransportError::Io(FsError::new(action, path, source))
     }
 }

@@ -53,7 +53,7 @@ pub fn json(result: &Value) -> String {
 /// `sigs.k8s.io/yaml.Marshal(result)` and a newline.
 pub fn yaml(result: &Value) -> String {
     let mut out = Vec::new();
-    crate::catalog::write::yaml::json_to_yaml(&mut out, result);
+    crate::gocompat::goyaml::emit::json_to_yaml(&mut out, result);
     let mut s = String::from_utf8_lossy(&out).into_owned();
     s.push('\n');
     s

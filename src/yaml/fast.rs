@@ -11,6 +11,7 @@
 //! Why: the general event parser runs at under 20 MB/s, far below the 250 MB/s goal, and real
 //! bundles and catalogs are almost entirely this subset.
 
+use crate::gocompat::goyaml::resolve::resolve_plain_filtered as resolve_plain;
 use crate::yaml::{Document, Key, MAX_DEPTH, MAX_NODES, Node, ScalarKind, Text, Value, YamlError};
 use std::collections::HashMap;
 
@@ -1367,37 +1368,6 @@ fn unescape_double_into(body: &str, out: &mut String) -> Option<()> {
     out.push_str(rest);
     Some(())
 }
-/// The same resolution as the general parser (go-yaml v2's rules for plain scalars, as
-/// `crate::yaml` applies them; the real-catalog test compares both).
-fn resolve_plain(text: &str) -> ScalarKind {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
-        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
-            return ScalarKind::Bool(true);
-        }
-        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n" | "N" => {
-            return ScalarKind::Bool(false);
-        }
-        _ => {}
-    }
-    let first = text.as_bytes().first().copied().unwrap_or(b' ');
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return ScalarKind::Str;
-    }
-    let special = text.trim_start_matches(['+', '-']);
-    let special = special.eq_ignore_ascii_case(".inf") || special.eq_ignore_ascii_case(".nan");
-    // Integers and floats use only these characters, and at most one dot (versions are text).
-    let numeric_chars = text.bytes().all(|b| {
-        b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'_' | b'+' | b'-' | b'.')
-    });
-    let dots = text.bytes().filter(|b| *b == b'.').count();
-    if !special && (!numeric_chars || dots > 1) {
-        return ScalarKind::Str;
-    }
-    // Number-like text: the general parser's own resolution, so both always agree.
-    super::resolve_plain(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

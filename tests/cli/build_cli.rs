@@ -1,6 +1,7 @@
 //! `olmpack bundle build` end to end: golden digests, reproducibility across processes, file
 //! metadata and umask, outputs, and bad input. Runs the real binary.
 
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use olmpack::image::verify::{is_canonical_json, verify_image};
 use olmpack::transport::layout::read_image;
@@ -46,19 +47,6 @@ fn build(cwd: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let mut cmd = olmpack(cwd);
     cmd.args(["bundle", "build"]).args(args);
     run(&mut cmd)
-}
-
-fn copy_tree(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to);
-        } else {
-            fs::copy(e.path(), &to).unwrap();
-        }
-    }
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -278,7 +266,7 @@ fn adding_to_a_layout_keeps_other_images_and_replaces_the_tag() {
 fn single_layer_and_scorecard_layers() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     fs::create_dir_all(bundle.join("tests/scorecard")).unwrap();
     fs::write(
         bundle.join("tests/scorecard/config.yaml"),
@@ -348,7 +336,7 @@ fn single_layer_and_scorecard_layers() {
 fn symlinks_inside_are_resolved_whiteouts_are_skipped_with_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     symlink(
         "../metadata/dependencies.yaml",
         bundle.join("manifests/zz-link.yaml"),
@@ -490,7 +478,7 @@ fn unwritable_output_is_refused() {
 fn symlink_loops_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     symlink(".", bundle.join("manifests/again")).unwrap();
     let out = tmp.path().join("out");
     fs::create_dir(&out).unwrap();
@@ -522,7 +510,7 @@ fn symlink_loops_are_refused() {
 fn symlink_escaping_the_bundle_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     fs::write(tmp.path().join("secret.txt"), "token").unwrap();
     symlink("../../secret.txt", bundle.join("manifests/secret.yaml")).unwrap();
     let out = tmp.path().join("out");
@@ -579,7 +567,7 @@ fn label_contradicting_an_annotation_is_refused() {
 fn missing_manifests_folder_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     fs::remove_dir_all(bundle.join("manifests")).unwrap();
     let out = tmp.path().join("out");
     fs::create_dir(&out).unwrap();
@@ -609,7 +597,7 @@ fn bad_arguments_are_usage_errors() {
 fn validation_errors_stop_the_build() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("b");
-    copy_tree(&valid_basic(), &bundle);
+    copy_dir(&valid_basic(), &bundle);
     let csv = bundle.join("manifests/kvstore-operator.clusterserviceversion.yaml");
     fs::write(
         &csv,

@@ -9,6 +9,7 @@
 use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
+use crate::support::fs::copy_dir;
 use crate::support::shared;
 use assert_cmd::Command;
 use olmpack::image::extend::{index_of, platform_json};
@@ -26,19 +27,6 @@ fn small_catalog() -> PathBuf {
 
 fn shared_catalogs() -> Option<PathBuf> {
     shared::shared_catalogs("fbc")
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).expect("mkdir");
-    for e in std::fs::read_dir(src).expect("read dir") {
-        let e = e.expect("entry");
-        let to = dst.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).expect("copy");
-        }
-    }
 }
 
 /// A catalog of two real packages, copied out of the shared corpus.

@@ -7,6 +7,7 @@
 use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
+use crate::support::fs::copy_dir;
 use olmpack::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -39,19 +40,6 @@ fn readme_block(heading: &str) -> String {
 fn yaml_to_json(text: &str) -> Value {
     let docs = parse_stream(text).expect("the recipe is valid YAML");
     docs.first().expect("one document").root.to_json()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// An operator repository as the recipes expect it: `bundle/` and `catalog-template.yaml`

@@ -4,6 +4,7 @@
 //! refuses the same values.
 
 use crate::support::cmd::olmpack;
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -88,26 +89,12 @@ fn an_empty_catalog_is_refused_unless_allowed() {
     assert_eq!(code, 0, "{err}");
 }
 
-/// Copies a folder tree (files and folders only).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 #[test]
 fn build_does_not_warn_about_the_dockerfile_init_wrote() {
     let tmp = tempfile::tempdir().expect("tmp");
     let t = tmp.path();
     let bundle = t.join("b");
-    copy_tree(&root().join("testdata/bundles/valid-basic"), &bundle);
+    copy_dir(&root().join("testdata/bundles/valid-basic"), &bundle);
     let (code, _, err) = run(t, &["bundle", "init", "b", "--dockerfile"]);
     assert_eq!(code, 0, "{err}");
     assert!(bundle.join("bundle.Dockerfile").is_file());
@@ -177,7 +164,7 @@ fn messages_name_what_the_user_gave() {
 fn a_docker_archive_and_its_readers_share_the_image_id() {
     let tmp = tempfile::tempdir().expect("tmp");
     let t = tmp.path();
-    copy_tree(&root().join("testdata/bundles/valid-basic"), &t.join("b"));
+    copy_dir(&root().join("testdata/bundles/valid-basic"), &t.join("b"));
     for format in ["oci", "docker"] {
         let dest = format!("docker-archive:b-{format}.tar");
         let (code, out, err) = run(
@@ -253,7 +240,7 @@ fn commands_accept_and_refuse_the_same_values() {
     // A package name bundle validate lets through is one catalog add accepts: same rule, same
     // severity.
     let bundle = t.join("b");
-    copy_tree(&root().join("testdata/bundles/valid-basic"), &bundle);
+    copy_dir(&root().join("testdata/bundles/valid-basic"), &bundle);
     let ann = bundle.join("metadata/annotations.yaml");
     let text = fs::read_to_string(&ann).expect("read");
     fs::write(
@@ -276,7 +263,7 @@ fn commands_accept_and_refuse_the_same_values() {
     );
 
     // Malformed -t values are refused for local builds too, before anything is written.
-    copy_tree(&root().join("testdata/bundles/valid-basic"), &t.join("ok"));
+    copy_dir(&root().join("testdata/bundles/valid-basic"), &t.join("ok"));
     for cmd in [["bundle", "build", "ok"], ["catalog", "build", small]] {
         let (code, out, err) = run(
             t,

@@ -16,17 +16,9 @@ fn testdata(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).expect("mkdir");
-    for entry in fs::read_dir(src).expect("list") {
-        let entry = entry.expect("entry");
-        let to = dst.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            fs::copy(entry.path(), &to).expect("copy");
-        }
-    }
+/// testdata copies follow symbolic links (a linked folder is copied as a folder).
+fn copy_dir(from: &Path, to: &Path) {
+    crate::support::fs::copy_dir_with(from, to, crate::support::fs::Links::Follow);
 }
 
 /// A temporary copy of a testdata folder: (guard, path of the copy).

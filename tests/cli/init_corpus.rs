@@ -46,18 +46,9 @@ fn expected_validity(corpus: &Path) -> std::collections::BTreeMap<String, (bool,
         .collect()
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).expect("mkdir");
-    for entry in fs::read_dir(src).expect("list") {
-        let entry = entry.expect("entry");
-        let to = dst.join(entry.file_name());
-        let meta = fs::symlink_metadata(entry.path()).expect("stat");
-        if meta.is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else if meta.is_file() {
-            fs::copy(entry.path(), &to).expect("copy");
-        }
-    }
+/// Corpus copies leave symbolic links out.
+fn copy_dir(from: &Path, to: &Path) {
+    crate::support::fs::copy_dir_with(from, to, crate::support::fs::Links::Skip);
 }
 
 /// Runs `olmpack bundle init ARGS`; returns the exit code and stderr.

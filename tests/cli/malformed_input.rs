@@ -4,6 +4,7 @@
 //! I/O problems), a clear message that names the file (and line when there is one), no `panicked`
 //! on stderr, and that the run finishes within a guard timeout.
 
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use assert_cmd::Command;
 use std::fs;
@@ -18,19 +19,6 @@ const GUARD: Duration = Duration::from_secs(30);
 
 fn valid_basic() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create dir");
-    for entry in fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A fresh copy of valid-basic in a temporary folder (kept alive by the returned guard).

@@ -2,6 +2,7 @@
 //! (text with paths as typed, JSON, JSON Lines) for bundles and catalogs.
 
 use crate::support::cmd::olmpack;
+use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::fs;
@@ -106,19 +107,6 @@ fn explain_an_unknown_rule_exits_2_with_close_matches() {
     let (code, _, err) = stdout_of(&["explain", "nothing-like-it"]);
     assert_eq!(code, 2);
     assert!(err.contains("--list-rules"), "{err}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("list") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).expect("copy");
-        }
-    }
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {

@@ -336,9 +336,9 @@ fn go_tar_edge_cases_match_go() {
         b"{}",
     )
     .unwrap();
-    let ours = olmpack::serve::gotar::json_cache_digest(
-        &olmpack::serve::gotar::tree_of_dir(&cat, None).unwrap(),
-        &olmpack::serve::gotar::tree_of_dir(&cache.join("cache"), None).unwrap(),
+    let ours = olmpack::gocompat::tar::json_cache_digest(
+        &olmpack::gocompat::tar::tree_of_dir(&cat, None).unwrap(),
+        &olmpack::gocompat::tar::tree_of_dir(&cache.join("cache"), None).unwrap(),
     )
     .unwrap();
     let theirs = go_digests(&[(cat, cache)], tmp.path());

@@ -7,9 +7,10 @@
 #[path = "../../examples/fuzz/harness.rs"]
 mod harness;
 
+use crate::support::fs::copy_dir;
 use crate::support::shared;
 use olmpack::yaml;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -162,18 +163,6 @@ fn catalog_regression_cases_never_panic() {
                 "{} (variant {variant}): {crashes:?}",
                 folder.display()
             );
-        }
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
 }

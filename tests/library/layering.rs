@@ -59,9 +59,11 @@ fn the_ground_floor_imports_no_domain() {
         "commands",
         "image",
         "legacy",
+        "olmv1",
         "registry",
         "scaffold",
         "serve",
+        "signature",
         "transport",
         "validate",
     ];
@@ -83,6 +85,53 @@ fn the_ground_floor_imports_no_domain() {
         "the ground floor must not import a domain module:\n{}",
         offenders.join("\n")
     );
+}
+
+/// Every Go reproduction once (issue 25 item 5): Go's JSON formatter, `%q`, go-yaml's
+/// plain-scalar resolution and emitter and Go's tar writer live in `src/gocompat`; a second copy
+/// elsewhere would drift from the first one character at a time.
+#[test]
+fn go_reproductions_live_in_gocompat_once() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let gocompat = src.join("gocompat");
+    let markers = [
+        "impl Formatter for ",
+        "impl serde_json::ser::Formatter for ",
+        "fn go_quote",
+        "fn resolve_plain",
+        "fn resolves_to_string",
+        "fn go_key_cmp",
+        "fn json_cache_digest",
+        "fn go_indent",
+    ];
+    let mut seen = vec![0usize; markers.len()];
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (i, m) in markers.iter().enumerate() {
+                if code.contains(m) {
+                    seen[i] += 1;
+                    if !file.starts_with(&gocompat) {
+                        offenders.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "Go reproductions outside src/gocompat:\n{}",
+        offenders.join("\n")
+    );
+    // One formatter, one resolution module, one emitter, one tar digest, one indent.
+    assert_eq!(seen[0] + seen[1], 1, "Go JSON formatters: {seen:?}");
+    assert_eq!(seen[5], 1, "go_key_cmp: {seen:?}");
+    assert_eq!(seen[6], 1, "json_cache_digest: {seen:?}");
+    assert_eq!(seen[7], 1, "go_indent: {seen:?}");
 }
 
 /// The image model (issue 25 item 1) sits below the transports: parsing, media types and

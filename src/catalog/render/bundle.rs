@@ -525,14 +525,20 @@ pub fn render_bundle(
 
     // derivedProperties
     let mut derived: Vec<(String, String)> = Vec::new();
-    if let Some(text) = str_field(csv, &["metadata", "annotations", "olm.properties"])
-        && csv
-            .get("metadata")
-            .and_then(|m| m.get("annotations"))
-            .and_then(Value::as_object)
-            // A null annotation (`createdAt:` with no value) decodes as "" in Go's unstructured
-            // converter; only other non-string values fail the CSV decode.
-            .is_some_and(|a| a.values().all(|v| v.is_string() || v.is_null()))
+    if let Some(text) = str_field(
+        csv,
+        &[
+            "metadata",
+            "annotations",
+            crate::bundle::keys::OLM_PROPERTIES,
+        ],
+    ) && csv
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+        // A null annotation (`createdAt:` with no value) decodes as "" in Go's unstructured
+        // converter; only other non-string values fail the CSV decode.
+        .is_some_and(|a| a.values().all(|v| v.is_string() || v.is_null()))
     {
         match serde_json::from_str::<Vec<Box<RawValue>>>(text) {
             Ok(items) => {

@@ -9,7 +9,7 @@
 
 use crate::catalog::load::file_metas;
 use crate::catalog::model::SCHEMA_BUNDLE;
-use crate::catalog::write::json::go_indent;
+use crate::gocompat::json::go_indent;
 
 /// The template a catalog is converted to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub fn convert(bytes: &[u8], to: ConvertType, yaml: bool) -> Result<Vec<u8>, Str
     let mut out = Vec::with_capacity(escaped.len() * 2);
     if yaml {
         out.extend_from_slice(b"---\n");
-        crate::catalog::write::yaml::json_text_to_yaml(&mut out, escaped.as_bytes())
+        crate::gocompat::goyaml::emit::json_text_to_yaml(&mut out, escaped.as_bytes())
             .map_err(|e| format!("writing YAML: {e}"))?;
     } else {
         go_indent(&mut out, escaped.as_bytes(), "    ");

@@ -11,16 +11,17 @@
 //! holding it in memory; [`spool::Spool`] assembles the output of many sources without holding
 //! their models.
 
-pub mod json;
 pub mod spool;
-pub mod yaml;
+
+use crate::gocompat::goyaml::emit as yaml;
+use crate::gocompat::json;
 
 use super::model::{Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Package};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub use json::{go_indent, to_compact, write_json_blob};
-pub use yaml::json_to_yaml;
+pub use crate::gocompat::goyaml::emit::json_to_yaml;
+pub use crate::gocompat::json::{go_indent, to_compact, write_json_blob};
 
 /// Output format of `render`, `init` and templates (`-o json|yaml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

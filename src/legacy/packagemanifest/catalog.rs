@@ -163,7 +163,11 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         push("olm.gvk".into(), gvk(&g, &k, &ver));
     }
     if let Some(raw) = csv_node
-        .path(&["metadata", "annotations", "olm.properties"])
+        .path(&[
+            "metadata",
+            "annotations",
+            crate::bundle::keys::OLM_PROPERTIES,
+        ])
         .and_then(Node::scalar_text)
     {
         let parsed: Vec<serde_json::Value> =

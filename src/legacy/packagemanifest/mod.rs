@@ -585,10 +585,11 @@ impl PackageDir {
                 }
             }
         }
-        if let Some(n) = csv
-            .root
-            .path(&["metadata", "annotations", "olm.properties"])
-            && let Some(text) = n.scalar_text()
+        if let Some(n) = csv.root.path(&[
+            "metadata",
+            "annotations",
+            crate::bundle::keys::OLM_PROPERTIES,
+        ]) && let Some(text) = n.scalar_text()
             && serde_json::from_str::<Vec<serde_json::Map<String, serde_json::Value>>>(text)
                 .is_err()
         {
@@ -602,7 +603,7 @@ impl PackageDir {
         }
         if let Some(s) = csv
             .root
-            .path(&["metadata", "annotations", "olm.skipRange"])
+            .path(&["metadata", "annotations", crate::bundle::keys::SKIP_RANGE])
             .and_then(Node::scalar_text)
         {
             v.skip_range = s.to_string();

@@ -31,13 +31,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         structure(ctx, crd);
     }
 
-    let Some(csv) = bundle.csv() else { return };
+    let Some(view) = bundle.csv_view() else {
+        return;
+    };
+    let csv = view.object;
     let csv_name = csv.name.as_deref().unwrap_or("");
-    let owned = csv
-        .root
-        .path(&["spec", "customresourcedefinitions", "owned"])
-        .and_then(Node::as_seq)
-        .unwrap_or(&[]);
+    let owned = view.owned_crds();
     // Keyed like operator-framework/api: (group from the owned name, version, kind) against every
     // (group, version, kind) the bundle's CRDs define.
     let mut bundle_keys: BTreeMap<(String, String, String), &Object> = BTreeMap::new();
@@ -61,14 +60,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let mut matched = BTreeSet::new();
     let mut owned_gk = BTreeSet::new();
     for item in owned {
-        let Some(name) = item.get("name").and_then(Node::scalar_text) else {
+        // An entry without a name is skipped; an empty name is reported like any other.
+        let Some(name) = item.node.get("name").and_then(Node::scalar_text) else {
             continue;
         };
-        let version = item
-            .get("version")
-            .and_then(Node::scalar_text)
-            .unwrap_or("");
-        let kind = item.get("kind").and_then(Node::scalar_text).unwrap_or("");
+        let (version, kind) = (item.version, item.kind);
         let group = name.split_once('.').map_or(name, |(_, g)| g);
         let key = (group.to_string(), version.to_string(), kind.to_string());
         match bundle_keys.get(&key) {
@@ -84,7 +80,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                                 format!("owned CRD \"{name}\" version \"{version}\" is not served by the CRD in {}: serve it or own a served version", crd.file),
                             )
                             .with_severity(Severity::Warning)
-                            .at(&csv.file, item.line),
+                            .at(item.pos.file, item.pos.line),
                         );
                 }
             }
@@ -102,7 +98,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                         Rule::CrdOwnedMissing,
                         format!("owned CRD \"{group}/{version}, Kind={kind}\" ({name}) not found in bundle \"{csv_name}\"{hint}"),
                     )
-                    .at(&csv.file, item.line),
+                    .at(item.pos.file, item.pos.line),
                 );
             }
         }
@@ -491,14 +487,16 @@ fn conversion(ctx: &mut Ctx<'_>, crd: &Object, spec: &Node, is_v1: bool) {
 }
 
 fn csv_has_conversion_webhook(csv: &Object, crd_name: &str) -> bool {
-    csv.root
-        .path(&["spec", "webhookdefinitions"])
-        .and_then(Node::as_seq)
-        .unwrap_or(&[])
+    let Some(view) = crate::bundle::Csv::new(csv) else {
+        return false;
+    };
+    view.webhooks()
         .iter()
-        .filter(|h| h.get("type").and_then(Node::scalar_text) == Some("ConversionWebhook"))
+        .filter(|h| h.kind == "ConversionWebhook")
         .any(|h| {
-            h.get("conversionCRDs")
+            // The raw list: a CRD with an empty name matches only an entry written as `""`.
+            h.node
+                .get("conversionCRDs")
                 .and_then(Node::as_seq)
                 .unwrap_or(&[])
                 .iter()

@@ -4,7 +4,8 @@
 
 use super::names;
 use super::{Ctx, Diagnostic, Rule, Severity};
-use crate::bundle::Object;
+use crate::bundle::keys;
+use crate::bundle::{Csv, Object};
 use crate::semver_range;
 use crate::yaml::Node;
 use std::collections::{BTreeSet, HashMap};
@@ -20,10 +21,10 @@ const INSTALL_MODES: [&str; 4] = [
 /// CSV annotations whose key case matters (API `annotations.go`).
 const CASED_ANNOTATIONS: [&str; 5] = [
     "olm.operatorGroup",
-    "olm.operatorNamespace",
-    "olm.targetNamespaces",
+    keys::OPERATOR_NAMESPACE,
+    keys::TARGET_NAMESPACES,
     "olm.providedAPIs",
-    "olm.skipRange",
+    keys::SKIP_RANGE,
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
@@ -161,9 +162,9 @@ fn check_csv(ctx: &mut Ctx<'_>, csv: &Object) {
     field_types(ctx, csv);
     required_fields(ctx, csv, spec);
     install_modes(ctx, csv, spec);
-    let deployments = deployments(ctx, csv, spec);
+    let deployments = deployments(ctx, csv);
     webhooks(ctx, csv, spec, &deployments);
-    examples(ctx, csv, spec);
+    examples(ctx, csv);
     min_kube_version(ctx, csv, spec);
     annotations(ctx, csv);
     related_images(ctx, csv, spec);
@@ -510,16 +511,14 @@ fn install_modes(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
 }
 
 /// Checks deployment names and returns them for the webhook rule.
-fn deployments(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) -> BTreeSet<String> {
+fn deployments(ctx: &mut Ctx<'_>, csv: &Object) -> BTreeSet<String> {
     let file = csv.file.as_str();
     let mut out = BTreeSet::new();
-    let Some(list) = spec
-        .path(&["install", "spec", "deployments"])
-        .and_then(Node::as_seq)
-    else {
+    let Some(view) = Csv::new(csv) else {
         return out;
     };
-    for dep in list {
+    // The typed entries; the rule reads each one's node to tell a missing field from a bad one.
+    for dep in view.deployments().iter().map(|d| d.node) {
         let Some(name) = dep.get("name").and_then(Node::scalar_text) else {
             ctx.push(
                 Diagnostic::new(
@@ -563,17 +562,13 @@ fn deployments(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) -> BTreeSet<String>
 
 fn webhooks(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node, deployments: &BTreeSet<String>) {
     let file = csv.file.as_str();
-    let Some(list) = spec.get("webhookdefinitions").and_then(Node::as_seq) else {
+    let Some(view) = Csv::new(csv) else {
         return;
     };
     let mut seen = BTreeSet::new();
     let mut has_conversion = false;
-    for hook in list {
-        let ty = hook.get("type").and_then(Node::scalar_text).unwrap_or("");
-        let name = hook
-            .get("generateName")
-            .and_then(Node::scalar_text)
-            .unwrap_or("");
+    for w in view.webhooks() {
+        let (hook, ty, name) = (w.node, w.kind, w.generate_name);
         if !matches!(
             ty,
             "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook" | "ConversionWebhook"
@@ -653,44 +648,40 @@ fn webhooks(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node, deployments: &BTreeSet
 }
 
 /// (group, version, kind) of every API the CSV owns.
-pub(crate) fn provided_apis(spec: &Node) -> BTreeSet<(String, String, String)> {
+pub(crate) fn provided_apis(csv: &Object) -> BTreeSet<(String, String, String)> {
     let mut out = BTreeSet::new();
-    if let Some(items) = spec
-        .path(&["customresourcedefinitions", "owned"])
-        .and_then(Node::as_seq)
-    {
-        for item in items {
-            let name = item.get("name").and_then(Node::scalar_text).unwrap_or("");
-            let group = name.split_once('.').map_or("", |(_, g)| g);
-            let version = item
-                .get("version")
-                .and_then(Node::scalar_text)
-                .unwrap_or("");
-            let kind = item.get("kind").and_then(Node::scalar_text).unwrap_or("");
-            out.insert((group.to_string(), version.to_string(), kind.to_string()));
-        }
+    let Some(view) = Csv::new(csv) else {
+        return out;
+    };
+    for crd in view.owned_crds() {
+        // The group as operator-framework/api keys it: from the name, whatever `group` says.
+        let group = crd.name.split_once('.').map_or("", |(_, g)| g);
+        out.insert((
+            group.to_string(),
+            crd.version.to_string(),
+            crd.kind.to_string(),
+        ));
     }
-    if let Some(items) = spec
-        .path(&["apiservicedefinitions", "owned"])
-        .and_then(Node::as_seq)
-    {
-        for item in items {
-            let get = |f: &str| {
-                item.get(f)
-                    .and_then(Node::scalar_text)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            out.insert((get("group"), get("version"), get("kind")));
-        }
+    for api in view.owned_apis() {
+        // An API without `group` has none (the view would take it from the name).
+        let group = api
+            .node
+            .get("group")
+            .and_then(Node::scalar_text)
+            .unwrap_or("");
+        out.insert((
+            group.to_string(),
+            api.version.to_string(),
+            api.kind.to_string(),
+        ));
     }
     out
 }
 
-fn examples(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+fn examples(ctx: &mut Ctx<'_>, csv: &Object) {
     let file = csv.file.as_str();
     let annotations = csv.root.path(&["metadata", "annotations"]);
-    let provided = provided_apis(spec);
+    let provided = provided_apis(csv);
     let Some(annotations) = annotations.filter(|a| a.as_map().is_some()) else {
         if !provided.is_empty() {
             ctx.push(
@@ -883,7 +874,7 @@ fn annotations(ctx: &mut Ctx<'_>, csv: &Object) {
                 );
             }
         }
-        if key.text == "olm.properties" {
+        if key.text == keys::OLM_PROPERTIES {
             ctx.push(
                 Diagnostic::new(
                     Rule::CsvPropertiesAnnotation,
@@ -892,7 +883,7 @@ fn annotations(ctx: &mut Ctx<'_>, csv: &Object) {
                 .at(file, key.line),
             );
         }
-        if key.text == "olm.skipRange" {
+        if key.text == keys::SKIP_RANGE {
             let text = value.scalar_text().unwrap_or("");
             // Empty means absent to opm, OLM v0 (it drops the parse error) and OLM v1 alike.
             if !text.is_empty()

@@ -302,20 +302,17 @@ fn object_metadata(ctx: &mut Ctx<'_>, obj: &Object) {
 /// A ServiceAccount manifest named like one the CSV's deployments run as: OLM creates that
 /// account from the CSV's permissions, and the manifest would fight it (API `bundle.go`).
 fn service_accounts(ctx: &mut Ctx<'_>) {
-    let Some(csv) = ctx.bundle.csv() else { return };
+    let Some(csv) = ctx.bundle.csv_view() else {
+        return;
+    };
     let mut from_csv = BTreeSet::new();
-    if let Some(deps) = csv
-        .root
-        .path(&["spec", "install", "spec", "deployments"])
-        .and_then(Node::as_seq)
-    {
-        for dep in deps {
-            if let Some(sa) = dep
-                .path(&["spec", "template", "spec", "serviceAccountName"])
-                .and_then(Node::scalar_text)
-            {
-                from_csv.insert(sa.to_string());
-            }
+    for dep in csv.deployments() {
+        if let Some(sa) = dep
+            .spec
+            .and_then(|s| s.path(&["template", "spec", "serviceAccountName"]))
+            .and_then(Node::scalar_text)
+        {
+            from_csv.insert(sa.to_string());
         }
     }
     let bundle = ctx.bundle;

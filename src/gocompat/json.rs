@@ -1,28 +1,75 @@
-//! opm's JSON output, byte for byte.
+//! Go's `encoding/json` output, byte for byte, from serde types: the one formatter every writer
+//! of Go's JSON uses.
 //!
-//! Why a custom writer: opm writes each blob with Go's `json.Encoder` (`SetIndent("", "    ")`,
-//! `SetEscapeHTML(false)`). That is a compact `json.Marshal` followed by Go's `json.Indent`, and
-//! both differ from serde_json's pretty printer: Go escapes U+2028 and U+2029, keeps the bytes of
-//! raw property values (`json.RawMessage`) as they were and only re-indents them, and writes empty
-//! objects and arrays as `{}` and `[]`. Catalogs are diffed and checked in, so every byte counts.
+//! Why here: two outputs must be Go's bytes. opm writes catalog blobs with a `json.Encoder`
+//! (`SetIndent("", "    ")`, `SetEscapeHTML(false)`): a compact `json.Marshal` followed by Go's
+//! `json.Indent`, keeping the bytes of raw property values (`json.RawMessage`) and only
+//! re-indenting them, writing empty objects and arrays as `{}` and `[]`. And opm writes its
+//! serve cache with `json.Marshal` (HTML escaping on), whose digest covers those bytes. Both differ
+//! from serde_json only in string escaping (Go also escapes U+2028 and U+2029, and `<`, `>`, `&`
+//! when HTML escaping is on, in raw values too) and in indentation; field order, `omitempty` and
+//! sorted map keys are the types' business (serde derives, `BTreeMap`).
 
 use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter};
-use std::io;
+use std::io::{self, Write};
 
 pub use crate::gocompat::escape::{GoEscape, go_escape};
 
-/// serde_json's compact formatter with Go's string escaping ([`go_escape`], HTML escaping off):
-/// serde_json already escapes quotes, backslashes and control characters; Go also escapes U+2028
-/// and U+2029, which serde_json passes to [`Formatter::write_string_fragment`].
-struct GoFormatter;
+/// serde_json's compact formatter with Go's string escaping ([`go_escape`]).
+///
+/// `html: false` is an encoder with `SetEscapeHTML(false)` (opm's catalog writer): strings escape
+/// U+2028/U+2029 besides what serde_json escapes, raw values are copied as they are.
+/// `html: true` is `json.Marshal` (the serve cache): `<`, `>`, `&`, U+2028 and U+2029 are escaped
+/// in strings and in raw values alike.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GoFormatter {
+    /// Go's `escapeHTML`: `json.Marshal` sets it, opm's catalog encoder clears it.
+    pub html: bool,
+}
+
+/// Writes `fragment` with `<`, `>`, `&`, U+2028 and U+2029 escaped; everything else verbatim.
+/// Valid JSON can only hold these characters inside strings, so this is also right for a whole
+/// raw JSON text (what Go does to a `json.RawMessage` while marshalling).
+fn write_html_escaped<W: ?Sized + Write>(writer: &mut W, fragment: &str) -> io::Result<()> {
+    let bytes = fragment.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let esc: Option<(&[u8], usize)> = match bytes[i] {
+            b'<' => Some((b"\\u003c", 1)),
+            b'>' => Some((b"\\u003e", 1)),
+            b'&' => Some((b"\\u0026", 1)),
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xa8) => {
+                Some((b"\\u2028", 3))
+            }
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xa9) => {
+                Some((b"\\u2029", 3))
+            }
+            _ => None,
+        };
+        match esc {
+            Some((text, len)) => {
+                writer.write_all(&bytes[start..i])?;
+                writer.write_all(text)?;
+                i += len;
+                start = i;
+            }
+            None => i += 1,
+        }
+    }
+    writer.write_all(&bytes[start..])
+}
 
 impl Formatter for GoFormatter {
-    fn write_string_fragment<W: ?Sized + io::Write>(
+    fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        if self.html {
+            return write_html_escaped(writer, fragment);
+        }
         // serde_json hands over fragments without quotes, backslashes or control characters;
         // only U+2028/U+2029 (lead byte 0xE2) can still need an escape.
         if memchr::memchr(0xE2, fragment.as_bytes()).is_none() {
@@ -40,7 +87,7 @@ impl Formatter for GoFormatter {
         writer.write_all(fragment.as_bytes().get(start..).unwrap_or_default())
     }
 
-    fn write_char_escape<W: ?Sized + io::Write>(
+    fn write_char_escape<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         char_escape: CharEscape,
@@ -56,7 +103,7 @@ impl Formatter for GoFormatter {
             CharEscape::Tab => '\t',
             CharEscape::AsciiControl(b) => char::from(b),
         };
-        match go_escape(c, false) {
+        match go_escape(c, self.html) {
             Some(esc) => writer.write_all(esc.as_bytes()),
             None => {
                 let mut buf = [0; 4];
@@ -64,15 +111,43 @@ impl Formatter for GoFormatter {
             }
         }
     }
+
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if self.html {
+            write_html_escaped(writer, fragment)
+        } else {
+            writer.write_all(fragment.as_bytes())
+        }
+    }
 }
 
 /// Compact JSON as Go's `json.Marshal` with HTML escaping off writes it (struct field order from
-/// the model's `Serialize`, raw values verbatim).
+/// the model's `Serialize`, raw values verbatim): what opm's catalog encoder writes before
+/// indenting.
 pub fn to_compact<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::with_capacity(256);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoFormatter);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoFormatter { html: false });
     value.serialize(&mut ser)?;
     Ok(out)
+}
+
+/// `json.Marshal(value)`: compact, HTML-escaped, in the types' field order.
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
+    let mut out = Vec::with_capacity(256);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoFormatter { html: true });
+    value.serialize(&mut ser)?;
+    Ok(out)
+}
+
+/// [`to_vec`] as a `String` (the output is always UTF-8).
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    let bytes = to_vec(value)?;
+    // serde_json only ever writes UTF-8, and the escapes above are ASCII.
+    String::from_utf8(bytes).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
 /// Appends `src` (any valid JSON text) re-indented as Go's `json.Indent(dst, src, "", indent)`:
@@ -161,9 +236,51 @@ pub fn write_json_blob<T: Serialize + ?Sized>(
     Ok(())
 }
 
+/// Go's `json.Compact` (HTML escaping off): insignificant whitespace removed, everything else
+/// byte for byte; `None` when `text` is not one JSON value.
+pub fn compact(text: &str) -> Option<String> {
+    serde_json::from_str::<&serde_json::value::RawValue>(text).ok()?;
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_like_go_marshal() {
+        // Go 1.22+ json.Marshal: HTML characters and U+2028/9 as \u, \b and \f short, other
+        // controls as \u00xx (lowercase hex), DEL and non-ASCII verbatim.
+        let s = "a<b>&c\u{2028}\u{2029}\u{8}\u{c}\n\u{1}\"\\é\u{7f}";
+        let want = "\"a\\u003cb\\u003e\\u0026c\\u2028\\u2029\\b\\f\\n\\u0001\\\"\\\\é\u{7f}\"";
+        assert_eq!(to_string(s).unwrap(), want);
+    }
+
+    #[test]
+    fn raw_values_are_html_escaped() {
+        let raw = serde_json::value::RawValue::from_string(r#"{"a":"<x>"}"#.into()).unwrap();
+        assert_eq!(to_string(&raw).unwrap(), r#"{"a":"\u003cx\u003e"}"#);
+    }
 
     #[test]
     fn one_go_escape_for_writer_and_render() {
