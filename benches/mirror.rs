@@ -5,7 +5,9 @@
 //! of the first run's, and the blobs it uploaded: none expected), once with the previous
 //! results folder (images recognised as present) and once without (every blob `HEAD`ed and
 //! skipped); then the peak RSS of a mirror whose one related image has a large layer (default
-//! 256 MiB, `BENCH_MIRROR_LAYER_MB`), as a fraction of the layer.
+//! 256 MiB, `BENCH_MIRROR_LAYER_MB`), as a fraction of the layer. `BENCH_MIRROR_JOBS=2,4,8`
+//! adds one first run per `-j` value (each into a namespace of its own), against the same
+//! skopeo figure: how the default `-j` was chosen.
 //!
 //! Run: `cargo bench --bench mirror` (or `just bench-mirror`). Under `cargo test --all-targets`
 //! it runs once on 6 images and an 8 MiB layer as a smoke test.
@@ -277,6 +279,23 @@ fn main() {
         ]));
     }
     let skopeo = start.elapsed();
+    let jobs: Vec<usize> = std::env::var("BENCH_MIRROR_JOBS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|j| j.trim().parse().ok())
+        .filter(|j| *j > 0)
+        .collect();
+    let mut by_jobs = Vec::new();
+    for j in &jobs {
+        let (t, _) = run_measured(
+            Command::new(olmpack)
+                .args(["catalog", "mirror", &catalog_ref, "--to"])
+                .arg(format!("{}/mirror-j{j}", dst.host))
+                .args(["-j", &j.to_string(), "--results-dir"])
+                .arg(w.join(format!("results-j{j}"))),
+        );
+        by_jobs.push((*j, t));
+    }
     let (again, _) = run_measured(&mut mirror(&results));
     let s2 = report_summary(&results);
     let fresh = w.join("results-fresh");
@@ -313,6 +332,13 @@ fn main() {
         secs(skopeo),
         secs(skopeo) / secs(first)
     );
+    for (j, t) in &by_jobs {
+        println!(
+            "olmpack first run, -j {j:<2}       {:>8.2} s  -> {:.1}x faster than skopeo",
+            secs(*t),
+            secs(skopeo) / secs(*t)
+        );
+    }
     println!(
         "olmpack second run (results kept)   {:>8.2} s  = {:.1}% of the first; blobs uploaded {}, images present {}",
         secs(again),

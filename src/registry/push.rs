@@ -10,6 +10,11 @@
 //! [`PushOptions::memory_body_max`] are streamed from their files; smaller ones are read once
 //! into a bounded buffer (see there for why).
 //!
+//! With [`PushOptions::known_blobs`] (a map shared by the pushes of one run), a blob that is
+//! not in the repository but that the run already found in or uploaded to another repository
+//! of the same registry is mounted from there (one `POST`) instead of uploaded again; a mount
+//! the registry declines falls back to the upload.
+//!
 //! Retries: a failed upload body leaves the session in an unknown state (a partial append would
 //! corrupt the next try), so a temporary failure restarts the blob from a fresh `POST`, with the
 //! same backoff policy as single requests.
@@ -19,8 +24,10 @@ use super::errors::RegistryError;
 use super::token::{pull_scope, push_scope};
 use crate::image::{Blob, BlobSource, Image, ImageIndex};
 use reqwest::Method;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 /// How to show progress on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +64,47 @@ pub struct PushOptions {
     /// Blobs uploaded at the same time. Default 3: a bundle has two or three blobs, and on a
     /// loopback or LAN registry a push is round-trip bound, not bandwidth bound.
     pub concurrency: usize,
+    /// Where the blobs pushed so far live at the target, shared by the pushes of one run
+    /// (`catalog mirror`): a layer common to many images is uploaded once and mounted into the
+    /// other repositories. `None` (the default): each push stands alone.
+    pub known_blobs: Option<KnownBlobs>,
+}
+
+/// Blobs known to be in some repository of a registry: `(registry, digest)` to the repository.
+/// Cloning shares the map, so parallel pushes of one run fill and read the same one. It is only
+/// a hint: a mount from a repository that no longer holds the blob is declined by the registry
+/// and the blob is uploaded.
+#[derive(Debug, Clone, Default)]
+pub struct KnownBlobs(Arc<Mutex<HashMap<(String, String), String>>>);
+
+impl KnownBlobs {
+    /// Records that `repository` on `registry` holds `digest` (the latest one wins, so after a
+    /// declined mount the map names the repository the blob was then uploaded to).
+    pub fn record(&self, registry: &str, digest: &str, repository: &str) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(
+            (registry.to_string(), digest.to_string()),
+            repository.to_string(),
+        );
+    }
+
+    /// A repository of `registry` other than `not_in` known to hold `digest`.
+    pub fn find(&self, registry: &str, digest: &str, not_in: &str) -> Option<String> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(&(registry.to_string(), digest.to_string()))
+            .filter(|r| r.as_str() != not_in)
+            .cloned()
+    }
+
+    /// How many blobs are known (for tests and reports).
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether nothing is known yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl Default for PushOptions {
@@ -68,6 +116,7 @@ impl Default for PushOptions {
             progress: Progress::Auto,
             memory_body_max: 16 << 20,
             concurrency: 3,
+            known_blobs: None,
         }
     }
 }
@@ -392,12 +441,57 @@ fn push_blob(
     pb: Option<&indicatif::ProgressBar>,
     known_exists: Option<bool>,
 ) -> Result<BlobAction, RegistryError> {
+    let action = place_blob(client, repository, blob, scopes, opts, pb, known_exists)?;
+    if let Some(known) = &opts.known_blobs {
+        known.record(client.registry(), &blob.descriptor.digest, repository);
+    }
+    Ok(action)
+}
+
+/// Tries a cross-repository mount of `digest` from `from` into `repository`: whether the
+/// registry did it. A declined mount (202, an upload session we leave unused) or a failed
+/// request is not an error: the caller uploads the blob as it would have without the hint.
+fn try_mount(
+    client: &Client,
+    repository: &str,
+    digest: &str,
+    scopes: &[String],
+    from: &str,
+) -> bool {
+    let mut scopes = scopes.to_vec();
+    let pull = pull_scope(from);
+    if !scopes.contains(&pull) {
+        scopes.push(pull);
+    }
+    matches!(
+        start_session(client, repository, digest, &scopes, Some(from)),
+        Ok(Err(BlobAction::Mounted))
+    )
+}
+
+fn place_blob(
+    client: &Client,
+    repository: &str,
+    blob: &Blob,
+    scopes: &[String],
+    opts: &PushOptions,
+    pb: Option<&indicatif::ProgressBar>,
+    known_exists: Option<bool>,
+) -> Result<BlobAction, RegistryError> {
     let exists = match known_exists {
         Some(e) => e,
         None => blob_exists(client, repository, &blob.descriptor.digest, scopes)?,
     };
     if exists {
         return Ok(BlobAction::Existing);
+    }
+    if let Some(from) = opts
+        .known_blobs
+        .as_ref()
+        .and_then(|k| k.find(client.registry(), &blob.descriptor.digest, repository))
+        && try_mount(client, repository, &blob.descriptor.digest, scopes, &from)
+    {
+        return Ok(BlobAction::Mounted);
     }
     let _spool;
     let mut blob = blob;
@@ -687,5 +781,32 @@ fn check_digest(resp: &reqwest::blocking::Response, expected: &str) -> Result<()
             actual: got,
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_blobs_are_shared_by_clones_and_kept_per_registry() {
+        let known = KnownBlobs::default();
+        let shared = known.clone();
+        assert!(known.is_empty());
+        shared.record("r1:5000", "sha256:aa", "ns/one");
+        assert_eq!(
+            known.find("r1:5000", "sha256:aa", "ns/two").as_deref(),
+            Some("ns/one")
+        );
+        // Never from the repository that is being pushed to, nor from another registry.
+        assert_eq!(known.find("r1:5000", "sha256:aa", "ns/one"), None);
+        assert_eq!(known.find("r2:5000", "sha256:aa", "ns/two"), None);
+        // The latest repository wins (after a declined mount, the one uploaded to).
+        known.record("r1:5000", "sha256:aa", "ns/two");
+        assert_eq!(
+            shared.find("r1:5000", "sha256:aa", "ns/one").as_deref(),
+            Some("ns/two")
+        );
+        assert_eq!(known.len(), 1);
     }
 }

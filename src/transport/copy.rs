@@ -85,7 +85,9 @@ pub struct CopyOptions {
     pub platforms: Option<Vec<Platform>>,
     /// Copy the signatures, attestations and SBOMs attached to every copied manifest.
     pub with_signatures: bool,
-    /// Blob upload settings for a registry target (progress, chunking, concurrency).
+    /// Blob upload settings for a registry target (progress, chunking, concurrency, and the
+    /// blobs known at the target that several copies of one run share,
+    /// [`PushOptions::known_blobs`]).
     pub push: PushOptions,
 }
 

@@ -10,8 +10,9 @@
 //! equal at the target, the `.sig` along, results YAML parsed back, opm renders the mirrored
 //! catalog when /work/tools/opm or opm on PATH exists), the re-run (no blob uploaded, seen by a
 //! proxy in front of the target), faults (dropped connections, 500s, a truncated blob: the
-//! first run fails some images, the re-run completes), and the archive round trip (the source
-//! registry stopped before pushing the archive).
+//! first run fails some images, the re-run completes), the archive round trip (the source
+//! registry stopped before pushing the archive), and a layer shared by several images (uploaded
+//! once, mounted into the other repositories; declined mounts fall back to uploads).
 
 use super::copy::{client, desc, platform_image, sig_tag, signature_for, silent, skopeo_raw};
 use crate::support::cmd::olmpack;
@@ -731,4 +732,199 @@ fn mistakes_are_named() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("blocked"), "{err}");
+}
+
+/// `catalog mirror` of a catalog folder whose bundle and related images all share one layer.
+fn write_shared_catalog(dir: &Path, bundle: &str, related: &[String]) {
+    let pkg = dir.join("shared");
+    std::fs::create_dir_all(&pkg).expect("mkdir");
+    let rel: Vec<Value> = related
+        .iter()
+        .enumerate()
+        .map(|(i, r)| json!({"name": format!("r{i}"), "image": r}))
+        .collect();
+    let blobs = [
+        json!({"schema": "olm.package", "name": "shared", "defaultChannel": "stable"}),
+        json!({"schema": "olm.channel", "package": "shared", "name": "stable", "entries": [{"name": "shared.v1.0.0"}]}),
+        json!({"schema": "olm.bundle", "name": "shared.v1.0.0", "package": "shared", "image": bundle,
+            "properties": [{"type": "olm.package", "value": {"packageName": "shared", "version": "1.0.0"}}],
+            "relatedImages": rel}),
+    ];
+    let text: String = blobs
+        .iter()
+        .map(|b| serde_json::to_string(b).expect("json") + "\n")
+        .collect();
+    std::fs::write(pkg.join("catalog.json"), text).expect("write catalog");
+}
+
+/// A layer common to several images goes up once per run and is mounted into the other
+/// repositories of the target (requests counted by a proxy in front of the target; every blob
+/// then checked at the target itself with curl, every manifest digest with skopeo); when the
+/// target declines the mounts, the images are uploaded as before and the run still succeeds.
+#[test]
+fn shared_layer_uploaded_once_then_mounted() {
+    if !crate::support::shared::tool("skopeo", "skopeo") {
+        return;
+    }
+    let src = Registry::start(Mode::Plain);
+    let dst = Registry::start(Mode::Plain);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let c = client(&src.host);
+    let base: Vec<(&str, &[u8])> = vec![("etc/os-release", b"ID=shared\n")];
+    // (repository, manifest digest, its blobs)
+    let mut images: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut shared: Option<String> = None;
+    for n in 0..4 {
+        let sub = d.join(format!("img{n}"));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let own = format!("image {n}\n");
+        let image = crate::support::registry::image_from_layers(
+            &sub,
+            &[base.clone(), vec![("own.txt", own.as_bytes())]],
+            json!({}),
+            json!({}),
+        );
+        let layer = image.layers[0].descriptor.digest.clone();
+        assert_eq!(shared.get_or_insert(layer.clone()), &layer);
+        let repo = if n == 0 {
+            "bundles/shared".to_string()
+        } else {
+            format!("apps/app{n}")
+        };
+        push::push_image(&c, &image, &repo, &["v1".into()], &silent()).expect("push");
+        let blobs = image
+            .layers
+            .iter()
+            .chain([&image.config])
+            .map(|b| b.descriptor.digest.clone())
+            .collect();
+        images.push((repo, image.manifest.descriptor.digest.clone(), blobs));
+    }
+    let shared = shared.expect("shared layer");
+    let hex = &shared["sha256:".len()..];
+    let related: Vec<String> = images[1..]
+        .iter()
+        .map(|(r, _, _)| format!("{}/{r}:v1", src.host))
+        .collect();
+    write_shared_catalog(
+        &d.join("catalog"),
+        &format!("{}/{}:v1", src.host, images[0].0),
+        &related,
+    );
+    let decline = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = decline.clone();
+    let proxy = Proxy::start(dst.port, move |s, _| {
+        if flag.load(Ordering::SeqCst) && s.method == "POST" && s.path.contains("mount=") {
+            Fault::Status(404, Vec::new())
+        } else {
+            Fault::Pass
+        }
+    });
+    let at_target = |ns: &str| {
+        let mut checked = 0;
+        for (repo, digest, blobs) in &images {
+            let target = format!("{}/{ns}/{repo}:v1", dst.host);
+            assert_eq!(raw_digest(&target).expect("skopeo"), *digest, "{target}");
+            for blob in blobs {
+                let status = std::process::Command::new("curl")
+                    .args(["-sfI", "-o", "/dev/null"])
+                    .arg(format!("http://{}/v2/{ns}/{repo}/blobs/{blob}", dst.host))
+                    .status()
+                    .expect("curl");
+                assert!(status.success(), "{blob} missing from {ns}/{repo}");
+                checked += 1;
+            }
+        }
+        checked
+    };
+    let uploads_of_shared = |ns: &str| {
+        proxy
+            .seen()
+            .iter()
+            .filter(|s| {
+                s.method == "PUT"
+                    && s.path.starts_with(&format!("/v2/{ns}/"))
+                    && s.path.contains("/blobs/uploads/")
+                    && s.path.contains(hex)
+            })
+            .count()
+    };
+    let mount_posts = |ns: &str| {
+        proxy
+            .seen()
+            .iter()
+            .filter(|s| {
+                s.method == "POST"
+                    && s.path.starts_with(&format!("/v2/{ns}/"))
+                    && s.path.contains(&format!("mount={shared}"))
+            })
+            .count()
+    };
+
+    // One copy at a time: the first image with the layer uploads it, the three others mount it.
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            &format!("{}/m", proxy.host()),
+            "-j",
+            "1",
+            "--results-dir",
+            "r1",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        uploads_of_shared("m"),
+        1,
+        "the shared layer was uploaded more than once"
+    );
+    assert_eq!(mount_posts("m"), 3);
+    let r = report(&d.join("r1"));
+    let entries: Vec<&Value> = r["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter(|i| i["kind"] != "catalog")
+        .collect();
+    assert_eq!(entries.len(), 4, "{r:#}");
+    let copied: u64 = entries
+        .iter()
+        .filter_map(|i| i["blobs_copied"].as_u64())
+        .sum();
+    let skipped: u64 = entries
+        .iter()
+        .filter_map(|i| i["blobs_skipped"].as_u64())
+        .sum();
+    assert_eq!((copied, skipped), (9, 3), "{r:#}");
+    assert_eq!(at_target("m"), 12);
+
+    // The target declines every mount: each repository gets the layer uploaded, nothing fails.
+    decline.store(true, Ordering::SeqCst);
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            &format!("{}/n", proxy.host()),
+            "-j",
+            "1",
+            "--results-dir",
+            "r2",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mount_posts("n"), 3, "the mounts were tried");
+    assert_eq!(
+        uploads_of_shared("n"),
+        4,
+        "a declined mount falls back to an upload"
+    );
+    assert_eq!(at_target("n"), 12);
 }

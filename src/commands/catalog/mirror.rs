@@ -40,7 +40,7 @@ pub struct Args {
     /// Print the plan (every image, its target, digest and size, with totals); copy nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Images copied at the same time [default: the number of cores].
+    /// Images copied at the same time [default: 8, or the number of cores when more].
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// At most N path components below the registry (folds the leading ones with '-').
@@ -210,7 +210,7 @@ pub fn run(args: &Args) -> Outcome {
         target: target_opts,
         platforms,
         signatures: !args.no_signatures,
-        jobs: args.jobs.unwrap_or_else(mirror::cores),
+        jobs: args.jobs.unwrap_or_else(mirror::default_jobs),
         max_components: args.max_components,
         dry_run: args.dry_run,
         results_dir: args.results_dir.clone(),
