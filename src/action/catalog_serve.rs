@@ -124,6 +124,7 @@ pub fn prepare<E: From<ServeError>>(
         .map_err(Wrapped::into_outer)?;
     let fail = |e: &dyn std::fmt::Display| E::from(ServeError(format!("{name}: {e}")));
     let root = source.dir();
+    crate::serve::server::purge_freed_memory_now();
     let (loaded, metadata) = crate::serve::model::load_compact(root).map_err(|e| fail(&e))?;
     if loaded.has_errors() {
         let mut msg = format!("{name}: the catalog cannot be served (opm refuses it too):");

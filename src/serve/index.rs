@@ -46,7 +46,7 @@ pub struct ServeIndex {
 
 impl ServeIndex {
     /// Builds the index of `model` (bundles converted on every core).
-    pub fn new(model: ServeModel) -> ServeIndex {
+    pub fn new(mut model: ServeModel) -> ServeIndex {
         let n = model.catalog_bundle_count();
         let base = crate::parallel::map_indexed(n, crate::parallel::cores(), None, |bi| {
             model
@@ -109,6 +109,7 @@ impl ServeIndex {
                 _ => None,
             }
         });
+        model.drop_encoded();
         ServeIndex {
             model,
             base,
@@ -124,7 +125,8 @@ impl ServeIndex {
         self.model.index()
     }
 
-    /// The model the index was built from.
+    /// The model the index was built from, without what the index holds encoded
+    /// ([`ServeModel::drop_encoded`]): its bundles convert no longer.
     pub fn model(&self) -> &ServeModel {
         &self.model
     }

@@ -1049,6 +1049,21 @@ impl ServeModel {
         Ok(out)
     }
 
+    /// Drops from every catalog bundle what [`ServeModel::bundle_base`] reads and
+    /// [`ServeModel::bundle_csv`] does not (the image and every property but
+    /// `olm.csv.metadata`), once the serving index holds each bundle's base encoded
+    /// ([`super::index::ServeIndex`]): a server never needs both forms, and the properties' texts
+    /// are most of what a loaded catalog keeps besides its CSVs. After this, `bundle_base` and
+    /// `convert` answer without those fields: only the index may call it.
+    pub(crate) fn drop_encoded(&mut self) {
+        for b in &mut self.config.bundles {
+            b.properties
+                .retain(|p| p.type_ == property_type::CSV_METADATA);
+            b.properties.shrink_to_fit();
+            b.image = String::new();
+        }
+    }
+
     /// Whether [`ServeModel::bundle_csv`] of catalog bundle `bi` synthesizes a CSV from
     /// `olm.csv.metadata` (the one costly step of a conversion) rather than copying the
     /// bundle's objects.
