@@ -836,33 +836,11 @@ pub fn run(
             return Ok(CatalogBuildOutcome::Invalid);
         }
     }
-    let mut built = build(dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
+    let built = build(dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
         dir: run.dir.clone(),
         source: Box::new(source),
     })?;
-    for w in &built.warnings {
-        on_event(CatalogBuildEvent::Warning(w));
-    }
-    let (digest, size) = {
-        let (d, s) = built.digest();
-        (d.to_string(), s)
-    };
-    let reports = sink::deliver(&mut built, &run.delivery, &run.options.registry)?;
-    let (layers, platforms) = match &built.artifact {
-        BuiltArtifact::Image(i) => (Some(i.layers.len()), None),
-        BuiltArtifact::Index(x) => (None, Some(x.images.len())),
-    };
-    Ok(CatalogBuildOutcome::Built(CatalogBuildResult {
-        digest,
-        size,
-        configs_layer: built.configs_layer.clone(),
-        layers,
-        platforms,
-        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
-        serve_cache: built.serve_cache.clone(),
-        cache_owners: built.cache_owners.clone(),
-        source_layers: Vec::new(),
-    }))
+    deliver_built(built, run, on_event)
 }
 
 /// [`run`] for a catalog image source: filter and rebuild ([`build_from_image`]), then
@@ -890,7 +868,17 @@ fn run_image(
             source: Box::new(e.into()),
         }
     })?;
-    let mut built = build_from_image(image, &fc, filter.format, &run.options)?;
+    let built = build_from_image(image, &fc, filter.format, &run.options)?;
+    deliver_built(built, run, on_event)
+}
+
+/// The last step of [`run`] for folder and image sources alike: warnings reported, the result
+/// delivered where the run asks, and what was built summed up.
+fn deliver_built(
+    mut built: BuiltCatalog,
+    run: &CatalogBuildRun,
+    on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
+) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
     for w in &built.warnings {
         on_event(CatalogBuildEvent::Warning(w));
     }
@@ -912,7 +900,7 @@ fn run_image(
         pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
         serve_cache: built.serve_cache.clone(),
         cache_owners: built.cache_owners.clone(),
-        source_layers: built.source_layers.clone(),
+        source_layers: std::mem::take(&mut built.source_layers),
     }))
 }
 
