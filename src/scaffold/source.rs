@@ -4,6 +4,7 @@
 //! writes anything, so a broken YAML file here is an error naming the file and line.
 
 use super::error::ScaffoldError;
+use crate::fsio;
 use crate::yaml::{self, Node};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -45,11 +46,10 @@ fn is_manifest_name(name: &str) -> bool {
 /// Reads every manifest file at the top level of `dir` (subfolders are not read: OLM ignores
 /// them) and finds the single ClusterServiceVersion.
 pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
-    let mut entries: Vec<(String, PathBuf)> = fs::read_dir(dir)
-        .map_err(ScaffoldError::io(dir))?
+    let mut entries: Vec<(String, PathBuf)> = fsio::read_dir(dir)?
         .map(|e| {
             e.map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .map_err(ScaffoldError::io(dir))
+                .map_err(|e| ScaffoldError::from(fsio::at("list", dir)(e)))
         })
         .collect::<Result<_, _>>()?;
     entries.sort();
@@ -57,7 +57,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
     let mut skipped = Vec::new();
     let mut csvs: Vec<(String, Node)> = Vec::new();
     for (name, path) in entries {
-        let meta = fs::metadata(&path).map_err(ScaffoldError::io(&path))?;
+        let meta = fs::metadata(&path).map_err(fsio::at("read", &path))?;
         if !meta.is_file() || name.starts_with('.') || !is_manifest_name(&name) {
             if meta.is_dir() {
                 skipped.push(format!("{name}/"));
@@ -67,7 +67,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
             continue;
         }
         let _reading = crate::guard::reading(&path);
-        let bytes = fs::read(&path).map_err(ScaffoldError::io(&path))?;
+        let bytes = fsio::read(&path)?;
         let text = std::str::from_utf8(&bytes).map_err(|_| ScaffoldError::NotText(path.clone()))?;
         let docs = yaml::parse_stream_lenient(text)
             .map_err(|error| ScaffoldError::Yaml {
