@@ -290,7 +290,7 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
     )?;
 
     // 4. dependencies.yaml
-    let (required, dep_notes) = dependencies::required(&manifests.csv);
+    let (required, dep_notes) = dependencies::required(&manifests.csv_view());
     plan.notes.extend(dep_notes);
     let (dep_name, dep_text) = match &dependencies_src {
         Some((name, path)) => {
@@ -502,12 +502,7 @@ impl Plan {
         }
 
         // Package.
-        let csv_name = manifests
-            .csv
-            .path(&["metadata", "name"])
-            .and_then(crate::yaml::Node::scalar_text)
-            .unwrap_or("")
-            .to_string();
+        let csv_name = manifests.csv_view().name().to_string();
         let implied = source::package_from_csv_name(&csv_name).map(str::to_string);
         let package = match (&opts.package, old(keys::PACKAGE)) {
             (Some(flag), existing) => {

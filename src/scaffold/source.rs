@@ -4,6 +4,7 @@
 //! writes anything, so a broken YAML file here is an error naming the file and line.
 
 use super::error::ScaffoldError;
+use crate::bundle::{Csv, Object};
 use crate::fsio;
 use crate::yaml::{self, Node};
 use std::fs;
@@ -29,10 +30,17 @@ pub struct Manifests {
     pub files: Vec<ManifestFile>,
     /// Names of entries that were skipped (subfolders, hidden or non-YAML files), for a note.
     pub skipped: Vec<String>,
-    /// The CSV document.
-    pub csv: Node,
+    /// The CSV document, as an object of the bundle model (file: [`Manifests::csv_file`]).
+    pub csv: Object,
     /// The file holding the CSV.
     pub csv_file: String,
+}
+
+impl Manifests {
+    /// The typed view of the CSV ([`Csv`]), what init reads it through.
+    pub fn csv_view(&self) -> Csv<'_> {
+        Csv { object: &self.csv }
+    }
 }
 
 /// Whether a file name looks like a manifest (what opm and OLM read from `manifests/`).
@@ -55,7 +63,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
     entries.sort();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut csvs: Vec<(String, Node)> = Vec::new();
+    let mut csvs: Vec<Object> = Vec::new();
     for (name, path) in entries {
         let meta = fs::metadata(&path).map_err(fsio::at("read", &path))?;
         if !meta.is_file() || name.starts_with('.') || !is_manifest_name(&name) {
@@ -86,7 +94,25 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
                 } else {
                     path.display().to_string()
                 };
-                csvs.push((label, doc.root));
+                let name = doc
+                    .root
+                    .path(&["metadata", "name"])
+                    .and_then(Node::scalar_text)
+                    .map(str::to_string);
+                let api_version = doc
+                    .root
+                    .get("apiVersion")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default()
+                    .to_string();
+                csvs.push(Object {
+                    file: label,
+                    doc: doc.index,
+                    root: doc.root,
+                    api_version,
+                    kind: "ClusterServiceVersion".to_string(),
+                    name,
+                });
             }
         }
         files.push(ManifestFile {
@@ -96,7 +122,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
             is_object,
         });
     }
-    let (csv_file, csv) = match csvs.len() {
+    let csv = match csvs.len() {
         1 => csvs.remove(0),
         0 => {
             return Err(ScaffoldError::NoCsv {
@@ -106,15 +132,15 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
         }
         _ => {
             return Err(ScaffoldError::ManyCsvs {
-                files: csvs.into_iter().map(|(f, _)| f).collect(),
+                files: csvs.into_iter().map(|o| o.file).collect(),
             });
         }
     };
     Ok(Manifests {
         files,
         skipped,
+        csv_file: csv.file.clone(),
         csv,
-        csv_file,
     })
 }
 

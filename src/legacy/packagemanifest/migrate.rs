@@ -158,7 +158,9 @@ fn bundle_files(
         "metadata/annotations.yaml".into(),
         format!("{header}{body}").into_bytes(),
     ));
-    let (required, _notes) = dependencies::required(&v.csv().root);
+    let (required, _notes) = crate::bundle::Csv::new(v.csv())
+        .map(|csv| dependencies::required(&csv))
+        .unwrap_or_default();
     if !required.is_empty() {
         let body: String = dependencies::render_new(&required)
             .lines()
