@@ -5,6 +5,7 @@
 //! Python modules or curl; fails under `OLMPACK_REQUIRE_CORPUS=1`. Speed and memory under load
 //! are a benchmark (`just bench-serve-load`, benches/serve_load.rs); the test keeps correctness.
 
+use crate::support::cmd::olmpack_path as olmpack;
 use crate::support::proc::{Bounded, LIMIT, SHORT};
 use crate::support::shared;
 
@@ -12,10 +13,6 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn olmpack() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_olmpack"))
-}
 
 fn proto() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto/registry.proto")

@@ -4,14 +4,11 @@
 //! refuses the same values.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::repo_root as root;
 use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Runs olmpack in `cwd`; returns exit code, stdout and stderr.
 fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {

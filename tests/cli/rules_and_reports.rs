@@ -2,15 +2,12 @@
 //! (text with paths as typed, JSON, JSON Lines) for bundles and catalogs.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::repo_root as root;
 use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::Path;
 
 fn stdout_of(args: &[&str]) -> (i32, String, String) {
     let out = olmpack().args(args).bounded_output().expect("run");

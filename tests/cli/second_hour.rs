@@ -3,14 +3,11 @@
 //! applied, network errors in plain words, Ctrl-C that cleans up, the wrong kind of input named.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::repo_root as root;
 use crate::support::registry::{Mode, Registry};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn valid_bundle() -> String {
     root()

@@ -4,16 +4,11 @@
 //! `tests/library/pogreb.rs`; here the image is unpacked by umoci (owners and modes kept) and
 //! read as the base's user in a child process (`setpriv`).
 
+use crate::support::cmd::olmpack_reproducible as olmpack;
 use olmpack::gocompat::pogreb::Reader;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn olmpack() -> assert_cmd::Command {
-    let mut cmd = crate::support::cmd::olmpack_cmd();
-    cmd.env_remove("SOURCE_DATE_EPOCH");
-    cmd
-}
 
 fn catalog() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/build-small")

@@ -2,22 +2,12 @@
 //! --image` of what was pushed, `bundle pull` then `bundle build` back to the same digest, and the
 //! image-only rules (`"image/labels"`, `"image/shape"`) on images made to break them.
 
-use crate::support::proc::Bounded;
+use crate::support::cmd::run as olmpack;
+use crate::support::fixtures::valid_basic;
 use crate::support::registry as support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use support::{Mode, PASSWORD, Registry, USER};
-
-fn olmpack(args: &[&str]) -> std::process::Output {
-    crate::support::cmd::olmpack_cmd()
-        .args(args)
-        .bounded_output()
-        .expect("olmpack runs")
-}
-
-fn valid_basic() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
 
 fn text(out: &std::process::Output) -> String {
     format!(

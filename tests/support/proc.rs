@@ -119,6 +119,28 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// As root, file modes do not stop reads; `setpriv` without the DAC capabilities makes them
+/// count again: the prefix that does it, for tests of unreadable files. `None` when not root
+/// (modes already count), `Some(None)` when root and setpriv is unusable here.
+pub fn read_limited_prefix() -> Option<Option<Vec<&'static str>>> {
+    const PREFIX: [&str; 5] = [
+        "setpriv",
+        "--bounding-set",
+        "-dac_override,-dac_read_search",
+        "--inh-caps",
+        "-dac_override,-dac_read_search",
+    ];
+    if !is_root() {
+        return None;
+    }
+    let works = Command::new(PREFIX[0])
+        .args(&PREFIX[1..])
+        .arg("true")
+        .status_within(SHORT)
+        .is_ok_and(|s| s.success());
+    Some(works.then(|| PREFIX.to_vec()))
+}
+
 /// The uid and gid of the non-root user that root-only cases run as (the opm image's user).
 pub const USER_ID: u32 = 1001;
 

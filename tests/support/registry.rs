@@ -741,6 +741,16 @@ pub fn bundle_files(extra: usize) -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// Writes a credential file in the format docker's `config.json` and containers' `auth.json`
+/// share: one `auths` entry for `host` with `user:password` base64-encoded, as `docker login`
+/// writes it.
+pub fn write_auth_file(path: &Path, host: &str, user: &str, password: &str) {
+    use base64::Engine;
+    let auth = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    let body = serde_json::json!({ "auths": { host: { "auth": auth } } });
+    std::fs::write(path, body.to_string()).expect("write the auth file");
+}
+
 /// Labels matching [`ANNOTATIONS`] (or, with `package`, a different package label).
 pub fn labels(package: &str) -> serde_json::Value {
     serde_json::json!({
