@@ -12,19 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn catalog() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/build-small")
+    crate::support::fixtures::testdata("catalogs/build-small")
 }
 
 fn umoci(args: &[&str]) {
-    let out = Command::new("umoci")
-        .args(args)
-        .output()
-        .expect("run umoci");
-    assert!(
-        out.status.success(),
-        "umoci {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::proc::tool_ok("umoci", args);
 }
 
 /// A base image made by umoci: an OCI layout `dir` with tag `v1`, an optional layer holding

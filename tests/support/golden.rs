@@ -3,7 +3,10 @@
 
 /// The first line where `got` (olmpack) differs from `want` (opm), or how their lengths differ
 /// when one is a prefix of the other.
-pub fn first_difference(want: impl AsRef<[u8]>, got: impl AsRef<[u8]>) -> String {
+pub fn first_difference(
+    want: &(impl AsRef<[u8]> + ?Sized),
+    got: &(impl AsRef<[u8]> + ?Sized),
+) -> String {
     let w = String::from_utf8_lossy(want.as_ref());
     let g = String::from_utf8_lossy(got.as_ref());
     for (n, (a, b)) in w.lines().zip(g.lines()).enumerate() {

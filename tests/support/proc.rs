@@ -107,6 +107,21 @@ impl Bounded for Command {
     }
 }
 
+/// Runs a tool (`umoci`, `skopeo`...) to completion within [`LIMIT`] and fails the test,
+/// with the tool's stderr, when it does not succeed.
+pub fn tool_ok(program: &str, args: &[&str]) -> Output {
+    let out = Command::new(program)
+        .args(args)
+        .bounded_output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Whether this process runs as root (uid 0), read from `/proc/self/status`.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
