@@ -10,7 +10,7 @@ use crate::support::registry as support;
 use crate::support::shared;
 
 use std::path::Path;
-use support::{Mode, PASSWORD, Registry, USER};
+use support::{Mode, Registry};
 
 /// The smallest real bundle of each object form (a quick push), from the index.
 fn smallest_of_each_form(catalogs: &Path) -> Vec<OpmBundle> {
@@ -52,15 +52,7 @@ fn bundle_image_in_a_registry_renders_to_the_catalog_blob() {
     let mut compared = 0;
     for mode in [Mode::Plain, Mode::TlsBasic] {
         let reg = Registry::start(mode);
-        let mut conn: Vec<String> = Vec::new();
-        if mode != Mode::Plain {
-            conn.push("--creds".into());
-            conn.push(format!("{USER}:{PASSWORD}"));
-        }
-        if let Some(ca) = &reg.ca {
-            conn.push("--ca-file".into());
-            conn.push(ca.display().to_string());
-        }
+        let conn = reg.cli_flags();
         let conn: Vec<&str> = conn.iter().map(String::as_str).collect();
         let push = |folder: &Path, reference: &str| {
             let folder = folder.to_str().unwrap();

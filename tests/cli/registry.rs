@@ -88,19 +88,6 @@ fn args_for(reg: &Registry) -> RegistryArgs {
     }
 }
 
-fn cli_flags(reg: &Registry) -> Vec<String> {
-    let mut v = Vec::new();
-    if reg.mode != Mode::Plain {
-        v.push("--creds".to_string());
-        v.push(format!("{USER}:{PASSWORD}"));
-    }
-    if let Some(ca) = &reg.ca {
-        v.push("--ca-file".to_string());
-        v.push(ca.display().to_string());
-    }
-    v
-}
-
 /// A library client with a fast retry policy (fault tests) for `host`.
 fn fast_client(host: &str, creds: Option<(&str, &str)>, ca: Option<&Path>) -> Client {
     let opts = AuthOptions {
@@ -170,7 +157,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
     );
 
     // inspect, text
-    let flags = cli_flags(reg);
+    let flags = reg.cli_flags();
     let out = olmpack(&home)
         .args(["bundle", "inspect", &tags[0]])
         .args(&flags)

@@ -7,7 +7,7 @@ use crate::support::fixtures::valid_basic;
 use crate::support::registry as support;
 
 use std::path::Path;
-use support::{Mode, PASSWORD, Registry, USER};
+use support::{Mode, PASSWORD, Registry};
 
 fn text(out: &std::process::Output) -> String {
     format!(
@@ -34,15 +34,7 @@ fn build_push_validate_image_pull_and_rebuild_round_trip() {
         let reg = Registry::start(mode);
         let reference = reg.reference("olm/kvstore-bundle", "v1.2.0");
         let second = reg.reference("olm/kvstore-bundle", "stable");
-        let mut conn: Vec<String> = Vec::new();
-        if mode != Mode::Plain {
-            conn.push("--creds".into());
-            conn.push(format!("{USER}:{PASSWORD}"));
-        }
-        if let Some(ca) = &reg.ca {
-            conn.push("--ca-file".into());
-            conn.push(ca.display().to_string());
-        }
+        let conn = reg.cli_flags();
         let conn: Vec<&str> = conn.iter().map(String::as_str).collect();
 
         let dir = valid_basic();

@@ -79,3 +79,18 @@ pub fn olmpack_without_credentials(home: &Path) -> assert_cmd::Command {
         .env_remove("XDG_CONFIG_HOME");
     cmd
 }
+
+/// Runs `olmpack ARGS` in `dir` (as [`olmpack`]) and returns its exit code (-1 when killed by a
+/// signal), stdout and stderr as text.
+pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = olmpack()
+        .current_dir(dir)
+        .args(args)
+        .bounded_output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

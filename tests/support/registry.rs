@@ -279,6 +279,21 @@ impl Registry {
     pub fn reference(&self, repo: &str, tag: &str) -> String {
         format!("{}/{repo}:{tag}", self.host)
     }
+
+    /// The olmpack flags that reach this registry: `--creds USER:PASSWORD` when it asks for
+    /// them, `--ca-file` when it serves TLS.
+    pub fn cli_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.mode != Mode::Plain {
+            v.push("--creds".to_string());
+            v.push(format!("{USER}:{PASSWORD}"));
+        }
+        if let Some(ca) = &self.ca {
+            v.push("--ca-file".to_string());
+            v.push(ca.display().to_string());
+        }
+        v
+    }
 }
 
 /// One request seen by the token endpoint.
