@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 /// Why one: "cannot read X", "cannot create Y" was written as an `Io { action, path, source }`
 /// variant in every layer's error enum; they wrap this instead (`#[error(transparent)]` or with
 /// their own prefix), so the file is always named the same way and the OS error kept as the
-/// cause.
+/// cause. The message says the OS error too, so a caller that prints only `to_string()` still
+/// tells the user why; `errors::error_chain` does not repeat it.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot {action} {}", path.display())]
+#[error("cannot {action} {}: {source}", path.display())]
 pub struct FsError {
     /// What was being done (`create`, `write`, `set permissions of`).
     pub action: &'static str,
@@ -42,12 +43,34 @@ impl FsError {
     }
 }
 
-fn fs_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FsError + 'a {
+/// A closure turning an I/O error from `action` on `path` into an [`FsError`], for the file
+/// operations the helpers below do not cover (`map_err(fsio::at("rename", &p))`).
+pub fn at<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FsError + 'a {
     move |source| FsError {
         action,
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// Reads a whole file; a failure names it ("cannot read X").
+pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
+    fs::read(path).map_err(at("read", path))
+}
+
+/// Reads a whole UTF-8 file; a failure (including bytes that are not UTF-8) names it.
+pub fn read_to_string(path: &Path) -> Result<String, FsError> {
+    fs::read_to_string(path).map_err(at("read", path))
+}
+
+/// Opens a folder for listing; a failure names it ("cannot list X").
+pub fn read_dir(path: &Path) -> Result<fs::ReadDir, FsError> {
+    fs::read_dir(path).map_err(at("list", path))
+}
+
+/// Creates a folder and its missing parents; a failure names it ("cannot create X").
+pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
+    fs::create_dir_all(path).map_err(at("create", path))
 }
 
 /// How a file is written: the permissions of a new file, whether an existing one keeps its
@@ -120,7 +143,7 @@ pub fn check_creatable(path: &Path) -> Result<(), FsError> {
                 ),
             });
         }
-        Err(e) => return Err(fs_err("create", path)(e)),
+        Err(e) => return Err(at("create", path)(e)),
         Ok(meta) if !meta.is_dir() => {
             return Err(FsError {
                 action: "create",
@@ -137,7 +160,7 @@ pub fn check_creatable(path: &Path) -> Result<(), FsError> {
     // read-only mounts) without leaving anything behind.
     tempfile::tempfile_in(&parent)
         .map(drop)
-        .map_err(|e| fs_err("create", path)(temp_error(e)))
+        .map_err(|e| at("create", path)(temp_error(e)))
 }
 
 /// A file written next to its final path, not yet renamed into place: lets a caller check that
@@ -157,7 +180,7 @@ impl Staged {
         let path = self.path;
         self.tmp
             .persist(&path)
-            .map_err(|e| fs_err("write", &path)(e.error))?;
+            .map_err(|e| at("write", &path)(e.error))?;
         if let Ok(dir) = fs::File::open(parent_of(&path)) {
             let _ = dir.sync_all();
         }
@@ -178,7 +201,7 @@ where
     F: FnOnce(&mut BufWriter<&fs::File>) -> Result<(), E>,
 {
     if path.is_dir() {
-        return Err(fs_err("write", path)(io::Error::new(
+        return Err(at("write", path)(io::Error::new(
             io::ErrorKind::IsADirectory,
             "it is a folder",
         ))
@@ -186,24 +209,24 @@ where
     }
     let parent = parent_of(path);
     if opts.create_parent {
-        fs::create_dir_all(&parent).map_err(fs_err("create", &parent))?;
+        fs::create_dir_all(&parent).map_err(at("create", &parent))?;
     }
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-")
         .tempfile_in(&parent)
-        .map_err(|e| fs_err("create", path)(temp_error(e)))?;
+        .map_err(|e| at("create", path)(temp_error(e)))?;
     let interrupt = crate::interrupt::register(tmp.path());
     {
         let mut buffered = BufWriter::with_capacity(256 * 1024, tmp.as_file());
         fill(&mut buffered)?;
-        buffered.flush().map_err(fs_err("write", path))?;
+        buffered.flush().map_err(at("write", path))?;
     }
-    tmp.as_file().sync_all().map_err(fs_err("write", path))?;
+    tmp.as_file().sync_all().map_err(at("write", path))?;
     let perms = match fs::metadata(path) {
         Ok(meta) if opts.keep_mode => meta.permissions(),
         _ => mode_permissions(opts.mode),
     };
-    fs::set_permissions(tmp.path(), perms).map_err(fs_err("set permissions of", tmp.path()))?;
+    fs::set_permissions(tmp.path(), perms).map_err(at("set permissions of", tmp.path()))?;
     Ok(Staged {
         tmp,
         path: path.to_path_buf(),
@@ -214,7 +237,7 @@ where
 /// [`stage_with`] for bytes already in memory.
 pub fn stage(path: &Path, bytes: &[u8], opts: Options) -> Result<Staged, FsError> {
     stage_with(path, opts, |w| {
-        w.write_all(bytes).map_err(fs_err("write", path))
+        w.write_all(bytes).map_err(at("write", path))
     })
 }
 
@@ -277,8 +300,8 @@ mod tests {
         let path = dir.path().join("f");
         write(&path, b"old", Options::OUTPUT).unwrap();
         let failed: Result<(), FsError> = write_with(&path, Options::OUTPUT, |w| {
-            w.write_all(b"half").map_err(fs_err("write", &path))?;
-            Err(fs_err("write", &path)(io::Error::other("disk full")))
+            w.write_all(b"half").map_err(at("write", &path))?;
+            Err(at("write", &path)(io::Error::other("disk full")))
         });
         assert!(failed.is_err());
         drop(stage(&path, b"new", Options::OUTPUT).unwrap());

@@ -930,14 +930,8 @@ pub enum DockerfileError {
     #[error("base image is unset")]
     NoBase,
     /// Writing failed.
-    #[error("cannot write {}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
 }
 
 /// Parses `-l k=v` values as opm does: split at the first `=`, the last value of a key wins.
@@ -1041,10 +1035,8 @@ pub fn generate_dockerfile(
             (name.to_string_lossy().to_string(), parent)
         }
         None => {
-            let real = std::fs::canonicalize(&cleaned).map_err(|source| DockerfileError::Io {
-                path: cleaned.clone(),
-                source,
-            })?;
+            let real =
+                std::fs::canonicalize(&cleaned).map_err(crate::fsio::at("resolve", &cleaned))?;
             let name = real
                 .file_name()
                 .map(|n| n.to_string_lossy().to_string())
@@ -1061,10 +1053,7 @@ pub fn generate_dockerfile(
         return Err(DockerfileError::Exists { path });
     }
     let text = dockerfile_text(&name, base, builder, labels);
-    let io = |source| DockerfileError::Io {
-        path: path.clone(),
-        source,
-    };
+    let io = |source| DockerfileError::from(crate::fsio::at("write", &path)(source));
     let mut tmp = tempfile::Builder::new()
         .prefix(".olmpack-dockerfile-")
         .tempfile_in(&parent)
@@ -1079,10 +1068,7 @@ pub fn generate_dockerfile(
         if e.error.kind() == std::io::ErrorKind::AlreadyExists {
             DockerfileError::Exists { path: path.clone() }
         } else {
-            DockerfileError::Io {
-                path: path.clone(),
-                source: e.error,
-            }
+            io(e.error)
         }
     })?;
     Ok(path)

@@ -13,6 +13,7 @@ use crate::catalog::filter::{FilterError, filter};
 use crate::catalog::load;
 use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::write::{self, Format};
+use crate::errors::error_chain;
 use crate::findings::Severity;
 use crate::location::Location;
 use crate::transport::RegistryOptions;
@@ -265,15 +266,4 @@ pub fn write_dir(
             .map_err(|e| FilterCatalogError::Write(error_chain(&e)))?;
     }
     Ok(())
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
 }

@@ -82,6 +82,9 @@ pub struct ApiDescription<'a> {
     pub name: &'a str,
     /// `group` (APIs) or the part of `name` after the first dot (CRDs).
     pub group: &'a str,
+    /// `group` as written, `None` when the entry has none: an API description must name its
+    /// group, a CRD description names it only inside `name` (`plural.group`).
+    pub written_group: Option<&'a str>,
     /// `version`.
     pub version: &'a str,
     /// `kind`.
@@ -195,6 +198,14 @@ impl<'a> Csv<'a> {
         modes
     }
 
+    /// `spec.install.strategy`, the install strategy's name (`deployment` is the only one OLM
+    /// knows), when set to a scalar.
+    pub fn strategy_name(&self) -> Option<&'a str> {
+        self.spec()
+            .and_then(|s| s.path(&["install", "strategy"]))
+            .and_then(Node::scalar_text)
+    }
+
     /// `spec.install.spec`, the deployment strategy's details.
     pub fn strategy(&self) -> Option<&'a Node> {
         self.spec().and_then(|s| s.path(&["install", "spec"]))
@@ -260,13 +271,13 @@ impl<'a> Csv<'a> {
             .iter()
             .map(|d| {
                 let name = text(d.get("name"));
-                let group = match d.get("group") {
-                    Some(g) => text(Some(g)),
-                    None => name.split_once('.').map_or("", |(_, g)| g),
-                };
+                let written_group = d.get("group").map(|g| text(Some(g)));
+                let group =
+                    written_group.unwrap_or_else(|| name.split_once('.').map_or("", |(_, g)| g));
                 ApiDescription {
                     name,
                     group,
+                    written_group,
                     version: text(d.get("version")),
                     kind: text(d.get("kind")),
                     node: d,

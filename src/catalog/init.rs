@@ -25,14 +25,8 @@ pub enum InitError {
         detected: String,
     },
     /// A file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
 }
 
 /// Whether `name` is a DNS-1123 label, the rule opm validate applies to package names.
@@ -108,12 +102,7 @@ pub fn init_package(
     if !is_dns1123_label(name) {
         return Err(InitError::BadName(name.to_string()));
     }
-    let read = |p: &Path| {
-        std::fs::read(p).map_err(|source| InitError::Io {
-            path: p.display().to_string(),
-            source,
-        })
-    };
+    let read = crate::fsio::read;
     let description = match description_file {
         Some(p) => String::from_utf8_lossy(&read(p)?).into_owned(),
         None => String::new(),

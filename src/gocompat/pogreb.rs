@@ -23,7 +23,7 @@
 //! by the real library, `tests/library/pogreb.rs`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The 8 bytes every pogreb file starts with.
 pub const SIGNATURE: [u8; 8] = *b"pogreb\x0e\xfd";
@@ -48,14 +48,8 @@ pub const SEGMENT_NAME: &str = "00000-1.psg";
 #[derive(Debug, thiserror::Error)]
 pub enum PogrebError {
     /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// A file is not what pogreb writes (pogreb says "database is corrupted").
     #[error("{file}: database is corrupted: {why}")]
     Corrupted {
@@ -778,16 +772,12 @@ impl Writer {
     /// `file_mode`.
     pub fn write_to(&self, dir: &Path, file_mode: u32) -> Result<(), PogrebError> {
         use std::os::unix::fs::PermissionsExt;
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| PogrebError::Io { path, source }
-        };
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        crate::fsio::create_dir_all(dir)?;
         for (name, bytes) in self.files() {
             let p = dir.join(name);
-            std::fs::write(&p, &bytes).map_err(io(&p))?;
+            std::fs::write(&p, &bytes).map_err(crate::fsio::at("write", &p))?;
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(file_mode))
-                .map_err(io(&p))?;
+                .map_err(crate::fsio::at("set permissions of", &p))?;
         }
         Ok(())
     }
@@ -812,7 +802,7 @@ impl Reader {
     pub fn open(dir: &Path) -> Result<Reader, PogrebError> {
         let read = |name: &str| -> Result<Vec<u8>, PogrebError> {
             let p = dir.join(name);
-            std::fs::read(&p).map_err(|source| PogrebError::Io { path: p, source })
+            Ok(crate::fsio::read(&p)?)
         };
         let mut notes = Vec::new();
         if dir.join("lock").exists() {
@@ -877,10 +867,7 @@ impl Reader {
             ));
         }
         let mut segments = BTreeMap::new();
-        let entries = std::fs::read_dir(dir).map_err(|source| PogrebError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        let entries = crate::fsio::read_dir(dir)?;
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(stem) = name.strip_suffix(".psg") else {

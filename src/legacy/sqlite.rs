@@ -47,13 +47,8 @@ const REQUIRED_TABLES: [&str; 4] = ["package", "channel", "channel_entry", "oper
 #[derive(Debug, thiserror::Error)]
 pub enum SqliteError {
     /// The file could not be opened or read at all.
-    #[error("{}: {message}", path.display())]
-    Io {
-        /// The database file.
-        path: PathBuf,
-        /// What went wrong.
-        message: String,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// The file is not an SQLite database, or is damaged (truncated, corrupt).
     #[error("{}: not a readable SQLite database: {message}", path.display())]
     Corrupt {
@@ -273,10 +268,7 @@ pub fn read_index(path: &Path) -> Result<IndexDb, SqliteError> {
 /// The checks SQLite itself does lazily, done first so a damaged file gets one clear message:
 /// the magic bytes, and a file no shorter than the page count its header records.
 fn check_header(path: &Path) -> Result<(), SqliteError> {
-    let io = |e: std::io::Error| SqliteError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot read: {e}"),
-    };
+    let io = |e: std::io::Error| SqliteError::from(crate::fsio::at("read", path)(e));
     let corrupt = |message: String| SqliteError::Corrupt {
         path: path.to_path_buf(),
         message,
@@ -320,10 +312,7 @@ fn check_header(path: &Path) -> Result<(), SqliteError> {
 /// Opens `path` read-only and immutable: SQLite takes no lock and creates no journal, WAL or
 /// shared-memory file, so the file and its folder are left exactly as they were.
 fn open_read_only(path: &Path) -> Result<Connection, SqliteError> {
-    let abs = std::path::absolute(path).map_err(|e| SqliteError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot resolve the path: {e}"),
-    })?;
+    let abs = std::path::absolute(path).map_err(crate::fsio::at("resolve", path))?;
     let uri = format!("file:{}?mode=ro&immutable=1", uri_path(&abs));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI

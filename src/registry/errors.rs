@@ -323,16 +323,8 @@ pub enum RegistryError {
         reason: String,
     },
     /// A local file could not be read or written.
-    #[error("{context} {}: {source}", path.display())]
-    Io {
-        /// What we were doing.
-        context: &'static str,
-        /// Which file.
-        path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// A layer tar cannot be unpacked safely.
     #[error("unsafe or invalid layer {layer}: {reason}")]
     Unpack {
@@ -408,16 +400,15 @@ impl RegistryError {
         }
     }
 
+    /// [`RegistryError::Io`] for `context` ("cannot read blob") on `path`: the file error says
+    /// "cannot" itself, so the callers' wording is kept as it was.
     pub(crate) fn io(
         context: &'static str,
         path: impl Into<PathBuf>,
         source: std::io::Error,
     ) -> Self {
-        RegistryError::Io {
-            context,
-            path: path.into(),
-            source,
-        }
+        let action = context.strip_prefix("cannot ").unwrap_or(context);
+        RegistryError::Io(crate::fsio::FsError::new(action, path, source))
     }
 }
 

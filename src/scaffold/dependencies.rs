@@ -7,6 +7,7 @@
 
 use super::annotations::{yaml_key, yaml_quote};
 use super::error::ScaffoldError;
+use crate::bundle::Csv;
 use crate::yaml::{self, Node, ScalarKind, Value};
 use std::path::Path;
 
@@ -37,42 +38,33 @@ pub struct Gvk {
 /// name after its first dot, as in `etcdclusters.etcd.database.coreos.com`) and
 /// `spec.apiservicedefinitions.required`, in that order, without duplicates. Items missing a
 /// field are returned as notes instead: an `olm.gvk` entry with an empty field fails validation.
-pub fn required(csv: &Node) -> (Vec<Gvk>, Vec<String>) {
+pub fn required(csv: &Csv<'_>) -> (Vec<Gvk>, Vec<String>) {
     let mut out: Vec<Gvk> = Vec::new();
     let mut notes = Vec::new();
-    let text = |n: &Node, k: &str| {
-        n.get(k)
-            .and_then(Node::scalar_text)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
     let lists = [
-        ["spec", "customresourcedefinitions", "required"],
-        ["spec", "apiservicedefinitions", "required"],
+        (
+            "spec.customresourcedefinitions.required",
+            csv.required_crds(),
+        ),
+        ("spec.apiservicedefinitions.required", csv.required_apis()),
     ];
-    for (i, path) in lists.iter().enumerate() {
-        let Some(items) = csv.path(path).and_then(Node::as_seq) else {
-            continue;
-        };
+    for (i, (path, items)) in lists.into_iter().enumerate() {
         for item in items {
             let group = if i == 0 {
-                let name = text(item, "name");
-                name.split_once('.')
-                    .map(|(_, g)| g.to_string())
-                    .unwrap_or_default()
+                item.name.trim().split_once('.').map_or("", |(_, g)| g)
             } else {
-                text(item, "group")
+                item.written_group.unwrap_or("").trim()
             };
             let gvk = Gvk {
-                group,
-                version: text(item, "version"),
-                kind: text(item, "kind"),
+                group: group.to_string(),
+                version: item.version.trim().to_string(),
+                kind: item.kind.trim().to_string(),
             };
             if gvk.group.is_empty() || gvk.version.is_empty() || gvk.kind.is_empty() {
                 notes.push(format!(
                     "the CSV's {} entry on line {} lacks a {}; no dependency was written for it",
-                    path.join("."),
-                    item.line,
+                    path,
+                    item.pos.line,
                     if i == 0 {
                         "name with a group (plural.group), version or kind"
                     } else {

@@ -27,14 +27,8 @@ pub enum ScaffoldError {
         dir: PathBuf,
     },
     /// A file or folder could not be read or written.
-    #[error("{}: {source}", .path.display())]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// A YAML file does not parse.
     #[error("{}:{}: invalid YAML: {} (column {})", .path.display(), .error.line, .error.message, .error.col)]
     Yaml {
@@ -101,12 +95,4 @@ pub enum ScaffoldError {
         /// The annotation key.
         key: String,
     },
-}
-
-impl ScaffoldError {
-    /// Builds an [`ScaffoldError::Io`] for a path; used with `map_err`.
-    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ScaffoldError {
-        let path = path.into();
-        move |source| ScaffoldError::Io { path, source }
-    }
 }

@@ -27,6 +27,7 @@ pub const DOCKERFILE: &str = "bundle.Dockerfile";
 pub use error::ScaffoldError;
 
 use crate::bundle::keys;
+use crate::fsio;
 use annotations::Entry;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -144,7 +145,7 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(ScaffoldError::NotFound(dir.to_path_buf()));
         }
-        Err(e) => return Err(ScaffoldError::io(dir)(e)),
+        Err(e) => return Err(fsio::at("read", dir)(e).into()),
     }
     let is_bundle = dir.join("manifests").is_dir();
     let source_dir = if is_bundle {
@@ -289,7 +290,7 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
     )?;
 
     // 4. dependencies.yaml
-    let (required, dep_notes) = dependencies::required(&manifests.csv);
+    let (required, dep_notes) = dependencies::required(&manifests.csv_view());
     plan.notes.extend(dep_notes);
     let (dep_name, dep_text) = match &dependencies_src {
         Some((name, path)) => {
@@ -408,7 +409,7 @@ impl Plan {
             if owned || name.starts_with('.') {
                 continue;
             }
-            let bytes = fs::read(&path).map_err(ScaffoldError::io(&path))?;
+            let bytes = fsio::read(&path)?;
             self.copy(&path, bytes, &format!("metadata/{name}"))?;
         }
         Ok(())
@@ -416,7 +417,7 @@ impl Plan {
 
     /// Copies a folder tree (the scorecard tests) to the same relative place in the new bundle.
     fn copy_tree(&mut self, src: &Path, display: &str) -> Result<(), ScaffoldError> {
-        let entries = fs::read_dir(src).map_err(ScaffoldError::io(src))?;
+        let entries = fsio::read_dir(src)?;
         let mut list: Vec<(String, PathBuf)> = entries
             .filter_map(Result::ok)
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
@@ -427,7 +428,7 @@ impl Plan {
             if path.is_dir() {
                 self.copy_tree(&path, &rel)?;
             } else if path.is_file() {
-                let bytes = fs::read(&path).map_err(ScaffoldError::io(&path))?;
+                let bytes = fsio::read(&path)?;
                 self.copy(&path, bytes, &rel)?;
             }
         }
@@ -501,12 +502,7 @@ impl Plan {
         }
 
         // Package.
-        let csv_name = manifests
-            .csv
-            .path(&["metadata", "name"])
-            .and_then(crate::yaml::Node::scalar_text)
-            .unwrap_or("")
-            .to_string();
+        let csv_name = manifests.csv_view().name().to_string();
         let implied = source::package_from_csv_name(&csv_name).map(str::to_string);
         let package = match (&opts.package, old(keys::PACKAGE)) {
             (Some(flag), existing) => {
@@ -694,7 +690,7 @@ fn clean_channels(flag: &[String]) -> Result<Vec<String>, ScaffoldError> {
 
 fn read_text(path: &Path) -> Result<String, ScaffoldError> {
     let _reading = crate::guard::reading(path);
-    let bytes = fs::read(path).map_err(ScaffoldError::io(path))?;
+    let bytes = fsio::read(path)?;
     String::from_utf8(bytes).map_err(|_| ScaffoldError::NotText(path.to_path_buf()))
 }
 
@@ -702,13 +698,12 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, ScaffoldError> {
     match fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ScaffoldError::io(path)(e)),
+        Err(e) => Err(fsio::at("read", path)(e).into()),
     }
 }
 
 fn list_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, ScaffoldError> {
-    let mut out: Vec<(String, PathBuf)> = fs::read_dir(dir)
-        .map_err(ScaffoldError::io(dir))?
+    let mut out: Vec<(String, PathBuf)> = fsio::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
         .filter(|(_, p)| p.is_file())

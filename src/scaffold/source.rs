@@ -4,6 +4,8 @@
 //! writes anything, so a broken YAML file here is an error naming the file and line.
 
 use super::error::ScaffoldError;
+use crate::bundle::{Csv, Object};
+use crate::fsio;
 use crate::yaml::{self, Node};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,10 +30,17 @@ pub struct Manifests {
     pub files: Vec<ManifestFile>,
     /// Names of entries that were skipped (subfolders, hidden or non-YAML files), for a note.
     pub skipped: Vec<String>,
-    /// The CSV document.
-    pub csv: Node,
+    /// The CSV document, as an object of the bundle model (file: [`Manifests::csv_file`]).
+    pub csv: Object,
     /// The file holding the CSV.
     pub csv_file: String,
+}
+
+impl Manifests {
+    /// The typed view of the CSV ([`Csv`]), what init reads it through.
+    pub fn csv_view(&self) -> Csv<'_> {
+        Csv { object: &self.csv }
+    }
 }
 
 /// Whether a file name looks like a manifest (what opm and OLM read from `manifests/`).
@@ -45,19 +54,18 @@ fn is_manifest_name(name: &str) -> bool {
 /// Reads every manifest file at the top level of `dir` (subfolders are not read: OLM ignores
 /// them) and finds the single ClusterServiceVersion.
 pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
-    let mut entries: Vec<(String, PathBuf)> = fs::read_dir(dir)
-        .map_err(ScaffoldError::io(dir))?
+    let mut entries: Vec<(String, PathBuf)> = fsio::read_dir(dir)?
         .map(|e| {
             e.map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .map_err(ScaffoldError::io(dir))
+                .map_err(|e| ScaffoldError::from(fsio::at("list", dir)(e)))
         })
         .collect::<Result<_, _>>()?;
     entries.sort();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let mut csvs: Vec<(String, Node)> = Vec::new();
+    let mut csvs: Vec<Object> = Vec::new();
     for (name, path) in entries {
-        let meta = fs::metadata(&path).map_err(ScaffoldError::io(&path))?;
+        let meta = fs::metadata(&path).map_err(fsio::at("read", &path))?;
         if !meta.is_file() || name.starts_with('.') || !is_manifest_name(&name) {
             if meta.is_dir() {
                 skipped.push(format!("{name}/"));
@@ -67,7 +75,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
             continue;
         }
         let _reading = crate::guard::reading(&path);
-        let bytes = fs::read(&path).map_err(ScaffoldError::io(&path))?;
+        let bytes = fsio::read(&path)?;
         let text = std::str::from_utf8(&bytes).map_err(|_| ScaffoldError::NotText(path.clone()))?;
         let docs = yaml::parse_stream_lenient(text)
             .map_err(|error| ScaffoldError::Yaml {
@@ -86,7 +94,25 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
                 } else {
                     path.display().to_string()
                 };
-                csvs.push((label, doc.root));
+                let name = doc
+                    .root
+                    .path(&["metadata", "name"])
+                    .and_then(Node::scalar_text)
+                    .map(str::to_string);
+                let api_version = doc
+                    .root
+                    .get("apiVersion")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default()
+                    .to_string();
+                csvs.push(Object {
+                    file: label,
+                    doc: doc.index,
+                    root: doc.root,
+                    api_version,
+                    kind: "ClusterServiceVersion".to_string(),
+                    name,
+                });
             }
         }
         files.push(ManifestFile {
@@ -96,7 +122,7 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
             is_object,
         });
     }
-    let (csv_file, csv) = match csvs.len() {
+    let csv = match csvs.len() {
         1 => csvs.remove(0),
         0 => {
             return Err(ScaffoldError::NoCsv {
@@ -106,15 +132,15 @@ pub fn read_manifests(dir: &Path) -> Result<Manifests, ScaffoldError> {
         }
         _ => {
             return Err(ScaffoldError::ManyCsvs {
-                files: csvs.into_iter().map(|(f, _)| f).collect(),
+                files: csvs.into_iter().map(|o| o.file).collect(),
             });
         }
     };
     Ok(Manifests {
         files,
         skipped,
+        csv_file: csv.file.clone(),
         csv,
-        csv_file,
     })
 }
 

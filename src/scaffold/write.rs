@@ -7,8 +7,11 @@ use std::path::Path;
 /// Writes `bytes` to `path` atomically ([`crate::fsio`]): an existing file keeps its
 /// permissions; a new one gets `mode`. The folder is created when missing.
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<(), ScaffoldError> {
-    crate::fsio::write(path, bytes, crate::fsio::Options::edit(mode))
-        .map_err(|e| ScaffoldError::io(e.path)(e.source))
+    Ok(crate::fsio::write(
+        path,
+        bytes,
+        crate::fsio::Options::edit(mode),
+    )?)
 }
 
 /// The permission bits of a file, to give a copy the same ones (0644 where unknown).

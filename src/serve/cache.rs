@@ -44,14 +44,8 @@ pub enum CacheError {
     #[error("cannot build opm's serve cache: {0}")]
     Name(String),
     /// Writing or reading a file failed.
-    #[error("cannot build opm's serve cache: {}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot build opm's serve cache: {0}")]
+    Io(#[from] crate::fsio::FsError),
     /// Hashing a file for the digest failed.
     #[error("cannot compute the serve cache digest: {0}")]
     Digest(#[from] gotar::TarError),
@@ -60,11 +54,9 @@ pub enum CacheError {
     Build(#[from] BuildError),
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
-    move |source| CacheError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+/// [`CacheError::Io`] for a failed write (or folder creation) of `path`.
+pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
+    move |source| crate::fsio::at("write", path)(source).into()
 }
 
 /// What was written.
@@ -215,7 +207,7 @@ pub fn write_cache(
     let (files, bytes) = write_cache_files(model, base)?;
     let cache_tree =
         gotar::tree_of_dir(&base.join("cache"), Some((CACHE_DIR_MODE, CACHE_FILE_MODE)))
-            .map_err(io_err(&base.join("cache")))?;
+            .map_err(crate::fsio::at("read", &base.join("cache")))?;
     let digest = gotar::json_cache_digest(catalog, &cache_tree)?;
     let digest_path = base.join("digest");
     std::fs::write(&digest_path, digest.as_bytes()).map_err(io_err(&digest_path))?;
@@ -325,7 +317,7 @@ impl CacheFiles {
     ) -> Result<CacheLayer, CacheError> {
         let base = &self.base;
         let prefix = cache_dir.trim_matches('/');
-        let tree = gotar::tree_of_dir(base, None).map_err(io_err(base))?;
+        let tree = gotar::tree_of_dir(base, None).map_err(crate::fsio::at("read", base))?;
         let mut entries = Vec::with_capacity(tree.len());
         for e in tree {
             let name = if e.path == "." {

@@ -14,7 +14,7 @@
 //!
 //! opm writes folders 0770 and files 0660 here (with umask 0).
 
-use super::cache::{CacheError, CacheSummary};
+use super::cache::{CacheError, CacheSummary, io_err};
 use super::model::{ServeModel, index_to_go_json};
 use super::verify::{ChangedFile, VerifyReport};
 use crate::gocompat::pogreb::{Reader, Writer};
@@ -115,13 +115,6 @@ pub fn digest(catalog: &Path, items: &[(Vec<u8>, Vec<u8>)]) -> Result<String, St
         let _ = h.write_all(v);
     }
     Ok(h.hex())
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
-    move |source| CacheError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Writes `base/pogreb.v1/` (database and digest) for the catalog folder `catalog` served as

@@ -16,7 +16,10 @@ use std::path::{Path, PathBuf};
 /// Why a verification could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    /// Reading the folder or image failed.
+    /// A local file or folder could not be read.
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
+    /// Reading inside the image failed (a layer, a path as the image names it).
     #[error("{what}: {source}")]
     Io {
         /// What was being read.
@@ -108,10 +111,10 @@ pub struct CacheEntryOwner {
 /// modes they have on disk (what opm would hash running here).
 pub fn verify_dir(catalog: &Path, cache_dir: &Path) -> Result<VerifyReport, VerifyError> {
     let catalog_tree =
-        gotar::tree_of_dir(catalog, None).map_err(io(format!("{}", catalog.display())))?;
+        gotar::tree_of_dir(catalog, None).map_err(crate::fsio::at("read", catalog))?;
     let cache = cache_dir.join("cache");
     let cache_tree = if cache.is_dir() {
-        gotar::tree_of_dir(&cache, None).map_err(io(format!("{}", cache.display())))?
+        gotar::tree_of_dir(&cache, None).map_err(crate::fsio::at("read", &cache))?
     } else {
         Vec::new()
     };
@@ -126,7 +129,7 @@ pub fn verify_dir(catalog: &Path, cache_dir: &Path) -> Result<VerifyReport, Veri
     if report.recorded.is_some() || cache.is_dir() {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         report.ownership = gotar::tree_of_dir(cache_dir, None)
-            .map_err(io(format!("{}", cache_dir.display())))?
+            .map_err(crate::fsio::at("read", cache_dir))?
             .into_iter()
             .filter_map(|e| {
                 let m = std::fs::symlink_metadata(cache_dir.join(&e.path)).ok()?;
@@ -691,7 +694,7 @@ pub fn verify_trees(
             return Ok(BTreeMap::new());
         }
         Ok(gotar::tree_of_dir(&dir, None)
-            .map_err(io(format!("{}", dir.display())))?
+            .map_err(crate::fsio::at("read", &dir))?
             .into_iter()
             .filter_map(|e| match e.file {
                 Some((_, gotar::Content::Path(p))) => Some((format!("cache/{}", e.path), p)),

@@ -1,19 +1,12 @@
 //! What can go wrong while signing or verifying, apart from a signature being refused (that is a
 //! [`super::Rejection`], a verdict, not an error).
 
-use std::path::PathBuf;
-
 /// A signing or verification step that could not be carried out.
 #[derive(Debug, thiserror::Error)]
 pub enum SignatureError {
-    /// A key file or keyring could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The operating-system error.
-        source: std::io::Error,
-    },
+    /// A key file, keyring or configuration file could not be read.
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// A key file is not in a format olmpack reads, or its passphrase is wrong.
     #[error("{path}: {reason}")]
     Key {

@@ -252,10 +252,7 @@ pub fn parse_public_key(pem: &[u8], name: &str) -> Result<VerifyingKey, Signatur
 /// never printed.
 pub fn passphrase(file: Option<&std::path::Path>) -> Result<Vec<u8>, SignatureError> {
     if let Some(path) = file {
-        let mut bytes = std::fs::read(path).map_err(|source| SignatureError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let mut bytes = crate::fsio::read(path)?;
         if bytes.ends_with(b"\n") {
             bytes.pop();
             if bytes.ends_with(b"\r") {

@@ -68,12 +68,7 @@ impl RegistriesD {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-            Err(source) => {
-                return Err(SignatureError::Io {
-                    path: dir.to_path_buf(),
-                    source,
-                });
-            }
+            Err(source) => return Err(crate::fsio::at("read", dir)(source).into()),
         };
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -81,10 +76,7 @@ impl RegistriesD {
             .collect();
         files.sort();
         for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|source| SignatureError::Io {
-                path: file.clone(),
-                source,
-            })?;
+            let text = crate::fsio::read_to_string(&file)?;
             let docs = crate::yaml::parse_stream(&text).map_err(|e| SignatureError::Config {
                 path: file.display().to_string(),
                 reason: e.to_string(),

@@ -87,10 +87,7 @@ impl Policy {
     /// Reads and checks the shape of a policy file.
     pub fn load(path: &Path) -> Result<Policy, SignatureError> {
         let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| SignatureError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = crate::fsio::read(path)?;
         let json: serde_json::Value =
             serde_json::from_slice(&bytes).map_err(|e| SignatureError::Config {
                 path: shown.clone(),

@@ -323,10 +323,7 @@ impl Target {
         let path = layout::blob_path(dir, digest).ok_or_else(|| {
             SignatureError::Unsupported(format!("invalid digest {digest:?} in a manifest"))
         })?;
-        let bytes = std::fs::read(&path).map_err(|source| SignatureError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes = crate::fsio::read(&path)?;
         if bytes.len() as u64 > MAX_SMALL {
             return Err(SignatureError::Unsupported(format!(
                 "blob {digest} is too large for a signature"

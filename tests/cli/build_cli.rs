@@ -1,6 +1,8 @@
 //! `olmpack bundle build` end to end: golden digests, reproducibility across processes, file
 //! metadata and umask, outputs, and bad input. Runs the real binary.
 
+use crate::support::cmd::olmpack_reproducible_in as olmpack;
+use crate::support::fixtures::valid_basic;
 use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use olmpack::image::verify::{is_canonical_json, verify_image};
@@ -18,17 +20,6 @@ const GOLDEN_OCI: &str =
 /// Same bundle with `--format docker`.
 const GOLDEN_DOCKER: &str =
     "sha256:8888600d34ad50e15c58db000348dfa49c16f0677ca8fb3cad8d85f5941f473a 584";
-
-fn valid_basic() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
-
-/// The binary with a clean environment for reproducibility.
-fn olmpack(cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_olmpack"));
-    cmd.current_dir(cwd).env_remove("SOURCE_DATE_EPOCH");
-    cmd
-}
 
 fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
     let Output {

@@ -1,6 +1,8 @@
 //! Interop: images from `olmpack bundle build` read by independent tools (skopeo, umoci, GNU
 //! tar). A missing tool fails the test with a hint: `scripts/test.sh` installs them.
 
+use crate::support::cmd::olmpack_reproducible_in;
+use crate::support::fixtures::valid_basic;
 use crate::support::proc::Bounded;
 use olmpack::image::BlobSource;
 use olmpack::transport::layout::read_image;
@@ -9,10 +11,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn valid_basic() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
 
 fn tool(name: &str) -> Command {
     let found = Command::new("sh")
@@ -40,11 +38,8 @@ fn ok(cmd: &mut Command) -> String {
 }
 
 fn olmpack_build(cwd: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_olmpack"));
-    cmd.current_dir(cwd)
-        .env_remove("SOURCE_DATE_EPOCH")
-        .args(["bundle", "build"])
-        .args(args);
+    let mut cmd = olmpack_reproducible_in(cwd);
+    cmd.args(["bundle", "build"]).args(args);
     ok(&mut cmd).split(' ').next().unwrap().to_string()
 }
 

@@ -3,20 +3,11 @@
 //! words and exit 1, a mistyped path (exit 2), an `oci:` image and a catalog as sources, the
 //! permission summary, and `--select-optional olmv1` for bundles and catalogs.
 
+use crate::support::cmd::run as olmpack;
+use crate::support::fixtures::valid_basic;
 use crate::support::shared::shared_olmv1;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-fn olmpack(args: &[&str]) -> Output {
-    crate::support::cmd::olmpack_cmd()
-        .args(args)
-        .output()
-        .expect("olmpack runs")
-}
-
-fn valid_basic() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -5,35 +5,18 @@
 //! arbitrary uid in group 0 (OpenShift's restricted SCC). And `catalog cache verify` on every
 //! image olmpack builds, with no extra flag (issue 26 item 5).
 
+use crate::support::cmd::olmpack_reproducible as olmpack;
+use crate::support::proc::is_root;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn olmpack() -> assert_cmd::Command {
-    let mut cmd = crate::support::cmd::olmpack_cmd();
-    cmd.env_remove("SOURCE_DATE_EPOCH");
-    cmd
-}
-
-fn is_root() -> bool {
-    let probe = tempfile::NamedTempFile::new().expect("temp file");
-    probe.as_file().metadata().expect("metadata").uid() == 0
-}
-
 fn catalog() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/build-small")
+    crate::support::fixtures::testdata("catalogs/build-small")
 }
 
 fn umoci(args: &[&str]) {
-    let out = Command::new("umoci")
-        .args(args)
-        .output()
-        .expect("run umoci");
-    assert!(
-        out.status.success(),
-        "umoci {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::proc::tool_ok("umoci", args);
 }
 
 /// A base image made by umoci: an OCI layout `dir` with tag `v1`, an optional layer holding

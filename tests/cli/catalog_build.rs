@@ -6,12 +6,12 @@
 //! temp folder; without them the tests that need them say SKIPPED and pass, unless
 //! `OLMPACK_REQUIRE_CORPUS=1` (CI).
 
+use crate::support::cmd::olmpack_reproducible as olmpack;
 use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use crate::support::fs::copy_dir;
 use crate::support::shared;
-use assert_cmd::Command;
 use olmpack::image::extend::{index_of, platform_json};
 use olmpack::image::{Blob, BlobSource, Descriptor, Image, Platform};
 use serde_json::{Value, json};
@@ -44,12 +44,6 @@ fn corpus_catalog(dst: &Path) -> Option<PathBuf> {
         copy_dir(&base.join(n), &cat.join(n));
     }
     Some(cat)
-}
-
-fn olmpack() -> Command {
-    let mut c = crate::support::cmd::olmpack_cmd();
-    c.env_remove("SOURCE_DATE_EPOCH");
-    c
 }
 
 fn stdout_digest(out: &std::process::Output) -> String {
@@ -178,7 +172,7 @@ fn scratch_catalog_is_reproducible_and_tools_read_it() {
     let out2 = tmp.path().join("two");
     let script = format!(
         "umask 077; exec {} catalog build {} --output oci:{}:v1",
-        assert_cmd::cargo::cargo_bin("olmpack").display(),
+        crate::support::cmd::olmpack_path().display(),
         cat2.display(),
         out2.display()
     );

@@ -18,15 +18,7 @@ const CATALOG: &str = r#"{"schema":"olm.package","name":"op","defaultChannel":"s
 const FILTER: &str = "apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n  - name: op\n";
 
 fn umoci(args: &[&str]) {
-    let out = Command::new("umoci")
-        .args(args)
-        .output()
-        .expect("run umoci");
-    assert!(
-        out.status.success(),
-        "umoci {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::proc::tool_ok("umoci", args);
 }
 
 /// A base made by umoci: one layer with /etc/passwd naming user 1001, run as 1001.

@@ -4,12 +4,13 @@
 //! every shared catalog.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::testdata;
 use crate::support::proc::Bounded;
 use crate::support::shared;
 
 use resvg::tiny_skia;
 use resvg::usvg;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn svg_of(dir: &Path) -> String {
     let out = olmpack()
@@ -236,12 +237,6 @@ fn fonts_installed() -> bool {
         shared::skip("no DejaVu Sans font (apt-get install fonts-dejavu-core): label checks");
     }
     found
-}
-
-fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
 }
 
 #[test]

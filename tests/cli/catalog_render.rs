@@ -4,6 +4,8 @@
 //! loop over the data asserts how many cases it ran (the count of its index, and a floor).
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::testdata;
+use crate::support::golden::first_difference;
 use crate::support::proc::Bounded;
 use crate::support::shared::{cases, cases_exactly};
 use olmpack::catalog::write::{write_json_blob, write_yaml_blob};
@@ -29,22 +31,6 @@ fn files_with_suffix(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) {
         }
     }
     out.sort();
-}
-
-/// The first line where two outputs differ, for a readable failure.
-fn first_difference(want: &[u8], got: &[u8]) -> String {
-    let w = String::from_utf8_lossy(want);
-    let g = String::from_utf8_lossy(got);
-    for (n, (a, b)) in w.lines().zip(g.lines()).enumerate() {
-        if a != b {
-            return format!("line {}:\n  opm:     {a:?}\n  olmpack: {b:?}", n + 1);
-        }
-    }
-    format!(
-        "lengths differ: opm {} lines, olmpack {} lines",
-        w.lines().count(),
-        g.lines().count()
-    )
 }
 
 #[test]
@@ -505,12 +491,6 @@ fn unwritable_tmpdir_fails_with_a_clear_error_and_no_output() {
 }
 
 use predicates::prelude::*;
-
-fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-}
 
 #[test]
 fn bundle_folder_with_image_template_and_migration() {

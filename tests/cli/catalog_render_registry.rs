@@ -5,19 +5,12 @@
 //! folder).
 
 use super::catalog_render::{OpmBundle, one_bundle_blob, opm_bundles, same_as_opm};
-use crate::support::proc::Bounded;
+use crate::support::cmd::run as olmpack;
 use crate::support::registry as support;
 use crate::support::shared;
 
-use std::path::{Path, PathBuf};
-use support::{Mode, PASSWORD, Registry, USER};
-
-fn olmpack(args: &[&str]) -> std::process::Output {
-    crate::support::cmd::olmpack_cmd()
-        .args(args)
-        .bounded_output()
-        .unwrap()
-}
+use std::path::Path;
+use support::{Mode, Registry};
 
 /// The smallest real bundle of each object form (a quick push), from the index.
 fn smallest_of_each_form(catalogs: &Path) -> Vec<OpmBundle> {
@@ -51,7 +44,7 @@ fn walk_size(dir: &Path) -> u64 {
 
 #[test]
 fn bundle_image_in_a_registry_renders_to_the_catalog_blob() {
-    let testdata = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let testdata = crate::support::fixtures::valid_basic();
     let real = shared::shared_catalogs("bundles").map(|c| {
         let picked = smallest_of_each_form(&c);
         (c, picked)
@@ -59,15 +52,7 @@ fn bundle_image_in_a_registry_renders_to_the_catalog_blob() {
     let mut compared = 0;
     for mode in [Mode::Plain, Mode::TlsBasic] {
         let reg = Registry::start(mode);
-        let mut conn: Vec<String> = Vec::new();
-        if mode != Mode::Plain {
-            conn.push("--creds".into());
-            conn.push(format!("{USER}:{PASSWORD}"));
-        }
-        if let Some(ca) = &reg.ca {
-            conn.push("--ca-file".into());
-            conn.push(ca.display().to_string());
-        }
+        let conn = reg.cli_flags();
         let conn: Vec<&str> = conn.iter().map(String::as_str).collect();
         let push = |folder: &Path, reference: &str| {
             let folder = folder.to_str().unwrap();

@@ -5,17 +5,14 @@
 //! Python modules or curl; fails under `OLMPACK_REQUIRE_CORPUS=1`. Speed and memory under load
 //! are a benchmark (`just bench-serve-load`, benches/serve_load.rs); the test keeps correctness.
 
+use crate::support::cmd::olmpack_path as olmpack;
 use crate::support::proc::{Bounded, LIMIT, SHORT};
-use crate::support::shared;
+use crate::support::shared::{self, PYTHON, python_grpc_ready as python_ready};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn olmpack() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_olmpack"))
-}
 
 fn proto() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto/registry.proto")
@@ -23,22 +20,6 @@ fn proto() -> PathBuf {
 
 fn client_script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/serve_client.py")
-}
-
-const PYTHON: &str = "/usr/bin/python3";
-
-/// Whether Debian's python has grpc and grpc_tools; a skip (or a failure under CI) otherwise.
-fn python_ready() -> bool {
-    let ok = Command::new(PYTHON)
-        .args(["-c", "import grpc, grpc_tools"])
-        .output_within(SHORT)
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        shared::skip(&format!(
-            "{PYTHON} lacks grpc/grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"
-        ));
-    }
-    ok
 }
 
 /// Runs the Python client in `mode` and parses its JSON report; the client and the servers it

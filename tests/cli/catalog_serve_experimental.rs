@@ -5,25 +5,16 @@
 //! its pattern and a header that is not `true`. Skips without the Python modules (fails under
 //! `OLMPACK_REQUIRE_CORPUS=1`).
 
-use crate::support::proc::{Bounded, LIMIT, SHORT};
-use crate::support::shared;
+use crate::support::proc::{Bounded, LIMIT};
+use crate::support::shared::{self, PYTHON};
 
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
 
-const PYTHON: &str = "/usr/bin/python3";
-
 #[test]
 fn experimental_custom_schemas_as_upstream_tests_them() {
-    let ok = Command::new(PYTHON)
-        .args(["-c", "import grpc, grpc_tools"])
-        .output_within(SHORT)
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        shared::skip(&format!(
-            "{PYTHON} lacks grpc/grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"
-        ));
+    if !shared::python_grpc_ready() {
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -5,16 +5,13 @@
 //! opm accepts (OPM-VERDICTS.tsv: the 4 that opm v1.26.5 rejects are valid).
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::repo_root as root;
 use crate::support::proc::Bounded;
 use crate::support::shared;
 use olmpack::findings::{Rule, Severity};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn broken_dir() -> PathBuf {
     root().join("testdata/catalogs/broken")

@@ -4,6 +4,7 @@
 //! Only the install step (`cargo install`) is left out. The pushed images are then checked with
 //! skopeo, an independent client.
 
+use crate::support::fixtures::repo_root;
 use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
@@ -17,10 +18,6 @@ use support::{Mode, Registry};
 
 const PACKAGE: &str = "kvstore-operator";
 const VERSION: &str = "1.2.0";
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The fenced ```yaml block that follows `heading` in README.md.
 fn readme_block(heading: &str) -> String {

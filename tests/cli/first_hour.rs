@@ -3,29 +3,11 @@
 //! the user gave (not temp folders or internal functions), and every command accepts and
 //! refuses the same values.
 
-use crate::support::cmd::olmpack;
+use crate::support::cmd::run_in as run;
+use crate::support::fixtures::repo_root as root;
 use crate::support::fs::copy_dir;
-use crate::support::proc::Bounded;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs olmpack in `cwd`; returns exit code, stdout and stderr.
-fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = olmpack()
-        .current_dir(cwd)
-        .args(args)
-        .bounded_output()
-        .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A folder with nothing OLM reads: one blob of another schema (opm passes such a catalog).
 fn empty_catalog(tmp: &Path) -> PathBuf {

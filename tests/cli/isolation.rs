@@ -8,6 +8,7 @@
 //!
 //! Rule covered here: "internal/error" (bundles and catalogs).
 
+use crate::support::fixtures::{repo_root as root, valid_basic};
 use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use serde_json::Value;
@@ -18,14 +19,6 @@ use std::path::{Path, PathBuf};
 const HOOK: &str = "OLMPACK_TEST_PANIC_ON";
 /// The file that triggers the failure in the bundle that is meant to fail.
 const TRIGGER: &str = "trigger-internal-failure.yaml";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn valid_basic() -> PathBuf {
-    root().join("testdata/bundles/valid-basic")
-}
 
 /// The binary honours the hook only in debug builds or with the `test-hooks` feature (what
 /// `scripts/test.sh`, and so CI, builds with), which this test crate is built with too.

@@ -3,6 +3,7 @@
 //! left untouched, databases of old schema versions built here, index images, and broken input.
 
 use crate::support::cmd::olmpack;
+use crate::support::golden::first_difference;
 use crate::support::proc::Bounded;
 use crate::support::shared;
 
@@ -58,19 +59,6 @@ fn json_docs(bytes: &[u8]) -> Vec<Value> {
         .into_iter::<Value>()
         .map(Result::unwrap)
         .collect()
-}
-
-fn first_difference(want: &str, got: &str) -> String {
-    for (n, (a, b)) in want.lines().zip(got.lines()).enumerate() {
-        if a != b {
-            return format!("line {}:\n  opm:     {a:?}\n  olmpack: {b:?}", n + 1);
-        }
-    }
-    format!(
-        "lengths differ: opm {} lines, olmpack {} lines",
-        want.lines().count(),
-        got.lines().count()
-    )
 }
 
 #[test]

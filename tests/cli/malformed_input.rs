@@ -4,8 +4,10 @@
 //! I/O problems), a clear message that names the file (and line when there is one), no `panicked`
 //! on stderr, and that the run finishes within a guard timeout.
 
+use crate::support::cmd::olmpack_through;
+use crate::support::fixtures::valid_basic;
 use crate::support::fs::copy_dir;
-use crate::support::proc::Bounded;
+use crate::support::proc::{Bounded, read_limited_prefix};
 use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,10 +18,6 @@ const CSV: &str = "manifests/kvstore-operator.clusterserviceversion.yaml";
 const ANN: &str = "metadata/annotations.yaml";
 const SERVICE: &str = "manifests/kvstore-operator-metrics_v1_service.yaml";
 const GUARD: Duration = Duration::from_secs(30);
-
-fn valid_basic() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
 
 /// A fresh copy of valid-basic in a temporary folder (kept alive by the returned guard).
 fn bundle() -> (tempfile::TempDir, PathBuf) {
@@ -58,32 +56,6 @@ impl Outcome {
     }
 }
 
-fn is_root() -> bool {
-    let probe = tempfile::NamedTempFile::new().expect("temp file");
-    std::os::unix::fs::MetadataExt::uid(&probe.as_file().metadata().expect("metadata")) == 0
-}
-
-/// As root, file modes do not stop reads; `setpriv` without the DAC capabilities makes them
-/// count again. `None` when not root, `Some(None)` when root and setpriv is unusable.
-fn read_limited_prefix() -> Option<Option<Vec<&'static str>>> {
-    const PREFIX: [&str; 5] = [
-        "setpriv",
-        "--bounding-set",
-        "-dac_override,-dac_read_search",
-        "--inh-caps",
-        "-dac_override,-dac_read_search",
-    ];
-    if !is_root() {
-        return None;
-    }
-    let works = std::process::Command::new(PREFIX[0])
-        .args(&PREFIX[1..])
-        .arg("true")
-        .status_within(crate::support::proc::SHORT)
-        .is_ok_and(|s| s.success());
-    Some(works.then(|| PREFIX.to_vec()))
-}
-
 /// Runs `olmpack ARGS...` (through `prefix` when given) under the guard: a thread does the work
 /// and the test fails if it has not answered within [`GUARD`]. The child is killed at the same
 /// deadline by assert_cmd, so a hang cannot outlive the test.
@@ -93,15 +65,7 @@ fn olmpack_as(prefix: &[&'static str], args: Vec<String>) -> Outcome {
     let (tx, rx) = mpsc::channel();
     let started = Instant::now();
     std::thread::spawn(move || {
-        let bin = assert_cmd::cargo::cargo_bin("olmpack");
-        let mut cmd = match prefix.as_slice() {
-            [] => Command::new(&bin),
-            [first, rest @ ..] => {
-                let mut c = Command::new(first);
-                c.args(rest).arg(&bin);
-                c
-            }
-        };
+        let mut cmd = Command::from_std(olmpack_through(&prefix));
         let out = cmd.args(&args).timeout(GUARD).bounded_output();
         let _ = tx.send(out);
     });

@@ -65,13 +65,8 @@ const REPO: &str = "olm/bundle";
 
 /// The binary with an isolated credential environment.
 fn olmpack(home: &Path) -> Command {
-    let mut c = crate::support::cmd::olmpack_cmd();
-    c.env("HOME", home)
-        .env_remove("DOCKER_CONFIG")
-        .env_remove("REGISTRY_AUTH_FILE")
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .timeout(Duration::from_secs(120));
+    let mut c = crate::support::cmd::olmpack_without_credentials(home);
+    c.timeout(Duration::from_secs(120));
     c
 }
 
@@ -91,19 +86,6 @@ fn args_for(reg: &Registry) -> RegistryArgs {
         },
         ..RegistryArgs::default()
     }
-}
-
-fn cli_flags(reg: &Registry) -> Vec<String> {
-    let mut v = Vec::new();
-    if reg.mode != Mode::Plain {
-        v.push("--creds".to_string());
-        v.push(format!("{USER}:{PASSWORD}"));
-    }
-    if let Some(ca) = &reg.ca {
-        v.push("--ca-file".to_string());
-        v.push(ca.display().to_string());
-    }
-    v
 }
 
 /// A library client with a fast retry policy (fault tests) for `host`.
@@ -175,7 +157,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
     );
 
     // inspect, text
-    let flags = cli_flags(reg);
+    let flags = reg.cli_flags();
     let out = olmpack(&home)
         .args(["bundle", "inspect", &tags[0]])
         .args(&flags)
@@ -385,19 +367,9 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     );
 
     // Docker config file with the right and then a wrong password.
-    use base64::Engine;
-    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let cfg_dir = work.path().join("docker");
     std::fs::create_dir_all(&cfg_dir).expect("mkdir");
-    std::fs::write(
-        cfg_dir.join("config.json"),
-        format!(
-            r#"{{"auths":{{"{}":{{"auth":"{}"}}}}}}"#,
-            reg.host,
-            b64(&format!("{USER}:{PASSWORD}"))
-        ),
-    )
-    .expect("write");
+    support::write_auth_file(&cfg_dir.join("config.json"), &reg.host, USER, PASSWORD);
     let out = olmpack(home)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
@@ -431,15 +403,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     assert!(!stderr.contains(wrong), "{stderr}");
     // $REGISTRY_AUTH_FILE (containers auth.json format) comes before the docker config.
     let reg_auth = work.path().join("auth.json");
-    std::fs::write(
-        &reg_auth,
-        format!(
-            r#"{{"auths":{{"{}":{{"auth":"{}"}}}}}}"#,
-            reg.host,
-            b64(&format!("{USER}:{PASSWORD}"))
-        ),
-    )
-    .expect("write");
+    support::write_auth_file(&reg_auth, &reg.host, USER, PASSWORD);
     let out = olmpack(home)
         .env("REGISTRY_AUTH_FILE", &reg_auth)
         .env("DOCKER_CONFIG", &cfg_dir)

@@ -6,12 +6,9 @@
 //! `tests/library/substitutes_template.rs`; `catalog add --mode semver` in `src/catalog/add.rs`.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::valid_basic as bundle_dir;
 use crate::support::fs::copy_dir;
 use std::path::{Path, PathBuf};
-
-fn bundle_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
 
 /// A copy of the bundle with `release: RELEASE` (YAML text) under `spec.version`, CSV named `name`.
 fn with_release(root: &Path, name: &str, release: &str) -> PathBuf {

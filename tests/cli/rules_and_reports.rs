@@ -1,16 +1,12 @@
 //! The rule records as users meet them (`olmpack explain`), and the shapes of validation reports
 //! (text with paths as typed, JSON, JSON Lines) for bundles and catalogs.
 
-use crate::support::cmd::olmpack;
+use crate::support::cmd::{olmpack, run_in};
+use crate::support::fixtures::repo_root as root;
 use crate::support::fs::copy_dir;
 use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn stdout_of(args: &[&str]) -> (i32, String, String) {
     let out = olmpack().args(args).bounded_output().expect("run");
@@ -107,19 +103,6 @@ fn explain_an_unknown_rule_exits_2_with_close_matches() {
     let (code, _, err) = stdout_of(&["explain", "nothing-like-it"]);
     assert_eq!(code, 2);
     assert!(err.contains("--list-rules"), "{err}");
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = olmpack()
-        .current_dir(dir)
-        .args(args)
-        .bounded_output()
-        .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Two catalog folders and two bundle folders, one of each broken, under one temporary folder.

@@ -2,31 +2,18 @@
 //! the machine, optional rule groups that agree with operator-sdk, render flags that are
 //! applied, network errors in plain words, Ctrl-C that cleans up, the wrong kind of input named.
 
-use crate::support::cmd::olmpack;
+use crate::support::cmd::{olmpack, run_in as run};
+use crate::support::fixtures::repo_root as root;
 use crate::support::registry::{Mode, Registry};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn valid_bundle() -> String {
     root()
         .join("testdata/bundles/valid-basic")
         .to_string_lossy()
         .into_owned()
-}
-
-/// Runs olmpack in `cwd`; returns exit code, stdout and stderr.
-fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = olmpack().current_dir(cwd).args(args).output().expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Names in a folder, sorted (hidden ones included: a leftover `.olmpack-…` must show).

@@ -2,6 +2,7 @@
 //! (`../shared/catalogs/serve/`, opm v1.26.5, adjusted for current opm as its SOURCE.md says),
 //! and opm's serve cache written by `catalog build`.
 
+use crate::support::cmd::olmpack_reproducible as olmpack;
 use crate::support::proc::Bounded;
 use crate::support::shared;
 
@@ -343,12 +344,6 @@ fn go_tar_edge_cases_match_go() {
     .unwrap();
     let theirs = go_digests(&[(cat, cache)], tmp.path());
     assert_eq!(vec![ours], theirs);
-}
-
-fn olmpack() -> assert_cmd::Command {
-    let mut cmd = crate::support::cmd::olmpack_cmd();
-    cmd.env_remove("SOURCE_DATE_EPOCH");
-    cmd
 }
 
 /// The manifest and config of the single image of an OCI layout.

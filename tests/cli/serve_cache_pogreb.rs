@@ -4,31 +4,17 @@
 //! `tests/library/pogreb.rs`; here the image is unpacked by umoci (owners and modes kept) and
 //! read as the base's user in a child process (`setpriv`).
 
+use crate::support::cmd::olmpack_reproducible as olmpack;
 use olmpack::gocompat::pogreb::Reader;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn olmpack() -> assert_cmd::Command {
-    let mut cmd = crate::support::cmd::olmpack_cmd();
-    cmd.env_remove("SOURCE_DATE_EPOCH");
-    cmd
-}
 
 fn catalog() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/build-small")
+    crate::support::fixtures::testdata("catalogs/build-small")
 }
 
 fn umoci(args: &[&str]) {
-    let out = Command::new("umoci")
-        .args(args)
-        .output()
-        .expect("run umoci");
-    assert!(
-        out.status.success(),
-        "umoci {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::proc::tool_ok("umoci", args);
 }
 
 fn text(o: &std::process::Output) -> String {

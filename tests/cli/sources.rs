@@ -6,8 +6,9 @@
 //! any `socket(2)` call (a DNS lookup opens one before anything else) fails the test. The
 //! binary of the previous release opened AF_INET sockets in three of these cases.
 
+use crate::support::fixtures::valid_basic as testdata_bundle;
 use crate::support::proc::Bounded;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// What one run of the binary gave.
@@ -35,7 +36,7 @@ fn run(dir: &Path, args: &[&str]) -> Run {
     let out = Command::new(strace())
         .args(["-f", "-qq", "-e", "trace=socket", "-o"])
         .arg(trace.path())
-        .arg(assert_cmd::cargo::cargo_bin("olmpack"))
+        .arg(crate::support::cmd::olmpack_path())
         .args(args)
         .current_dir(dir)
         .env_remove("HTTPS_PROXY")
@@ -86,10 +87,6 @@ fn refused(dir: &Path, args: &[&str], want: &[&str]) -> String {
         r.sockets
     );
     r.stderr
-}
-
-fn testdata_bundle() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
 }
 
 const TEMPLATE: &str = "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: kvstore-operator\n  - schema: olm.bundle\n    image: quay.io/example/kvstore-bundle:1.2.0\n";
@@ -149,7 +146,7 @@ fn a_folder_where_an_image_is_needed_says_what_to_type() {
     );
     // An OCI layout given without its prefix: the prefix is suggested.
     let layout = d.join("layout");
-    let built = Command::new(assert_cmd::cargo::cargo_bin("olmpack"))
+    let built = Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "build"])
         .arg(testdata_bundle())
         .arg("--output")
@@ -338,7 +335,7 @@ fn closed_port() -> u16 {
 fn retries_are_said_once_per_attempt() {
     let port = closed_port();
     let reference = format!("127.0.0.1:{port}/x/y:1");
-    let out = Command::new(assert_cmd::cargo::cargo_bin("olmpack"))
+    let out = Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "inspect", "--retries", "3", &reference])
         .bounded_output()
         .expect("runs");
@@ -356,7 +353,7 @@ fn retries_are_said_once_per_attempt() {
         assert!(line.contains(&format!("attempt {} of 3", i + 2)), "{line}");
     }
     // No retry, no word about one.
-    let once = Command::new(assert_cmd::cargo::cargo_bin("olmpack"))
+    let once = Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "inspect", "--retries", "1", &reference])
         .bounded_output()
         .expect("runs");
@@ -365,7 +362,7 @@ fn retries_are_said_once_per_attempt() {
     assert!(once_err.to_lowercase().contains("refused"), "{once_err}");
     assert!(!once_err.contains("retrying"), "{once_err}");
     // --retries stays documented.
-    let help = Command::new(assert_cmd::cargo::cargo_bin("olmpack"))
+    let help = Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "inspect", "--help"])
         .bounded_output()
         .expect("runs");

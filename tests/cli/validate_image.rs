@@ -2,22 +2,12 @@
 //! --image` of what was pushed, `bundle pull` then `bundle build` back to the same digest, and the
 //! image-only rules (`"image/labels"`, `"image/shape"`) on images made to break them.
 
-use crate::support::proc::Bounded;
+use crate::support::cmd::run as olmpack;
+use crate::support::fixtures::valid_basic;
 use crate::support::registry as support;
 
-use std::path::{Path, PathBuf};
-use support::{Mode, PASSWORD, Registry, USER};
-
-fn olmpack(args: &[&str]) -> std::process::Output {
-    crate::support::cmd::olmpack_cmd()
-        .args(args)
-        .bounded_output()
-        .expect("olmpack runs")
-}
-
-fn valid_basic() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic")
-}
+use std::path::Path;
+use support::{Mode, PASSWORD, Registry};
 
 fn text(out: &std::process::Output) -> String {
     format!(
@@ -44,15 +34,7 @@ fn build_push_validate_image_pull_and_rebuild_round_trip() {
         let reg = Registry::start(mode);
         let reference = reg.reference("olm/kvstore-bundle", "v1.2.0");
         let second = reg.reference("olm/kvstore-bundle", "stable");
-        let mut conn: Vec<String> = Vec::new();
-        if mode != Mode::Plain {
-            conn.push("--creds".into());
-            conn.push(format!("{USER}:{PASSWORD}"));
-        }
-        if let Some(ca) = &reg.ca {
-            conn.push("--ca-file".into());
-            conn.push(ca.display().to_string());
-        }
+        let conn = reg.cli_flags();
         let conn: Vec<&str> = conn.iter().map(String::as_str).collect();
 
         let dir = valid_basic();

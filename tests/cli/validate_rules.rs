@@ -11,8 +11,10 @@
 //! The coverage test fails when a rule in `Rule::ALL` has no case here, so a new rule cannot be
 //! added without a broken bundle showing that it works.
 
+use crate::support::cmd::olmpack_through;
+use crate::support::fixtures::{repo_root as root, valid_basic};
 use crate::support::fs::copy_dir;
-use crate::support::proc::Bounded;
+use crate::support::proc::{Bounded, is_root};
 use assert_cmd::Command;
 use olmpack::validate::{Group, Rule};
 use serde_json::Value;
@@ -1023,14 +1025,6 @@ fn cases() -> Vec<Case> {
 // ---------------------------------------------------------------------------------------------
 // Paths and runtime bundles
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn valid_basic() -> PathBuf {
-    root().join("testdata/bundles/valid-basic")
-}
-
 fn broken_dir() -> PathBuf {
     root().join("testdata/bundles/broken")
 }
@@ -1058,28 +1052,7 @@ fn unreadable_skip_reason() -> Option<String> {
 /// As root, permissions do not stop reads: run olmpack through `setpriv` without the
 /// capabilities that bypass them. `None` when not root (nothing to drop) or setpriv cannot.
 fn read_limited_prefix() -> Option<Vec<&'static str>> {
-    const PREFIX: [&str; 5] = [
-        "setpriv",
-        "--bounding-set",
-        "-dac_override,-dac_read_search",
-        "--inh-caps",
-        "-dac_override,-dac_read_search",
-    ];
-    if !is_root() {
-        return None;
-    }
-    let works = std::process::Command::new(PREFIX[0])
-        .args(&PREFIX[1..])
-        .arg("true")
-        .bounded_status()
-        .is_ok_and(|s| s.success());
-    works.then(|| PREFIX.to_vec())
-}
-
-fn is_root() -> bool {
-    // The owner of a file we just created is our effective uid.
-    let probe = tempfile::NamedTempFile::new().expect("temp file");
-    std::os::unix::fs::MetadataExt::uid(&probe.as_file().metadata().expect("metadata")) == 0
+    crate::support::proc::read_limited_prefix().flatten()
 }
 
 fn build_binary(dir: &Path) {
@@ -1173,16 +1146,7 @@ fn validate(dir: &Path, extra: &[&str]) -> Run {
 
 /// Runs `olmpack bundle validate -o json DIR EXTRA...`, through `prefix` when it is not empty.
 fn validate_as(prefix: &[&str], dir: &Path, extra: &[&str]) -> Run {
-    let bin = assert_cmd::cargo::cargo_bin("olmpack");
-    let mut cmd = match prefix {
-        [] => Command::new(&bin),
-        [first, rest @ ..] => {
-            let mut c = Command::new(first);
-            c.args(rest).arg(&bin);
-            c
-        }
-    };
-    let out = cmd
+    let out = Command::from_std(olmpack_through(prefix))
         .args(["bundle", "validate", "-o", "json"])
         .arg(dir)
         .args(extra)

@@ -177,7 +177,7 @@ fn the_whole_corpus_in_one_run_reports_every_bundle() {
     let Some(corpus) = corpus_dir() else { return };
     let expected = expected();
     let dirs = bundle_dirs(&corpus);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmpack"))
+    let out = std::process::Command::new(crate::support::cmd::olmpack_path())
         .current_dir(corpus.join("bundles"))
         .args(["bundle", "validate", "-o", "json"])
         .args(&dirs)
@@ -225,7 +225,7 @@ fn the_whole_corpus_in_one_run_reports_every_bundle() {
 fn a_bundle_near_the_size_limit_gets_the_reference_s_exact_figure() {
     let Some(corpus) = corpus_dir() else { return };
     let bundle = corpus.join("bundles/sn-operator/0.19.7");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmpack"))
+    let out = std::process::Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "validate", "-o", "json"])
         .arg(&bundle)
         .bounded_output()

@@ -7,6 +7,7 @@
 #[path = "../../examples/fuzz/harness.rs"]
 mod harness;
 
+use crate::support::fixtures::repo_root as repo;
 use crate::support::fs::copy_dir;
 use crate::support::shared;
 use olmpack::yaml;
@@ -16,10 +17,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 const SEED: u64 = 20261123;
 const CASES: u64 = 1200;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn corpus_dir() -> Option<PathBuf> {
     shared::shared_corpus()

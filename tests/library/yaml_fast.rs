@@ -4,13 +4,10 @@
 //! parser must accept the file. The corpus part is skipped when `../shared/corpus` is absent,
 //! and fails instead when `OLMPACK_REQUIRE_CORPUS=1` (as in tests/library/corpus.rs).
 
+use crate::support::fixtures::repo_root as repo;
 use crate::support::shared;
 use olmpack::yaml;
 use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn corpus_dir() -> Option<PathBuf> {
     shared::shared_corpus()

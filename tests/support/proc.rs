@@ -107,6 +107,21 @@ impl Bounded for Command {
     }
 }
 
+/// Runs a tool (`umoci`, `skopeo`...) to completion within [`LIMIT`] and fails the test,
+/// with the tool's stderr, when it does not succeed.
+pub fn tool_ok(program: &str, args: &[&str]) -> Output {
+    let out = Command::new(program)
+        .args(args)
+        .bounded_output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Whether this process runs as root (uid 0), read from `/proc/self/status`.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -117,6 +132,28 @@ pub fn is_root() -> bool {
                 .and_then(|v| v.split_whitespace().next().map(|u| u == "0"))
         })
         .unwrap_or(false)
+}
+
+/// As root, file modes do not stop reads; `setpriv` without the DAC capabilities makes them
+/// count again: the prefix that does it, for tests of unreadable files. `None` when not root
+/// (modes already count), `Some(None)` when root and setpriv is unusable here.
+pub fn read_limited_prefix() -> Option<Option<Vec<&'static str>>> {
+    const PREFIX: [&str; 5] = [
+        "setpriv",
+        "--bounding-set",
+        "-dac_override,-dac_read_search",
+        "--inh-caps",
+        "-dac_override,-dac_read_search",
+    ];
+    if !is_root() {
+        return None;
+    }
+    let works = Command::new(PREFIX[0])
+        .args(&PREFIX[1..])
+        .arg("true")
+        .status_within(SHORT)
+        .is_ok_and(|s| s.success());
+    Some(works.then(|| PREFIX.to_vec()))
 }
 
 /// The uid and gid of the non-root user that root-only cases run as (the opm image's user).

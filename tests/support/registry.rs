@@ -279,6 +279,21 @@ impl Registry {
     pub fn reference(&self, repo: &str, tag: &str) -> String {
         format!("{}/{repo}:{tag}", self.host)
     }
+
+    /// The olmpack flags that reach this registry: `--creds USER:PASSWORD` when it asks for
+    /// them, `--ca-file` when it serves TLS.
+    pub fn cli_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.mode != Mode::Plain {
+            v.push("--creds".to_string());
+            v.push(format!("{USER}:{PASSWORD}"));
+        }
+        if let Some(ca) = &self.ca {
+            v.push("--ca-file".to_string());
+            v.push(ca.display().to_string());
+        }
+        v
+    }
 }
 
 /// One request seen by the token endpoint.
@@ -739,6 +754,16 @@ pub fn bundle_files(extra: usize) -> Vec<(String, Vec<u8>)> {
         ANNOTATIONS.as_bytes().to_vec(),
     ));
     v
+}
+
+/// Writes a credential file in the format docker's `config.json` and containers' `auth.json`
+/// share: one `auths` entry for `host` with `user:password` base64-encoded, as `docker login`
+/// writes it.
+pub fn write_auth_file(path: &Path, host: &str, user: &str, password: &str) {
+    use base64::Engine;
+    let auth = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    let body = serde_json::json!({ "auths": { host: { "auth": auth } } });
+    std::fs::write(path, body.to_string()).expect("write the auth file");
 }
 
 /// Labels matching [`ANNOTATIONS`] (or, with `package`, a different package label).

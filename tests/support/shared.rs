@@ -37,6 +37,25 @@ pub fn tool(program: &str, debian_package: &str) -> bool {
     false
 }
 
+/// Debian's python, the one the gRPC client tests run (its packaged grpcio).
+pub const PYTHON: &str = "/usr/bin/python3";
+
+/// Whether [`PYTHON`] has grpc and grpc_tools (the serve tests' client); a [`skip`] naming the
+/// Debian packages otherwise.
+pub fn python_grpc_ready() -> bool {
+    use super::proc::Bounded;
+    let ok = std::process::Command::new(PYTHON)
+        .args(["-c", "import grpc, grpc_tools"])
+        .output_within(super::proc::SHORT)
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip(&format!(
+            "{PYTHON} lacks grpc/grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"
+        ));
+    }
+    ok
+}
+
 /// `program` resolved against `PATH` like a shell does.
 pub fn find_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {

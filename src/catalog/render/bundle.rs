@@ -14,7 +14,7 @@ use base64::Engine as _;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The files of a bundle: the top-level regular files of `manifests/` and of `metadata/`, each
 /// list sorted by name. Filled from a folder ([`BundleFiles::read_dir`]) or from an image.
@@ -32,14 +32,8 @@ pub struct BundleFiles {
 #[derive(Debug, thiserror::Error)]
 pub enum BundleRenderError {
     /// A folder or file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// What was read.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
     /// No manifest decoded to an object.
     #[error("{0}: no bundle objects found in manifests/")]
     NoObjects(String),
@@ -88,13 +82,9 @@ impl BundleFiles {
     /// folders skipped; dot files are skipped later for manifests only, as opm does).
     pub fn read_dir(root: &Path) -> Result<BundleFiles, BundleRenderError> {
         let read = |dir: &Path| -> Result<Vec<(String, Vec<u8>)>, BundleRenderError> {
-            let io = |source| BundleRenderError::Io {
-                path: dir.to_path_buf(),
-                source,
-            };
             let mut out = Vec::new();
-            for entry in std::fs::read_dir(dir).map_err(io)? {
-                let entry = entry.map_err(io)?;
+            for entry in crate::fsio::read_dir(dir)? {
+                let entry = entry.map_err(crate::fsio::at("list", dir))?;
                 let path = entry.path();
                 let Ok(meta) = std::fs::metadata(&path) else {
                     continue;
@@ -102,10 +92,7 @@ impl BundleFiles {
                 if !meta.is_file() {
                     continue;
                 }
-                let content = std::fs::read(&path).map_err(|source| BundleRenderError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
+                let content = crate::fsio::read(&path)?;
                 out.push((entry.file_name().to_string_lossy().into_owned(), content));
             }
             out.sort_by(|a, b| a.0.cmp(&b.0));

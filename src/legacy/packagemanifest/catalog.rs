@@ -6,6 +6,7 @@
 
 use super::graph::Loaded;
 use super::{PackageDir, Version, validate};
+use crate::bundle::Csv;
 use crate::catalog::model::DeclarativeConfig;
 use crate::findings::Diagnostic;
 use crate::gocompat::marshal::marshal_string;
@@ -123,32 +124,23 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         skips: Some(v.skips.join(",")),
         substitutesfor: Some(String::new()),
     });
-    for image in images(csv_node) {
+    let csv = v.csv_view();
+    for image in images(&csv) {
         db.add_related_image(&v.name, &image);
     }
-    let text = |n: &Node, k: &str| {
-        n.get(k)
-            .and_then(Node::scalar_text)
-            .unwrap_or_default()
-            .to_string()
-    };
     let mut required = BTreeSet::new();
-    for d in validate::definitions(v, "customresourcedefinitions", "required") {
-        let name = text(d, "name");
+    for d in csv.required_crds() {
+        let name = d.name;
         let Some((_plural, group)) = name.split_once('.') else {
             return Err(CatalogError::Csv {
                 file: v.csv().file.clone(),
                 message: format!("couldn't parse plural.group from crd name: {name}"),
             });
         };
-        required.insert(gvk(group, &text(d, "kind"), &text(d, "version")));
+        required.insert(gvk(group, d.kind, d.version));
     }
-    for d in validate::definitions(v, "apiservicedefinitions", "required") {
-        required.insert(gvk(
-            &text(d, "group"),
-            &text(d, "kind"),
-            &text(d, "version"),
-        ));
+    for d in csv.required_apis() {
+        required.insert(gvk(d.written_group.unwrap_or_default(), d.kind, d.version));
     }
     for value in &required {
         db.add_dependency(&v.name, &v.version, "", "olm.gvk", value);
@@ -195,40 +187,29 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
 
 /// `Bundle.Images`: the deployments' container and init-container images (for the
 /// `deployment` install strategy) and `spec.relatedImages[].image`.
-fn images(csv: &Node) -> BTreeSet<String> {
+fn images(csv: &Csv<'_>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let s = |n: Option<&Node>| {
-        n.and_then(Node::scalar_text)
-            .unwrap_or_default()
-            .to_string()
-    };
-    if csv
-        .path(&["spec", "install", "strategy"])
-        .and_then(Node::scalar_text)
-        == Some("deployment")
-    {
-        let deployments = csv
-            .path(&["spec", "install", "spec", "deployments"])
-            .and_then(Node::as_seq)
-            .unwrap_or_default();
-        for d in deployments {
+    if csv.strategy_name() == Some("deployment") {
+        for d in csv.deployments() {
             for key in ["containers", "initContainers"] {
                 for c in d
-                    .path(&["spec", "template", "spec", key])
+                    .spec
+                    .and_then(|s| s.path(&["template", "spec", key]))
                     .and_then(Node::as_seq)
                     .unwrap_or_default()
                 {
-                    out.insert(s(c.get("image")));
+                    out.insert(
+                        c.get("image")
+                            .and_then(Node::scalar_text)
+                            .unwrap_or_default()
+                            .to_string(),
+                    );
                 }
             }
         }
     }
-    for r in csv
-        .path(&["spec", "relatedImages"])
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-    {
-        out.insert(s(r.get("image")));
+    for r in csv.related_images() {
+        out.insert(r.image.to_string());
     }
     out
 }

@@ -12,6 +12,7 @@ use super::graph::Loaded;
 use super::validate::Report;
 use super::{PackageDir, Version};
 use crate::bundle::keys;
+use crate::fsio;
 use crate::scaffold::annotations::{self, Entry};
 use crate::scaffold::dependencies;
 use std::fs;
@@ -41,20 +42,8 @@ pub enum MigrateError {
         first: String,
     },
     /// An I/O error while reading a source file or staging.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MigrateError + '_ {
-    move |source| MigrateError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    #[error(transparent)]
+    Io(#[from] crate::fsio::FsError),
 }
 
 /// One bundle folder to write.
@@ -150,7 +139,7 @@ fn bundle_files(
     let mut files = Vec::new();
     for o in &v.objects {
         let path = pkg.root.join(&o.file);
-        let bytes = fs::read(&path).map_err(io(&path))?;
+        let bytes = fsio::read(&path)?;
         let name = o.file.rsplit('/').next().unwrap_or(&o.file);
         files.push((format!("manifests/{name}"), first_document(bytes)));
     }
@@ -169,7 +158,9 @@ fn bundle_files(
         "metadata/annotations.yaml".into(),
         format!("{header}{body}").into_bytes(),
     ));
-    let (required, _notes) = dependencies::required(&v.csv().root);
+    let (required, _notes) = crate::bundle::Csv::new(v.csv())
+        .map(|csv| dependencies::required(&csv))
+        .unwrap_or_default();
     if !required.is_empty() {
         let body: String = dependencies::render_new(&required)
             .lines()
@@ -234,20 +225,20 @@ pub fn write(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    fs::create_dir_all(&parent).map_err(io(&parent))?;
+    fsio::create_dir_all(&parent)?;
     let stage = tempfile::Builder::new()
         .prefix(".olmpack-migrate-")
         .tempdir_in(&parent)
-        .map_err(|e| io(&parent)(crate::fsio::temp_error(e)))?;
+        .map_err(|e| fsio::at("create a temporary folder in", &parent)(fsio::temp_error(e)))?;
     let _interrupt = crate::interrupt::register(stage.path());
     for b in &plan.bundles {
         let root = stage.path().join(&b.dir);
         for (rel, bytes) in &b.files {
             let path = root.join(rel);
             if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir).map_err(io(dir))?;
+                fsio::create_dir_all(dir)?;
             }
-            fs::write(&path, bytes).map_err(io(&path))?;
+            fs::write(&path, bytes).map_err(fsio::at("write", &path))?;
         }
         check(b, &root)?;
     }
@@ -258,7 +249,7 @@ pub fn write(
     }
     if let Err(e) = fs::rename(&staged, out) {
         let _ = fs::remove_dir_all(&staged);
-        return Err(io(out)(e));
+        return Err(fsio::at("rename the staged bundles to", out)(e).into());
     }
     Ok(())
 }

@@ -123,6 +123,11 @@ impl Version {
     pub fn csv(&self) -> &Object {
         &self.objects[self.csv]
     }
+
+    /// The typed view of the CSV, what its fields are read through.
+    pub fn csv_view(&self) -> crate::bundle::Csv<'_> {
+        crate::bundle::Csv { object: self.csv() }
+    }
 }
 
 /// A package-manifest folder as read.

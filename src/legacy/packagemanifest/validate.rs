@@ -310,68 +310,49 @@ pub fn provided_apis(v: &Version) -> BTreeSet<ApiKey> {
             }
         }
     }
-    for api in definitions(v, "apiservicedefinitions", "owned") {
+    for api in v.csv_view().owned_apis() {
         out.insert((
-            s(api.get("group")),
-            s(api.get("version")),
-            s(api.get("kind")),
-            s(api.get("name")),
+            api.written_group.unwrap_or_default().to_string(),
+            api.version.to_string(),
+            api.kind.to_string(),
+            api.name.to_string(),
         ));
     }
     out
-}
-
-/// `spec.<section>.<which>` of the CSV: the owned or required CRD / API service definitions.
-pub fn definitions<'a>(v: &'a Version, section: &str, which: &str) -> &'a [Node] {
-    v.csv()
-        .root
-        .path(&["spec", section, which])
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
 }
 
 /// opm's `AllProvidedAPIsInBundle`: every owned CRD must be provided by a CRD of the folder.
 fn check_provided_apis(v: &Version) -> Vec<Diagnostic> {
     let provided = provided_apis(v);
     let mut out = Vec::new();
-    for required in definitions(v, "customresourcedefinitions", "required") {
-        let name = required
-            .get("name")
-            .and_then(Node::scalar_text)
-            .unwrap_or_default();
+    for required in v.csv_view().required_crds() {
+        let name = required.name;
         if !name.contains('.') {
             out.push(
                 Diagnostic::new(
                     Rule::PmCsvField,
                     format!("required CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
                 )
-                .near(v.csv().file.clone(), required.line),
+                .near(v.csv().file.clone(), required.pos.line),
             );
         }
     }
-    for owned in definitions(v, "customresourcedefinitions", "owned") {
-        let text = |k: &str| {
-            owned
-                .get(k)
-                .and_then(Node::scalar_text)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let name = text("name");
+    for owned in v.csv_view().owned_crds() {
+        let name = owned.name;
         let Some((plural, group)) = name.split_once('.') else {
             out.push(
                 Diagnostic::new(
                     Rule::PmProvidedApiMissing,
                     format!("owned CRD name \"{name}\" is not <plural>.<group> (opm: couldn't parse plural.group from crd name)"),
                 )
-                .near(v.csv().file.clone(), owned.line),
+                .near(v.csv().file.clone(), owned.pos.line),
             );
             continue;
         };
         let key = (
             group.to_string(),
-            text("version"),
-            text("kind"),
+            owned.version.to_string(),
+            owned.kind.to_string(),
             plural.to_string(),
         );
         if !provided.contains(&key) {
@@ -383,7 +364,7 @@ fn check_provided_apis(v: &Version) -> Vec<Diagnostic> {
                         key.1, key.2, v.dir, v.name
                     ),
                 )
-                .near(v.csv().file.clone(), owned.line),
+                .near(v.csv().file.clone(), owned.pos.line),
             );
         }
     }
