@@ -32,7 +32,7 @@ use crate::image::extend::{
 use crate::image::{Artifact, BlobSource, BuildError, Format, Image, ImageIndex};
 use crate::location::Location;
 use crate::transport::sink::{Deliverable, Delivery, DeliveryError};
-use crate::transport::source::{Opened, OpenedImage, open};
+use crate::transport::source::{OpenedImage, open};
 use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -532,8 +532,8 @@ fn open_bases(
         source,
     };
     let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
-    match open(&location, registry).map_err(wrap)? {
-        Opened::Image(image) => {
+    let opened = match open(&location, registry).map_err(wrap)?.into_image() {
+        Ok(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {
                 let matches = own.as_ref().is_some_and(|o| {
@@ -553,61 +553,60 @@ fn open_bases(
                 Some(p) => platform_json(p),
                 None => platform_json(&Platform::default()),
             };
-            Ok((vec![(*image, pj)], false))
+            return Ok((vec![(image, pj)], false));
         }
-        Opened::Index(index) => {
-            let available = index
-                .platforms()
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let entries: Vec<_> = if platforms.is_empty() {
-                let mut seen: Vec<Platform> = Vec::new();
-                index
-                    .entries
-                    .iter()
-                    .filter(|e| {
-                        e.platform.as_ref().is_some_and(|p| {
-                            p.os != "unknown" && !seen.contains(p) && {
-                                seen.push(p.clone());
-                                true
-                            }
-                        })
-                    })
-                    .cloned()
-                    .collect()
-            } else {
-                let mut chosen = Vec::new();
-                for p in dedup(platforms) {
-                    let entry =
-                        index
-                            .entry_for(&p)
-                            .map_err(|_| CatalogBuildError::BasePlatform {
-                                base: base.to_string(),
-                                platform: p.to_string(),
-                                available: available.clone(),
-                            })?;
-                    chosen.push(entry.clone());
+        Err(index) => index,
+    };
+    let crate::image::ImageOrIndex::Index(index) = &opened.value else {
+        return Err(CatalogBuildError::EmptyBase(base.to_string()));
+    };
+    let image_error = |e: crate::image::ImageError| wrap(e.into());
+    let all = index.entries().map_err(image_error)?;
+    let available = all
+        .iter()
+        .filter_map(|e| e.platform.as_ref().map(ToString::to_string))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let entries: Vec<_> = if platforms.is_empty() {
+        let mut seen: Vec<Platform> = Vec::new();
+        all.into_iter()
+            .filter(|e| {
+                e.platform.as_ref().is_some_and(|p| {
+                    p.os != "unknown" && !seen.contains(p) && {
+                        seen.push(p.clone());
+                        true
+                    }
+                })
+            })
+            .collect()
+    } else {
+        let mut chosen = Vec::new();
+        for p in dedup(platforms) {
+            let entry = index.entry_for(&p).map_err(image_error)?.ok_or_else(|| {
+                CatalogBuildError::BasePlatform {
+                    base: base.to_string(),
+                    platform: p.to_string(),
+                    available: available.clone(),
                 }
-                chosen
-            };
-            if entries.is_empty() {
-                return Err(CatalogBuildError::EmptyBase(base.to_string()));
-            }
-            let mut out = Vec::new();
-            for e in entries {
-                let image = index.image(&e).map_err(wrap)?;
-                let pj = e
-                    .platform_json
-                    .clone()
-                    .or_else(|| e.platform.as_ref().map(platform_json))
-                    .unwrap_or_else(|| platform_json(&Platform::default()));
-                out.push((image, pj));
-            }
-            Ok((out, true))
+            })?;
+            chosen.push(entry);
         }
+        chosen
+    };
+    if entries.is_empty() {
+        return Err(CatalogBuildError::EmptyBase(base.to_string()));
     }
+    let mut out = Vec::new();
+    for e in entries {
+        let image = opened.image(&e.descriptor).map_err(wrap)?;
+        let pj = e
+            .platform_json
+            .clone()
+            .or_else(|| e.platform.as_ref().map(platform_json))
+            .unwrap_or_else(|| platform_json(&Platform::default()));
+        out.push((image, pj));
+    }
+    Ok((out, true))
 }
 
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where

@@ -101,6 +101,7 @@ pub(crate) fn two_platform_index(dir: &Path) -> ImageIndex {
             serde_json::to_vec(&index).expect("json"),
         ),
         images,
+        manifests: None,
     }
 }
 
