@@ -765,6 +765,137 @@ pub fn unpack_image(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::image::config::canonical_json;
+    use crate::image::extend::{index_of, platform_json};
+    use crate::image::manifest::{Format, manifest_json};
+    use crate::image::media;
+
+    /// A small image for `platform` with one layer (a layout does not look inside layers).
+    fn image(platform: &str) -> Image {
+        let layer = Blob::memory(media::OCI_LAYER_GZIP, platform.as_bytes().to_vec());
+        let (os, arch) = platform.split_once('/').unwrap();
+        let config = Blob::memory(
+            media::OCI_CONFIG,
+            format!(r#"{{"architecture":"{arch}","os":"{os}"}}"#).into_bytes(),
+        );
+        let manifest = manifest_json(
+            Format::Oci,
+            &config.descriptor,
+            std::slice::from_ref(&layer.descriptor),
+        );
+        Image {
+            manifest: Blob::memory(media::OCI_MANIFEST, canonical_json(&manifest)),
+            config,
+            layers: vec![layer],
+        }
+    }
+
+    /// A two-platform index written to `dir` as `oci:dir:v1`.
+    fn two_platform_layout(dir: &Path) -> ImageIndex {
+        let images = ["linux/amd64", "linux/arm64"]
+            .iter()
+            .map(|p| (image(p), platform_json(&p.parse().unwrap())))
+            .collect();
+        let index = index_of(images);
+        layout::write_index_layout(&index, dir, &["v1".to_string()]).unwrap();
+        index
+    }
+
+    fn location(dir: &Path) -> Location {
+        Location::parse(&format!("oci:{}:v1", dir.display())).unwrap()
+    }
+
+    /// An opened index is the image model's index, its images not yet open; reading one
+    /// platform opens that platform's manifest only, so a broken other platform does not
+    /// matter, while opening every image (a copy) names the broken one as a local error.
+    #[test]
+    fn an_opened_index_opens_its_images_on_demand() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        let written = two_platform_layout(&dir);
+        let opts = RegistryOptions::default();
+
+        let opened = open(&location(&dir), &opts).unwrap();
+        let ImageOrIndex::Index(index) = &opened.value else {
+            panic!("an index");
+        };
+        assert_eq!(index.index.descriptor, written.index.descriptor);
+        assert!(index.images.is_empty() && !index.is_complete());
+        let platforms: Vec<String> = index
+            .platforms()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(platforms, ["linux/amd64", "linux/arm64"]);
+
+        // The arm64 manifest goes missing: amd64 still opens.
+        let arm = &written.images[1].manifest.descriptor;
+        std::fs::remove_file(layout::blob_path(&dir, &arm.digest).unwrap()).unwrap();
+        let amd = open_image(&location(&dir), &opts).unwrap();
+        assert_eq!(amd.image.digest(), written.images[0].digest());
+        assert_eq!(amd.image.platform(), "linux/amd64");
+        assert!(amd.warnings[0].contains("multi-platform image index"));
+
+        let err = open_artifact(&location(&dir), &opts).unwrap_err();
+        assert!(matches!(err, TransportError::Local(_)), "{err:?}");
+        assert!(err.to_string().contains(arm.sha256_hex().unwrap()), "{err}");
+    }
+
+    /// A platform the index does not have is the transport's own error (a local layout is
+    /// never reported as a registry failure), in the words it always had.
+    #[test]
+    fn a_missing_platform_is_not_a_registry_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        two_platform_layout(&dir);
+        let opts = RegistryOptions {
+            platform: "linux/s390x".parse().unwrap(),
+            ..RegistryOptions::default()
+        };
+        let err = open_image(&location(&dir), &opts).unwrap_err();
+        assert!(
+            matches!(err, TransportError::IndexWithoutPlatform { .. }),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .ends_with("is an image index with no manifest for platform linux/s390x"),
+            "{err}"
+        );
+    }
+
+    /// A sink given an index just opened from a source opens its images itself: the layout
+    /// written from it holds the same index, every image and every blob.
+    #[test]
+    fn a_sink_completes_an_opened_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        let written = two_platform_layout(&dir);
+        let opened = open(&location(&dir), &RegistryOptions::default()).unwrap();
+        let copy = tmp.path().join("copy");
+        let dest: LocalImage = format!("oci:{}:v2", copy.display()).parse().unwrap();
+        super::super::local::write_artifact(opened.value.artifact(), &dest, &["v2".into()])
+            .unwrap();
+        let back = open_artifact(
+            &Location::parse(&format!("oci:{}:v2", copy.display())).unwrap(),
+            &RegistryOptions::default(),
+        )
+        .unwrap();
+        let ImageOrIndex::Index(index) = &back.value else {
+            panic!("an index");
+        };
+        assert_eq!(index.index.descriptor, written.index.descriptor);
+        let digests = |i: &ImageIndex| -> Vec<String> {
+            i.images
+                .iter()
+                .flat_map(Image::blobs)
+                .map(|b| b.descriptor.digest.clone())
+                .collect()
+        };
+        assert_eq!(digests(index), digests(&written));
+        assert!(index.is_complete());
+    }
 
     /// A registry image whose layers are not sha256 must not reach the spool: two such
     /// layers once shared the file `blob.layer`, and the second got the first one's bytes.
