@@ -469,9 +469,7 @@ impl ImageOrIndex {
     }
 }
 
-/// The annotation buildkit puts on an attestation manifest in an index to name the image it
-/// describes: narrowing an index keeps the attestations of the images it keeps.
-pub const ANNOTATION_REFERENCE_DIGEST: &str = "vnd.docker.reference.digest";
+pub use super::media::ANNOTATION_REFERENCE_DIGEST;
 
 impl ImageIndex {
     /// The index narrowed to the entries for `platforms` (and the attestations of those
