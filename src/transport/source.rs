@@ -100,8 +100,7 @@ impl Opened {
             ImageOrIndex::Image(image) if image.digest() == descriptor.digest => image.clone(),
             ImageOrIndex::Image(image) => {
                 return Err(ImageError::Malformed(format!(
-                    "{}: {} is an image ({}), not an index listing {}",
-                    self.name,
+                    "{} is an image ({}), not an index listing {}",
                     self.name,
                     image.digest(),
                     descriptor.digest
