@@ -5,7 +5,8 @@
 //! - [`bundle`]: loading a bundle folder (or an unpacked image) into a typed model whose objects
 //!   remember their file and line;
 //! - [`validate`]: the registry+v1 rules, each with a stable id and severity, and the renderers;
-//! - [`image`]: reproducible layers, config and manifest, and the OCI layout / archive writers;
+//! - [`image`]: the image model every source yields and every sink takes (its blobs, and an
+//!   opened index's images, fetch themselves), reproducible layers, config and manifest;
 //! - [`transport`]: the one place a source string becomes an image, and an image reaches its
 //!   destinations (layout, archives, registry);
 //! - [`registry`]: credentials and the distribution-API client (the registry transport);

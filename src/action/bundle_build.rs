@@ -10,8 +10,8 @@ use crate::bundle::loader::LoadError;
 use crate::findings::Report;
 use crate::image::build::{BuildWarning, BundleInput};
 use crate::image::{Artifact, BuildError, BuildOptions, BuiltImage};
+use crate::transport::RegistryOptions;
 use crate::transport::sink::{self, Deliverable, Delivery, DeliveryError};
-use crate::transport::{RegistryOptions, TransportError};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -98,11 +98,6 @@ pub enum BundleBuildError {
 impl Deliverable for BuiltImage {
     fn artifact(&self) -> Artifact<'_> {
         Artifact::Image(&self.image)
-    }
-
-    /// Every blob of a built bundle is in its spool already.
-    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError> {
-        Ok(())
     }
 }
 

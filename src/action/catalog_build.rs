@@ -29,12 +29,12 @@ use crate::image::config::Platform;
 use crate::image::extend::{
     ConfigEdit, extend_image, folder_layer, index_of, platform_json, scratch_image,
 };
-use crate::image::{Artifact, BlobSource, BuildError, Format, Image, ImageIndex};
+use crate::image::{Artifact, BuildError, Format, Image, ImageIndex};
 use crate::location::Location;
 use crate::transport::sink::{Deliverable, Delivery, DeliveryError};
-use crate::transport::source::{Opened, OpenedImage, open};
+use crate::transport::source::{OpenedImage, open};
 use crate::transport::{RegistryOptions, TransportError, sink};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub mod from_image;
@@ -207,7 +207,9 @@ pub struct BuiltCatalog {
     pub source_layers: Vec<SourceLayer>,
     /// Spool folder.
     pub spool: tempfile::TempDir,
-    bases: Vec<OpenedImage>,
+    /// The opened bases, kept as long as the image: an archive base's layers are files in its
+    /// extracted folder.
+    _bases: Vec<OpenedImage>,
 }
 
 impl std::fmt::Debug for BuiltCatalog {
@@ -234,37 +236,20 @@ impl BuiltCatalog {
         (d.digest.as_str(), d.size)
     }
 
-    /// Downloads every base layer still in a registry into the spool (verified) and points the
-    /// image's blobs at the files. Needed before a local output or a push to another registry
-    /// ([`sink::deliver`] calls it through [`Deliverable`]).
+    /// Has every base layer still in a registry fetch itself into the spool (verified) and
+    /// points the image's blobs at the files, for a caller that writes the image somewhere
+    /// else than through [`sink::deliver`] and wants every byte here first (a sink does not
+    /// need it: [`sink::write_local`] and a push fetch remote blobs themselves).
     pub fn fetch_base_layers(&mut self) -> Result<(), TransportError> {
         if !sink::has_remote_blobs(self.artifact()) {
             return Ok(());
         }
         let dir = self.spool.path().join("base");
         std::fs::create_dir_all(&dir).map_err(|e| TransportError::io("create", &dir, e))?;
-        let mut files: HashMap<String, PathBuf> = HashMap::new();
-        for base in &mut self.bases {
-            base.fetch_layers(&dir)?;
-            for layer in &base.image.layers {
-                if let BlobSource::File(p) = &layer.source {
-                    files.insert(layer.descriptor.digest.clone(), p.clone());
-                }
-            }
-        }
-        let images: Vec<&mut Image> = match &mut self.artifact {
-            BuiltArtifact::Image(i) => vec![i],
-            BuiltArtifact::Index(x) => x.images.iter_mut().collect(),
+        self.artifact = match sink::fetch_remote(self.artifact(), &dir)? {
+            crate::image::ImageOrIndex::Image(i) => BuiltArtifact::Image(i),
+            crate::image::ImageOrIndex::Index(i) => BuiltArtifact::Index(i),
         };
-        for image in images {
-            for layer in &mut image.layers {
-                if matches!(layer.source, BlobSource::Remote { .. })
-                    && let Some(p) = files.get(&layer.descriptor.digest)
-                {
-                    layer.source = BlobSource::File(p.clone());
-                }
-            }
-        }
         Ok(())
     }
 }
@@ -272,10 +257,6 @@ impl BuiltCatalog {
 impl Deliverable for BuiltCatalog {
     fn artifact(&self) -> Artifact<'_> {
         BuiltCatalog::artifact(self)
-    }
-
-    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError> {
-        self.fetch_base_layers()
     }
 }
 
@@ -491,7 +472,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         cache_owners: cache_layers.into_iter().map(|c| c.owner).collect(),
         source_layers: Vec::new(),
         spool,
-        bases: opened_bases,
+        _bases: opened_bases,
     })
 }
 
@@ -532,8 +513,8 @@ fn open_bases(
         source,
     };
     let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
-    match open(&location, registry).map_err(wrap)? {
-        Opened::Image(image) => {
+    let opened = match open(&location, registry).map_err(wrap)?.into_image() {
+        Ok(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {
                 let matches = own.as_ref().is_some_and(|o| {
@@ -553,61 +534,60 @@ fn open_bases(
                 Some(p) => platform_json(p),
                 None => platform_json(&Platform::default()),
             };
-            Ok((vec![(*image, pj)], false))
+            return Ok((vec![(image, pj)], false));
         }
-        Opened::Index(index) => {
-            let available = index
-                .platforms()
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let entries: Vec<_> = if platforms.is_empty() {
-                let mut seen: Vec<Platform> = Vec::new();
-                index
-                    .entries
-                    .iter()
-                    .filter(|e| {
-                        e.platform.as_ref().is_some_and(|p| {
-                            p.os != "unknown" && !seen.contains(p) && {
-                                seen.push(p.clone());
-                                true
-                            }
-                        })
-                    })
-                    .cloned()
-                    .collect()
-            } else {
-                let mut chosen = Vec::new();
-                for p in dedup(platforms) {
-                    let entry =
-                        index
-                            .entry_for(&p)
-                            .map_err(|_| CatalogBuildError::BasePlatform {
-                                base: base.to_string(),
-                                platform: p.to_string(),
-                                available: available.clone(),
-                            })?;
-                    chosen.push(entry.clone());
+        Err(index) => index,
+    };
+    let crate::image::ImageOrIndex::Index(index) = &opened.value else {
+        return Err(CatalogBuildError::EmptyBase(base.to_string()));
+    };
+    let image_error = |e: crate::image::ImageError| wrap(e.into());
+    let all = index.entries().map_err(image_error)?;
+    let available = all
+        .iter()
+        .filter_map(|e| e.platform.as_ref().map(ToString::to_string))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let entries: Vec<_> = if platforms.is_empty() {
+        let mut seen: Vec<Platform> = Vec::new();
+        all.into_iter()
+            .filter(|e| {
+                e.platform.as_ref().is_some_and(|p| {
+                    p.os != "unknown" && !seen.contains(p) && {
+                        seen.push(p.clone());
+                        true
+                    }
+                })
+            })
+            .collect()
+    } else {
+        let mut chosen = Vec::new();
+        for p in dedup(platforms) {
+            let entry = index.entry_for(&p).map_err(image_error)?.ok_or_else(|| {
+                CatalogBuildError::BasePlatform {
+                    base: base.to_string(),
+                    platform: p.to_string(),
+                    available: available.clone(),
                 }
-                chosen
-            };
-            if entries.is_empty() {
-                return Err(CatalogBuildError::EmptyBase(base.to_string()));
-            }
-            let mut out = Vec::new();
-            for e in entries {
-                let image = index.image(&e).map_err(wrap)?;
-                let pj = e
-                    .platform_json
-                    .clone()
-                    .or_else(|| e.platform.as_ref().map(platform_json))
-                    .unwrap_or_else(|| platform_json(&Platform::default()));
-                out.push((image, pj));
-            }
-            Ok((out, true))
+            })?;
+            chosen.push(entry);
         }
+        chosen
+    };
+    if entries.is_empty() {
+        return Err(CatalogBuildError::EmptyBase(base.to_string()));
     }
+    let mut out = Vec::new();
+    for e in entries {
+        let image = opened.image(&e.descriptor).map_err(wrap)?;
+        let pj = e
+            .platform_json
+            .clone()
+            .or_else(|| e.platform.as_ref().map(platform_json))
+            .unwrap_or_else(|| platform_json(&Platform::default()));
+        out.push((image, pj));
+    }
+    Ok((out, true))
 }
 
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where

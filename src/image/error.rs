@@ -156,6 +156,9 @@ pub enum OutputError {
     /// The image is not in a form this sink can write (a digest that is not sha256).
     #[error("cannot write this image: {0}")]
     Unsupported(String),
+    /// An index opened from a source could not open its images before being written.
+    #[error(transparent)]
+    Open(#[from] ImageError),
     /// Another writer held the layout's lock for longer than this writer may wait; nothing was
     /// added to `index.json` (blobs already written are harmless and reused by the next try).
     #[error(
@@ -238,4 +241,9 @@ pub enum ImageError {
         #[source]
         source: io::Error,
     },
+    /// The source an index's images open from failed (a registry request, a layout file): its
+    /// own error, kept whole so the transport that implemented the source reports it in its
+    /// own words ([`super::model::ManifestFetcher`]).
+    #[error(transparent)]
+    Source(Box<dyn std::error::Error + Send + Sync>),
 }

@@ -223,10 +223,10 @@ pub fn index_of(images: Vec<(Image, Value)>) -> ImageIndex {
         })
         .collect();
     let index = json!({ "schemaVersion": 2, "mediaType": media_type, "manifests": manifests });
-    ImageIndex {
-        index: Blob::memory(media_type, canonical_json(&index)),
-        images: images.into_iter().map(|(i, _)| i).collect(),
-    }
+    ImageIndex::new(
+        Blob::memory(media_type, canonical_json(&index)),
+        images.into_iter().map(|(i, _)| i).collect(),
+    )
 }
 
 /// The `platform` object of an index entry for `p`.

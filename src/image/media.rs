@@ -31,6 +31,9 @@ pub const DOCKER_LAYER_FOREIGN_GZIP: &str =
     "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip";
 /// The annotation an OCI layout uses to name (tag) a manifest in its `index.json`.
 pub const ANNOTATION_REF_NAME: &str = "org.opencontainers.image.ref.name";
+/// The annotation buildkit puts on an attestation manifest in an index to name the image it
+/// describes: narrowing an index keeps the attestations of the images it keeps.
+pub const ANNOTATION_REFERENCE_DIGEST: &str = "vnd.docker.reference.digest";
 
 /// Every manifest media type a registry GET may answer with, for the `Accept` header: a client
 /// that leaves one out gets a converted (or refused) manifest and a different digest.

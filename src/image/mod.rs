@@ -1,7 +1,8 @@
 //! Reproducible bundle images: layers, config and manifest. Everything here is deterministic so the same bundle gives the same digest anywhere.
 //!
 //! - [`model`]: the image value every source produces and every sink consumes (one image, or a
-//!   multi-platform index of them);
+//!   multi-platform index of them), whose blobs fetch themselves ([`BlobFetcher`]) and whose
+//!   index entries open on demand ([`ManifestFetcher`]), wherever they were read from;
 //! - [`build`]: bundle folder → image (with [`walk`] deciding what goes in and [`layer`] how
 //!   it is written), [`config`] and [`manifest`] for the JSON documents;
 //! - [`extend`]: a folder as one layer on scratch or on a base image (catalog images);
@@ -40,5 +41,6 @@ pub use error::{BuildError, ImageError, OutputError};
 pub use manifest::Format;
 pub use model::{
     Artifact, Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageIndex, ImageOrIndex,
+    ManifestFetcher, Manifests,
 };
 pub use verify::verify_image;

@@ -46,6 +46,30 @@ impl std::fmt::Debug for Fetcher {
     }
 }
 
+/// Something that opens the images an index lists, from where the index was read: a registry
+/// repository or an OCI layout. Implemented where the transport lives (`transport::source`):
+/// the image module knows no HTTP client and no file format, only what an image is.
+pub trait ManifestFetcher: Send + Sync {
+    /// Opens the image `descriptor` (an entry of the index) names: manifest and config read
+    /// into memory and verified, layers as blobs that fetch themselves (or the files they are).
+    /// A failure of the source itself is [`ImageError::Source`], carrying the source's own
+    /// error so the caller can report it in its own words.
+    ///
+    /// [`ImageError::Source`]: super::error::ImageError::Source
+    fn image(&self, descriptor: &Descriptor) -> Result<Image, super::error::ImageError>;
+}
+
+/// A shared [`ManifestFetcher`]: every image of an index opens through one client and one
+/// token (or one layout folder, kept alive as long as any of them).
+#[derive(Clone)]
+pub struct Manifests(pub Arc<dyn ManifestFetcher>);
+
+impl std::fmt::Debug for Manifests {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Manifests")
+    }
+}
+
 /// A content descriptor as the OCI image spec defines it: what a manifest points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Descriptor {
@@ -238,15 +262,144 @@ impl Image {
 /// A multi-platform image: an OCI image index (or Docker manifest list) and the images it lists,
 /// one per platform. Blobs shared by several images (a catalog's configs layer, a base's
 /// layers) are stored and pushed once.
+///
+/// An index built here holds every image. An index opened from a source holds none at first:
+/// its images open on demand through [`ImageIndex::manifests`] ([`ImageIndex::image`] one,
+/// [`ImageIndex::complete`] all), so reading one platform of a four-platform base fetches one
+/// manifest, not four. The sinks complete an index before they write anything.
 #[derive(Debug, Clone)]
 pub struct ImageIndex {
     /// The index blob (its digest is the digest of the whole multi-platform image).
     pub index: Blob,
-    /// The per-platform images, in the index's order.
+    /// The per-platform images opened so far, in the index's order: all of them for an index
+    /// built here or completed, none for an index just opened from a source.
     pub images: Vec<Image>,
+    /// Where the images not in [`ImageIndex::images`] are opened from: the source the index was
+    /// read from. `None` for an index built here.
+    pub manifests: Option<Manifests>,
 }
 
 impl ImageIndex {
+    /// An index built here, holding every image it lists.
+    pub fn new(index: Blob, images: Vec<Image>) -> ImageIndex {
+        ImageIndex {
+            index,
+            images,
+            manifests: None,
+        }
+    }
+
+    /// An index read from a source (its bytes in memory), whose images open on demand through
+    /// `manifests`.
+    pub fn opened(index: Blob, manifests: Manifests) -> ImageIndex {
+        ImageIndex {
+            index,
+            images: Vec::new(),
+            manifests: Some(manifests),
+        }
+    }
+
+    /// The index's entries, in its order.
+    pub fn entries(&self) -> Result<Vec<super::parse::IndexEntry>, super::error::ImageError> {
+        use super::error::ImageError;
+        let BlobSource::Memory(bytes) = &self.index.source else {
+            return Err(ImageError::Malformed(format!(
+                "index {} is not in memory",
+                self.index.descriptor.digest
+            )));
+        };
+        super::parse::parse_index(bytes)?.ok_or_else(|| {
+            ImageError::Malformed(format!(
+                "{} is an image manifest, not an index",
+                self.index.descriptor.digest
+            ))
+        })
+    }
+
+    /// The platforms the index offers (entries without one skipped), in its order.
+    pub fn platforms(&self) -> Result<Vec<super::config::Platform>, super::error::ImageError> {
+        Ok(self
+            .entries()?
+            .into_iter()
+            .filter_map(|e| e.platform)
+            .collect())
+    }
+
+    /// The entry for `platform`: an exact match, else one with a variant when none was asked
+    /// for (`linux/arm64` finds `linux/arm64/v8`). `None` when the index has none.
+    pub fn entry_for(
+        &self,
+        platform: &super::config::Platform,
+    ) -> Result<Option<super::parse::IndexEntry>, super::error::ImageError> {
+        let entries = self.entries()?;
+        let exact = entries
+            .iter()
+            .position(|e| e.platform.as_ref() == Some(platform));
+        let loose = || {
+            entries.iter().position(|e| {
+                e.platform
+                    .as_ref()
+                    .is_some_and(|p| super::parse::platform_matches(p, platform))
+            })
+        };
+        Ok(exact.or_else(loose).map(|i| entries[i].clone()))
+    }
+
+    /// The image an entry points at: the one already open, else opened from the source.
+    pub fn image(&self, descriptor: &Descriptor) -> Result<Image, super::error::ImageError> {
+        if let Some(image) = self
+            .images
+            .iter()
+            .find(|i| i.manifest.descriptor.digest == descriptor.digest)
+        {
+            return Ok(image.clone());
+        }
+        match &self.manifests {
+            Some(manifests) => manifests.0.image(descriptor),
+            None => Err(super::error::ImageError::Malformed(format!(
+                "index {} has no image {}",
+                self.index.descriptor.digest, descriptor.digest
+            ))),
+        }
+    }
+
+    /// Whether every entry's image is open (what a sink writes must be). An index built here
+    /// ([`ImageIndex::new`]) is complete by definition: it holds every image it has.
+    pub fn is_complete(&self) -> bool {
+        self.manifests.is_none()
+            || self.entries().is_ok_and(|entries| {
+                entries.len() == self.images.len()
+                    && entries
+                        .iter()
+                        .zip(&self.images)
+                        .all(|(e, i)| e.descriptor.digest == i.manifest.descriptor.digest)
+            })
+    }
+
+    /// The index with every image it lists open, in its order (manifests and configs read and
+    /// verified; layers stay where they are). A nested index is refused: no image olmpack reads
+    /// or writes has one.
+    pub fn complete(&self) -> Result<ImageIndex, super::error::ImageError> {
+        if self.is_complete() {
+            return Ok(self.clone());
+        }
+        let mut images = Vec::new();
+        for entry in self.entries()? {
+            if super::media::is_index(&entry.descriptor.media_type) {
+                return Err(super::error::ImageError::Malformed(format!(
+                    "index {} lists another index ({}); nested indexes are not supported",
+                    self.index.descriptor.digest, entry.descriptor.digest
+                )));
+            }
+            images.push(self.image(&entry.descriptor)?);
+        }
+        Ok(ImageIndex {
+            index: self.index.clone(),
+            images,
+            manifests: self.manifests.clone(),
+        })
+    }
+
     /// Every blob once: each image's layers, config and manifest (first occurrence wins), then
     /// the index itself, last, as a pusher must upload them.
     pub fn blobs(&self) -> Vec<&Blob> {
@@ -316,9 +469,7 @@ impl ImageOrIndex {
     }
 }
 
-/// The annotation buildkit puts on an attestation manifest in an index to name the image it
-/// describes: narrowing an index keeps the attestations of the images it keeps.
-pub const ANNOTATION_REFERENCE_DIGEST: &str = "vnd.docker.reference.digest";
+pub use super::media::ANNOTATION_REFERENCE_DIGEST;
 
 impl ImageIndex {
     /// The index narrowed to the entries for `platforms` (and the attestations of those
@@ -386,19 +537,15 @@ impl ImageIndex {
             serde_json::Value::Array(chosen.iter().map(|e| e.raw.clone()).collect());
         let images = chosen
             .iter()
-            .filter_map(|e| {
-                self.images
-                    .iter()
-                    .find(|i| i.manifest.descriptor.digest == e.descriptor.digest)
-                    .cloned()
-            })
-            .collect();
+            .map(|e| self.image(&e.descriptor))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(ImageIndex {
             index: Blob::memory(
                 &self.index.descriptor.media_type,
                 super::config::canonical_json(&value),
             ),
             images,
+            manifests: self.manifests.clone(),
         })
     }
 }

@@ -113,7 +113,7 @@ pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed,
         "config": {},
     }))
     .map_err(|e| SignatureError::Unsupported(e.to_string()))?;
-    let config = Blob::memory("application/vnd.oci.image.config.v1+json", config_bytes);
+    let config = Blob::memory(crate::image::media::OCI_CONFIG, config_bytes);
     let manifest = serde_json::json!({
         "schemaVersion": 2,
         "mediaType": crate::image::media::OCI_MANIFEST,

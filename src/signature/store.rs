@@ -49,7 +49,7 @@ pub struct LayoutIndex {
     by_tag: HashMap<String, usize>,
 }
 
-const REF_NAME: &str = "org.opencontainers.image.ref.name";
+const REF_NAME: &str = crate::image::media::ANNOTATION_REF_NAME;
 
 impl LayoutIndex {
     /// Reads `dir/index.json`.

@@ -16,7 +16,7 @@ pub enum TransportError {
     Registry(#[from] RegistryError),
     /// Image content (a manifest, an index, a blob) is not what it claims to be.
     #[error(transparent)]
-    Image(#[from] crate::image::ImageError),
+    Image(crate::image::ImageError),
     /// The source string names nothing readable, or a folder where an image is needed.
     #[error(transparent)]
     Location(#[from] crate::location::LocationError),
@@ -57,6 +57,15 @@ pub enum TransportError {
         platform: String,
         /// The platforms it has, comma-separated.
         available: String,
+    },
+    /// A multi-platform image has no manifest for the platform a single-image reader asked
+    /// for (`--platform`, or the default `linux/amd64`).
+    #[error("{source_name} is an image index with no manifest for platform {platform}")]
+    IndexWithoutPlatform {
+        /// The source as typed.
+        source_name: String,
+        /// The platform asked for.
+        platform: String,
     },
     /// A registry layer's digest is not sha256, the only algorithm blobs are stored under.
     #[error(
@@ -118,6 +127,21 @@ impl LocalError {
         move |source| LocalError::Io {
             source_name: name.to_string(),
             file: FsError::new(action, path, source),
+        }
+    }
+}
+
+/// An image error, except that the failure of a source an index's images open from
+/// ([`crate::image::ImageError::Source`]) is that source's own error again: a transport put it
+/// there, and a registry status or a layout's file stays what it was.
+impl From<crate::image::ImageError> for TransportError {
+    fn from(err: crate::image::ImageError) -> Self {
+        match err {
+            crate::image::ImageError::Source(source) => match source.downcast::<TransportError>() {
+                Ok(transport) => *transport,
+                Err(other) => TransportError::Image(crate::image::ImageError::Source(other)),
+            },
+            other => TransportError::Image(other),
         }
     }
 }

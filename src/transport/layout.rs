@@ -420,7 +420,7 @@ pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutR
             .into_iter()
             .find(|m| {
                 m.annotations
-                    .get("org.opencontainers.image.ref.name")
+                    .get(media::ANNOTATION_REF_NAME)
                     .map(String::as_str)
                     == Some(t)
             })

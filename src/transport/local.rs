@@ -25,12 +25,22 @@ pub fn write_index(
     write_artifact(Artifact::Index(index), dest, names)
 }
 
-/// The one writer behind [`write_image`] and [`write_index`].
+/// The one writer behind [`write_image`] and [`write_index`]. An index opened from a source
+/// has its images opened first ([`ImageIndex::complete`]), before anything is written; blobs
+/// kept in a registry stream from it, verified, as they are written.
 pub fn write_artifact(
     artifact: Artifact<'_>,
     dest: &LocalImage,
     names: &[String],
 ) -> Result<(), OutputError> {
+    let completed;
+    let artifact = match artifact {
+        Artifact::Index(index) if !index.is_complete() => {
+            completed = index.complete()?;
+            Artifact::Index(&completed)
+        }
+        other => other,
+    };
     match (dest, artifact) {
         (LocalImage::OciLayout { path, .. }, _) => write_artifact_layout(artifact, path, names),
         (LocalImage::OciArchive { path, .. }, _) => write_archive_file(path, |w| {

@@ -5,8 +5,9 @@
 //! - rules (`validate`, and the catalog rules) over the models;
 //! - [`crate::image`]: the immutable image value and how it is built;
 //! - **transports (this module)**: one place that turns a [`crate::location::Location`] (a
-//!   registry reference, `oci:`, `oci-archive:`, `docker-archive:`, classified once) into an
-//!   opened image ([`source::open`]); each local format is one module, read and written there
+//!   registry reference, `oci:`, `oci-archive:`, `docker-archive:`, classified once) into the
+//!   image model, the same image or index value whichever the source ([`source::open`]; an
+//!   index's images open on demand through it); each local format is one module, read and written there
 //!   ([`layout`] for `oci:`, [`archive`] for `oci-archive:` and `docker-archive:`, with
 //!   [`local`] choosing between them when writing), and one place that sends an image to its destinations
 //!   ([`sink`]: a local `--output`, or every `-t` of a push); [`copy()`] composes the two: any

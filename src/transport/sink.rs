@@ -5,30 +5,79 @@
 //! Pushing groups the references by repository (one client and one blob upload per
 //! repository, every tag of it after). Blobs kept in a registry
 //! ([`crate::image::BlobSource::Remote`]: a base image's layers, an image being copied) are
-//! skipped when present and mounted when they live on the same registry; otherwise a blob that
-//! can fetch itself is streamed from its registry through a spool file, and one that cannot is
-//! downloaded by [`deliver`] (for bundle and catalog builds alike) and pushed again.
+//! skipped when present and mounted when they live on the same registry; otherwise the blob
+//! fetches itself from its registry, streamed through a spool file. A local output has every
+//! remote blob fetch itself first ([`write_local`]). An index opened from a source has its
+//! images opened before anything is written ([`crate::image::ImageIndex::complete`]).
 //!
-//! [`deliver`] is the one delivery path of every build: stage the digest file, push, fetch
-//! remote blobs and push again when the target lacks them, write the local output, then put
-//! the digest file in place, so a failure at any step leaves no partial output.
+//! [`deliver`] is the one delivery path of every build: stage the digest file, push, write the
+//! local output, then put the digest file in place, so a failure at any step leaves no partial
+//! output.
 
 use super::error::TransportError;
 use super::options::RegistryOptions;
-use crate::image::{Artifact, BlobSource, Destination, OutputError};
+use crate::image::{Artifact, BlobSource, Destination, ImageOrIndex, OutputError};
 use crate::reference::Reference;
 use crate::registry::push::{self, PushOptions, PushReport};
 use crate::registry::{Client, RegistryError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Writes an image or index to a local destination. `names` are the tags (OCI) or `RepoTags`
-/// (docker-archive) to record.
+/// (docker-archive) to record. Blobs kept in a registry fetch themselves first into a spool
+/// folder ([`fetch_remote`]: verified, a cut download retried from the start), so the format
+/// writer reads files and a docker-archive, which reads each layer twice, downloads it once.
 pub fn write_local(
     artifact: Artifact<'_>,
     dest: &Destination,
     names: &[String],
-) -> Result<(), OutputError> {
-    super::local::write_artifact(artifact, dest, names)
+) -> Result<(), WriteLocalError> {
+    if !has_remote_blobs(artifact) {
+        return Ok(super::local::write_artifact(artifact, dest, names)?);
+    }
+    let spool = tempfile::Builder::new()
+        .prefix("olmpack-blobs-")
+        .tempdir()
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
+    // Ctrl-C during the download removes the blobs fetched so far (see crate::interrupt).
+    crate::interrupt::watch(spool.path());
+    let local = fetch_remote(artifact, spool.path())?;
+    Ok(super::local::write_artifact(local.artifact(), dest, names)?)
+}
+
+/// Why [`write_local`] failed: a remote blob could not fetch itself, or the writer failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteLocalError {
+    /// A blob kept in a registry could not be downloaded.
+    #[error(transparent)]
+    Fetch(#[from] TransportError),
+    /// The destination could not be written.
+    #[error(transparent)]
+    Write(#[from] OutputError),
+}
+
+/// `artifact` as an owned value whose blobs kept in a registry have fetched themselves
+/// (verified, a cut download retried from the start) into `spool`, named by content so a
+/// layer shared by several images is fetched once; every other blob is unchanged.
+pub fn fetch_remote(artifact: Artifact<'_>, spool: &Path) -> Result<ImageOrIndex, TransportError> {
+    let mut value = match artifact {
+        Artifact::Image(image) => ImageOrIndex::Image(image.clone()),
+        Artifact::Index(index) => ImageOrIndex::Index(index.complete()?),
+    };
+    let images = match &mut value {
+        ImageOrIndex::Image(image) => vec![image],
+        ImageOrIndex::Index(index) => index.images.iter_mut().collect(),
+    };
+    for image in images {
+        let name = image
+            .layers
+            .iter()
+            .find(|l| matches!(l.source, BlobSource::Remote { .. }))
+            .map(|l| l.location().display().to_string())
+            .unwrap_or_default();
+        super::source::fetch_remote_layers(image, spool, &name)?;
+    }
+    Ok(value)
 }
 
 /// One repository's result of [`push`]: its report and the client's request counters
@@ -47,6 +96,15 @@ pub fn push(
     if tags.is_empty() {
         return Err(TransportError::NoTargets);
     }
+    // An index opened from a source has its images opened before anything is pushed.
+    let completed;
+    let artifact = match artifact {
+        Artifact::Index(index) if !index.is_complete() => {
+            completed = index.complete()?;
+            Artifact::Index(&completed)
+        }
+        other => other,
+    };
     let top = &artifact.top().descriptor.digest;
     // Group by repository, keeping the order the user gave.
     let mut groups: Vec<(Reference, Vec<String>)> = Vec::new();
@@ -125,14 +183,11 @@ pub struct Delivery {
 }
 
 /// A built image or index that [`deliver`] can send: bundle builds have every blob on this
-/// machine, catalog builds on a base may keep the base's layers in a registry until a sink
-/// needs their bytes.
+/// machine, catalog builds on a base may keep the base's layers in a registry, where each one
+/// fetches itself when a sink needs its bytes.
 pub trait Deliverable {
     /// The value the sinks take.
     fn artifact(&self) -> Artifact<'_>;
-    /// Downloads every blob still kept in a registry and points the artifact at the files;
-    /// called before a local output, or when a push target neither holds nor can mount them.
-    fn fetch_remote_blobs(&mut self) -> Result<(), TransportError>;
 }
 
 /// Why [`deliver`] stopped (nothing is left half-written: the digest file is put in place
@@ -235,9 +290,8 @@ pub fn check_outputs(delivery: &Delivery) -> Result<(), DeliveryError> {
 /// Sends `item` where `delivery` says, in the one order that keeps "no partial output": the
 /// digest file is staged first (so an unwritable one stops everything), then the push (a
 /// failed push leaves no local output), then the local output, then the digest file is put in
-/// place. A push that fails on a blob the target neither holds nor can mount
-/// ([`RegistryError::RemoteBlobMissing`]) fetches the remote blobs and goes again (blobs pushed
-/// by the first attempt are then found present). Returns one report per pushed repository.
+/// place. Blobs kept in a registry fetch themselves where a sink needs them (a push mounts or
+/// skips them when it can). Returns one report per pushed repository.
 pub fn deliver(
     item: &mut dyn Deliverable,
     delivery: &Delivery,
@@ -254,31 +308,22 @@ pub fn deliver(
     };
     let mut reports = Vec::new();
     if !delivery.push.is_empty() {
-        let pushed = match push(
+        let pushed = push(
             item.artifact(),
             &delivery.push,
             registry,
             &delivery.push_options,
-        ) {
-            Err(TransportError::Registry(RegistryError::RemoteBlobMissing { .. })) => {
-                item.fetch_remote_blobs().map_err(DeliveryError::Fetch)?;
-                push(
-                    item.artifact(),
-                    &delivery.push,
-                    registry,
-                    &delivery.push_options,
-                )
-            }
-            other => other,
-        }
+        )
         .map_err(DeliveryError::Push)?;
         reports.extend(pushed.into_iter().map(|(r, _)| r));
     }
     if let Some((dest, names)) = &delivery.output {
-        item.fetch_remote_blobs().map_err(DeliveryError::Fetch)?;
-        write_local(item.artifact(), dest, names).map_err(|source| DeliveryError::Write {
-            dest: dest.to_string(),
-            source,
+        write_local(item.artifact(), dest, names).map_err(|e| match e {
+            WriteLocalError::Fetch(e) => DeliveryError::Fetch(e),
+            WriteLocalError::Write(source) => DeliveryError::Write {
+                dest: dest.to_string(),
+                source,
+            },
         })?;
     }
     if let Some(staged) = staged {

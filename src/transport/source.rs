@@ -2,25 +2,30 @@
 //!
 //! The string was classified once, by [`Location::parse`] (the grammar `bundle build --output`
 //! writes, so anything written can be read back); a plain folder is refused here with a hint,
-//! never looked up in a registry. Every source yields the image model ([`crate::image`]): an
-//! [`Image`] whose manifest and config are in memory (verified against their digests) and whose
-//! layers stay where they are (a layout's or an extracted archive's files, or a registry
-//! repository, where each blob fetches itself through the one client of the source, verified
-//! while it streams).
+//! never looked up in a registry. Every source yields the image model ([`crate::image`]), the
+//! same value whichever it is (go-containerregistry's `remote`, `layout` and `tarball` as
+//! interchangeable ends):
+//! - an [`Image`] whose manifest and config are in memory (verified against their digests) and
+//!   whose layers stay where they are (a layout's or an extracted archive's files, or a
+//!   registry repository, where each blob fetches itself through the one client of the source,
+//!   verified while it streams);
+//! - or an [`ImageIndex`] whose images open on demand through the same source
+//!   ([`crate::image::ManifestFetcher`], implemented here for a registry repository and an OCI
+//!   layout), so reading one platform fetches one manifest.
 //!
-//! [`open`] gives either one image or a multi-platform index whose images are opened on demand
-//! ([`Opened`]); [`open_image`] resolves an index to the options' platform (with a warning),
-//! which is what bundle commands want; [`open_artifact`] opens an index with all its images
-//! ([`ImageOrIndex`]), which is what a copy wants.
+//! [`open`] gives that value as it is ([`Opened`]); [`open_image`] resolves an index to the
+//! options' platform (with a warning), which is what bundle commands want; [`open_artifact`]
+//! opens every image of an index, which is what a copy wants.
 
 use super::error::{LocalError, TransportError};
 use super::options::RegistryOptions;
 use super::unpack::{self, Limits};
 use super::{archive, layout};
 use crate::image::digest::VerifyingReader;
-use crate::image::parse::{self, IndexEntry, MAX_MANIFEST_BYTES};
+use crate::image::parse::{self, MAX_MANIFEST_BYTES};
 use crate::image::{
-    Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageIndex, ImageOrIndex, Platform,
+    Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageError, ImageIndex,
+    ImageOrIndex, ManifestFetcher, Manifests,
 };
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
@@ -37,17 +42,6 @@ use std::sync::Arc;
 /// opm base a few hundred megabytes; this is a sanity bound).
 const MAX_LAYER_BYTES: u64 = 4 << 30;
 
-/// How an index's per-platform manifests are reached (their blobs then fetch themselves).
-/// Shared (`Arc`) so every image of an index uses one client (one token).
-#[derive(Clone)]
-enum Manifests {
-    Registry {
-        client: Arc<Client>,
-        reference: Reference,
-    },
-    Layout(PathBuf),
-}
-
 /// An opened single-platform image: the image model value, what the user called it, and notes
 /// for them. Keeps an extracted archive alive as long as the value, since its layers are files
 /// in it.
@@ -58,34 +52,25 @@ pub struct OpenedImage {
     pub image: Image,
     /// Notes for the user (an index was resolved to one platform, a synthesised manifest).
     pub warnings: Vec<String>,
-    keep: Option<Arc<tempfile::TempDir>>,
+    _keep: Option<Arc<tempfile::TempDir>>,
 }
 
-/// A multi-platform image index, its images opened one at a time with [`OpenedIndex::image`].
-pub struct OpenedIndex {
+/// A source opened as the image model ([`ImageOrIndex`]), with what the user called it and
+/// notes for them. An index's images open on demand ([`Opened::image`]); keeps an extracted
+/// archive alive as long as the value, since its blobs are files in it.
+pub struct Opened {
     /// The source as the user typed it.
     pub name: String,
-    /// Index digest.
-    pub digest: String,
-    /// Index media type (OCI index or Docker manifest list).
-    pub media_type: String,
-    /// Its entries, in the index's order.
-    pub entries: Vec<IndexEntry>,
-    /// The index bytes (verified when pinned by digest).
-    pub bytes: Vec<u8>,
-    manifests: Manifests,
+    /// The image or index.
+    pub value: ImageOrIndex,
+    /// Notes for the user.
+    pub warnings: Vec<String>,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
-/// What a source string names: one image, or an index of per-platform images.
-// Made once per source string; boxing the index too would save nothing measurable.
-#[allow(clippy::large_enum_variant)]
-pub enum Opened {
-    /// A single image.
-    Image(Box<OpenedImage>),
-    /// A multi-platform index.
-    Index(OpenedIndex),
-}
+/// The name [`open_artifact`] has always returned: an [`Opened`] whose index (if any) has
+/// every image open.
+pub type OpenedArtifact = Opened;
 
 impl std::fmt::Debug for OpenedImage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -96,8 +81,58 @@ impl std::fmt::Debug for OpenedImage {
     }
 }
 
-/// Opens `location` as it is: an image or an index (nothing resolved to a platform). A plain
-/// folder or file is refused with what to type instead ([`Location::require_image`]).
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("name", &self.name)
+            .field("digest", &self.value.digest())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Opened {
+    /// The image the index entry `descriptor` names, opened through the index's source, as an
+    /// [`OpenedImage`] under the index's name (an extracted archive kept alive with it).
+    /// For a single image, that image when the digest is its own.
+    pub fn image(&self, descriptor: &Descriptor) -> Result<OpenedImage, TransportError> {
+        let image = match &self.value {
+            ImageOrIndex::Index(index) => index.image(descriptor)?,
+            ImageOrIndex::Image(image) if image.digest() == descriptor.digest => image.clone(),
+            ImageOrIndex::Image(image) => {
+                return Err(ImageError::Malformed(format!(
+                    "{} is an image ({}), not an index listing {}",
+                    self.name,
+                    image.digest(),
+                    descriptor.digest
+                ))
+                .into());
+            }
+        };
+        Ok(OpenedImage {
+            name: self.name.clone(),
+            image,
+            warnings: Vec::new(),
+            _keep: self.keep.clone(),
+        })
+    }
+
+    /// The single image, or `Err(self)` for an index.
+    pub fn into_image(self) -> Result<OpenedImage, Box<Opened>> {
+        match self.value {
+            ImageOrIndex::Image(image) => Ok(OpenedImage {
+                name: self.name,
+                image,
+                warnings: self.warnings,
+                _keep: self.keep,
+            }),
+            value @ ImageOrIndex::Index(_) => Err(Box::new(Opened { value, ..self })),
+        }
+    }
+}
+
+/// Opens `location` as it is: an image or an index (nothing resolved to a platform, no image
+/// of an index opened yet). A plain folder or file is refused with what to type instead
+/// ([`Location::require_image`]).
 pub fn open(location: &Location, opts: &RegistryOptions) -> Result<Opened, TransportError> {
     match location.place() {
         Place::Path(_) => Err(location.not_an_image().into()),
@@ -123,37 +158,56 @@ pub fn open_place(
             let client = Arc::new(opts.client_for(reference)?);
             let (bytes, media_type, digest) =
                 pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
-            match parse::parse_index(&bytes)? {
-                Some(entries) => Ok(Opened::Index(OpenedIndex {
-                    name: name.to_string(),
-                    digest,
-                    media_type,
-                    entries,
-                    bytes,
-                    manifests: Manifests::Registry {
-                        client,
-                        reference: reference.clone(),
-                    },
-                    keep: None,
-                })),
-                None => Ok(Opened::Image(Box::new(registry_image(
-                    name, &client, reference, bytes, media_type, digest,
-                )?))),
-            }
+            let value = if parse::parse_index(&bytes)?.is_some() {
+                let manifests = Manifests(Arc::new(RegistryManifests {
+                    client,
+                    reference: reference.clone(),
+                }));
+                ImageOrIndex::Index(ImageIndex::opened(
+                    index_blob(media_type, digest, bytes),
+                    manifests,
+                ))
+            } else {
+                ImageOrIndex::Image(registry_image(
+                    &client, reference, bytes, media_type, digest,
+                )?)
+            };
+            Ok(Opened {
+                name: name.to_string(),
+                value,
+                warnings: Vec::new(),
+                keep: None,
+            })
         }
+    }
+}
+
+/// The index blob as read (an index that names no media type is taken as an OCI index).
+fn index_blob(media_type: String, digest: String, bytes: Vec<u8>) -> Blob {
+    let media_type = if media_type.is_empty() {
+        crate::image::media::OCI_INDEX.to_string()
+    } else {
+        media_type
+    };
+    Blob {
+        descriptor: Descriptor {
+            media_type,
+            digest,
+            size: bytes.len() as u64,
+        },
+        source: BlobSource::Memory(bytes),
     }
 }
 
 /// A registry image: manifest parsed, config fetched (verified), each layer a remote blob that
 /// fetches itself through `client`.
 fn registry_image(
-    name: &str,
     client: &Arc<Client>,
     reference: &Reference,
     bytes: Vec<u8>,
     media_type: String,
     digest: String,
-) -> Result<OpenedImage, TransportError> {
+) -> Result<Image, TransportError> {
     let parsed = parse::parse_manifest(&bytes)?;
     let config = pull::fetch_small_blob(client, &reference.repository, &parsed.config)?;
     let fetcher = registry_fetcher(client, &reference.repository);
@@ -169,36 +223,69 @@ fn registry_image(
             },
         })
         .collect();
-    Ok(OpenedImage {
-        name: name.to_string(),
-        image: Image {
-            manifest: Blob {
-                descriptor: Descriptor {
-                    media_type,
-                    digest,
-                    size: bytes.len() as u64,
-                },
-                source: BlobSource::Memory(bytes),
+    Ok(Image {
+        manifest: Blob {
+            descriptor: Descriptor {
+                media_type,
+                digest,
+                size: bytes.len() as u64,
             },
-            config: Blob {
-                descriptor: parsed.config,
-                source: BlobSource::Memory(config),
-            },
-            layers,
+            source: BlobSource::Memory(bytes),
         },
-        warnings: Vec::new(),
-        keep: None,
+        config: Blob {
+            descriptor: parsed.config,
+            source: BlobSource::Memory(config),
+        },
+        layers,
     })
+}
+
+/// A registry repository's manifests, opened on demand through one shared client: where the
+/// images of an index read from a registry come from.
+struct RegistryManifests {
+    client: Arc<Client>,
+    reference: Reference,
+}
+
+impl ManifestFetcher for RegistryManifests {
+    fn image(&self, descriptor: &Descriptor) -> Result<Image, ImageError> {
+        (|| {
+            let (bytes, media_type, digest) =
+                pull::fetch_manifest_bytes(&self.client, &self.reference, &descriptor.digest)?;
+            registry_image(&self.client, &self.reference, bytes, media_type, digest)
+        })()
+        .map_err(source_error)
+    }
+}
+
+/// An OCI layout's manifests (a folder, or an extracted oci-archive kept alive here): where
+/// the images of an index read from a layout come from.
+struct LayoutManifests {
+    dir: PathBuf,
+    name: String,
+    _keep: Option<Arc<tempfile::TempDir>>,
+}
+
+impl ManifestFetcher for LayoutManifests {
+    fn image(&self, descriptor: &Descriptor) -> Result<Image, ImageError> {
+        (|| {
+            let bytes = layout::read_manifest(&self.dir, descriptor, &self.name)?;
+            let image = layout::image_at(&self.dir, descriptor.clone(), bytes, &self.name)?;
+            local_image(&self.name, image)
+        })()
+        .map_err(source_error)
+    }
+}
+
+/// A transport's failure carried through the image model whole
+/// ([`TransportError`]'s `From<ImageError>` takes it out again).
+fn source_error(e: TransportError) -> ImageError {
+    ImageError::Source(Box::new(e))
 }
 
 /// A local image (layout, archive): manifest and config read into memory (the readers verified
 /// them), layers left in their files.
-fn local_image(
-    name: &str,
-    mut image: Image,
-    warnings: Vec<String>,
-    keep: Option<Arc<tempfile::TempDir>>,
-) -> Result<OpenedImage, TransportError> {
+fn local_image(name: &str, mut image: Image) -> Result<Image, TransportError> {
     for blob in [&mut image.manifest, &mut image.config] {
         if !matches!(blob.source, BlobSource::Memory(_)) {
             let bytes = read_small(blob, MAX_MANIFEST_BYTES).map_err(|e| LocalError::Invalid {
@@ -219,25 +306,25 @@ fn local_image(
         }
         .into());
     }
-    Ok(OpenedImage {
-        name: name.to_string(),
-        image,
-        warnings,
-        keep,
-    })
+    Ok(image)
 }
 
 fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError> {
+    let opened = |value, warnings, keep| Opened {
+        name: source.to_string(),
+        value,
+        warnings,
+        keep,
+    };
     let (layout, tag, keep) = match dest {
         LocalImage::DockerArchive { path, .. } => {
             let loaded = archive::load_docker_archive(path, source)?;
-            let keep = loaded.dir.map(Arc::new);
-            return Ok(Opened::Image(Box::new(local_image(
-                source,
-                loaded.image,
+            let image = local_image(source, loaded.image)?;
+            return Ok(opened(
+                ImageOrIndex::Image(image),
                 loaded.warnings,
-                keep,
-            )?)));
+                loaded.dir.map(Arc::new),
+            ));
         }
         LocalImage::OciLayout { path, tag } => (path.clone(), tag.clone(), None),
         LocalImage::OciArchive { path, tag } => {
@@ -246,79 +333,24 @@ fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError>
         }
     };
     match layout::read_root(&layout, tag.as_deref(), source)? {
-        layout::LayoutRoot::Image(image) => Ok(Opened::Image(Box::new(local_image(
-            source,
-            image,
+        layout::LayoutRoot::Image(image) => Ok(opened(
+            ImageOrIndex::Image(local_image(source, image)?),
             Vec::new(),
             keep,
-        )?))),
+        )),
         layout::LayoutRoot::Index {
-            descriptor,
-            entries,
-            bytes,
-        } => Ok(Opened::Index(OpenedIndex {
-            name: source.to_string(),
-            digest: descriptor.digest,
-            media_type: descriptor.media_type,
-            entries,
-            bytes,
-            manifests: Manifests::Layout(layout),
-            keep,
-        })),
-    }
-}
-impl OpenedIndex {
-    /// The platforms the index offers, as `os/arch[/variant]` (entries without one skipped).
-    pub fn platforms(&self) -> Vec<Platform> {
-        self.entries
-            .iter()
-            .filter_map(|e| e.platform.clone())
-            .collect()
-    }
-
-    /// The entry for `platform`: exact match, or an entry with a variant when none was asked
-    /// for (`linux/arm64` finds `linux/arm64/v8`).
-    pub fn entry_for(&self, platform: &Platform) -> Result<&IndexEntry, TransportError> {
-        let exact = self
-            .entries
-            .iter()
-            .find(|e| e.platform.as_ref() == Some(platform));
-        let loose = || {
-            self.entries.iter().find(|e| {
-                e.platform.as_ref().is_some_and(|p| {
-                    p.os == platform.os
-                        && p.architecture == platform.architecture
-                        && platform.variant.is_none()
-                })
-            })
-        };
-        exact
-            .or_else(loose)
-            .ok_or_else(|| TransportError::NoSuchPlatform {
-                source_name: self.name.clone(),
-                platform: platform.to_string(),
-                available: self
-                    .platforms()
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
-    }
-
-    /// Opens the image an entry points at.
-    pub fn image(&self, entry: &IndexEntry) -> Result<OpenedImage, TransportError> {
-        match &self.manifests {
-            Manifests::Registry { client, reference } => {
-                let (bytes, media_type, digest) =
-                    pull::fetch_manifest_bytes(client, reference, &entry.descriptor.digest)?;
-                registry_image(&self.name, client, reference, bytes, media_type, digest)
-            }
-            Manifests::Layout(layout) => {
-                let bytes = layout::read_manifest(layout, &entry.descriptor, &self.name)?;
-                let image = layout::image_at(layout, entry.descriptor.clone(), bytes, &self.name)?;
-                local_image(&self.name, image, Vec::new(), self.keep.clone())
-            }
+            descriptor, bytes, ..
+        } => {
+            let manifests = Manifests(Arc::new(LayoutManifests {
+                dir: layout,
+                name: source.to_string(),
+                _keep: keep.clone(),
+            }));
+            let index = ImageIndex::opened(
+                index_blob(descriptor.media_type, descriptor.digest, bytes),
+                manifests,
+            );
+            Ok(opened(ImageOrIndex::Index(index), Vec::new(), keep))
         }
     }
 }
@@ -329,24 +361,25 @@ pub fn open_image(
     opts: &RegistryOptions,
 ) -> Result<OpenedImage, TransportError> {
     let source = location.as_str();
-    match open(location, opts)? {
-        Opened::Image(image) => Ok(*image),
-        Opened::Index(index) => {
-            let platform = &opts.platform;
-            let entry = index.entry_for(platform).map_err(|_| {
-                // Same wording as before the move, which tests and users rely on.
-                TransportError::Registry(RegistryError::Protocol(format!(
-                    "{source} is an image index with no manifest for platform {platform}"
-                )))
-            })?;
-            let mut image = index.image(entry)?;
-            image.warnings.push(format!(
-                "{source} is a multi-platform image index ({}); resolved to {platform} manifest {}: a bundle image should be a single manifest",
-                index.digest, image.image.digest()
-            ));
-            Ok(image)
-        }
+    let opened = match open(location, opts)?.into_image() {
+        Ok(image) => return Ok(image),
+        Err(index) => index,
+    };
+    let platform = &opts.platform;
+    let entry = match &opened.value {
+        ImageOrIndex::Index(index) => index.entry_for(platform)?,
+        ImageOrIndex::Image(_) => None,
     }
+    .ok_or_else(|| TransportError::IndexWithoutPlatform {
+        source_name: source.to_string(),
+        platform: platform.to_string(),
+    })?;
+    let mut image = opened.image(&entry.descriptor)?;
+    image.warnings.push(format!(
+        "{source} is a multi-platform image index ({}); resolved to {platform} manifest {}: a bundle image should be a single manifest",
+        opened.value.digest(), image.image.digest()
+    ));
+    Ok(image)
 }
 
 impl OpenedImage {
@@ -644,36 +677,14 @@ fn registry_fetcher(client: &Arc<Client>, repository: &str) -> Fetcher {
     }))
 }
 
-/// A source opened as the image model every sink takes ([`ImageOrIndex`]), with what the user
-/// called it and notes for them. Keeps an extracted archive alive as long as the value, since
-/// its blobs are files in it.
-pub struct OpenedArtifact {
-    /// The source as the user typed it.
-    pub name: String,
-    /// The image or index.
-    pub value: ImageOrIndex,
-    /// Notes for the user.
-    pub warnings: Vec<String>,
-    _keep: Option<Arc<tempfile::TempDir>>,
-}
-
-impl std::fmt::Debug for OpenedArtifact {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenedArtifact")
-            .field("name", &self.name)
-            .field("digest", &self.value.digest())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Opens `location` as the image model every sink takes: one image, or an index with every
-/// image it lists. Manifests and configs are read (and verified) now; layers stay where they
-/// are (a layout's files, or a registry repository, where each blob fetches itself when a sink
-/// needs its bytes). A nested index is refused: no image olmpack reads or writes has one.
+/// Opens `location` as the image model every sink takes, with every image of an index open:
+/// manifests and configs are read (and verified) now; layers stay where they are (a layout's
+/// files, or a registry repository, where each blob fetches itself when a sink needs its
+/// bytes). A nested index is refused: no image olmpack reads or writes has one.
 pub fn open_artifact(
     location: &Location,
     opts: &RegistryOptions,
-) -> Result<OpenedArtifact, TransportError> {
+) -> Result<Opened, TransportError> {
     match location.place() {
         Place::Path(_) => Err(location.not_an_image().into()),
         place => open_place_artifact(location.as_str(), place, opts),
@@ -685,49 +696,21 @@ pub fn open_place_artifact(
     name: &str,
     place: &Place,
     opts: &RegistryOptions,
-) -> Result<OpenedArtifact, TransportError> {
-    match open_place(name, place, opts)? {
-        Opened::Image(image) => Ok(OpenedArtifact {
-            name: name.to_string(),
-            value: ImageOrIndex::Image(image.to_image()),
-            warnings: image.warnings.clone(),
-            _keep: image.keep.clone(),
-        }),
-        Opened::Index(index) => {
-            let mut images = Vec::with_capacity(index.entries.len());
-            for entry in &index.entries {
-                if crate::image::media::is_index(&entry.descriptor.media_type) {
-                    return Err(crate::image::ImageError::Malformed(format!(
-                        "{name}: index {} lists another index ({}); nested indexes are not supported",
-                        index.digest, entry.descriptor.digest
-                    ))
-                    .into());
-                }
-                images.push(index.image(entry)?.to_image());
+) -> Result<Opened, TransportError> {
+    let mut opened = open_place(name, place, opts)?;
+    if let ImageOrIndex::Index(index) = &opened.value {
+        for entry in index.entries()? {
+            if crate::image::media::is_index(&entry.descriptor.media_type) {
+                return Err(ImageError::Malformed(format!(
+                    "{name}: index {} lists another index ({}); nested indexes are not supported",
+                    index.index.descriptor.digest, entry.descriptor.digest
+                ))
+                .into());
             }
-            let media_type = if index.media_type.is_empty() {
-                crate::image::media::OCI_INDEX.to_string()
-            } else {
-                index.media_type.clone()
-            };
-            Ok(OpenedArtifact {
-                name: name.to_string(),
-                value: ImageOrIndex::Index(ImageIndex {
-                    index: Blob {
-                        descriptor: Descriptor {
-                            media_type,
-                            digest: index.digest.clone(),
-                            size: index.bytes.len() as u64,
-                        },
-                        source: BlobSource::Memory(index.bytes.clone()),
-                    },
-                    images,
-                }),
-                warnings: Vec::new(),
-                _keep: index.keep.clone(),
-            })
         }
+        opened.value = ImageOrIndex::Index(index.complete()?);
     }
+    Ok(opened)
 }
 
 fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, TransportError> {
@@ -781,6 +764,137 @@ pub fn unpack_image(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::image::config::canonical_json;
+    use crate::image::extend::{index_of, platform_json};
+    use crate::image::manifest::{Format, manifest_json};
+    use crate::image::media;
+
+    /// A small image for `platform` with one layer (a layout does not look inside layers).
+    fn image(platform: &str) -> Image {
+        let layer = Blob::memory(media::OCI_LAYER_GZIP, platform.as_bytes().to_vec());
+        let (os, arch) = platform.split_once('/').unwrap();
+        let config = Blob::memory(
+            media::OCI_CONFIG,
+            format!(r#"{{"architecture":"{arch}","os":"{os}"}}"#).into_bytes(),
+        );
+        let manifest = manifest_json(
+            Format::Oci,
+            &config.descriptor,
+            std::slice::from_ref(&layer.descriptor),
+        );
+        Image {
+            manifest: Blob::memory(media::OCI_MANIFEST, canonical_json(&manifest)),
+            config,
+            layers: vec![layer],
+        }
+    }
+
+    /// A two-platform index written to `dir` as `oci:dir:v1`.
+    fn two_platform_layout(dir: &Path) -> ImageIndex {
+        let images = ["linux/amd64", "linux/arm64"]
+            .iter()
+            .map(|p| (image(p), platform_json(&p.parse().unwrap())))
+            .collect();
+        let index = index_of(images);
+        layout::write_index_layout(&index, dir, &["v1".to_string()]).unwrap();
+        index
+    }
+
+    fn location(dir: &Path) -> Location {
+        Location::parse(&format!("oci:{}:v1", dir.display())).unwrap()
+    }
+
+    /// An opened index is the image model's index, its images not yet open; reading one
+    /// platform opens that platform's manifest only, so a broken other platform does not
+    /// matter, while opening every image (a copy) names the broken one as a local error.
+    #[test]
+    fn an_opened_index_opens_its_images_on_demand() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        let written = two_platform_layout(&dir);
+        let opts = RegistryOptions::default();
+
+        let opened = open(&location(&dir), &opts).unwrap();
+        let ImageOrIndex::Index(index) = &opened.value else {
+            panic!("an index");
+        };
+        assert_eq!(index.index.descriptor, written.index.descriptor);
+        assert!(index.images.is_empty() && !index.is_complete());
+        let platforms: Vec<String> = index
+            .platforms()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(platforms, ["linux/amd64", "linux/arm64"]);
+
+        // The arm64 manifest goes missing: amd64 still opens.
+        let arm = &written.images[1].manifest.descriptor;
+        std::fs::remove_file(layout::blob_path(&dir, &arm.digest).unwrap()).unwrap();
+        let amd = open_image(&location(&dir), &opts).unwrap();
+        assert_eq!(amd.image.digest(), written.images[0].digest());
+        assert_eq!(amd.image.platform(), "linux/amd64");
+        assert!(amd.warnings[0].contains("multi-platform image index"));
+
+        let err = open_artifact(&location(&dir), &opts).unwrap_err();
+        assert!(matches!(err, TransportError::Local(_)), "{err:?}");
+        assert!(err.to_string().contains(arm.sha256_hex().unwrap()), "{err}");
+    }
+
+    /// A platform the index does not have is the transport's own error (a local layout is
+    /// never reported as a registry failure), in the words it always had.
+    #[test]
+    fn a_missing_platform_is_not_a_registry_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        two_platform_layout(&dir);
+        let opts = RegistryOptions {
+            platform: "linux/s390x".parse().unwrap(),
+            ..RegistryOptions::default()
+        };
+        let err = open_image(&location(&dir), &opts).unwrap_err();
+        assert!(
+            matches!(err, TransportError::IndexWithoutPlatform { .. }),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .ends_with("is an image index with no manifest for platform linux/s390x"),
+            "{err}"
+        );
+    }
+
+    /// A sink given an index just opened from a source opens its images itself: the layout
+    /// written from it holds the same index, every image and every blob.
+    #[test]
+    fn a_sink_completes_an_opened_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("lay");
+        let written = two_platform_layout(&dir);
+        let opened = open(&location(&dir), &RegistryOptions::default()).unwrap();
+        let copy = tmp.path().join("copy");
+        let dest: LocalImage = format!("oci:{}:v2", copy.display()).parse().unwrap();
+        super::super::local::write_artifact(opened.value.artifact(), &dest, &["v2".into()])
+            .unwrap();
+        let back = open_artifact(
+            &Location::parse(&format!("oci:{}:v2", copy.display())).unwrap(),
+            &RegistryOptions::default(),
+        )
+        .unwrap();
+        let ImageOrIndex::Index(index) = &back.value else {
+            panic!("an index");
+        };
+        assert_eq!(index.index.descriptor, written.index.descriptor);
+        let digests = |i: &ImageIndex| -> Vec<String> {
+            i.images
+                .iter()
+                .flat_map(Image::blobs)
+                .map(|b| b.descriptor.digest.clone())
+                .collect()
+        };
+        assert_eq!(digests(index), digests(&written));
+        assert!(index.is_complete());
+    }
 
     /// A registry image whose layers are not sha256 must not reach the spool: two such
     /// layers once shared the file `blob.layer`, and the second got the first one's bytes.

@@ -99,6 +99,7 @@ fn related_index(dir: &Path, seed: usize) -> ImageIndex {
             serde_json::to_vec(&index).expect("json"),
         ),
         images,
+        manifests: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! `olmpack copy` against two real loopback registries (`docker-registry`), read back by skopeo:
 //! a two-platform index with a cosign `.sig` tag attached, copied whole (digests equal), into an
 //! `oci:` layout and back, a second time (no blob uploaded), narrowed to one platform, within one
-//! registry (blobs mounted), and interrupted by a fault-injecting proxy then run again.
+//! registry (blobs mounted), interrupted by a fault-injecting proxy then run again, and to a TLS
+//! registry with Basic auth, each end with its own credentials and CA.
 
 use crate::support::cmd::olmpack;
 use crate::support::registry::{self as support, Fault, Mode, Proxy, Registry};
@@ -101,6 +102,7 @@ pub(crate) fn two_platform_index(dir: &Path) -> ImageIndex {
             serde_json::to_vec(&index).expect("json"),
         ),
         images,
+        manifests: None,
     }
 }
 
@@ -451,4 +453,48 @@ fn referrers_come_along_through_the_tag_schema_fallback() {
         listed["manifests"][0]["artifactType"],
         "application/spdx+json"
     );
+}
+
+/// Each end of a copy has its own client options: an anonymous plain-HTTP source and a
+/// target with TLS (its own CA) and Basic auth. The target's credentials given to the source
+/// end do not reach the target, which refuses the copy; given to the target end, the copy
+/// lands and skopeo reads the same digest there.
+#[test]
+fn each_end_of_a_copy_has_its_own_credentials_and_tls() {
+    let src = Registry::start(Mode::Plain);
+    let dst = Registry::start(Mode::TlsBasic);
+    let work = tempfile::tempdir().expect("tmp");
+    let (index, _) = seed(&src, work.path());
+    let digest = index.index.descriptor.digest.clone();
+    let from = src.reference(REPO, "v1");
+    let to = dst.reference("mirror/catalog", "v1");
+    let ca = dst.ca.clone().expect("ca").display().to_string();
+    let creds = format!("{}:{}", support::USER, support::PASSWORD);
+
+    let wrong = olmpack()
+        .arg("copy")
+        .args([&from, &to, "--src-creds", &creds, "--dest-ca-file", &ca])
+        .output()
+        .expect("run olmpack");
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("authentication failed for {}", dst.host)),
+        "the target refused it: {err}"
+    );
+    assert!(!err.contains(support::PASSWORD), "{err}");
+
+    let (out, err) = run_copy(&[&from, &to, "--dest-creds", &creds, "--dest-ca-file", &ca]);
+    assert_eq!(out, digest, "{err}");
+    let raw = std::process::Command::new("skopeo")
+        .args(["inspect", "--raw", "--tls-verify=false", "--creds", &creds])
+        .arg(format!("docker://{to}"))
+        .output()
+        .expect("run skopeo");
+    assert!(
+        raw.status.success(),
+        "{}",
+        String::from_utf8_lossy(&raw.stderr)
+    );
+    assert_eq!(support::sha256(&raw.stdout), digest);
 }

@@ -442,7 +442,7 @@ pub fn build_from_image(
         cache_owners: cache_layers.into_iter().map(|(_, c)| c.owner).collect(),
         source_layers: layer_report,
         spool,
-        bases: platforms.into_iter().map(|(i, _)| i).collect(),
+        _bases: platforms.into_iter().map(|(i, _)| i).collect(),
     })
 }
 
