@@ -18,6 +18,8 @@
 //! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
 //! - [`bundle_render`]: `bundle render` (the objects OLM v1 applies, from a folder, an image or
 //!   a catalog);
+//! - [`connection`]: the registry connection flags every image-reading command shares, as
+//!   the library's registry options;
 //! - [`labels`], [`delivery`]: the `--label` rules and the output and push flags both builds
 //!   share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
@@ -54,6 +56,7 @@ pub mod catalog_render;
 pub mod catalog_serve;
 pub mod catalog_template;
 pub mod catalog_validate;
+pub mod connection;
 pub mod copy;
 pub mod delivery;
 pub mod explain;

@@ -58,6 +58,13 @@ pub fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// A folder with `manifests/` or `metadata/`: a bundle folder, perhaps half made, and never a
+/// package-manifest package (the legacy reader refuses such a folder too); `bundle migrate`
+/// says so instead of "not a package".
+pub fn has_bundle_folder(path: &Path) -> bool {
+    path.join("metadata").is_dir() || path.join("manifests").is_dir()
+}
+
 /// A package-manifest package (`<package>.package.yaml` and one folder per version).
 pub fn is_package_manifest_dir(path: &Path) -> bool {
     crate::legacy::packagemanifest::is_package_manifest_dir(path)
