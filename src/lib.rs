@@ -17,10 +17,11 @@
 //! - [`signature`]: cosign and containers' simple signing, key files, lookaside stores and
 //!   `policy.json`;
 //! - [`interrupt`]: Ctrl-C and SIGTERM remove what a command staged, then exit 130;
-//! - [`action`]: what each command does, composed from the above, and `action::source`, the
-//!   one place that says what a source is (folder, file or image, and which of seven kinds);
+//! - [`action`]: what each command does, composed from the above (one door per subcommand),
+//!   and `action::source`, the one place that says what a source is (folder, file or image,
+//!   and which of seven kinds, with or without opening it);
 //! - [`cli`] and [`commands`]: the command line, one thin module per subcommand, importing
-//!   only `action`, the flags and the printers;
+//!   only `action` (the types they print come through it), the flags and the printers;
 //! - [`guard`]: isolation of olmpack's own failures (a caught panic names the file being read).
 //!
 //! Below them all, the ground floor imports no domain module: [`yaml`] (positioned YAML),

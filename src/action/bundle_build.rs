@@ -173,3 +173,31 @@ fn is_own_scaffold(root: &Path, warning: &BuildWarning) -> bool {
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok_and(|()| head == marker)
 }
+
+/// The media types a build writes (`--format`).
+pub use crate::image::Format;
+
+/// The image options from the `bundle build` flags: `--format`, `--platform` (empty:
+/// linux/amd64), `--label`s (checked against each other), `--single-layer`, and
+/// `SOURCE_DATE_EPOCH` from the environment.
+pub fn build_options(
+    format: Format,
+    platform: &str,
+    labels: &[(String, String)],
+    single_layer: bool,
+) -> Result<BuildOptions, super::delivery::FlagError> {
+    use super::delivery::FlagError;
+    let platform: crate::image::Platform = if platform.is_empty() {
+        crate::image::Platform::default()
+    } else {
+        platform.parse().map_err(|e| FlagError::chain(&e))?
+    };
+    Ok(BuildOptions {
+        format,
+        platform,
+        extra_labels: super::labels::label_map(labels).map_err(|e| FlagError::chain(&e))?,
+        single_layer,
+        source_date_epoch: crate::image::build::source_date_epoch_from_env()
+            .map_err(|e| FlagError::chain(&e))?,
+    })
+}

@@ -101,14 +101,14 @@ pub fn validate_image(
     opts: &crate::validate::Options,
 ) -> Result<Report, BundleImageError> {
     let fetched = fetch_bundle(&Location::parse(source)?, registry)?;
-    if let Some(configs) = fetched.labels.get(super::source::CONFIGS_LABEL) {
+    if let Some(configs) = super::source::catalog_label(&fetched.labels) {
         return Err(BundleImageError::CatalogImage {
             source_name: source.to_string(),
             label: super::source::CONFIGS_LABEL,
-            configs: configs.clone(),
+            configs: configs.to_string(),
         });
     }
-    if !fetched.dir.path().join("manifests").is_dir() {
+    if !super::source::holds_bundle(fetched.dir.path()) {
         let mut found: Vec<String> = std::fs::read_dir(fetched.dir.path())
             .map(|rd| {
                 rd.flatten()

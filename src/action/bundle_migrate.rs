@@ -132,7 +132,7 @@ pub fn migrate(dir: &Path, output_dir: &Path, strict: bool) -> Result<Migrated, 
 fn not_a_package(dir: &Path) -> String {
     if !dir.exists() {
         format!("{} does not exist", dir.display())
-    } else if dir.join("metadata").is_dir() || dir.join("manifests").is_dir() {
+    } else if super::source::has_bundle_folder(dir) {
         format!(
             "{} is a bundle folder (it has manifests/ or metadata/), not a package-manifest package",
             dir.display()

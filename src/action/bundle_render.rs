@@ -4,7 +4,9 @@
 
 use crate::bundle::Bundle;
 use crate::location::{Location, Place};
-use crate::olmv1::{self, RenderError, RenderOptions, RenderedObject};
+use crate::olmv1::{self, RenderError, RenderedObject};
+/// The options the command fills (namespaces, certificate provider, deployment config).
+pub use crate::olmv1::{CertProvider, RenderOptions};
 use crate::transport::RegistryOptions;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +49,40 @@ pub enum BundleRenderError {
     /// Writing the output failed.
     #[error("{0}")]
     Write(String),
+    /// The `--deployment-config` file could not be read or is no deploymentConfig.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// Reads a ClusterExtension `deploymentConfig` file (YAML or JSON), for [`RenderOptions`].
+pub fn read_deployment_config(path: &Path) -> Result<serde_json::Value, BundleRenderError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| BundleRenderError::Config(format!("{}: {e}", path.display())))?;
+    olmv1::config::parse(&text).map_err(|e| {
+        BundleRenderError::Config(format!("{}: invalid deploymentConfig: {e}", path.display()))
+    })
+}
+
+/// What `--permissions` prints: the rendered RBAC by scope, API group and verb, as text or
+/// (`json`) as pretty JSON.
+pub fn permissions_output(objects: &[RenderedObject], json: bool) -> Vec<u8> {
+    let summary = olmv1::permissions::summarize(objects);
+    if json {
+        let mut v = serde_json::to_vec_pretty(&summary).unwrap_or_default();
+        v.push(b'\n');
+        v
+    } else {
+        olmv1::permissions::to_text(&summary).into_bytes()
+    }
+}
+
+/// The objects as printed: YAML documents separated by `---`, or (`json`) one JSON `List`.
+pub fn objects_output(objects: &[RenderedObject], json: bool) -> Vec<u8> {
+    if json {
+        olmv1::output::json_list(objects)
+    } else {
+        olmv1::output::yaml_stream(objects)
+    }
 }
 
 /// Renders the source with `opts`.

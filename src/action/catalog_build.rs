@@ -1188,3 +1188,102 @@ LABEL \"key2\"=\"value2\"
         assert!(parse_dockerfile_labels(&["novalue".into()]).is_err());
     }
 }
+
+/// What the command names: the platform its registry options are read for, the serve cache's
+/// default place in the image, and what became of each layer of a source image.
+pub mod types {
+    pub use crate::image::Platform;
+    pub use crate::image::strip::LayerUse;
+    pub use crate::serve::cache::DEFAULT_CACHE_DIR;
+}
+
+/// The catalog image a `catalog build` SOURCE names, when it names one: a string that is not
+/// an existing path and reads as an image (a registry reference, `oci:`, an archive). With
+/// `filter` a string that names nothing is an error naming it (a mistyped folder is never sent
+/// to a registry); without, the folder build reports it as before.
+pub fn image_source(
+    dir: &Path,
+    filter: bool,
+) -> Result<Option<Location>, crate::location::LocationError> {
+    if std::fs::symlink_metadata(dir).is_ok() {
+        return Ok(None);
+    }
+    let Some(text) = dir.to_str() else {
+        return Ok(None);
+    };
+    match Location::parse(text) {
+        Ok(l) if !matches!(l.place(), crate::location::Place::Path(_)) => Ok(Some(l)),
+        Ok(_) => Ok(None),
+        Err(e) if filter => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The `catalog build` flags that shape the image, as typed.
+#[derive(Debug, Clone)]
+pub struct CatalogBuildFlags<'a> {
+    /// `--platform`s.
+    pub platforms: &'a [String],
+    /// `--label`s.
+    pub labels: &'a [(String, String)],
+    /// `--configs-dir`.
+    pub configs_dir: &'a str,
+    /// SOURCE is an image ([`image_source`]): it keeps its catalog where its label says, so
+    /// only a `--configs-dir` other than the default is passed on (and refused).
+    pub from_image: bool,
+    /// `--base`.
+    pub base: Option<&'a str>,
+    /// `--cache`.
+    pub cache: bool,
+    /// `--no-cache`.
+    pub no_cache: bool,
+    /// `--cache-dir`.
+    pub cache_dir: &'a str,
+    /// `--cache-format` (`json` or `pogreb`).
+    pub cache_format: &'a str,
+    /// The registry options read from the connection flags.
+    pub registry: RegistryOptions,
+    /// The local output is a `docker-archive:`, which holds one platform.
+    pub docker_archive: bool,
+}
+
+/// The build options from the flags: platforms parsed (one only into a docker-archive),
+/// labels checked, `SOURCE_DATE_EPOCH` read from the environment.
+pub fn build_options(
+    flags: &CatalogBuildFlags<'_>,
+) -> Result<CatalogBuildOptions, super::delivery::FlagError> {
+    use super::delivery::FlagError;
+    use crate::serve::cache::{CacheFormat, ServeCache};
+    let platforms = flags
+        .platforms
+        .iter()
+        .map(|p| p.parse::<Platform>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| FlagError::chain(&e))?;
+    if flags.docker_archive && platforms.len() > 1 {
+        return Err(FlagError(
+            "a docker-archive holds a single platform: give one --platform".to_string(),
+        ));
+    }
+    Ok(CatalogBuildOptions {
+        configs_dir: (!flags.from_image || flags.configs_dir != DEFAULT_CONFIGS_DIR)
+            .then(|| flags.configs_dir.to_string()),
+        base: flags.base.map(str::to_string),
+        platforms,
+        labels: super::labels::label_map(flags.labels).map_err(|e| FlagError::chain(&e))?,
+        source_date_epoch: crate::image::build::source_date_epoch_from_env()
+            .map_err(|e| FlagError::chain(&e))?,
+        registry: flags.registry.clone(),
+        serve_cache: match (flags.cache, flags.no_cache) {
+            (true, _) => ServeCache::Always,
+            (_, true) => ServeCache::Never,
+            _ => ServeCache::Auto,
+        },
+        cache_dir: Some(flags.cache_dir.to_string()),
+        cache_format: if flags.cache_format == "pogreb" {
+            CacheFormat::Pogreb
+        } else {
+            CacheFormat::Json
+        },
+    })
+}

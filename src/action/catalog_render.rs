@@ -20,7 +20,9 @@ use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::render::{BundleFiles, expand_image_template, finish_config, render_bundle};
 /// The render options `catalog render` takes from its flags.
 pub use crate::catalog::render::{MigrateLevel, OpmCompat};
-use crate::catalog::write::{self, Format, spool::Spool};
+/// The two output formats of catalog blobs (opm's JSON and YAML).
+pub use crate::catalog::write::Format;
+use crate::catalog::write::{self, spool::Spool};
 use crate::location::{Location, Place};
 use crate::transport::RegistryOptions;
 use std::path::Path;

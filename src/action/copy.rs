@@ -4,8 +4,60 @@
 //! This door parses the two strings (the source must exist; a local target need not) and says
 //! which end failed.
 
+use crate::image::Platform;
+use crate::image::config::PlatformError;
 use crate::location::Location;
-use crate::transport::{CopyOptions, CopyReport, Target, TransportError};
+use crate::registry::RegistryError;
+use crate::registry::RetryPolicy;
+use crate::registry::auth::{self, AuthOptions};
+use crate::registry::client::ClientOptions;
+use crate::transport::{CopyReport, Target, TransportError};
+use std::path::PathBuf;
+
+/// The options the command fills: the copy's, and each end's registry options.
+pub use crate::transport::{CopyOptions, RegistryOptions};
+
+/// One end's registry options from the copy flags (`--src-*` or `--dest-*`; `catalog mirror`
+/// shares them): credentials from `authfile`, `creds` (USER:PASSWORD) and the environment's
+/// default locations, plain HTTP, extra CAs, and `retries` attempts per request (at least 1).
+pub fn end_options(
+    authfile: &Option<PathBuf>,
+    creds: &Option<String>,
+    plain_http: bool,
+    ca_file: &Option<PathBuf>,
+    retries: u32,
+) -> Result<RegistryOptions, RegistryError> {
+    let mut auth = AuthOptions::from_env();
+    auth.authfile = authfile.clone();
+    if let Some(c) = creds {
+        auth.explicit = Some(auth::parse_creds(c)?);
+    }
+    Ok(RegistryOptions {
+        auth,
+        client: ClientOptions {
+            plain_http,
+            ca_file: ca_file.clone(),
+            retry: RetryPolicy {
+                max_attempts: retries.max(1),
+                ..RetryPolicy::default()
+            },
+            ..ClientOptions::default()
+        },
+        platform: Platform::default(),
+    })
+}
+
+/// The `--platform` values, parsed; `None` (every platform) when none is given.
+pub fn platforms(typed: &[String]) -> Result<Option<Vec<Platform>>, PlatformError> {
+    if typed.is_empty() {
+        return Ok(None);
+    }
+    typed
+        .iter()
+        .map(|p| p.parse::<Platform>())
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
 
 /// Why a copy did not happen (or did not finish: blobs already at the target are reused by the
 /// next run, and no tag points at an incomplete image).

@@ -18,15 +18,21 @@
 //! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
 //! - [`bundle_render`]: `bundle render` (the objects OLM v1 applies, from a folder, an image or
 //!   a catalog);
-//! - [`labels`]: the `--label` rules both builds share;
+//! - [`connection`]: the registry connection flags every image-reading command shares, as
+//!   the library's registry options;
+//! - [`labels`], [`delivery`]: the `--label` rules and the output and push flags both builds
+//!   share;
 //! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
 //!   `catalog generate-dockerfile`;
 //! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included);
 //! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
 //!   result validated) and `catalog diff` (changes and upgrade-path regressions);
 //! - [`catalog_serve`], [`catalog_cache`]: `catalog serve` and `catalog cache verify`;
+//! - [`catalog_validate`], [`catalog_graph`]: `catalog validate` (folders in parallel, inputs
+//!   of another kind named, the OLM v1 group, opm's output shape) and `catalog graph`;
 //! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
-//!   registries) and `catalog convert-template`.
+//!   registries) and `catalog convert-template`;
+//! - [`explain`]: `explain` (one rule's record as text).
 
 pub mod bundle_build;
 pub mod bundle_image;
@@ -42,13 +48,18 @@ pub mod catalog_build;
 pub mod catalog_cache;
 pub mod catalog_diff;
 pub mod catalog_filter;
+pub mod catalog_graph;
 pub mod catalog_init;
 pub mod catalog_mirror;
 pub mod catalog_olmv1;
 pub mod catalog_render;
 pub mod catalog_serve;
 pub mod catalog_template;
+pub mod catalog_validate;
+pub mod connection;
 pub mod copy;
+pub mod delivery;
+pub mod explain;
 pub mod labels;
 pub mod sign;
 pub mod source;

@@ -58,6 +58,13 @@ pub fn is_bundle_dir(path: &Path) -> bool {
     path.join("manifests").is_dir() && path.join("metadata").is_dir()
 }
 
+/// A folder with `manifests/` or `metadata/`: a bundle folder, perhaps half made, and never a
+/// package-manifest package (the legacy reader refuses such a folder too); `bundle migrate`
+/// says so instead of "not a package".
+pub fn has_bundle_folder(path: &Path) -> bool {
+    path.join("metadata").is_dir() || path.join("manifests").is_dir()
+}
+
 /// A package-manifest package (`<package>.package.yaml` and one folder per version).
 pub fn is_package_manifest_dir(path: &Path) -> bool {
     crate::legacy::packagemanifest::is_package_manifest_dir(path)
@@ -88,6 +95,62 @@ fn looks_like_database(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"))
+}
+
+/// What a path given where a file-based catalog folder is expected holds instead, decided
+/// from its name and the file system alone (no image is opened, nothing is read but an sqlite
+/// header): [`not_a_catalog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotACatalog {
+    /// It names an image (a transport prefix, or a registry host and no such local path); which
+    /// of the three image kinds is known only once its labels are read.
+    Image,
+    /// A local source of another kind: [`Kind::PackageManifestDir`], [`Kind::BundleDir`] or
+    /// [`Kind::SqliteFile`] (a file with the SQLite header).
+    Local(Kind),
+}
+
+/// Whether `path`, given where a file-based catalog is expected (`catalog validate`, `catalog
+/// graph`, which read folders only), is another kind of source; `None` for anything that may
+/// be a catalog (a folder, a file, a missing path, which the loader names). The same rules as
+/// [`path_kind`], with two differences: an image is recognised by its name without being
+/// opened, and a file merely named `.db` is left to the catalog loader (only the SQLite header
+/// makes a database here).
+pub fn not_a_catalog(path: &Path) -> Option<NotACatalog> {
+    let s = path.display().to_string();
+    let image_prefix = ["oci:", "oci-archive:", "docker-archive:", "docker://"]
+        .iter()
+        .any(|p| s.starts_with(p));
+    let exists = std::fs::symlink_metadata(path).is_ok();
+    let registry_like = !exists
+        && s.split_once('/').is_some_and(|(first, _)| {
+            first.contains('.') || first.contains(':') || first == "localhost"
+        })
+        && !s.starts_with('.')
+        && !s.starts_with('/');
+    if image_prefix || registry_like {
+        return Some(NotACatalog::Image);
+    }
+    match path_kind(path)? {
+        kind @ (Kind::PackageManifestDir | Kind::BundleDir) => Some(NotACatalog::Local(kind)),
+        Kind::SqliteFile if path.is_file() && crate::legacy::sqlite::is_sqlite_file(path) => {
+            Some(NotACatalog::Local(Kind::SqliteFile))
+        }
+        _ => None,
+    }
+}
+
+/// The catalog folder an image's configs label names, as written: an image carrying the label
+/// holds a file-based catalog (so `bundle validate --image` refuses it as a catalog image,
+/// naming the folder), whatever else it carries.
+pub fn catalog_label(labels: &BTreeMap<String, String>) -> Option<&str> {
+    labels.get(CONFIGS_LABEL).map(String::as_str)
+}
+
+/// Whether an unpacked image's root holds a bundle: a `manifests/` folder (an image needs no
+/// `metadata/`, its labels carry the annotations), as `bundle validate --image` reads one.
+pub fn holds_bundle(root: &Path) -> bool {
+    root.join("manifests").is_dir()
 }
 
 /// An image unpacked into a temporary folder (removed on drop, and on Ctrl-C), with its
@@ -134,7 +197,7 @@ impl UnpackedSource {
         let labels = self.labels();
         if labels.contains_key(DATABASE_LABEL) {
             Some(Kind::DatabaseImage)
-        } else if labels.contains_key(CONFIGS_LABEL) {
+        } else if catalog_label(labels).is_some() {
             Some(Kind::CatalogImage)
         } else if labels.contains_key(BUNDLE_PACKAGE_LABEL) {
             Some(Kind::BundleImage)

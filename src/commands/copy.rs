@@ -3,11 +3,7 @@
 //! happened on stderr.
 
 use super::{EXIT_OK, Failure, Outcome};
-use crate::image::Platform;
-use crate::registry::RetryPolicy;
-use crate::registry::auth::{self, AuthOptions};
-use crate::registry::client::ClientOptions;
-use crate::transport::{CopyOptions, RegistryOptions};
+use crate::action::copy::{self, CopyOptions, RegistryOptions};
 use std::path::PathBuf;
 
 /// Arguments of `olmpack copy`.
@@ -78,41 +74,14 @@ pub fn end(
     ca_file: &Option<PathBuf>,
     retries: u32,
 ) -> Result<RegistryOptions, Failure> {
-    let mut auth = AuthOptions::from_env();
-    auth.authfile = authfile.clone();
-    if let Some(c) = creds {
-        auth.explicit = Some(auth::parse_creds(c)?);
-    }
-    Ok(RegistryOptions {
-        auth,
-        client: ClientOptions {
-            plain_http,
-            ca_file: ca_file.clone(),
-            retry: RetryPolicy {
-                max_attempts: retries.max(1),
-                ..RetryPolicy::default()
-            },
-            ..ClientOptions::default()
-        },
-        platform: Platform::default(),
-    })
+    Ok(copy::end_options(
+        authfile, creds, plain_http, ca_file, retries,
+    )?)
 }
 
 /// Runs `olmpack copy`.
 pub fn run(args: &Args) -> Outcome {
-    let platforms = if args.platform.is_empty() {
-        None
-    } else {
-        Some(
-            args.platform
-                .iter()
-                .map(|p| {
-                    p.parse::<Platform>()
-                        .map_err(|e| Failure::usage(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        )
-    };
+    let platforms = copy::platforms(&args.platform).map_err(|e| Failure::usage(e.to_string()))?;
     let opts = CopyOptions {
         source: end(
             &args.src_authfile,
@@ -132,7 +101,7 @@ pub fn run(args: &Args) -> Outcome {
         with_signatures: args.with_signatures,
         ..CopyOptions::default()
     };
-    let report = crate::action::copy::copy(&args.source, &args.target, &opts)?;
+    let report = copy::copy(&args.source, &args.target, &opts)?;
     if let Some(from) = &report.narrowed_from {
         eprintln!(
             "the index was narrowed to {}: it is a new index (the source index is {from})",

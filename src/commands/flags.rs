@@ -1,21 +1,15 @@
 //! The flags several commands share, so they are spelled and checked once: the registry flags
 //! every command that touches images flattens in ([`RegistryArgs`], or [`ConnectionArgs`]
-//! alone where a command takes its own platforms) and their conversion into the library's
-//! [`RegistryOptions`]; the report and catalog output formats; the render options of
+//! alone where a command takes its own platforms), handed to `action::connection` for the
+//! library's [`RegistryOptions`]; the report and catalog output formats; the render options of
 //! `catalog template` and `catalog add`. Nothing else: opening images lives in
 //! `transport::source`, pushing in `transport::sink`, bundle-image knowledge in
 //! `action::bundle_image`.
 
 use super::Failure;
 use crate::action::bundle_source::SourceOptions;
-use crate::catalog::render::MigrateLevel;
-use crate::catalog::template::OpmCompat;
-use crate::catalog::write::Format;
-use crate::image::Platform;
-use crate::registry::RetryPolicy;
-use crate::registry::auth::{self, AuthOptions, Secret};
-use crate::registry::client::ClientOptions;
-use crate::transport::RegistryOptions;
+use crate::action::catalog_render::{Format, MigrateLevel, OpmCompat};
+use crate::action::connection::{Connection, Credentials, Platform, RegistryOptions};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -70,16 +64,11 @@ impl std::fmt::Debug for ConnectionArgs {
 }
 
 impl ConnectionArgs {
-    /// Credential options: `--creds`, `--password-stdin` (read now, once), `--authfile`, and
-    /// the process environment for the default locations.
-    pub fn auth_options(&self) -> Result<AuthOptions, Failure> {
-        let mut opts = AuthOptions::from_env();
-        opts.authfile = self.authfile.clone();
-        match (&self.creds, self.password_stdin) {
-            (Some(c), false) => {
-                let (u, p) = auth::parse_creds(c)?;
-                opts.explicit = Some((u, p));
-            }
+    /// The connection as typed: `--creds`, `--password-stdin` (read now, once), `--authfile`,
+    /// TLS and retries.
+    pub fn connection(&self) -> Result<Connection, Failure> {
+        let creds = match (&self.creds, self.password_stdin) {
+            (Some(c), false) => Some(Credentials::Typed(c.clone())),
             (Some(user), true) => {
                 let user = user.split(':').next().unwrap_or("").to_string();
                 if user.is_empty() {
@@ -90,41 +79,25 @@ impl ConnectionArgs {
                     Failure::usage(format!("cannot read the password from stdin: {e}"))
                 })?;
                 let pw = pw.trim_end_matches(['\n', '\r']).to_string();
-                opts.explicit = Some((user, Secret::new(pw)));
+                Some(Credentials::UserAndPassword(user, pw))
             }
             (None, true) => return Err(Failure::usage("--password-stdin needs --creds USER")),
-            (None, false) => {}
-        }
-        Ok(opts)
-    }
-
-    /// Transport options from the flags. `--ca-file` and `--insecure` imply HTTPS even for
-    /// loopback hosts (which otherwise get plain HTTP automatically).
-    pub fn client_options(&self) -> ClientOptions {
-        ClientOptions {
+            (None, false) => None,
+        };
+        Ok(Connection {
+            authfile: self.authfile.clone(),
+            creds,
+            ca_file: self.ca_file.clone(),
             plain_http: self.plain_http,
             insecure: self.insecure,
-            ca_file: self.ca_file.clone(),
-            retry: match self.retries {
-                None | Some(0) => RetryPolicy::default(),
-                Some(n) => RetryPolicy {
-                    max_attempts: n,
-                    retry_refused: true,
-                    ..RetryPolicy::default()
-                },
-            },
-            ..ClientOptions::default()
-        }
+            retries: self.retries,
+        })
     }
 
     /// The library's registry options from the flags (reads `--password-stdin` now, once), for
     /// `platform`.
     pub fn options(&self, platform: Platform) -> Result<RegistryOptions, Failure> {
-        Ok(RegistryOptions {
-            auth: self.auth_options()?,
-            client: self.client_options(),
-            platform,
-        })
+        Ok(self.connection()?.options(platform)?)
     }
 }
 

@@ -4,13 +4,10 @@
 
 use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::action::sign::{self as action, SignOptions, VerifyOptions};
-use crate::image::Platform;
-use crate::location::Location;
-use crate::signature::keys;
-use crate::signature::lookaside::RegistriesD;
-use crate::signature::simple::{GpgSigner, Keyring};
-use std::path::{Path, PathBuf};
+use crate::action::Location;
+use crate::action::sign::types::Platform;
+use crate::action::sign::{self as action, PolicyCheckError, SignKeys, SignOptions};
+use std::path::PathBuf;
 
 /// The signing flags `sign`, `bundle build --push` and `catalog build --push` share.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -46,44 +43,14 @@ impl SignArgs {
     /// The library's signing options: keys read and decrypted now, before anything is pushed,
     /// so a wrong passphrase costs no upload.
     pub fn options(&self) -> Result<SignOptions, Failure> {
-        let mut opts = SignOptions {
-            identity: self.identity.clone(),
-            registries_d: RegistriesD::load(&RegistriesD::default_dir(
-                self.registries_d.as_deref(),
-            ))?,
-            ..SignOptions::default()
-        };
-        if let Some(path) = &self.key {
-            let pem = read(path)?;
-            let pass = keys::passphrase(self.passphrase_file.as_deref())?;
-            opts.cosign_key = Some(keys::decrypt_private_key(
-                &pem,
-                &pass,
-                &path.display().to_string(),
-            )?);
-        }
-        if let Some(k) = &self.gpg_key {
-            let pass = match &self.passphrase_file {
-                Some(p) if self.key.is_none() => keys::passphrase(Some(p))?,
-                _ => Vec::new(),
-            };
-            let path = Path::new(k);
-            opts.gpg = Some(if path.is_file() {
-                GpgSigner::from_bytes(&read(path)?, k, pass)?
-            } else if k.len() >= 16 && k.chars().all(|c| c.is_ascii_hexdigit()) {
-                GpgSigner::from_gnupg(k, pass)?
-            } else {
-                return Err(Failure::usage(format!(
-                    "--gpg-key {k}: no such file, and not a key fingerprint (16 or 40 hex digits)"
-                )));
-            });
-        }
-        Ok(opts)
+        Ok(action::sign_options(&SignKeys {
+            key: self.key.as_deref(),
+            gpg_key: self.gpg_key.as_deref(),
+            passphrase_file: self.passphrase_file.as_deref(),
+            identity: self.identity.as_deref(),
+            registries_d: self.registries_d.as_deref(),
+        })?)
     }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Arguments of `olmpack sign`.
@@ -159,22 +126,12 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
             "nothing to verify with: give --key FILE (cosign public key) and/or --gpg-keyring FILE",
         ));
     }
-    let mut opts = VerifyOptions {
-        identity: args.identity.clone(),
-        registries_d: RegistriesD::load(&RegistriesD::default_dir(args.registries_d.as_deref()))?,
-        ..VerifyOptions::default()
-    };
-    for k in &args.key {
-        opts.cosign_keys
-            .push(keys::parse_public_key(&read(k)?, &k.display().to_string())?);
-    }
-    for k in &args.gpg_keyring {
-        let bytes = read(k)?;
-        match &mut opts.keyring {
-            Some(ring) => ring.add(&bytes, &k.display().to_string())?,
-            None => opts.keyring = Some(Keyring::from_bytes(&bytes, &k.display().to_string())?),
-        }
-    }
+    let opts = action::verify_options(
+        args.identity.as_deref(),
+        args.registries_d.as_deref(),
+        &args.key,
+        &args.gpg_keyring,
+    )?;
     let location = Location::parse(&args.image)?.require_image()?;
     let registry = args.connection.options(Platform::default())?;
     let results = action::verify(&location, &registry, &opts)?;
@@ -265,8 +222,7 @@ pub fn run_key(cmd: &KeyCmd) -> Outcome {
             }
         }
     }
-    let pass = keys::passphrase(args.passphrase_file.as_deref())?;
-    let pair = keys::generate(&pass)?;
+    let pair = action::generate_key(args.passphrase_file.as_deref())?;
     crate::fsio::write(
         &key_path,
         pair.private_pem.as_bytes(),
@@ -311,22 +267,12 @@ impl PolicyArgs {
     pub fn check(
         &self,
         location: &Location,
-        registry: &crate::transport::RegistryOptions,
+        registry: &action::RegistryOptions,
     ) -> Result<(), Failure> {
-        use crate::signature::policy::{Policy, PolicyError};
-        let Some(path) = Policy::locate(self.policy.as_deref())? else {
-            return Ok(());
-        };
-        if matches!(location.place(), crate::location::Place::Path(_)) {
-            return Ok(());
-        }
-        let policy = Policy::load(&path)?;
-        let rd_dir = std::env::var_os("OLMPACK_REGISTRIES_D").map(PathBuf::from);
-        let rd = RegistriesD::load(&RegistriesD::default_dir(rd_dir.as_deref()))?;
-        match policy.check(location, registry, &rd) {
+        match action::check_policy(self.policy.as_deref(), location, registry) {
             Ok(()) => Ok(()),
-            Err(PolicyError::Refused(r)) => Err(Failure::with_code(EXIT_FINDINGS, r.to_string())),
-            Err(e) => Err(Failure::usage(super::error_chain(&e))),
+            Err(PolicyCheckError::Refused(r)) => Err(Failure::with_code(EXIT_FINDINGS, r)),
+            Err(e) => Err(Failure::usage(e.to_string())),
         }
     }
 }
@@ -337,7 +283,7 @@ impl PolicyArgs {
 pub fn sign_pushed(
     opts: &SignOptions,
     pushed: &[String],
-    registry: &crate::transport::RegistryOptions,
+    registry: &action::RegistryOptions,
 ) -> Result<(), Failure> {
     for reference in pushed {
         let location = Location::parse(reference)?;

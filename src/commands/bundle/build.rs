@@ -14,13 +14,11 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
-use crate::action::bundle_build::{self, BundleBuildEvent, BundleBuildOutcome, BundleBuildRun};
-use crate::action::labels::{label_map, parse_label};
-use crate::image::build::source_date_epoch_from_env;
-use crate::image::{BuildOptions, Destination, Format, Platform};
-use crate::registry::push::PushOptions;
-use crate::transport::RegistryOptions;
-use crate::transport::sink::{Delivery, output_names};
+use crate::action::bundle_build::{
+    self, BundleBuildEvent, BundleBuildOutcome, BundleBuildRun, Format,
+};
+use crate::action::delivery::{self, DeliveryFlags, Destination};
+use crate::action::labels::parse_label;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -112,55 +110,34 @@ pub fn run(args: &Args) -> Outcome {
     let registry_opts = if args.push {
         args.registry.options()?
     } else {
-        RegistryOptions::default()
+        Default::default()
     };
     // With --push, a local copy is written only when --output asks for one.
-    let dest: Option<Destination> = match (&args.output, args.push) {
-        (Some(out), _) => Some(out.parse()?),
-        (None, false) => Some(DEFAULT_OUTPUT.parse()?),
-        (None, true) => None,
-    };
-    let names = match &dest {
-        Some(dest) => output_names(dest, &args.tags)?,
-        None => Vec::new(),
-    };
-    let platform: Platform = if args.registry.platform.is_empty() {
-        Platform::default()
-    } else {
-        args.registry.platform.parse()?
-    };
+    let planned = delivery::plan(&DeliveryFlags {
+        output: args.output.as_deref(),
+        default_output: DEFAULT_OUTPUT,
+        tags: &args.tags,
+        push: args.push,
+        mount_from: args.mount_from.as_deref(),
+        digest_file: args.digest_file.as_deref(),
+    })?;
+    let options = bundle_build::build_options(
+        match args.format {
+            FormatArg::Oci => Format::Oci,
+            FormatArg::Docker => Format::Docker,
+        },
+        &args.registry.platform,
+        &args.labels,
+        args.single_layer,
+    )?;
+    let (dest, names) = (&planned.dest, &planned.names);
     let request = BundleBuildRun {
         dir: args.dir.clone(),
         validate: !args.no_validate,
-        options: BuildOptions {
-            format: match args.format {
-                FormatArg::Oci => Format::Oci,
-                FormatArg::Docker => Format::Docker,
-            },
-            platform,
-            extra_labels: label_map(&args.labels)?,
-            single_layer: args.single_layer,
-            source_date_epoch: source_date_epoch_from_env()?,
-        },
-        delivery: Delivery {
-            output: dest.clone().map(|d| (d, names.clone())),
-            push: if args.push {
-                args.tags.clone()
-            } else {
-                Vec::new()
-            },
-            push_options: PushOptions {
-                mount_from: args.mount_from.clone(),
-                ..PushOptions::default()
-            },
-            digest_file: args.digest_file.clone(),
-        },
+        options,
+        delivery: planned.delivery.clone(),
         // Read only for a push (`--password-stdin` reads stdin).
-        registry: if args.push {
-            registry_opts.clone()
-        } else {
-            RegistryOptions::default()
-        },
+        registry: registry_opts.clone(),
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = bundle_build::run(&request, &mut |event| match event {
@@ -180,7 +157,7 @@ pub fn run(args: &Args) -> Outcome {
         }
         BundleBuildOutcome::Built(built) => built,
     };
-    if let Some(dest) = &dest {
+    if let Some(dest) = dest {
         eprintln!(
             "wrote {} ({} layer{}, {}) as {}",
             dest,
@@ -194,7 +171,7 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
-    if let Some(Destination::DockerArchive { .. }) = &dest {
+    if planned.is_docker_archive() {
         eprintln!(
             "note: a docker-archive keeps no manifest, only uncompressed layers: tools that read it \
              (bundle inspect, validate --image, pull, docker load) show another manifest digest. \

@@ -3,8 +3,9 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::action::bundle_render::{self, BundleRenderError, RenderSource};
-use crate::olmv1::{self, CertProvider, RenderOptions};
+use crate::action::bundle_render::{
+    self, BundleRenderError, CertProvider, RenderOptions, RenderSource,
+};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -69,13 +70,10 @@ pub struct Args {
 /// Runs `olmpack bundle render`.
 pub fn run(args: &Args) -> Outcome {
     let deployment_config = match &args.deployment_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
-            Some(olmv1::config::parse(&text).map_err(|e| {
-                Failure::usage(format!("{}: invalid deploymentConfig: {e}", path.display()))
-            })?)
-        }
+        Some(path) => Some(
+            bundle_render::read_deployment_config(path)
+                .map_err(|e| Failure::usage(e.to_string()))?,
+        ),
         None => None,
     };
     let opts = RenderOptions {
@@ -103,26 +101,16 @@ pub fn run(args: &Args) -> Outcome {
         }
         Err(e) => return Err(Failure::usage(super::error_chain(&e))),
     };
+    let json = args.output == OutputFormat::Json;
     let bytes = if args.permissions {
-        let summary = olmv1::permissions::summarize(&objects);
-        match args.output {
-            OutputFormat::Json => {
-                let mut v = serde_json::to_vec_pretty(&summary).unwrap_or_default();
-                v.push(b'\n');
-                v
-            }
-            OutputFormat::Yaml => olmv1::permissions::to_text(&summary).into_bytes(),
-        }
+        bundle_render::permissions_output(&objects, json)
     } else if let Some(dir) = &args.output_dir {
         let written = bundle_render::write_dir(dir, &objects)
             .map_err(|e| Failure::usage(super::error_chain(&e)))?;
         eprintln!("wrote {} objects to {}", written.len(), dir.display());
         return Ok(EXIT_OK);
     } else {
-        match args.output {
-            OutputFormat::Yaml => olmv1::output::yaml_stream(&objects),
-            OutputFormat::Json => olmv1::output::json_list(&objects),
-        }
+        bundle_render::objects_output(&objects, json)
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(&bytes).and_then(|()| out.flush()) {

@@ -5,15 +5,13 @@
 
 use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::action::catalog_build::types::{DEFAULT_CACHE_DIR, LayerUse, Platform};
 use crate::action::catalog_build::{
-    self, CatalogBuildEvent, CatalogBuildOptions, CatalogBuildOutcome, CatalogBuildRun,
+    self, CatalogBuildEvent, CatalogBuildFlags, CatalogBuildOutcome, CatalogBuildRun,
     DEFAULT_CONFIGS_DIR,
 };
-use crate::action::labels::{label_map, parse_label};
-use crate::image::build::source_date_epoch_from_env;
-use crate::image::{Destination, Platform};
-use crate::registry::push::PushOptions;
-use crate::transport::sink::{Delivery, output_names};
+use crate::action::delivery::{self, DeliveryFlags};
+use crate::action::labels::parse_label;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -106,7 +104,7 @@ pub struct Args {
     #[arg(long)]
     pub no_cache: bool,
     /// Where the serve cache goes in the image (CMD gets --cache-dir=PATH).
-    #[arg(long, value_name = "PATH", default_value = crate::serve::cache::DEFAULT_CACHE_DIR)]
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_CACHE_DIR)]
     pub cache_dir: String,
     /// The serve cache's format: json (read by every opm since v1.26.3) or pogreb (what opm
     /// v1.41 and later write; opm before v1.41 cannot read it).
@@ -131,25 +129,6 @@ pub struct Args {
     pub policy: super::super::sign::PolicyArgs,
 }
 
-/// The catalog image SOURCE names, when it names one: a string that is not an existing path
-/// and reads as an image (a registry reference, `oci:`, an archive). With --filter a string
-/// that names nothing is an error naming it (a mistyped folder is never sent to a registry);
-/// without, the folder build reports it as before.
-fn image_source(args: &Args) -> Result<Option<crate::location::Location>, Failure> {
-    if std::fs::symlink_metadata(&args.dir).is_ok() {
-        return Ok(None);
-    }
-    let Some(text) = args.dir.to_str() else {
-        return Ok(None);
-    };
-    match crate::location::Location::parse(text) {
-        Ok(l) if !matches!(l.place(), crate::location::Place::Path(_)) => Ok(Some(l)),
-        Ok(_) => Ok(None),
-        Err(e) if args.filter.is_some() => Err(e.into()),
-        Err(_) => Ok(None),
-    }
-}
-
 /// Runs `olmpack catalog build`.
 pub fn run(args: &Args) -> Outcome {
     if args.push && args.tags.is_empty() {
@@ -161,58 +140,38 @@ pub fn run(args: &Args) -> Outcome {
     // Read once (`--password-stdin` reads stdin).
     let registry_opts = args.registry.options(Platform::default())?;
     if let Some(base) = &args.base {
-        let location = crate::location::Location::parse(base)?;
+        let location = crate::action::Location::parse(base)?;
         args.policy.check(&location, &registry_opts)?;
     }
-    let image = image_source(args)?;
+    let image = catalog_build::image_source(&args.dir, args.filter.is_some())?;
     if let Some(location) = &image {
         args.policy.check(location, &registry_opts)?;
     }
-    let dest: Option<Destination> = match (&args.output, args.push) {
-        (Some(out), _) => Some(out.parse()?),
-        (None, false) => Some(DEFAULT_OUTPUT.parse()?),
-        (None, true) => None,
-    };
-    let names = match &dest {
-        Some(dest) => output_names(dest, &args.tags)?,
-        None => Vec::new(),
-    };
-    let platforms = args
-        .platforms
-        .iter()
-        .map(|p| p.parse::<Platform>())
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(Destination::DockerArchive { .. }) = &dest
-        && platforms.len() > 1
-    {
-        return Err(Failure::usage(
-            "a docker-archive holds a single platform: give one --platform",
-        ));
-    }
+    let planned = delivery::plan(&DeliveryFlags {
+        output: args.output.as_deref(),
+        default_output: DEFAULT_OUTPUT,
+        tags: &args.tags,
+        push: args.push,
+        mount_from: None,
+        digest_file: args.digest_file.as_deref(),
+    })?;
+    let options = catalog_build::build_options(&CatalogBuildFlags {
+        platforms: &args.platforms,
+        labels: &args.labels,
+        configs_dir: &args.configs_dir,
+        from_image: image.is_some(),
+        base: args.base.as_deref(),
+        cache: args.cache,
+        no_cache: args.no_cache,
+        cache_dir: &args.cache_dir,
+        cache_format: &args.cache_format,
+        registry: registry_opts.clone(),
+        docker_archive: planned.is_docker_archive(),
+    })?;
+    let (dest, names) = (&planned.dest, &planned.names);
     let request = CatalogBuildRun {
         dir: args.dir.clone(),
-        options: CatalogBuildOptions {
-            // An image keeps its catalog where its label says; only a different
-            // --configs-dir is passed on (and refused).
-            configs_dir: (image.is_none() || args.configs_dir != DEFAULT_CONFIGS_DIR)
-                .then(|| args.configs_dir.clone()),
-            base: args.base.clone(),
-            platforms,
-            labels: label_map(&args.labels)?,
-            source_date_epoch: source_date_epoch_from_env()?,
-            registry: registry_opts.clone(),
-            serve_cache: match (args.cache, args.no_cache) {
-                (true, _) => crate::serve::cache::ServeCache::Always,
-                (_, true) => crate::serve::cache::ServeCache::Never,
-                _ => crate::serve::cache::ServeCache::Auto,
-            },
-            cache_dir: Some(args.cache_dir.clone()),
-            cache_format: if args.cache_format == "pogreb" {
-                crate::serve::cache::CacheFormat::Pogreb
-            } else {
-                crate::serve::cache::CacheFormat::Json
-            },
-        },
+        options,
         validate: !args.no_validate,
         allow_empty: args.allow_empty,
         filter: args
@@ -224,16 +183,7 @@ pub fn run(args: &Args) -> Outcome {
                 ..Default::default()
             }),
         image,
-        delivery: Delivery {
-            output: dest.clone().map(|d| (d, names.clone())),
-            push: if args.push {
-                args.tags.clone()
-            } else {
-                Vec::new()
-            },
-            push_options: PushOptions::default(),
-            digest_file: args.digest_file.clone(),
-        },
+        delivery: planned.delivery.clone(),
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = catalog_build::run(&request, &mut |event| match event {
@@ -253,7 +203,7 @@ pub fn run(args: &Args) -> Outcome {
         }
         CatalogBuildOutcome::Built(built) => built,
     };
-    if let Some(dest) = &dest {
+    if let Some(dest) = dest {
         let content = match (built.layers, built.platforms) {
             (_, Some(n)) => format!("{n} platforms"),
             (Some(n), None) => format!("{n} layer{}", if n == 1 { "" } else { "s" }),
@@ -270,7 +220,6 @@ pub fn run(args: &Args) -> Outcome {
         );
     }
     if !built.source_layers.is_empty() {
-        use crate::image::strip::LayerUse;
         let kept = built
             .source_layers
             .iter()

@@ -5,9 +5,7 @@
 
 use super::flags::{ColorChoice, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
-use crate::findings::rules::Subject;
-use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::catalog::validate_dirs;
+use crate::action::catalog_validate::{self, CatalogValidateOptions};
 use crate::validate::output;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -52,73 +50,12 @@ pub fn run(args: &Args) -> Outcome {
     if args.list_rules {
         return list_rules();
     }
-    let mut olmv1 = false;
-    for sel in &args.select_optional {
-        match sel.trim() {
-            "olmv1" | "olm-v1" => olmv1 = true,
-            other => {
-                return Err(Failure::usage(format!(
-                    "unknown optional rule group \"{other}\" for catalogs: choose olmv1"
-                )));
-            }
-        }
-    }
-    let mut io_failure = false;
-    let mut readiness = serde_json::Map::new();
-    // Inputs of another kind (an image, a bundle or package-manifest folder, an sqlite
-    // database) are named as such, with the command that reads them; the rest are validated.
-    let wrong: Vec<Option<String>> = args
-        .dirs
-        .iter()
-        .map(|d| crate::validate::catalog::not_a_catalog(d))
-        .collect();
-    let catalogs: Vec<std::path::PathBuf> = args
-        .dirs
-        .iter()
-        .zip(&wrong)
-        .filter(|(_, w)| w.is_none())
-        .map(|(d, _)| d.clone())
-        .collect();
-    let mut validated = validate_dirs(&catalogs, args.jobs).into_iter();
-    let mut reports: Vec<Report> = Vec::with_capacity(args.dirs.len());
-    for (dir, wrong) in args.dirs.iter().zip(wrong) {
-        let result = match wrong {
-            Some(message) => Err(message),
-            None => validated
-                .next()
-                .map(|r| r.map_err(|e| e.to_string()))
-                .unwrap_or_else(|| Err("not validated".to_string())),
-        };
-        reports.push(match result {
-            Ok(mut report) => {
-                if args.allow_empty {
-                    report.diagnostics.retain(|d| d.rule != Rule::CatalogEmpty);
-                }
-                report
-            }
-            Err(message) => {
-                io_failure = true;
-                Report::new(
-                    dir.display().to_string(),
-                    vec![Diagnostic::new(Rule::CatalogUnreadable, message)],
-                )
-            }
-        });
-    }
-    if olmv1 {
-        for (report, dir) in reports.iter_mut().zip(&args.dirs) {
-            if crate::validate::catalog::not_a_catalog(dir).is_some() {
-                continue;
-            }
-            let (found, packages) = crate::action::catalog_olmv1::check_dir(dir);
-            report.diagnostics.extend(found);
-            report.sort();
-            readiness.insert(
-                dir.display().to_string(),
-                serde_json::to_value(packages).unwrap_or_default(),
-            );
-        }
-    }
+    let opts = CatalogValidateOptions {
+        jobs: args.jobs,
+        allow_empty: args.allow_empty,
+        select_optional: args.select_optional.clone(),
+    };
+    let validated = catalog_validate::validate(&args.dirs, &opts)?;
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -126,37 +63,30 @@ pub fn run(args: &Args) -> Outcome {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let (reports, kind) = (&validated.reports, validated.subject);
     let written = match args.output {
         _ if args.output_format.is_some() => {
             let yaml = args.output_format.as_deref() == Some("opm-yaml");
-            let mut text = String::new();
-            for r in &reports {
-                let v = crate::validate::opm_output::result(r);
-                if yaml {
-                    text.push_str(&crate::validate::opm_output::yaml(&v));
-                } else {
-                    text.push_str(&crate::validate::opm_output::json(&v));
-                }
-            }
-            out.write_all(text.as_bytes())
+            out.write_all(validated.opm_output(yaml).as_bytes())
         }
-        OutputFormat::Json if olmv1 => {
+        OutputFormat::Json if validated.olmv1 => {
             let mut buf = Vec::new();
-            output::json(&reports, Subject::Catalog, args.strict, &mut buf).and_then(|()| {
+            output::json(reports, kind, args.strict, &mut buf).and_then(|()| {
                 let mut v: serde_json::Value =
                     serde_json::from_slice(&buf).map_err(std::io::Error::other)?;
                 if let Some(obj) = v.as_object_mut() {
-                    obj.insert("olmv1".into(), serde_json::Value::Object(readiness));
+                    obj.insert(
+                        "olmv1".into(),
+                        serde_json::Value::Object(validated.readiness.clone()),
+                    );
                 }
                 serde_json::to_writer_pretty(&mut out, &v).map_err(std::io::Error::other)?;
                 writeln!(out)
             })
         }
-        OutputFormat::Json => output::json(&reports, Subject::Catalog, args.strict, &mut out),
-        OutputFormat::Jsonl => output::jsonl(&reports, Subject::Catalog, args.strict, &mut out),
-        OutputFormat::Text => {
-            output::text(&reports, Subject::Catalog, args.strict, color, &mut out)
-        }
+        OutputFormat::Json => output::json(reports, kind, args.strict, &mut out),
+        OutputFormat::Jsonl => output::jsonl(reports, kind, args.strict, &mut out),
+        OutputFormat::Text => output::text(reports, kind, args.strict, color, &mut out),
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -164,10 +94,9 @@ pub fn run(args: &Args) -> Outcome {
         return Err(Failure::usage(format!("cannot write output: {e}")));
     }
     // olmpack failing on a catalog is not a finding about the user's files: exit 2.
-    let internal_failure = reports.iter().any(|r| r.has_rule(Rule::InternalError));
-    if io_failure || internal_failure {
+    if validated.incomplete() {
         Ok(EXIT_USAGE)
-    } else if reports.iter().all(|r| r.passed(args.strict)) {
+    } else if validated.passed(args.strict) {
         Ok(EXIT_OK)
     } else {
         Ok(EXIT_FINDINGS)
@@ -177,19 +106,8 @@ pub fn run(args: &Args) -> Outcome {
 fn list_rules() -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for rule in Rule::ALL.iter().filter(|r| r.is_catalog()) {
-        let opm = match rule.opm_since() {
-            Some(since) => format!("opm {since}"),
-            None => "olmpack only".to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "{:<32} {:<8} {:<40} {}",
-            rule.id(),
-            rule.default_severity().as_str(),
-            opm,
-            rule.summary()
-        );
+    for line in catalog_validate::rule_lines() {
+        let _ = writeln!(out, "{line}");
     }
     Ok(EXIT_OK)
 }

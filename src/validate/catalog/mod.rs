@@ -51,46 +51,6 @@ pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError
     Ok(report_for(root.display().to_string(), loaded))
 }
 
-/// What a path given where a file-based catalog is expected (`catalog validate`, `catalog
-/// graph`) is instead, with the command that reads it; `None` for anything that may be a
-/// catalog (a folder, a file, a missing path, which the loader names). An image, a
-/// package-manifest package, a bundle folder or an sqlite database would otherwise give a raw
-/// `No such file or directory` or a page of missing-schema errors.
-pub fn not_a_catalog(path: &Path) -> Option<String> {
-    let s = path.display().to_string();
-    let image_prefix = ["oci:", "oci-archive:", "docker-archive:", "docker://"]
-        .iter()
-        .any(|p| s.starts_with(p));
-    let exists = std::fs::symlink_metadata(path).is_ok();
-    let registry_like = !exists
-        && s.split_once('/').is_some_and(|(first, _)| {
-            first.contains('.') || first.contains(':') || first == "localhost"
-        })
-        && !s.starts_with('.')
-        && !s.starts_with('/');
-    if image_prefix || registry_like {
-        return Some(format!(
-            "{s} names an image, not a catalog folder: `olmpack catalog render {s} -o yaml` prints the catalog it holds; write that to a folder (DIR/catalog.yaml) to validate or graph it"
-        ));
-    }
-    if crate::legacy::packagemanifest::is_package_manifest_dir(path) {
-        return Some(format!(
-            "{s} is a package-manifest package (the legacy format), not a file-based catalog: `olmpack bundle validate {s}` checks it, `olmpack catalog render {s}` converts it to a catalog"
-        ));
-    }
-    if path.join("manifests").is_dir() && path.join("metadata").is_dir() {
-        return Some(format!(
-            "{s} is a bundle folder, not a catalog: `olmpack bundle validate {s}` checks it; `olmpack catalog render {s}` gives its olm.bundle blob and `olmpack catalog add CATALOG-DIR {s}` adds it to a catalog"
-        ));
-    }
-    if path.is_file() && crate::legacy::sqlite::is_sqlite_file(path) {
-        return Some(format!(
-            "{s} is an sqlite index database, not a file-based catalog: `olmpack catalog render {s}` converts it"
-        ));
-    }
-    None
-}
-
 /// Catalog folders for the batch runner: `Err` when the folder itself cannot be read.
 struct Folders;
 

@@ -1,0 +1,94 @@
+//! The registry connection every image-reading command shares (credentials, TLS, retries),
+//! turned into the library's [`RegistryOptions`]: the flag structs in `commands/flags.rs`
+//! hold what was typed (and read `--password-stdin`, which is the terminal's business), this
+//! says what it means.
+
+use crate::registry::RegistryError;
+use crate::registry::RetryPolicy;
+use crate::registry::auth::{self, AuthOptions, Secret};
+use crate::registry::client::ClientOptions;
+use std::path::PathBuf;
+
+/// The platform an image is read (or built) for.
+pub use crate::image::Platform;
+/// What every image-reading action takes.
+pub use crate::transport::RegistryOptions;
+
+/// Credentials as given.
+#[derive(Clone)]
+pub enum Credentials {
+    /// `--creds USER:PASSWORD` as typed.
+    Typed(String),
+    /// `--creds USER` with the password read from standard input.
+    UserAndPassword(String, String),
+}
+
+impl std::fmt::Debug for Credentials {
+    /// Written by hand so a password never reaches a debug print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Credentials(<redacted>)")
+    }
+}
+
+/// The connection settings, as typed.
+#[derive(Debug, Clone, Default)]
+pub struct Connection {
+    /// Auth file read before the default locations.
+    pub authfile: Option<PathBuf>,
+    /// Explicit credentials.
+    pub creds: Option<Credentials>,
+    /// Extra CA certificates for TLS.
+    pub ca_file: Option<PathBuf>,
+    /// Plain HTTP (automatic for loopback hosts).
+    pub plain_http: bool,
+    /// Skip TLS certificate verification.
+    pub insecure: bool,
+    /// Attempts per request (`None` or 0: the default policy; a number also retries refused
+    /// connections).
+    pub retries: Option<u32>,
+}
+
+impl Connection {
+    /// Credential options: the explicit credentials, the auth file, and the process
+    /// environment for the default locations.
+    pub fn auth_options(&self) -> Result<AuthOptions, RegistryError> {
+        let mut opts = AuthOptions::from_env();
+        opts.authfile = self.authfile.clone();
+        match &self.creds {
+            Some(Credentials::Typed(c)) => opts.explicit = Some(auth::parse_creds(c)?),
+            Some(Credentials::UserAndPassword(user, pw)) => {
+                opts.explicit = Some((user.clone(), Secret::new(pw.clone())));
+            }
+            None => {}
+        }
+        Ok(opts)
+    }
+
+    /// Transport options. `ca_file` and `insecure` imply HTTPS even for loopback hosts (which
+    /// otherwise get plain HTTP automatically).
+    pub fn client_options(&self) -> ClientOptions {
+        ClientOptions {
+            plain_http: self.plain_http,
+            insecure: self.insecure,
+            ca_file: self.ca_file.clone(),
+            retry: match self.retries {
+                None | Some(0) => RetryPolicy::default(),
+                Some(n) => RetryPolicy {
+                    max_attempts: n,
+                    retry_refused: true,
+                    ..RetryPolicy::default()
+                },
+            },
+            ..ClientOptions::default()
+        }
+    }
+
+    /// The registry options, for `platform`.
+    pub fn options(&self, platform: Platform) -> Result<RegistryOptions, RegistryError> {
+        Ok(RegistryOptions {
+            auth: self.auth_options()?,
+            client: self.client_options(),
+            platform,
+        })
+    }
+}
