@@ -728,6 +728,20 @@ mod tests {
     }
 
     #[test]
+    fn tag_list_pages_follow_the_next_link() {
+        assert_eq!(
+            next_link(r#"</v2/a/tags/list?last=b&n=2>; rel="next""#).as_deref(),
+            Some("/v2/a/tags/list?last=b&n=2")
+        );
+        assert_eq!(
+            next_link(r#"<https://r/x>; rel="prev", <https://r/y>; rel=next"#).as_deref(),
+            Some("https://r/y")
+        );
+        assert_eq!(next_link(r#"</v2/a/tags/list>; rel="prev""#), None);
+        assert_eq!(next_link("garbage"), None);
+    }
+
+    #[test]
     fn digest_tags_follow_cosign() {
         assert_eq!(digest_tag("sha256:abc"), "sha256-abc");
     }

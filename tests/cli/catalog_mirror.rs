@@ -1026,14 +1026,15 @@ fn tls_flags_against_a_registry_with_an_untrusted_certificate() {
     };
 
     // No flag: plain HTTP to a TLS server, refused with what to do.
-    let (code, out, err) = mirror(&[], "m0", "r0");
+    // `--retries 1` on the runs bound to fail: a TLS failure is a connection error, retried.
+    let (code, out, err) = mirror(&["--retries", "1"], "m0", "r0");
     assert_eq!(code, 1, "{out}{err}");
     let text = format!("{out}{err}");
     assert!(text.contains("may serve HTTPS (TLS)"), "{text}");
     assert!(text.contains("--dest-tls-verify=false"), "{text}");
     // A CA that did not sign the certificate: HTTPS, and verification fails.
     let wrong = wrong_ca.display().to_string();
-    let (code, out, err) = mirror(&["--dest-ca-file", &wrong], "m1", "r1");
+    let (code, out, err) = mirror(&["--dest-ca-file", &wrong, "--retries", "1"], "m1", "r1");
     assert_eq!(code, 1, "{out}{err}");
     let text = format!("{out}{err}");
     assert!(text.contains("TLS with 127.0.0.1"), "{text}");
@@ -1054,8 +1055,21 @@ fn tls_flags_against_a_registry_with_an_untrusted_certificate() {
     }
     assert_eq!(checked, 6);
 
-    // The TLS registry as the source: the mirrored catalog image read back from it.
+    // The TLS registry as the only source: the mirrored catalog image read back from it, its
+    // images read from their copies there (`--registries-conf`: the TLS flags of the source
+    // end apply to every source registry, so none may be the plain one).
     let catalog = format!("{}/catalog:latest", to("m2"));
+    let conf = d.join("registries.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[[registry]]\nprefix = \"{}\"\nlocation = \"{}\"\n",
+            src.host,
+            to("m2")
+        ),
+    )
+    .expect("write registries.conf");
+    let conf = conf.display().to_string();
     let from_tls = |extra: &[&str], ns: &str| {
         let mut args = vec![
             "catalog",
@@ -1063,6 +1077,8 @@ fn tls_flags_against_a_registry_with_an_untrusted_certificate() {
             catalog.as_str(),
             "--src-creds",
             creds.as_str(),
+            "--registries-conf",
+            conf.as_str(),
             "--to",
         ];
         let target = format!("{}/{ns}", third.host);
@@ -1071,13 +1087,13 @@ fn tls_flags_against_a_registry_with_an_untrusted_certificate() {
         args.extend(extra);
         run(&args, d)
     };
-    let (code, out, err) = from_tls(&[], "s0");
+    let (code, out, err) = from_tls(&["--retries", "1"], "s0");
     assert_ne!(code, 0, "{out}{err}");
     assert!(
         format!("{out}{err}").contains("may serve HTTPS (TLS)"),
         "{out}{err}"
     );
-    let (code, out, err) = from_tls(&["--src-ca-file", &wrong], "s1");
+    let (code, out, err) = from_tls(&["--src-ca-file", &wrong, "--retries", "1"], "s1");
     assert_ne!(code, 0, "{out}{err}");
     assert!(
         format!("{out}{err}").contains("TLS with 127.0.0.1"),
