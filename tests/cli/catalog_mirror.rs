@@ -903,6 +903,57 @@ fn shared_layer_uploaded_once_then_mounted() {
     assert_eq!((copied, skipped), (9, 3), "{r:#}");
     assert_eq!(at_target("m"), 12);
 
+    // Again into the complete target without the results: each image that the target holds at
+    // the source's digest is one manifest HEAD there, no blob asked about (the catalog, built
+    // from a folder, is a local source and is copied again: its blobs are found).
+    let before = proxy.seen().len();
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            &format!("{}/m", proxy.host()),
+            "--results-dir",
+            "r1-fresh",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    let again: Vec<_> = proxy.seen()[before..].to_vec();
+    let blob_heads = again
+        .iter()
+        .filter(|s| {
+            s.method == "HEAD"
+                && s.path.contains("/blobs/")
+                && !s.path.starts_with("/v2/m/catalog/")
+        })
+        .count();
+    assert_eq!(blob_heads, 0, "{again:?}");
+    let manifest_heads = again
+        .iter()
+        .filter(|s| s.method == "HEAD" && s.path.contains("/manifests/v1"))
+        .count();
+    assert_eq!(manifest_heads, 4, "{again:?}");
+    let writes: Vec<_> = again
+        .iter()
+        .filter(|s| s.method == "PUT" || s.method == "POST")
+        .collect();
+    assert!(
+        writes
+            .iter()
+            .all(|s| s.path.starts_with("/v2/m/catalog/manifests/")),
+        "{writes:?}"
+    );
+    let r = report(&d.join("r1-fresh"));
+    let present = r["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter(|i| i["kind"] != "catalog" && i["status"] == "present")
+        .count();
+    assert_eq!(present, 4, "{r:#}");
+
     // The target declines every mount: each repository gets the layer uploaded, nothing fails.
     decline.store(true, Ordering::SeqCst);
     let (code, _, err) = run(
