@@ -7,7 +7,8 @@
 //! skipped); then the peak RSS of a mirror whose one related image has a large layer (default
 //! 256 MiB, `BENCH_MIRROR_LAYER_MB`), as a fraction of the layer. `BENCH_MIRROR_JOBS=2,4,8`
 //! adds one first run per `-j` value (each into a namespace of its own), against the same
-//! skopeo figure: how the default `-j` was chosen.
+//! skopeo figure: how the default `-j` was chosen. `BENCH_MIRROR_OLMPACK=PATH` runs another
+//! olmpack binary (before/after comparisons in the same conditions).
 //!
 //! Run: `cargo bench --bench mirror` (or `just bench-mirror`). Under `cargo test --all-targets`
 //! it runs once on 6 images and an 8 MiB layer as a smoke test.
@@ -192,7 +193,11 @@ fn main() {
     } else {
         (6, 8)
     };
-    let olmpack = env!("CARGO_BIN_EXE_olmpack");
+    // `BENCH_MIRROR_OLMPACK=PATH` runs another olmpack binary (an earlier build, to compare
+    // before and after in the same conditions).
+    let olmpack_path = std::env::var("BENCH_MIRROR_OLMPACK")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_olmpack").into());
+    let olmpack = olmpack_path.as_str();
     let src = support::Registry::start(support::Mode::Plain);
     let dst = support::Registry::start(support::Mode::Plain);
     let dst_skopeo = support::Registry::start(support::Mode::Plain);

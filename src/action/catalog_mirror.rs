@@ -185,6 +185,12 @@ pub fn run(
     on_event: &(dyn Fn(MirrorEvent<'_>) + Sync),
 ) -> Result<MirrorOutcome, MirrorError> {
     let start = Instant::now();
+    // One client per registry and credential for the whole run, on each end: connections,
+    // auth state and tokens are kept across the plan and every copy.
+    let mut opts = opts.clone();
+    opts.source.client.shared.get_or_insert_default();
+    opts.target.client.shared.get_or_insert_default();
+    let opts = &opts;
     let dest = match target {
         MirrorTarget::Registry(to) => {
             let d = Destination::parse(to)?;
@@ -246,6 +252,9 @@ pub fn run(
             known_blobs: matches!(target, MirrorTarget::Registry(_)).then(KnownBlobs::default),
             ..PushOptions::default()
         },
+        attached_lookup: opts
+            .signatures
+            .then(crate::transport::copy::AttachedLookup::default),
     };
     let images = &plan.images;
     let results: Vec<ImageResult> =
@@ -460,6 +469,22 @@ fn mirror_one(
         Ok(l) => l,
         Err(e) => return failed(p, name, e.to_string()),
     };
+    // Without a record of an earlier run: a target that already holds the image under its
+    // tag at the source's digest needs no copy (one HEAD, no blob asked about), unless
+    // something attached at the source may be missing there.
+    if let Target::Registry(reference) = &sink
+        && copy_opts.platforms.is_none()
+        && target_digest(reference, &copy_opts.target).as_ref() == Some(digest)
+        && !(copy_opts.with_signatures
+            && crate::transport::copy::may_have_attached(&location, copy_opts))
+    {
+        return ImageResult {
+            status: Status::Present,
+            digest: Some(digest.clone()),
+            reason: None,
+            ..failed(p, name, String::new())
+        };
+    }
     match crate::transport::copy(&location, &sink, copy_opts) {
         Ok(report) => {
             let mut copied = 0;

@@ -15,8 +15,8 @@ use reqwest::Method;
 use reqwest::blocking::{RequestBuilder, Response};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 /// Transport settings. Defaults: TLS verified, 30 s connect timeout, 10 min per request (a large
@@ -37,6 +37,59 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// Retry policy for temporary failures.
     pub retry: RetryPolicy,
+    /// Clients shared by every [`Client::new`] made with these options (`catalog mirror`
+    /// sets one per end for its run): one HTTP connection pool, auth state and token cache
+    /// per registry and credential, instead of new ones (and a new I/O thread) per request
+    /// group. `None` (the default): each client stands alone.
+    pub shared: Option<ClientPool>,
+}
+
+/// Clients kept for reuse, by registry and credential (see [`ClientOptions::shared`]).
+/// Cloning shares the pool. A pool belongs to one set of options: the TLS and retry settings
+/// of the client that fills a slot are those of the options that carry the pool.
+#[derive(Clone, Default)]
+pub struct ClientPool(Arc<Mutex<Vec<Client>>>, Arc<Mutex<CredentialCache>>);
+
+/// Credentials resolved per `(registry, repository)`: a credential helper runs once per run,
+/// not once per request group.
+type CredentialCache = std::collections::HashMap<(String, String), ResolvedCredential>;
+
+impl std::fmt::Debug for ClientPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map_or(0, |v| v.len());
+        write!(f, "ClientPool({n} clients)")
+    }
+}
+
+impl ClientPool {
+    /// How many distinct clients the pool holds (for tests and benchmarks).
+    pub fn len(&self) -> usize {
+        self.0.lock().map_or(0, |v| v.len())
+    }
+
+    /// Whether the pool holds no client yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The credential for `repository` on `registry`: resolved by `resolve` the first time,
+    /// remembered after (a failure is not remembered).
+    pub fn credential<E>(
+        &self,
+        registry: &str,
+        repository: &str,
+        resolve: impl FnOnce() -> Result<ResolvedCredential, E>,
+    ) -> Result<ResolvedCredential, E> {
+        let key = (registry.to_string(), repository.to_string());
+        if let Some(c) = self.1.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(c);
+        }
+        let c = resolve()?;
+        if let Ok(mut m) = self.1.lock() {
+            m.insert(key, c.clone());
+        }
+        Ok(c)
+    }
 }
 
 impl Default for ClientOptions {
@@ -49,6 +102,7 @@ impl Default for ClientOptions {
             timeout: Duration::from_secs(600),
             connect_timeout: Duration::from_secs(30),
             retry: RetryPolicy::default(),
+            shared: None,
         }
     }
 }
@@ -196,8 +250,8 @@ pub struct Client {
     registry: String,
     credential: ResolvedCredential,
     retry: RetryPolicy,
-    state: Mutex<AuthState>,
-    tokens: TokenCache,
+    state: Arc<Mutex<AuthState>>,
+    tokens: Arc<TokenCache>,
     /// Request counters.
     pub stats: Stats,
 }
@@ -214,7 +268,46 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// Builds a client for `registry` (a reference's host, e.g. `quay.io`, `127.0.0.1:5000`;
     /// Docker Hub is dialled at its API host) with a resolved credential.
+    ///
+    /// With [`ClientOptions::shared`], a client already made for the same registry and
+    /// credential is shared instead (its connections, auth state and tokens; the request
+    /// counters of the returned handle start at zero).
     pub fn new(
+        registry: &str,
+        credential: ResolvedCredential,
+        opts: &ClientOptions,
+    ) -> Result<Client, RegistryError> {
+        let Some(pool) = &opts.shared else {
+            return Client::build_new(registry, credential, opts);
+        };
+        let mut clients = pool.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = clients
+            .iter()
+            .find(|c| c.registry == registry && c.credential == credential)
+        {
+            return Ok(c.share());
+        }
+        let client = Client::build_new(registry, credential, opts)?;
+        let handle = client.share();
+        clients.push(client);
+        Ok(handle)
+    }
+
+    /// A handle on the same connections, auth state and token cache, with its own counters.
+    fn share(&self) -> Client {
+        Client {
+            http: self.http.clone(),
+            base: self.base.clone(),
+            registry: self.registry.clone(),
+            credential: self.credential.clone(),
+            retry: self.retry.clone(),
+            state: Arc::clone(&self.state),
+            tokens: Arc::clone(&self.tokens),
+            stats: Stats::default(),
+        }
+    }
+
+    fn build_new(
         registry: &str,
         credential: ResolvedCredential,
         opts: &ClientOptions,
@@ -266,8 +359,8 @@ impl Client {
             registry: registry.to_string(),
             credential,
             retry: opts.retry.clone(),
-            state: Mutex::new(AuthState::Unknown),
-            tokens: TokenCache::default(),
+            state: Arc::new(Mutex::new(AuthState::Unknown)),
+            tokens: Arc::new(TokenCache::default()),
             stats: Stats::default(),
         })
     }

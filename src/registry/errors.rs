@@ -190,6 +190,13 @@ fn describe_status(method: &str, url: &str, status: u16, errors: &[EnvelopeError
     if !errors.is_empty() {
         out.push_str(": ");
         out.push_str(&render_errors(errors));
+    } else if status == 400 && url.starts_with("http://") {
+        // A TLS server answers a plain-HTTP request with a bare 400 (Go's "Client sent an
+        // HTTP request to an HTTPS server"); loopback hosts get plain HTTP unless told.
+        out.push_str(&format!(
+            ": {} may serve HTTPS (TLS) and plain HTTP was used because it is a loopback host: give its CA certificate (--ca-file, --src-ca-file, --dest-ca-file) or skip TLS verification (--insecure, --src-tls-verify=false, --dest-tls-verify=false)",
+            authority(url)
+        ));
     }
     out
 }

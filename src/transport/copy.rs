@@ -37,7 +37,9 @@ use crate::registry::client::{Body, Client, Request, header};
 use crate::registry::push::{BlobReport, PushOptions};
 use crate::registry::token::{pull_scope, push_scope};
 use reqwest::Method;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where a copy writes: a registry reference, or an image in a local format. Unlike a source
 /// [`Location`], a local target need not exist yet.
@@ -89,6 +91,133 @@ pub struct CopyOptions {
     /// blobs known at the target that several copies of one run share,
     /// [`PushOptions::known_blobs`]).
     pub push: PushOptions,
+    /// What the copies of one run share about the sources' attached things (`catalog
+    /// mirror`): each repository's tag list and each registry's referrers API support, asked
+    /// once. `None` (the default): each copy asks for each tag it looks for.
+    pub attached_lookup: Option<AttachedLookup>,
+}
+
+/// What a run learns once about attached things at the source registries, shared by its copies
+/// (cloning shares it):
+/// - each repository's tag list: one `GET …/tags/list` answers whether any image of that
+///   repository has a cosign tag (`sha256-<hex>.sig`, `.att`, `.sbom`) or a referrers
+///   fallback tag (`sha256-<hex>`), where one `HEAD` per tag and image would be needed;
+/// - whether each registry has the referrers API: a registry that has it never answers `404`
+///   (OCI distribution 1.1), so one `404` stands for the registry and the question is not
+///   asked again for every image.
+///
+/// The tag list is a snapshot of the run's start: an attached tag pushed to the source while
+/// the run goes on is left for the next run. A repository whose tags cannot be listed is
+/// asked tag by tag, as without the lookup.
+#[derive(Debug, Clone, Default)]
+pub struct AttachedLookup(Arc<LookupInner>);
+
+type TagSlot = Arc<OnceLock<Option<Arc<HashSet<String>>>>>;
+
+#[derive(Debug, Default)]
+struct LookupInner {
+    tags: Mutex<HashMap<(String, String), TagSlot>>,
+    referrers: Mutex<HashMap<String, bool>>,
+}
+
+/// At most this many pages of a tag list are read; a longer one is asked tag by tag.
+const MAX_TAG_PAGES: usize = 100;
+
+impl AttachedLookup {
+    /// The tags of `repository` (listed once per run; `None` when they cannot be listed).
+    fn tags(&self, client: &Client, repository: &str) -> Option<Arc<HashSet<String>>> {
+        let slot = {
+            let mut map = self.0.tags.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(
+                map.entry((client.registry().to_string(), repository.to_string()))
+                    .or_default(),
+            )
+        };
+        // Other copies of the same repository wait for the one listing it.
+        slot.get_or_init(|| list_tags(client, repository).map(Arc::new))
+            .clone()
+    }
+
+    /// Whether `registry` has the referrers API, when known.
+    fn referrers(&self, registry: &str) -> Option<bool> {
+        let map = self.0.referrers.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(registry).copied()
+    }
+
+    fn set_referrers(&self, registry: &str, supported: bool) {
+        let mut map = self.0.referrers.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(registry.to_string(), supported);
+    }
+}
+
+/// `GET /v2/<repo>/tags/list`, following `Link: <…>; rel="next"` pages; `None` on any error.
+fn list_tags(client: &Client, repository: &str) -> Option<HashSet<String>> {
+    #[derive(serde::Deserialize)]
+    struct TagList {
+        tags: Option<Vec<String>>,
+    }
+    let mut url = format!("/v2/{repository}/tags/list");
+    let mut tags = HashSet::new();
+    for _ in 0..MAX_TAG_PAGES {
+        let req = Request::new(Method::GET, url.clone(), &[pull_scope(repository)]);
+        let resp = client.expect(&req, &[200]).ok()?;
+        let next = header(&resp, "Link").and_then(|l| next_link(&l));
+        let bytes = read_capped(resp).ok()?;
+        let page: TagList = serde_json::from_slice(&bytes).ok()?;
+        tags.extend(page.tags.unwrap_or_default());
+        match next {
+            Some(n) => url = n,
+            None => return Some(tags),
+        }
+    }
+    None
+}
+
+/// The target of a `Link` header's `rel="next"` entry.
+fn next_link(link: &str) -> Option<String> {
+    link.split(',').find_map(|part| {
+        let (target, params) = part.trim().split_once(';')?;
+        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        params
+            .split(';')
+            .any(|p| matches!(p.trim(), "rel=\"next\"" | "rel=next"))
+            .then(|| target.to_string())
+    })
+}
+
+/// Whether anything may be attached at the source to the image `source` pins (by digest), as
+/// far as `opts.attached_lookup` can tell cheaply: `false` only when the source registry has
+/// no referrers API and the image's repository holds no `sha256-…` tag at all. Lets a re-run
+/// that finds an image already at the target skip the copy without missing an attached
+/// signature. Always `true` without a lookup, or for a source that is not a registry.
+pub fn may_have_attached(source: &Location, opts: &CopyOptions) -> bool {
+    let (Some(lookup), Place::Registry(reference)) = (&opts.attached_lookup, source.place()) else {
+        return true;
+    };
+    let Ok(client) = opts.source.client_for(reference) else {
+        return true;
+    };
+    let referrers = match lookup.referrers(client.registry()) {
+        Some(known) => known,
+        None => {
+            let Some(digest) = &reference.digest else {
+                return true;
+            };
+            match referrers_api(&client, &reference.repository, digest) {
+                Ok(found) => {
+                    lookup.set_referrers(client.registry(), found.is_some());
+                    found.is_some()
+                }
+                Err(_) => return true,
+            }
+        }
+    };
+    if referrers {
+        return true;
+    }
+    lookup
+        .tags(&client, &reference.repository)
+        .is_none_or(|tags| tags.iter().any(|t| t.starts_with("sha256-")))
 }
 
 /// Something attached to a copied manifest that came along.
@@ -270,7 +399,8 @@ fn copy_attached(
                 .map(|i| i.manifest.descriptor.digest.clone()),
         );
     }
-    let ends = Ends::new(source, target, opts)?;
+    let mut ends = Ends::new(source, target, opts)?;
+    ends.lookup = opts.attached_lookup.clone();
     let mut out = Vec::new();
     for subject in &subjects {
         for suffix in ATTACHED_TAG_SUFFIXES {
@@ -323,6 +453,7 @@ struct Ends<'a> {
     target: &'a Target,
     source_client: Option<(Client, Reference)>,
     target_client: Option<(Client, Reference)>,
+    lookup: Option<AttachedLookup>,
 }
 
 impl<'a> Ends<'a> {
@@ -344,11 +475,19 @@ impl<'a> Ends<'a> {
             target,
             source_client,
             target_client,
+            lookup: None,
         })
     }
 
     fn source_has_tag(&self, tag: &str) -> Result<bool, TransportError> {
         if let Some((client, reference)) = &self.source_client {
+            if let Some(tags) = self
+                .lookup
+                .as_ref()
+                .and_then(|l| l.tags(client, &reference.repository))
+            {
+                return Ok(tags.contains(tag));
+            }
             return Ok(manifest_exists(client, &reference.repository, tag)?);
         }
         match self.source.place() {
@@ -436,12 +575,25 @@ impl<'a> Ends<'a> {
         let Some((client, reference)) = &self.source_client else {
             return Ok(Vec::new());
         };
-        match referrers_api(client, &reference.repository, subject)? {
-            Some(entries) => Ok(entries),
-            None => Ok(fallback_index(client, &reference.repository, subject)?
-                .map(|(_, entries)| entries)
-                .unwrap_or_default()),
+        let known = self
+            .lookup
+            .as_ref()
+            .and_then(|l| l.referrers(client.registry()));
+        if known != Some(false) {
+            let found = referrers_api(client, &reference.repository, subject)?;
+            if let Some(l) = &self.lookup {
+                l.set_referrers(client.registry(), found.is_some());
+            }
+            if let Some(entries) = found {
+                return Ok(entries);
+            }
         }
+        if !self.source_has_tag(&digest_tag(subject))? {
+            return Ok(Vec::new());
+        }
+        Ok(fallback_index(client, &reference.repository, subject)?
+            .map(|(_, entries)| entries)
+            .unwrap_or_default())
     }
 
     /// Makes the copied referrers findable at a registry target: a registry with the referrers
@@ -573,6 +725,20 @@ mod tests {
         assert!(matches!(t, Target::Registry(_)));
         assert_eq!(t.to_string(), "127.0.0.1:5000/a/b:v1");
         assert!("oci:".parse::<Target>().is_err());
+    }
+
+    #[test]
+    fn tag_list_pages_follow_the_next_link() {
+        assert_eq!(
+            next_link(r#"</v2/a/tags/list?last=b&n=2>; rel="next""#).as_deref(),
+            Some("/v2/a/tags/list?last=b&n=2")
+        );
+        assert_eq!(
+            next_link(r#"<https://r/x>; rel="prev", <https://r/y>; rel=next"#).as_deref(),
+            Some("https://r/y")
+        );
+        assert_eq!(next_link(r#"</v2/a/tags/list>; rel="prev""#), None);
+        assert_eq!(next_link("garbage"), None);
     }
 
     #[test]

@@ -33,7 +33,11 @@ impl RegistryOptions {
 
     /// A client for `reference`'s registry, with the credential resolved for its repository.
     pub fn client_for(&self, reference: &Reference) -> Result<Client, TransportError> {
-        let cred = auth::resolve(&reference.registry, &reference.repository, &self.auth)?;
+        let resolve = || auth::resolve(&reference.registry, &reference.repository, &self.auth);
+        let cred = match &self.client.shared {
+            Some(pool) => pool.credential(&reference.registry, &reference.repository, resolve)?,
+            None => resolve()?,
+        };
         Ok(Client::new(&reference.registry, cred, &self.client)?)
     }
 }

@@ -904,6 +904,57 @@ fn shared_layer_uploaded_once_then_mounted() {
     assert_eq!((copied, skipped), (9, 3), "{r:#}");
     assert_eq!(at_target("m"), 12);
 
+    // Again into the complete target without the results: each image that the target holds at
+    // the source's digest is one manifest HEAD there, no blob asked about (the catalog, built
+    // from a folder, is a local source and is copied again: its blobs are found).
+    let before = proxy.seen().len();
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            &format!("{}/m", proxy.host()),
+            "--results-dir",
+            "r1-fresh",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    let again: Vec<_> = proxy.seen()[before..].to_vec();
+    let blob_heads = again
+        .iter()
+        .filter(|s| {
+            s.method == "HEAD"
+                && s.path.contains("/blobs/")
+                && !s.path.starts_with("/v2/m/catalog/")
+        })
+        .count();
+    assert_eq!(blob_heads, 0, "{again:?}");
+    let manifest_heads = again
+        .iter()
+        .filter(|s| s.method == "HEAD" && s.path.contains("/manifests/v1"))
+        .count();
+    assert_eq!(manifest_heads, 4, "{again:?}");
+    let writes: Vec<_> = again
+        .iter()
+        .filter(|s| s.method == "PUT" || s.method == "POST")
+        .collect();
+    assert!(
+        writes
+            .iter()
+            .all(|s| s.path.starts_with("/v2/m/catalog/manifests/")),
+        "{writes:?}"
+    );
+    let r = report(&d.join("r1-fresh"));
+    let present = r["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter(|i| i["kind"] != "catalog" && i["status"] == "present")
+        .count();
+    assert_eq!(present, 4, "{r:#}");
+
     // The target declines every mount: each repository gets the layer uploaded, nothing fails.
     decline.store(true, Ordering::SeqCst);
     let (code, _, err) = run(
@@ -928,4 +979,283 @@ fn shared_layer_uploaded_once_then_mounted() {
         "a declined mount falls back to an upload"
     );
     assert_eq!(at_target("n"), 12);
+}
+
+/// Pushes `n` small images (a layer of their own each) to `src` as `apps/tls{i}:v1` plus a
+/// bundle image, and writes a catalog folder naming them; returns (reference, digest) of each.
+fn small_catalog(src: &Registry, d: &Path, n: usize) -> Vec<(String, String)> {
+    let c = client(&src.host);
+    let mut images = Vec::new();
+    for i in 0..=n {
+        let sub = d.join(format!("small{i}"));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let own = format!("small image {i}\n");
+        let image = crate::support::registry::image_from_layers(
+            &sub,
+            &[vec![("own.txt", own.as_bytes())]],
+            json!({}),
+            json!({}),
+        );
+        let repo = if i == 0 {
+            "bundles/small".to_string()
+        } else {
+            format!("apps/small{i}")
+        };
+        push::push_image(&c, &image, &repo, &["v1".into()], &silent()).expect("push");
+        images.push((
+            format!("{}/{repo}:v1", src.host),
+            image.manifest.descriptor.digest.clone(),
+        ));
+    }
+    let related: Vec<String> = images[1..].iter().map(|(r, _)| r.clone()).collect();
+    write_shared_catalog(&d.join("catalog"), &images[0].0, &related);
+    images
+}
+
+/// `skopeo inspect --raw` of a reference on a TLS registry with Basic auth (verification off,
+/// the test CA is not the system's): the digest of what it holds.
+fn tls_digest(reference: &str) -> String {
+    let creds = format!(
+        "{}:{}",
+        crate::support::registry::USER,
+        crate::support::registry::PASSWORD
+    );
+    let out = std::process::Command::new("skopeo")
+        .args(["inspect", "--raw", "--tls-verify=false", "--creds", &creds])
+        .arg(format!("docker://{reference}"))
+        .output()
+        .expect("run skopeo");
+    assert!(
+        out.status.success(),
+        "{reference}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sha256(&out.stdout)
+}
+
+/// The TLS flags of both ends against a registry serving TLS with a certificate no system
+/// trusts (the harness's own CA): without a flag the run fails and says the registry speaks
+/// HTTPS; with the wrong CA it fails naming TLS; with `--dest-tls-verify=false` or the right
+/// `--dest-ca-file` it succeeds (digests checked by skopeo). Then the same registry as the
+/// source of a second mirror: `--src-tls-verify=false` and `--src-ca-file` succeed, nothing
+/// else does.
+#[test]
+fn tls_flags_against_a_registry_with_an_untrusted_certificate() {
+    if !crate::support::shared::tool("skopeo", "skopeo") {
+        return;
+    }
+    let src = Registry::start(Mode::Plain);
+    let tls = Registry::start(Mode::TlsBasic);
+    let third = Registry::start(Mode::Plain);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let images = small_catalog(&src, d, 2);
+    let other = d.join("other-ca");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    let wrong_ca = crate::support::registry::make_certs(&other);
+    let good_ca = tls.ca.clone().expect("the TLS registry's CA");
+    let creds = format!(
+        "{}:{}",
+        crate::support::registry::USER,
+        crate::support::registry::PASSWORD
+    );
+    let to = |ns: &str| format!("{}/{ns}", tls.host);
+    let mirror = |extra: &[&str], ns: &str, results: &str| {
+        let mut args = vec![
+            "catalog".to_string(),
+            "mirror".into(),
+            "catalog".into(),
+            "--to".into(),
+            to(ns),
+            "--dest-creds".into(),
+            creds.clone(),
+            "--results-dir".into(),
+            results.into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&refs, d)
+    };
+
+    // No flag: plain HTTP to a TLS server, refused with what to do.
+    // `--retries 1` on the runs bound to fail: a TLS failure is a connection error, retried.
+    let (code, out, err) = mirror(&["--retries", "1"], "m0", "r0");
+    assert_eq!(code, 1, "{out}{err}");
+    let text = format!("{out}{err}");
+    assert!(text.contains("may serve HTTPS (TLS)"), "{text}");
+    assert!(text.contains("--dest-tls-verify=false"), "{text}");
+    // A CA that did not sign the certificate: HTTPS, and verification fails.
+    let wrong = wrong_ca.display().to_string();
+    let (code, out, err) = mirror(&["--dest-ca-file", &wrong, "--retries", "1"], "m1", "r1");
+    assert_eq!(code, 1, "{out}{err}");
+    let text = format!("{out}{err}");
+    assert!(text.contains("TLS with 127.0.0.1"), "{text}");
+    assert!(text.to_lowercase().contains("certificate"), "{text}");
+    // Verification skipped, then the right CA: both succeed, every digest equal.
+    let (code, out, err) = mirror(&["--dest-tls-verify=false"], "m2", "r2");
+    assert_eq!(code, 0, "{out}{err}");
+    let good = good_ca.display().to_string();
+    let (code, out, err) = mirror(&["--dest-ca-file", &good], "m3", "r3");
+    assert_eq!(code, 0, "{out}{err}");
+    let mut checked = 0;
+    for ns in ["m2", "m3"] {
+        for (reference, digest) in &images {
+            let path = reference.split_once('/').expect("host/path").1;
+            assert_eq!(&tls_digest(&format!("{}/{path}", to(ns))), digest);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6);
+
+    // The TLS registry as the only source: the mirrored catalog image read back from it, its
+    // images read from their copies there (`--registries-conf`: the TLS flags of the source
+    // end apply to every source registry, so none may be the plain one).
+    let catalog = format!("{}/catalog:latest", to("m2"));
+    let conf = d.join("registries.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[[registry]]\nprefix = \"{}\"\nlocation = \"{}\"\n",
+            src.host,
+            to("m2")
+        ),
+    )
+    .expect("write registries.conf");
+    let conf = conf.display().to_string();
+    let from_tls = |extra: &[&str], ns: &str| {
+        let mut args = vec![
+            "catalog",
+            "mirror",
+            catalog.as_str(),
+            "--src-creds",
+            creds.as_str(),
+            "--registries-conf",
+            conf.as_str(),
+            "--to",
+        ];
+        let target = format!("{}/{ns}", third.host);
+        args.push(&target);
+        args.extend(["--results-dir", ns]);
+        args.extend(extra);
+        run(&args, d)
+    };
+    let (code, out, err) = from_tls(&["--retries", "1"], "s0");
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("may serve HTTPS (TLS)"),
+        "{out}{err}"
+    );
+    let (code, out, err) = from_tls(&["--src-ca-file", &wrong, "--retries", "1"], "s1");
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("TLS with 127.0.0.1"),
+        "{out}{err}"
+    );
+    for (extra, ns) in [
+        (vec!["--src-tls-verify=false"], "s2"),
+        (vec!["--src-ca-file", good.as_str()], "s3"),
+    ] {
+        let (code, out, err) = from_tls(&extra, ns);
+        assert_eq!(code, 0, "{extra:?}: {out}{err}");
+        let r = report(&d.join(ns));
+        let done = r["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .filter(|i| i["status"] == "copied")
+            .count();
+        assert_eq!(done, 4, "{r:#}");
+        for (reference, digest) in &images {
+            let path = reference.split_once('/').expect("host/path").1;
+            let target = format!("{}/{ns}/{path}", third.host);
+            assert_eq!(&raw_digest(&target).expect("skopeo"), digest, "{target}");
+        }
+    }
+}
+
+/// `--platform` narrows a two-platform index to the one named: the target index lists only
+/// that platform (read back with skopeo), its digest is new and the report and the output
+/// say the index was rewritten; a single-platform image keeps its digest.
+#[test]
+fn platform_narrows_an_index() {
+    if !crate::support::shared::tool("skopeo", "skopeo") {
+        return;
+    }
+    let src = Registry::start(Mode::Plain);
+    let dst = Registry::start(Mode::Plain);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let index = related_index(d, 7);
+    let c = client(&src.host);
+    push::push_index(&c, &index, "apps/multi", &["v1".into()], &silent()).expect("push index");
+    let images = small_catalog(&src, d, 1);
+    let multi = format!("{}/apps/multi:v1", src.host);
+    let mut related: Vec<String> = images[1..].iter().map(|(r, _)| r.clone()).collect();
+    related.push(multi.clone());
+    write_shared_catalog(&d.join("catalog"), &images[0].0, &related);
+    let (code, out, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            &format!("{}/p", dst.host),
+            "--platform",
+            "linux/arm64",
+            "--results-dir",
+            "r",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("index rewritten to linux/arm64"),
+        "{out}{err}"
+    );
+    let r = report(&d.join("r"));
+    let entry = r["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .find(|i| i["source"] == multi.as_str())
+        .expect("the index in the report")
+        .clone();
+    assert_eq!(entry["narrowed_to"], json!(["linux/arm64"]), "{entry:#}");
+    let source_digest = index.index.descriptor.digest.clone();
+    assert_eq!(entry["source_digest"], source_digest.as_str(), "{entry:#}");
+    let target = format!("docker://{}/p/apps/multi:v1", dst.host);
+    let raw = skopeo_raw(&target).expect("skopeo");
+    let digest = sha256(&raw);
+    assert_ne!(digest, source_digest, "the index was rewritten");
+    assert_eq!(entry["digest"], digest.as_str(), "{entry:#}");
+    let parsed: Value = serde_json::from_slice(&raw).expect("index json");
+    let manifests = parsed["manifests"].as_array().expect("manifests");
+    assert_eq!(manifests.len(), 1, "{parsed:#}");
+    assert_eq!(manifests[0]["platform"]["architecture"], "arm64");
+    assert_eq!(
+        manifests[0]["digest"],
+        index.images[1].manifest.descriptor.digest.as_str()
+    );
+    // The arm64 image itself is there, byte for byte; the amd64 one is not.
+    let arm = format!(
+        "docker://{}/p/apps/multi@{}",
+        dst.host, index.images[1].manifest.descriptor.digest
+    );
+    assert_eq!(
+        sha256(&skopeo_raw(&arm).expect("skopeo")),
+        index.images[1].manifest.descriptor.digest
+    );
+    let amd = format!(
+        "docker://{}/p/apps/multi@{}",
+        dst.host, index.images[0].manifest.descriptor.digest
+    );
+    assert!(skopeo_raw(&amd).is_err(), "the amd64 image was copied");
+    // A single image is not an index: same digest, nothing rewritten.
+    for (reference, digest) in &images {
+        let path = reference.split_once('/').expect("host/path").1;
+        assert_eq!(
+            &raw_digest(&format!("{}/p/{path}", dst.host)).expect("skopeo"),
+            digest
+        );
+    }
 }
