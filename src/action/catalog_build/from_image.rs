@@ -125,12 +125,15 @@ pub fn build_from_image(
     // Where the catalog is: the configs label, the same on every platform.
     let mut configs: Option<String> = None;
     for (image, _) in &platforms {
-        let label = image.labels().get(CONFIGS_LABEL).cloned().ok_or_else(|| {
-            refuse(format!(
-                "not a catalog image: its {} image has no {CONFIGS_LABEL} label",
-                image.platform()
-            ))
-        })?;
+        let labels = image.labels();
+        let label = crate::action::source::catalog_label(&labels)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                refuse(format!(
+                    "not a catalog image: its {} image has no {CONFIGS_LABEL} label",
+                    image.platform()
+                ))
+            })?;
         let dir = configs_dir(&label).map_err(|_| {
             refuse(format!(
                 "its {CONFIGS_LABEL} label {label:?} is not a clean absolute path"
