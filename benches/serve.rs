@@ -289,11 +289,12 @@ async fn list_bundles(c: &mut RegistryClient<Channel>) -> Listing {
 
 macro_rules! timed {
     ($lat:expr, $label:expr, $call:expr) => {{
+        let label = $label;
         let t = Instant::now();
         let r = $call.await;
         let d = t.elapsed();
         $lat.calls.push(d);
-        $lat.labels.push($label);
+        $lat.labels.push(label);
         if r.is_err() {
             $lat.errors += 1;
         }
