@@ -59,6 +59,9 @@ impl Names {
 struct Interner<'a> {
     names: Names,
     ids: HashMap<&'a str, Name>,
+    /// Names not borrowed from the package index (the provided APIs' parts, decoded from
+    /// the bundles' encodings): few and distinct.
+    owned: HashMap<Box<str>, Name>,
 }
 
 impl<'a> Interner<'a> {
@@ -69,16 +72,32 @@ impl<'a> Interner<'a> {
                 ends: vec![0],
             },
             ids: HashMap::from([("", 0)]),
+            owned: HashMap::new(),
         }
     }
 
-    fn id(&mut self, s: &'a str) -> Name {
-        if let Some(&n) = self.ids.get(s) {
-            return n;
-        }
+    fn push(&mut self, s: &str) -> Name {
         self.names.text.push_str(s);
         let n = to_u32(self.names.ends.len());
         self.names.ends.push(to_u32(self.names.text.len()));
+        n
+    }
+
+    /// [`Interner::id`] of a text that does not live as long as the interner.
+    fn id_owned(&mut self, s: &str) -> Name {
+        if let Some(&n) = self.ids.get(s).or_else(|| self.owned.get(s)) {
+            return n;
+        }
+        let n = self.push(s);
+        self.owned.insert(s.into(), n);
+        n
+    }
+
+    fn id(&mut self, s: &'a str) -> Name {
+        if let Some(&n) = self.ids.get(s).or_else(|| self.owned.get(s)) {
+            return n;
+        }
+        let n = self.push(s);
         self.ids.insert(s, n);
         n
     }
@@ -302,29 +321,16 @@ impl ServeIndex {
         });
         let mut base_bytes =
             Vec::with_capacity(encoded.iter().map(|r| r.as_ref().map_or(0, Vec::len)).sum());
-        // Per catalog bundle, the APIs it provides (once each, in order).
-        let mut provided: Vec<Vec<(String, String, String)>> = Vec::with_capacity(n);
+        // Each encoding is freed as soon as it is copied into the one buffer.
         let base: Vec<Result<(u32, u32), Box<str>>> = encoded
             .into_iter()
             .map(|r| match r {
                 Ok(bytes) => {
-                    let gvks: BTreeSet<(String, String, String)> = api::Bundle::decode(&bytes[..])
-                        .map(|b| {
-                            b.provided_apis
-                                .into_iter()
-                                .map(|g| (g.group, g.version, g.kind))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    provided.push(gvks.into_iter().collect());
                     let from = to_u32(base_bytes.len());
                     base_bytes.extend_from_slice(&bytes);
                     Ok((from, to_u32(base_bytes.len())))
                 }
-                Err(e) => {
-                    provided.push(Vec::new());
-                    Err(e.into_boxed_str())
-                }
+                Err(e) => Err(e.into_boxed_str()),
             })
             .collect();
 
@@ -352,7 +358,7 @@ impl ServeIndex {
                         name: names.id(&b.name),
                         replaces: names.id(&b.replaces),
                         skips: (first_skip, to_u32(skips.len())),
-                        skip_range: names.id(model.skip_range(b)),
+                        skip_range: names.id_owned(model.skip_range(b)),
                     });
                 }
                 channels.push(Channel {
@@ -379,6 +385,9 @@ impl ServeIndex {
             });
         }
 
+        // The loaded catalog's channels and what the encodings hold are no longer needed.
+        model.drop_encoded();
+
         // Name replaced or skipped -> memberships, and provided API -> memberships, both in
         // (package, channel, bundle) order.
         let mut replaced_lists: HashMap<Name, Vec<u32>> = HashMap::new();
@@ -391,17 +400,29 @@ impl ServeIndex {
                     replaced_lists.entry(s).or_default().push(id);
                 }
             }
-            for (g, v, k) in provided
-                .get(m.bundle as usize)
-                .map_or(&[][..], Vec::as_slice)
-            {
-                provided_lists
-                    .entry([names.id(g), names.id(v), names.id(k)])
-                    .or_default()
-                    .push(id);
+            let Some(Ok(r)) = base.get(m.bundle as usize) else {
+                continue;
+            };
+            let Ok(wire) = api::Bundle::decode(range(&base_bytes, *r)) else {
+                continue;
+            };
+            let gvks: BTreeSet<[Name; 3]> = wire
+                .provided_apis
+                .iter()
+                .map(|g| {
+                    [
+                        names.id_owned(&g.group),
+                        names.id_owned(&g.version),
+                        names.id_owned(&g.kind),
+                    ]
+                })
+                .collect();
+            for g in gvks {
+                provided_lists.entry(g).or_default().push(id);
             }
         }
         let names = names.finish();
+        drop(index);
 
         let mut replaced: Vec<(Name, (u32, u32))> = Vec::with_capacity(replaced_lists.len());
         let mut replaced_members = Vec::new();
@@ -461,8 +482,6 @@ impl ServeIndex {
                 _ => None,
             }
         });
-        drop(index);
-        model.drop_encoded();
         ServeIndex {
             model,
             names,
