@@ -10,7 +10,9 @@
 //! `../shared/catalogs/fbc` that has a reference answer in `catalogs/serve/`, the second of two
 //! folders with one package name left out), and a five-fold copy (305 packages; copies 1-4 rename
 //! every package with a `-copyN` suffix). opm is `$OLMPACK_OPM`, else `opm` on PATH; without it the
-//! reference figures of SERVE.md are printed instead. `$OLMPACK_SERVE_BEFORE` may name another
+//! reference figures of SERVE.md are printed instead. `$OLMPACK_BENCH_SLOWEST` (default 3) is how
+//! many of the slowest calls of each pattern are listed, with what they asked for.
+//! `$OLMPACK_SERVE_BEFORE` may name another
 //! olmpack binary (e.g. a release build of main) to measure as "before" in the same run.
 //! The client is tonic, in this process, one connection per client. Each server is started three
 //! times (median time to SERVING) and measured on its last start.
@@ -210,6 +212,8 @@ async fn client(addr: &str) -> RegistryClient<Channel> {
 #[derive(Default, Clone)]
 struct Lat {
     calls: Vec<Duration>,
+    /// What each call asked for (same order as `calls`).
+    labels: Vec<String>,
     errors: usize,
 }
 
@@ -225,6 +229,18 @@ impl Lat {
         v.sort();
         let i = ((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1;
         v[i].as_secs_f64() * 1e3
+    }
+    /// The `n` slowest calls, slowest first: (ms, what was asked).
+    fn slowest(&self, n: usize) -> Vec<(f64, &str)> {
+        let mut v: Vec<(f64, &str)> = self
+            .calls
+            .iter()
+            .zip(&self.labels)
+            .map(|(d, l)| (d.as_secs_f64() * 1e3, l.as_str()))
+            .collect();
+        v.sort_by(|a, b| b.0.total_cmp(&a.0));
+        v.truncate(n);
+        v
     }
 }
 
@@ -272,11 +288,13 @@ async fn list_bundles(c: &mut RegistryClient<Channel>) -> Listing {
 }
 
 macro_rules! timed {
-    ($lat:expr, $call:expr) => {{
+    ($lat:expr, $label:expr, $call:expr) => {{
+        let label = $label;
         let t = Instant::now();
         let r = $call.await;
         let d = t.elapsed();
         $lat.calls.push(d);
+        $lat.labels.push(label);
         if r.is_err() {
             $lat.errors += 1;
         }
@@ -300,12 +318,14 @@ async fn sweep(c: &mut RegistryClient<Channel>) -> Lat {
     for name in names {
         let r = timed!(
             lat,
+            format!("GetPackage {name}"),
             c.get_package(api::GetPackageRequest { name: name.clone() })
         );
         let Ok(p) = r else { continue };
         for ch in p.into_inner().channels {
             let _ = timed!(
                 lat,
+                format!("GetBundleForChannel {name} {}", ch.name),
                 c.get_bundle_for_channel(api::GetBundleInChannelRequest {
                     pkg_name: name.clone(),
                     channel_name: ch.name,
@@ -321,6 +341,7 @@ async fn get_bundles(c: &mut RegistryClient<Channel>, keys: &[(String, String, S
     for (p, ch, b) in keys {
         let _ = timed!(
             lat,
+            format!("{p} {ch} {b}"),
             c.get_bundle(api::GetBundleRequest {
                 pkg_name: p.clone(),
                 channel_name: ch.clone(),
@@ -336,6 +357,7 @@ async fn replaces(c: &mut RegistryClient<Channel>, l: &Listing) -> (Lat, Lat) {
     for (name, p, ch) in &l.replaced {
         let _ = timed!(
             one,
+            format!("{name} in {p} {ch}"),
             c.get_bundle_that_replaces(api::GetReplacementRequest {
                 csv_name: name.clone(),
                 pkg_name: p.clone(),
@@ -371,6 +393,7 @@ async fn replaces(c: &mut RegistryClient<Channel>, l: &Listing) -> (Lat, Lat) {
             Err(_) => false,
         };
         all.calls.push(t.elapsed());
+        all.labels.push(name.clone());
         if !ok {
             all.errors += 1;
         }
@@ -383,6 +406,7 @@ async fn default_provides(c: &mut RegistryClient<Channel>, l: &Listing) -> Lat {
     for (g, v, k) in &l.provided {
         let _ = timed!(
             lat,
+            format!("{g}/{v} {k}"),
             c.get_default_bundle_that_provides(api::GetDefaultProviderRequest {
                 group: g.clone(),
                 version: v.clone(),
@@ -560,6 +584,22 @@ fn report(label: &str, shape: &str, figs: &[(Impl, Figures)]) {
             }
         }
         println!("{line}");
+    }
+    let slowest: usize = std::env::var("OLMPACK_BENCH_SLOWEST")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    for (i, f) in figs {
+        for (name, pick) in rows {
+            let top: Vec<String> = pick(f)
+                .slowest(slowest)
+                .into_iter()
+                .map(|(ms, what)| format!("{ms:.2} ms {what}"))
+                .collect();
+            if !top.is_empty() {
+                println!("    {} slowest {name}: {}", i.label, top.join("; "));
+            }
+        }
     }
     for (i, f) in figs {
         let errors = f.sweep.errors

@@ -864,6 +864,12 @@ impl ServeModel {
         Ok(())
     }
 
+    /// Takes the package index out of the model, for the serving index to hold in its own
+    /// form ([`super::index::ServeIndex`]); the model's is empty after this.
+    pub(crate) fn take_index(&mut self) -> PackageIndex {
+        std::mem::take(&mut self.index)
+    }
+
     /// The package index (opm's `packageIndex`), ordered by name at every level.
     pub fn index(&self) -> &PackageIndex {
         &self.index
@@ -1049,13 +1055,17 @@ impl ServeModel {
         Ok(out)
     }
 
-    /// Drops from every catalog bundle what [`ServeModel::bundle_base`] reads and
+    /// Drops the catalog's packages, channels and deprecations (the serving index holds what
+    /// it needs of them) and from every catalog bundle what [`ServeModel::bundle_base`] reads and
     /// [`ServeModel::bundle_csv`] does not (the image and every property but
     /// `olm.csv.metadata`), once the serving index holds each bundle's base encoded
     /// ([`super::index::ServeIndex`]): a server never needs both forms, and the properties' texts
     /// are most of what a loaded catalog keeps besides its CSVs. After this, `bundle_base` and
     /// `convert` answer without those fields: only the index may call it.
     pub(crate) fn drop_encoded(&mut self) {
+        self.config.packages = Vec::new();
+        self.config.channels = Vec::new();
+        self.config.deprecations = Vec::new();
         for b in &mut self.config.bundles {
             b.properties
                 .retain(|p| p.type_ == property_type::CSV_METADATA);

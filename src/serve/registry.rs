@@ -7,8 +7,7 @@
 //! opm's, character for character, because clients (and people) match on them.
 
 use super::api;
-use super::index::{Gvk, ServeIndex};
-use super::model::{CacheBundle, CacheChannel, CacheDeprecation, CachePackage, PackageIndex};
+use super::index::{ChannelRef, Gvk, Membership, ServeIndex};
 use crate::gocompat::quote::go_quote;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,10 +26,6 @@ impl Registry {
         Registry { index }
     }
 
-    fn index(&self) -> &PackageIndex {
-        self.index.index()
-    }
-
     fn not_found(pkg: &str, ch: &str, name: &str) -> String {
         format!(
             "package {}, channel {}, bundle {} not found",
@@ -43,40 +38,38 @@ impl Registry {
     /// The stored bundle of (package, channel, name), untrimmed (ListBundles' form, with the
     /// CSV).
     pub fn stored(&self, pkg: &str, ch: &str, name: &str) -> Result<api::Bundle, String> {
-        match self.index.channel(pkg, ch) {
-            Some((p, c)) => match c.bundles.get(name) {
-                Some(b) => self.index.bundle(p, b, true, true),
-                None => Err(Self::not_found(pkg, ch, name)),
-            },
+        match self.index.channel(pkg, ch).and_then(|c| c.member(name)) {
+            Some(m) => self.index.bundle(m, true, true),
             None => Err(Self::not_found(pkg, ch, name)),
         }
     }
 
     /// opm's `getTrimmedBundle`: the stored bundle without `replaces` and `skips`.
-    fn trimmed(&self, p: &CachePackage, b: &CacheBundle) -> Result<api::Bundle, String> {
-        self.index.bundle(p, b, false, true)
+    fn trimmed(&self, m: Membership<'_>) -> Result<api::Bundle, String> {
+        self.index.bundle(m, false, true)
     }
 
     /// `ListPackages`: every package name.
     pub fn list_packages(&self) -> Vec<String> {
-        self.index().keys().cloned().collect()
+        self.index.package_names().map(str::to_string).collect()
     }
 
     /// `GetPackage`: channels sorted by name, with heads and deprecations.
     pub fn get_package(&self, name: &str) -> Result<api::Package, String> {
-        let pkg = self
-            .index()
-            .get(name)
+        let (pkg, channels) = self
+            .index
+            .package(name)
             .ok_or_else(|| format!("package {} not found", go_quote(name)))?;
         Ok(api::Package {
             name: pkg.name.clone(),
-            channels: pkg
-                .channels
-                .values()
+            channels: channels
+                .iter()
                 .map(|c| api::Channel {
-                    name: c.name.clone(),
-                    csv_name: c.head.clone(),
-                    deprecation: deprecation(&c.deprecation),
+                    name: c.name().to_string(),
+                    csv_name: c.head().to_string(),
+                    deprecation: c.deprecation().map(|m| api::Deprecation {
+                        message: m.to_string(),
+                    }),
                 })
                 .collect(),
             default_channel_name: pkg.default_channel.clone(),
@@ -84,39 +77,33 @@ impl Registry {
         })
     }
 
-    fn channel(&self, pkg: &str, ch: &str) -> Result<(&CachePackage, &CacheChannel), String> {
-        let p = self
-            .index()
-            .get(pkg)
-            .ok_or_else(|| format!("package {} not found", go_quote(pkg)))?;
-        let c = p.channels.get(ch).ok_or_else(|| {
+    fn channel(&self, pkg: &str, ch: &str) -> Result<ChannelRef<'_>, String> {
+        if !self.index.has_package(pkg) {
+            return Err(format!("package {} not found", go_quote(pkg)));
+        }
+        self.index.channel(pkg, ch).ok_or_else(|| {
             format!(
                 "package {}, channel {} not found",
                 go_quote(pkg),
                 go_quote(ch)
             )
-        })?;
-        Ok((p, c))
+        })
     }
 
     /// `GetBundle`.
     pub fn get_bundle(&self, pkg: &str, ch: &str, csv: &str) -> Result<api::Bundle, String> {
-        let (p, c) = self.channel(pkg, ch)?;
-        let b = c
-            .bundles
-            .get(csv)
-            .ok_or_else(|| Self::not_found(pkg, ch, csv))?;
-        self.trimmed(p, b)
+        let c = self.channel(pkg, ch)?;
+        let m = c.member(csv).ok_or_else(|| Self::not_found(pkg, ch, csv))?;
+        self.trimmed(m)
     }
 
     /// `GetBundleForChannel`: the channel head.
     pub fn get_bundle_for_channel(&self, pkg: &str, ch: &str) -> Result<api::Bundle, String> {
-        let (p, c) = self.channel(pkg, ch)?;
-        let b = c
-            .bundles
-            .get(&c.head)
-            .ok_or_else(|| Self::not_found(&p.name, &c.name, &c.head))?;
-        self.trimmed(p, b)
+        let c = self.channel(pkg, ch)?;
+        let m = c
+            .member(c.head())
+            .ok_or_else(|| Self::not_found(&c.package().name, c.name(), c.head()))?;
+        self.trimmed(m)
     }
 
     /// `GetBundleThatReplaces`: the first member of the channel that replaces or skips `name`
@@ -127,20 +114,13 @@ impl Registry {
         pkg: &str,
         ch: &str,
     ) -> Result<api::Bundle, String> {
-        let p = self
-            .index()
-            .get(pkg)
-            .ok_or_else(|| format!("package {pkg} not found"))?;
-        let c = p.channels.get(ch).ok_or_else(|| {
-            format!(
-                "package {}, channel {} not found",
-                go_quote(pkg),
-                go_quote(ch)
-            )
-        })?;
-        for b in c.bundles.values() {
-            if b.replaces == name || b.skips().iter().any(|s| s == name) {
-                return self.trimmed(p, b);
+        if !self.index.has_package(pkg) {
+            return Err(format!("package {pkg} not found"));
+        }
+        let c = self.channel(pkg, ch)?;
+        for m in c.members() {
+            if m.replaces() == name || m.skips().any(|s| s == name) {
+                return self.trimmed(m);
             }
         }
         Err(format!(
@@ -152,31 +132,28 @@ impl Registry {
 
     /// `GetChannelEntriesThatReplace`.
     pub fn entries_that_replace(&self, name: &str) -> Result<Vec<api::ChannelEntry>, String> {
-        let out = self.index.entries_that_replace(name);
+        let out: Vec<api::ChannelEntry> = self
+            .index
+            .replacing(name)
+            .map(|m| m.entry(m.replaces()))
+            .collect();
         if out.is_empty() {
             return Err(format!("no channel entries found that replace {name}"));
         }
-        Ok(out.to_vec())
+        Ok(out)
     }
 
     /// opm's `channelEntriesForBundle`.
     fn entries_for_bundle(
-        p: &CachePackage,
-        c: &CacheChannel,
-        b: &CacheBundle,
+        m: Membership<'_>,
         ignore_channel: bool,
         out: &mut Vec<api::ChannelEntry>,
     ) {
-        let entry = |replaces: &str| api::ChannelEntry {
-            package_name: p.name.clone(),
-            channel_name: c.name.clone(),
-            bundle_name: b.name.clone(),
-            replaces: replaces.to_string(),
-        };
-        out.push(entry(&b.replaces));
-        for s in b.skips() {
-            if *s != b.replaces && (ignore_channel || c.bundles.contains_key(s)) {
-                out.push(entry(s));
+        let replaces = m.replaces();
+        out.push(m.entry(replaces));
+        for s in m.skips() {
+            if s != replaces && (ignore_channel || m.channel().member(s).is_some()) {
+                out.push(m.entry(s));
             }
         }
     }
@@ -184,17 +161,12 @@ impl Registry {
     /// Every membership providing `gvk`, heads only when `latest`, as opm's loops meet them.
     fn provider_entries(&self, gvk: &Gvk, latest: bool) -> Result<Vec<api::ChannelEntry>, String> {
         let mut out = Vec::new();
-        for (pkg, ch, name) in self.index.providers(gvk)? {
-            let Some((p, c)) = self.index.channel(pkg, ch) else {
-                continue;
-            };
+        for m in self.index.providers(gvk)? {
             // opm reads `ch.Bundles[ch.Head]` for the latest: a head always is a member.
-            if latest && c.head != *name {
+            if latest && !m.is_head() {
                 continue;
             }
-            if let Some(b) = c.bundles.get(name) {
-                Self::entries_for_bundle(p, c, b, !latest, &mut out);
-            }
+            Self::entries_for_bundle(m, !latest, &mut out);
         }
         if out.is_empty() {
             return Err(no_provider("no channel entries found that provide", gvk));
@@ -213,45 +185,35 @@ impl Registry {
     }
 
     /// `GetDefaultBundleThatProvides`: the first latest entry (by package name) in its
-    /// package's default channel.
+    /// package's default channel, chosen when the index was built.
     pub fn default_bundle_that_provides(&self, gvk: &Gvk) -> Result<api::Bundle, String> {
-        let mut latest = self.latest_entries_that_provide(gvk)?;
-        latest.sort_by(|a, b| a.package_name.cmp(&b.package_name));
-        for e in &latest {
-            let Some(p) = self.index().get(&e.package_name) else {
-                continue;
-            };
-            if e.channel_name == p.default_channel {
-                return self.get_bundle(&e.package_name, &e.channel_name, &e.bundle_name);
+        match self.index.default_provider(gvk) {
+            Ok(Some(m)) => self.trimmed(m),
+            Ok(None) => Err(no_provider("no entry found that provides", gvk)),
+            Err(e) if e.is_empty() => {
+                Err(no_provider("no channel entries found that provide", gvk))
             }
+            Err(e) => Err(e),
         }
-        Err(no_provider("no entry found that provides", gvk))
     }
 
-    /// The ListBundles message at `i` of [`ServeIndex::list_order`]: with the channel's
+    /// The ListBundles message at `i` of the index's ListBundles order: with the channel's
     /// edges, and without `csvJson`/`object` when the bundle has an image (so those are not
     /// even looked up).
     fn listed(&self, i: usize) -> Result<api::Bundle, String> {
-        let Some((ch, pkg, name)) = self.index.list_order().get(i) else {
-            return Err(format!("ListBundles: no message {i}"));
-        };
-        let (p, c) = self
+        let m = self
             .index
-            .channel(pkg, ch)
-            .ok_or_else(|| Self::not_found(pkg, ch, name))?;
-        let b = c
-            .bundles
-            .get(name)
-            .ok_or_else(|| Self::not_found(pkg, ch, name))?;
-        let mut out = self.index.bundle(p, b, true, false)?;
+            .listed(i)
+            .ok_or_else(|| format!("ListBundles: no message {i}"))?;
+        let mut out = self.index.bundle(m, true, false)?;
         if out.bundle_path.is_empty() {
-            (out.csv_json, out.object) = self.index.csv_of(p, b)?;
+            (out.csv_json, out.object) = self.index.csv_of(m)?;
         }
         Ok(out)
     }
 }
 
-fn deprecation(d: &Option<CacheDeprecation>) -> Option<api::Deprecation> {
+fn deprecation(d: &Option<super::model::CacheDeprecation>) -> Option<api::Deprecation> {
     d.as_ref().map(|d| api::Deprecation {
         message: d.message.clone(),
     })
@@ -389,7 +351,7 @@ impl api::registry_server::Registry for Registry {
         _: Request<api::ListBundlesRequest>,
     ) -> Result<Response<Self::ListBundlesStream>, Status> {
         let me = self.clone();
-        let n = me.index.list_order().len();
+        let n = me.index.list_len();
         let mut failed = false;
         let messages = (0..n).map_while(move |i| {
             // The stream ends with its first error, as opm's does.
