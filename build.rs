@@ -15,6 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
+        // prost's codec with each answer's buffer reserved at its size (src/serve/codec.rs).
+        .codec_path("crate::serve::codec::SizedCodec")
         .compile_fds(fds)?;
     Ok(())
 }

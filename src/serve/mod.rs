@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod codec;
 pub mod csv;
 pub mod experimental;
 pub mod health;
