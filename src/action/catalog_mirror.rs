@@ -606,19 +606,8 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             let pinned = Location::parse(pull).map_err(|e| fail(e.to_string()))?;
             let (cfg, w) = load_source(&pinned, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
-            let cfg = match &opts.filter {
-                Some(f) => {
-                    let (dir, filtered, digest, size, local) =
-                        filtered_image(&pinned, cfg, f, opts).map_err(fail)?;
-                    warnings.extend(filtered.1);
-                    catalog.digest = Some(digest);
-                    catalog.size = Some(size);
-                    catalog.pull_from = Some(local);
-                    spool = Some(dir);
-                    filtered.0
-                }
-                None => cfg,
-            };
+            let cfg = filter_image(&pinned, cfg, opts, &mut catalog, &mut warnings, &mut spool)
+                .map_err(fail)?;
             (catalog, cfg)
         }
         Place::Local(local) => {
@@ -643,19 +632,15 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 pull_from: Some(source.to_string()),
                 error: None,
             };
-            let cfg = match &opts.filter {
-                Some(f) => {
-                    let (dir, filtered, digest, size, local) =
-                        filtered_image(&location, cfg, f, opts).map_err(fail)?;
-                    warnings.extend(filtered.1);
-                    catalog.digest = Some(digest);
-                    catalog.size = Some(size);
-                    catalog.pull_from = Some(local);
-                    spool = Some(dir);
-                    filtered.0
-                }
-                None => cfg,
-            };
+            let cfg = filter_image(
+                &location,
+                cfg,
+                opts,
+                &mut catalog,
+                &mut warnings,
+                &mut spool,
+            )
+            .map_err(fail)?;
             (catalog, cfg)
         }
         Place::Path(path) => {
@@ -766,19 +751,23 @@ fn into_layout(
     Ok((digest.to_string(), size, local.to_string()))
 }
 
-/// A filtered catalog model and the filter's warnings.
-type Filtered = (crate::catalog::model::DeclarativeConfig, Vec<String>);
-
 /// `--filter` on a catalog image: the model filtered (for the images to mirror) and the image
 /// rebuilt by `catalog build IMAGE --filter` ([`catalog_build::build_from_image`]: base layers
 /// kept, `/configs` and the serve cache replaced, every platform), written into a temp layout.
-fn filtered_image(
+/// Without `--filter`, `cfg` comes back as it is. With it, `catalog` is pointed at the rebuilt
+/// image (digest, size, the spool layout it is read from), whose folder goes to `spool`.
+fn filter_image(
     image: &Location,
     cfg: crate::catalog::model::DeclarativeConfig,
-    filter: &FilterOptions,
     opts: &MirrorOptions,
-) -> Result<(tempfile::TempDir, Filtered, String, u64, String), String> {
+    catalog: &mut PlannedImage,
+    warnings: &mut Vec<String>,
+    spool: &mut Option<tempfile::TempDir>,
+) -> Result<crate::catalog::model::DeclarativeConfig, String> {
     use crate::action::catalog_filter::{filter_config, read_config};
+    let Some(filter) = &opts.filter else {
+        return Ok(cfg);
+    };
     let fc = read_config(filter).map_err(|e| crate::errors::error_chain(&e))?;
     let out = filter_config(cfg, &fc, filter.format).map_err(|e| crate::errors::error_chain(&e))?;
     let build_opts = CatalogBuildOptions {
@@ -788,15 +777,19 @@ fn filtered_image(
     };
     let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)
         .map_err(|e| crate::errors::error_chain(&e))?;
-    let mut warnings = out.warnings;
-    warnings.extend(built.warnings.iter().cloned());
     let dir = tempfile::Builder::new()
         .prefix("olmpack-mirror-")
         .tempdir()
         .map_err(|e| format!("cannot create a temp folder: {e}"))?;
     crate::interrupt::watch(dir.path());
+    warnings.extend(out.warnings);
+    warnings.extend(built.warnings.iter().cloned());
     let (digest, size, local) = into_layout(built, dir.path())?;
-    Ok((dir, (out.config, warnings), digest, size, local))
+    catalog.digest = Some(digest);
+    catalog.size = Some(size);
+    catalog.pull_from = Some(local);
+    *spool = Some(dir);
+    Ok(out.config)
 }
 
 /// `--catalog-name NAME[:TAG]` split, with defaults.
