@@ -102,3 +102,9 @@ bench-sign:
 # the first, blobs uploaded), and peak RSS with a 256 MiB layer (BENCH_MIRROR_LAYER_MB).
 bench-mirror:
     cargo bench --bench mirror
+
+# Regenerate the Markdown reference (commands and rules) in docs/reference/; the test suite
+# fails when it is stale (tests/cli/reference_docs.rs).
+docs:
+    rm -rf docs/reference
+    cargo run --quiet -- reference --output-dir docs/reference

@@ -45,6 +45,9 @@ enum TopCommand {
     Completions(commands::completions::Args),
     /// Print the manual page, or write one page per command with --output-dir.
     Man(commands::man::Args),
+    /// Write the Markdown reference (commands and rules) kept in docs/reference/.
+    #[command(hide = true)]
+    Reference(commands::reference::Args),
     /// Sign an image: cosign (--key) and/or containers' simple signing (--gpg-key).
     Sign(commands::sign::SignCmd),
     /// Verify an image's cosign and simple signatures; exit 1 when none verifies.
@@ -157,6 +160,7 @@ pub fn main() -> ExitCode {
         },
         TopCommand::Completions(a) => commands::completions::run(a, Cli::command()),
         TopCommand::Man(a) => commands::man::run(a, Cli::command()),
+        TopCommand::Reference(a) => commands::reference::run(a, Cli::command()),
         TopCommand::Sign(a) => commands::sign::run_sign(a),
         TopCommand::Verify(a) => commands::sign::run_verify(a),
         TopCommand::Key(c) => commands::sign::run_key(c),

@@ -32,7 +32,8 @@
 //!   of another kind named, the OLM v1 group, opm's output shape) and `catalog graph`;
 //! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
 //!   registries) and `catalog convert-template`;
-//! - [`explain`]: `explain` (one rule's record as text).
+//! - [`explain`]: `explain` (one rule's record as text); [`reference`]: the generated
+//!   Markdown reference under `docs/reference/` (commands and rules).
 
 pub mod bundle_build;
 pub mod bundle_image;
@@ -61,6 +62,7 @@ pub mod copy;
 pub mod delivery;
 pub mod explain;
 pub mod labels;
+pub mod reference;
 pub mod sign;
 pub mod source;
 

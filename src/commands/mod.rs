@@ -14,6 +14,7 @@ pub mod copy;
 pub mod explain;
 pub mod flags;
 pub mod man;
+pub mod reference;
 pub mod sign;
 
 use std::fmt;

@@ -21,11 +21,13 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
-/// Every command path under `olmpack` (without clap's `help`), e.g. `["catalog", "graph"]`.
+/// Every visible command path under `olmpack` (without clap's `help`), e.g. `["catalog", "graph"]`.
 fn command_paths() -> Vec<Vec<String>> {
     fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
         for sub in cmd.get_subcommands() {
-            if sub.get_name() == "help" {
+            // clap's `help`, and hidden commands (`reference`), which no completion or page
+            // lists.
+            if sub.get_name() == "help" || sub.is_hide_set() {
                 continue;
             }
             let mut path = prefix.to_vec();
