@@ -49,7 +49,7 @@ pub mod types {
 
 /// The default `-j`: 8, or the number of cores when there are more. A copy spends most of its
 /// time waiting on the two registries, so more copies than cores keep both ends busy; on the
-/// mirror benchmark (2 cores, 302 small images) `-j 8` was the fastest of 2, 4 and 8 (README).
+/// mirror benchmark (2 cores, 302 small images) `-j 8` was the fastest of 2, 4 and 8 (docs/guide/images.md).
 pub fn default_jobs() -> usize {
     crate::parallel::cores().max(8)
 }

@@ -19,7 +19,7 @@
 //!   and kept compressed without its package's icon ([`super::model::CompactMetadata`]): an
 //!   answer with a CSV decompresses it and copies the package's icon in, never synthesizes.
 //!
-//! The README's serving section has the measurements and the alternatives measured.
+//! docs/design/serving.md has the measurements and the alternatives measured.
 
 use super::api;
 use super::model::{CachePackage, PackageIndex, ServeModel};

@@ -2,7 +2,7 @@
 //! terminal), and three machine shapes. Named "output", not "render": in olmpack "render" means
 //! opm's `render` (a bundle or catalog turned into FBC blobs).
 //!
-//! The shapes (README "Validation output" documents each):
+//! The shapes (docs/guide/output.md documents each):
 //! - text: `severity[rule] path:line: message` per finding, a verdict line per subject, and a
 //!   `total:` line for several. With several folders a path is the one the user would type
 //!   (`DIR/manifests/x.yaml:14`); with one it is relative to the folder, as operator-sdk prints.

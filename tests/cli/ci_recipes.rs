@@ -1,4 +1,4 @@
-//! The CI recipes in README.md ("In CI": GitHub Actions, GitLab CI) and the Tekton Task in
+//! The CI recipes in docs/guide/ci.md (GitHub Actions, GitLab CI) and the Tekton Task in
 //! `ci/tekton/` are run here, command for command, against Debian's `docker-registry` on
 //! loopback, with the olmpack under test on PATH: a recipe that stops working fails this test.
 //! Only the install step (`cargo install`) is left out. The pushed images are then checked with
@@ -19,12 +19,12 @@ use support::{Mode, Registry};
 const PACKAGE: &str = "kvstore-operator";
 const VERSION: &str = "1.2.0";
 
-/// The fenced ```yaml block that follows `heading` in README.md.
+/// The fenced ```yaml block that follows `heading` in docs/guide/ci.md.
 fn readme_block(heading: &str) -> String {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("docs/guide/ci.md")).unwrap();
     let start = readme
         .find(heading)
-        .unwrap_or_else(|| panic!("README.md has no heading {heading:?}"));
+        .unwrap_or_else(|| panic!("docs/guide/ci.md has no heading {heading:?}"));
     let rest = &readme[start..];
     let open = rest
         .find("```yaml\n")
@@ -146,7 +146,7 @@ fn strings(map: Option<&Value>) -> BTreeMap<String, String> {
 #[test]
 fn github_actions_recipe_publishes_bundle_and_catalog() {
     let reg = Registry::start(Mode::Plain);
-    let workflow = yaml_to_json(&readme_block("### GitHub Actions"));
+    let workflow = yaml_to_json(&readme_block("## GitHub Actions"));
     let prefix = format!("{}/example", reg.host);
     let repo = operator_repo(&prefix);
     let mut env = strings(workflow.get("env"));
@@ -190,7 +190,7 @@ fn github_actions_recipe_publishes_bundle_and_catalog() {
 #[test]
 fn gitlab_ci_recipe_publishes_bundle_and_catalog() {
     let reg = Registry::start(Mode::Plain);
-    let pipeline = yaml_to_json(&readme_block("### GitLab CI"));
+    let pipeline = yaml_to_json(&readme_block("## GitLab CI"));
     let prefix = format!("{}/group/project", reg.host);
     let repo = operator_repo(&prefix);
     let mut env = strings(pipeline.get("variables"));
