@@ -40,6 +40,7 @@ mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
 mod registry;
+mod registry_hostile;
 mod release_versions;
 mod rules_and_reports;
 mod second_hour;
