@@ -142,3 +142,44 @@ pub fn named_registries(named: &[&str]) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_bind_to_the_registries_named() {
+        assert_eq!(
+            named_registries(&[
+                "quay.io/a/b:1",
+                "docker://127.0.0.1:5000/x",
+                "oci:/nonexistent"
+            ]),
+            ["quay.io", "127.0.0.1:5000"]
+        );
+        let typed = Connection {
+            creds: Some(Credentials::Typed("me:pw".into())),
+            ..Connection::default()
+        };
+        let opts = typed.auth_options(&["quay.io/a/b:1"]).expect("bound");
+        assert_eq!(opts.explicit.len(), 1);
+        assert_eq!(opts.explicit[0].registry, "quay.io");
+        assert!(typed.auth_options(&[]).is_err(), "nothing named: refused");
+        let stdin = Connection {
+            creds: Some(Credentials::UserAndPassword(
+                "127.0.0.1:5000=me".into(),
+                "pw".into(),
+            )),
+            ..Connection::default()
+        };
+        let opts = stdin.auth_options(&["quay.io/a/b:1"]).expect("bound");
+        assert_eq!(opts.explicit.len(), 1);
+        assert_eq!(
+            (
+                opts.explicit[0].registry.as_str(),
+                opts.explicit[0].username.as_str()
+            ),
+            ("127.0.0.1:5000", "me")
+        );
+    }
+}
