@@ -128,7 +128,7 @@ fn main() {
             olmpack::transport::sink::push(
                 olmpack::image::Artifact::Image(image),
                 &[tag.to_string()],
-                &args.options().expect("options"),
+                &args.options(&[tag]).expect("options"),
                 &opts,
             )
             .expect("push")

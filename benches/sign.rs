@@ -183,7 +183,7 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     let image = support::bundle_image(&dir, 3, "bench-operator");
     let args = RegistryArgs::default();
-    let ropts = args.options().expect("options");
+    let ropts = args.options(&[]).expect("options");
     let popts = PushOptions {
         progress: Progress::Silent,
         ..PushOptions::default()

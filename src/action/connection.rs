@@ -3,6 +3,7 @@
 //! hold what was typed (and read `--password-stdin`, which is the terminal's business), this
 //! says what it means.
 
+use crate::location::{Location, Place};
 use crate::registry::RegistryError;
 use crate::registry::RetryPolicy;
 use crate::registry::auth::{self, AuthOptions, Secret};
@@ -46,18 +47,30 @@ pub struct Connection {
     /// Attempts per request (`None` or 0: the default policy; a number also retries refused
     /// connections).
     pub retries: Option<u32>,
+    /// Seconds per request, body included (`None`: the default, see [`ClientOptions::timeout`]).
+    pub timeout: Option<u64>,
 }
 
 impl Connection {
-    /// Credential options: the explicit credentials, the auth file, and the process
-    /// environment for the default locations.
-    pub fn auth_options(&self) -> Result<AuthOptions, RegistryError> {
+    /// Credential options: the explicit credentials bound to the registries of `named` (the
+    /// image references the command line names; see [`named_registries`]) or to the one
+    /// `REGISTRY=` names, the auth file, and the process environment for the default locations.
+    pub fn auth_options(&self, named: &[&str]) -> Result<AuthOptions, RegistryError> {
         let mut opts = AuthOptions::from_env();
         opts.authfile = self.authfile.clone();
+        let hosts = named_registries(named);
         match &self.creds {
-            Some(Credentials::Typed(c)) => opts.explicit = Some(auth::parse_creds(c)?),
+            Some(Credentials::Typed(c)) => opts.explicit = auth::bind_creds(c, &hosts, "--creds")?,
             Some(Credentials::UserAndPassword(user, pw)) => {
-                opts.explicit = Some((user.clone(), Secret::new(pw.clone())));
+                opts.explicit = match user.split_once('=') {
+                    Some((host, user)) => auth::bind_user(
+                        user,
+                        Secret::new(pw.clone()),
+                        &[host.to_string()],
+                        "--creds",
+                    )?,
+                    None => auth::bind_user(user, Secret::new(pw.clone()), &hosts, "--creds")?,
+                };
             }
             None => {}
         }
@@ -79,16 +92,94 @@ impl Connection {
                     ..RetryPolicy::default()
                 },
             },
+            timeout: self.timeout.map_or(
+                ClientOptions::default().timeout,
+                std::time::Duration::from_secs,
+            ),
             ..ClientOptions::default()
         }
     }
 
-    /// The registry options, for `platform`.
-    pub fn options(&self, platform: Platform) -> Result<RegistryOptions, RegistryError> {
+    /// The registry options, for `platform`, with explicit credentials bound to the
+    /// registries `named` on the command line.
+    pub fn options(
+        &self,
+        platform: Platform,
+        named: &[&str],
+    ) -> Result<RegistryOptions, RegistryError> {
         Ok(RegistryOptions {
-            auth: self.auth_options()?,
+            auth: self.auth_options(named)?,
             client: self.client_options(),
             platform,
         })
+    }
+}
+
+/// The registry hosts of the strings a command line names that are registry references
+/// (`quay.io/org/x:1`, `docker://…`, a `REGISTRY/NAMESPACE` target); folders, files and local
+/// images name none. Explicit credentials are bound to these.
+pub fn named_registries(named: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for typed in named {
+        let host = match Location::parse(typed) {
+            Ok(l) => match l.place() {
+                Place::Registry(r) => Some(r.registry.clone()),
+                _ => None,
+            },
+            // A target that does not exist yet: a reference with a registry host names one.
+            Err(_) => crate::reference::Reference::parse(typed)
+                .ok()
+                .filter(|r| {
+                    r.registry != crate::reference::DOCKER_HUB || typed.contains("docker.io")
+                })
+                .map(|r| r.registry),
+        };
+        if let Some(h) = host
+            && !out.contains(&h)
+        {
+            out.push(h);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_bind_to_the_registries_named() {
+        assert_eq!(
+            named_registries(&[
+                "quay.io/a/b:1",
+                "docker://127.0.0.1:5000/x",
+                "oci:/nonexistent"
+            ]),
+            ["quay.io", "127.0.0.1:5000"]
+        );
+        let typed = Connection {
+            creds: Some(Credentials::Typed("me:pw".into())),
+            ..Connection::default()
+        };
+        let opts = typed.auth_options(&["quay.io/a/b:1"]).expect("bound");
+        assert_eq!(opts.explicit.len(), 1);
+        assert_eq!(opts.explicit[0].registry, "quay.io");
+        assert!(typed.auth_options(&[]).is_err(), "nothing named: refused");
+        let stdin = Connection {
+            creds: Some(Credentials::UserAndPassword(
+                "127.0.0.1:5000=me".into(),
+                "pw".into(),
+            )),
+            ..Connection::default()
+        };
+        let opts = stdin.auth_options(&["quay.io/a/b:1"]).expect("bound");
+        assert_eq!(opts.explicit.len(), 1);
+        assert_eq!(
+            (
+                opts.explicit[0].registry.as_str(),
+                opts.explicit[0].username.as_str()
+            ),
+            ("127.0.0.1:5000", "me")
+        );
     }
 }

@@ -20,9 +20,12 @@ pub use crate::transport::{CopyOptions, RegistryOptions};
 /// One end's registry options from the copy flags (`--src-*` or `--dest-*`; `catalog mirror`
 /// shares them): credentials from `authfile`, `creds` (USER:PASSWORD) and the environment's
 /// default locations, plain HTTP, extra CAs, and `retries` attempts per request (at least 1).
+/// `creds` bind to the registry of `named` (the end as typed on the command line; `flag` names
+/// the option in messages), or to the one a `REGISTRY=` prefix names.
 pub fn end_options(
     authfile: &Option<PathBuf>,
     creds: &Option<String>,
+    (named, flag): (&[&str], &str),
     plain_http: bool,
     ca_file: &Option<PathBuf>,
     retries: u32,
@@ -30,7 +33,8 @@ pub fn end_options(
     let mut auth = AuthOptions::from_env();
     auth.authfile = authfile.clone();
     if let Some(c) = creds {
-        auth.explicit = Some(auth::parse_creds(c)?);
+        let hosts = crate::action::connection::named_registries(named);
+        auth.explicit = auth::bind_creds(c, &hosts, flag)?;
     }
     Ok(RegistryOptions {
         auth,

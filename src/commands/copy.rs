@@ -31,11 +31,13 @@ pub struct Args {
     /// Auth file for the target registry.
     #[arg(long, value_name = "FILE")]
     pub dest_authfile: Option<PathBuf>,
-    /// Credentials USER:PASSWORD for the source registry.
-    #[arg(long, value_name = "USER:PASSWORD")]
+    /// Credentials for the source registry only (REGISTRY=USER:PASSWORD binds them to another
+    /// registry instead).
+    #[arg(long, value_name = "[REGISTRY=]USER:PASSWORD")]
     pub src_creds: Option<String>,
-    /// Credentials USER:PASSWORD for the target registry.
-    #[arg(long, value_name = "USER:PASSWORD")]
+    /// Credentials for the target registry only (REGISTRY=USER:PASSWORD binds them to another
+    /// registry instead).
+    #[arg(long, value_name = "[REGISTRY=]USER:PASSWORD")]
     pub dest_creds: Option<String>,
     /// Talk plain HTTP to the source registry (automatic for localhost and 127.0.0.0/8).
     #[arg(long)]
@@ -52,6 +54,10 @@ pub struct Args {
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+    /// Seconds allowed for each registry request, answer and body included; a blob gets one
+    /// more second per 64 KiB of its size [default: 600].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 impl std::fmt::Debug for Args {
@@ -66,26 +72,29 @@ impl std::fmt::Debug for Args {
     }
 }
 
-/// One end's registry options from the copy flags (shared with `catalog mirror`).
+/// One end's registry options from the copy flags (shared with `catalog mirror`); `named`
+/// is that end as typed, and `flag` its credentials option.
 pub fn end(
     authfile: &Option<PathBuf>,
     creds: &Option<String>,
+    named: (&[&str], &str),
     plain_http: bool,
     ca_file: &Option<PathBuf>,
     retries: u32,
 ) -> Result<RegistryOptions, Failure> {
     Ok(copy::end_options(
-        authfile, creds, plain_http, ca_file, retries,
+        authfile, creds, named, plain_http, ca_file, retries,
     )?)
 }
 
 /// Runs `olmpack copy`.
 pub fn run(args: &Args) -> Outcome {
     let platforms = copy::platforms(&args.platform).map_err(|e| Failure::usage(e.to_string()))?;
-    let opts = CopyOptions {
+    let mut opts = CopyOptions {
         source: end(
             &args.src_authfile,
             &args.src_creds,
+            (&[args.source.as_str()], "--src-creds"),
             args.src_plain_http,
             &args.src_ca_file,
             args.retries,
@@ -93,6 +102,7 @@ pub fn run(args: &Args) -> Outcome {
         target: end(
             &args.dest_authfile,
             &args.dest_creds,
+            (&[args.target.as_str()], "--dest-creds"),
             args.dest_plain_http,
             &args.dest_ca_file,
             args.retries,
@@ -101,6 +111,10 @@ pub fn run(args: &Args) -> Outcome {
         with_signatures: args.with_signatures,
         ..CopyOptions::default()
     };
+    if let Some(secs) = args.timeout {
+        opts.source.client.timeout = std::time::Duration::from_secs(secs);
+        opts.target.client.timeout = std::time::Duration::from_secs(secs);
+    }
     let report = copy::copy(&args.source, &args.target, &opts)?;
     if let Some(from) = &report.narrowed_from {
         eprintln!(

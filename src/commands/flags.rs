@@ -18,8 +18,10 @@ use std::path::PathBuf;
 /// build`, which takes several `--platform`s of its own.
 #[derive(Clone, Default, clap::Args)]
 pub struct ConnectionArgs {
-    /// Credentials as USER:PASSWORD (or just USER with --password-stdin).
-    #[arg(long, value_name = "USER[:PASSWORD]")]
+    /// Credentials as USER:PASSWORD (or just USER with --password-stdin), sent only to the
+    /// registry of the image named on the command line, never to registries that content (a
+    /// catalog, a template) names; REGISTRY=USER:PASSWORD binds them to REGISTRY instead.
+    #[arg(long, value_name = "[REGISTRY=]USER[:PASSWORD]")]
     pub creds: Option<String>,
     /// Read the password from standard input (use with --creds USER).
     #[arg(long)]
@@ -42,6 +44,10 @@ pub struct ConnectionArgs {
     /// retried unless N is given].
     #[arg(long, value_name = "N")]
     pub retries: Option<u32>,
+    /// Seconds allowed for each registry request, answer and body included; a blob gets one
+    /// more second per 64 KiB of its size [default: 600].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 impl std::fmt::Debug for ConnectionArgs {
@@ -59,6 +65,7 @@ impl std::fmt::Debug for ConnectionArgs {
             .field("plain_http", &self.plain_http)
             .field("insecure", &self.insecure)
             .field("retries", &self.retries)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -69,8 +76,19 @@ impl ConnectionArgs {
     pub fn connection(&self) -> Result<Connection, Failure> {
         let creds = match (&self.creds, self.password_stdin) {
             (Some(c), false) => Some(Credentials::Typed(c.clone())),
-            (Some(user), true) => {
-                let user = user.split(':').next().unwrap_or("").to_string();
+            (Some(typed), true) => {
+                // USER, or REGISTRY=USER (the registry may carry a port: `host:5000=me`).
+                let user = match typed.split_once('=') {
+                    Some((registry, user)) => {
+                        let user = user.split(':').next().unwrap_or("");
+                        if user.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{registry}={user}")
+                        }
+                    }
+                    None => typed.split(':').next().unwrap_or("").to_string(),
+                };
                 if user.is_empty() {
                     return Err(Failure::usage("--password-stdin needs --creds USER"));
                 }
@@ -91,13 +109,15 @@ impl ConnectionArgs {
             plain_http: self.plain_http,
             insecure: self.insecure,
             retries: self.retries,
+            timeout: self.timeout,
         })
     }
 
     /// The library's registry options from the flags (reads `--password-stdin` now, once), for
-    /// `platform`.
-    pub fn options(&self, platform: Platform) -> Result<RegistryOptions, Failure> {
-        Ok(self.connection()?.options(platform)?)
+    /// `platform`; `--creds` bound to the registries of the references in `named` (what the
+    /// command line names).
+    pub fn options(&self, platform: Platform, named: &[&str]) -> Result<RegistryOptions, Failure> {
+        Ok(self.connection()?.options(platform, named)?)
     }
 }
 
@@ -127,9 +147,11 @@ impl RegistryArgs {
             .map_err(|e| Failure::usage(e.to_string()))
     }
 
-    /// The library's registry options from the flags (reads `--password-stdin` now, once).
-    pub fn options(&self) -> Result<RegistryOptions, Failure> {
-        self.connection.options(self.platform()?)
+    /// The library's registry options from the flags (reads `--password-stdin` now, once);
+    /// `--creds` bound to the registries of the references in `named` (what the command line
+    /// names).
+    pub fn options(&self, named: &[&str]) -> Result<RegistryOptions, Failure> {
+        self.connection.options(self.platform()?, named)
     }
 }
 
@@ -175,11 +197,13 @@ impl From<CatalogFormat> for Format {
     }
 }
 
-/// The render options of `catalog template` and `catalog add` from their common flags.
+/// The render options of `catalog template` and `catalog add` from their common flags
+/// (`named`: the references the command line names, for `--creds`).
 pub fn source_options(
     migrate_level: Option<&str>,
     compat: Option<OpmCompat>,
     registry: &RegistryArgs,
+    named: &[&str],
 ) -> Result<SourceOptions, Failure> {
     let migrate = match migrate_level {
         None => MigrateLevel::None,
@@ -188,7 +212,7 @@ pub fn source_options(
     Ok(SourceOptions {
         migrate,
         compat: compat.unwrap_or_default(),
-        registry: registry.options()?,
+        registry: registry.options(named)?,
     })
 }
 

@@ -75,7 +75,9 @@ pub fn run_sign(args: &SignCmd) -> Outcome {
     }
     let location = Location::parse(&args.image)?.require_image()?;
     let opts = args.sign.options()?;
-    let registry = args.connection.options(Platform::default())?;
+    let registry = args
+        .connection
+        .options(Platform::default(), &[&args.image])?;
     let (digest, written) = action::sign(&location, &registry, &opts)?;
     for w in written {
         let what = if w.added { "signed" } else { "already signed" };
@@ -133,7 +135,9 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
         &args.gpg_keyring,
     )?;
     let location = Location::parse(&args.image)?.require_image()?;
-    let registry = args.connection.options(Platform::default())?;
+    let registry = args
+        .connection
+        .options(Platform::default(), &[&args.image])?;
     let results = action::verify(&location, &registry, &opts)?;
     let mut all_ok = true;
     let mut images = Vec::new();

@@ -19,8 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-/// Transport settings. Defaults: TLS verified, 30 s connect timeout, 10 min per request (a large
-/// layer over a slow link must not time out; a stalled one eventually does).
+/// Transport settings. Defaults: TLS verified, 30 s connect timeout, 10 min per request, body
+/// included, plus time in proportion to a blob's size ([`request_budget`]: a large layer over a
+/// slow link must not time out; a stalled or trickling one does).
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
     /// Use `http://` for every host (`--plain-http`).
@@ -31,7 +32,8 @@ pub struct ClientOptions {
     pub ca_file: Option<PathBuf>,
     /// `User-Agent` header.
     pub user_agent: String,
-    /// Time allowed for a whole request.
+    /// Time allowed for a whole request, body included (`--timeout`); blobs get more in
+    /// proportion to their size ([`request_budget`]).
     pub timeout: Duration,
     /// Time allowed to connect.
     pub connect_timeout: Duration,
@@ -209,6 +211,8 @@ pub struct Request {
     /// Resend on connection errors, 408, 429 and 5xx. Off for upload bodies, whose session
     /// state is unknown after a failure: push retries those from a fresh session instead.
     pub retry: bool,
+    /// The size of the body expected in answer (a blob's), for the request's deadline.
+    pub expect_bytes: u64,
 }
 
 impl Request {
@@ -221,7 +225,14 @@ impl Request {
             body: Body::Empty,
             scopes: scopes.to_vec(),
             retry: true,
+            expect_bytes: 0,
         }
+    }
+
+    /// Says how large the answer's body will be (a blob's size), so its deadline allows for it.
+    pub fn expecting(mut self, bytes: u64) -> Self {
+        self.expect_bytes = bytes;
+        self
     }
 
     /// Adds a header.
@@ -250,6 +261,7 @@ pub struct Client {
     registry: String,
     credential: ResolvedCredential,
     retry: RetryPolicy,
+    timeout: Duration,
     state: Arc<Mutex<AuthState>>,
     tokens: Arc<TokenCache>,
     /// Request counters.
@@ -301,6 +313,7 @@ impl Client {
             registry: self.registry.clone(),
             credential: self.credential.clone(),
             retry: self.retry.clone(),
+            timeout: self.timeout,
             state: Arc::clone(&self.state),
             tokens: Arc::clone(&self.tokens),
             stats: Stats::default(),
@@ -359,6 +372,7 @@ impl Client {
             registry: registry.to_string(),
             credential,
             retry: opts.retry.clone(),
+            timeout: opts.timeout,
             state: Arc::new(Mutex::new(AuthState::Unknown)),
             tokens: Arc::new(TokenCache::default()),
             stats: Stats::default(),
@@ -405,16 +419,21 @@ impl Client {
     }
 
     fn build(&self, req: &Request, url: &str) -> Result<RequestBuilder, RegistryError> {
-        let mut rb = self.http.request(req.method.clone(), url);
+        // One deadline for the whole request, body included (reqwest's per-request timeout;
+        // the client-wide one only bounds each read, which a trickling server defeats).
+        let upload = match &req.body {
+            Body::Empty => 0,
+            Body::Bytes(b) => b.len() as u64,
+            Body::File { len, .. } => *len,
+        };
+        let budget = request_budget(self.timeout, req.expect_bytes.saturating_add(upload));
+        let mut rb = self.http.request(req.method.clone(), url).timeout(budget);
         for (k, v) in &req.headers {
             rb = rb.header(*k, v.as_str());
         }
         // Credentials go only to the registry itself: an absolute upload `Location` pointing at
         // another scheme, host or port (storage back-ends, or a hostile registry) gets none.
-        let same_origin = url
-            .strip_prefix(self.base.as_str())
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || rest.starts_with('?'));
-        let state = if same_origin {
+        let state = if same_origin(url, &self.base) {
             self.auth_state()
         } else {
             AuthState::Unknown
@@ -448,6 +467,7 @@ impl Client {
                         self.stats.token.fetch_add(1, Ordering::Relaxed);
                         let (t, life) = token::fetch(
                             &self.http,
+                            self.timeout,
                             &realm,
                             &req.scopes,
                             &self.credential.credential,
@@ -544,6 +564,21 @@ impl Client {
                 }
             };
             let status = response.status().as_u16();
+            let redirected_away = reqwest::Url::parse(&url)
+                .map_or(true, |asked| asked.origin() != response.url().origin());
+            if status == 401 && redirected_away {
+                // A redirect target (blob storage, or a host a hostile registry points at)
+                // asking for credentials gets none: challenges are taken only from the
+                // registry's own answers, as containers/image takes them only from its ping.
+                return Err(RegistryError::AuthFailed {
+                    host: self.registry.clone(),
+                    source_desc: self.credential.source.to_string(),
+                    detail: format!(
+                        "HTTP 401 from {}, where the registry redirected the request: credentials are sent only to the registry itself",
+                        response.url().origin().ascii_serialization()
+                    ),
+                });
+            }
             if status == 401 {
                 let header = response
                     .headers()
@@ -659,11 +694,36 @@ impl Client {
     }
 }
 
-/// Reads at most `cap` bytes of a response body (error bodies only; never trusted to be small).
+/// `scheme://host:port` of a URL (the whole string when it has no path).
+fn origin(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    url[after_scheme..]
+        .find(['/', '?', '#'])
+        .map_or(url, |end| &url[..after_scheme + end])
+}
+
+/// Whether `url` has the scheme, host and port of `base` (a URL or a `scheme://host:port`).
+fn same_origin(url: &str, base: &str) -> bool {
+    origin(url) == origin(base)
+}
+
+/// Reads at most `cap` bytes of a response body (error bodies only; never trusted to be small,
+/// nor quick: the read ends at the request's deadline, see [`ClientOptions::timeout`]).
 pub fn read_capped(response: Response, cap: u64) -> Vec<u8> {
     let mut buf = Vec::new();
     let _ = response.take(cap).read_to_end(&mut buf);
     buf
+}
+
+/// The slowest transfer rate a large body is given time for beyond [`ClientOptions::timeout`]:
+/// a blob of N bytes may take the timeout plus N / 64 KiB seconds, so a server sending a byte
+/// now and then cannot hold a run forever, and a large layer over a slow link still arrives.
+pub const MIN_TRANSFER_RATE: u64 = 64 * 1024;
+
+/// The time allowed for a whole request (connect, send, answer and body) moving `bytes` of
+/// body either way.
+pub fn request_budget(timeout: Duration, bytes: u64) -> Duration {
+    timeout.saturating_add(Duration::from_secs(bytes / MIN_TRANSFER_RATE))
 }
 
 /// A response header as a string.

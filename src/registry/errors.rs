@@ -36,11 +36,37 @@ struct Envelope {
 }
 
 /// Parses a response body as the spec's error envelope; bodies that are not one give an empty
-/// list (proxies and load balancers answer with HTML).
+/// list (proxies and load balancers answer with HTML). Every text is made [`printable`]: it is
+/// the registry's, and ends up on a terminal.
 pub fn parse_envelope(body: &[u8]) -> Vec<EnvelopeError> {
     serde_json::from_slice::<Envelope>(body)
         .map(|e| e.errors)
         .unwrap_or_default()
+        .into_iter()
+        .map(|e| EnvelopeError {
+            code: printable(&e.code),
+            message: printable(&e.message),
+            detail: e.detail.as_deref().map(printable),
+        })
+        .collect()
+}
+
+/// Text from a registry made safe to print: control characters (C0 including newline and
+/// carriage return, DEL, C1) are written as `\u{1b}` escapes, so a registry cannot move the
+/// cursor, retitle the terminal, clear the screen or forge lines of output.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Renders parsed envelope errors as `CODE: message (detail)`, joined by `; `.
@@ -96,6 +122,25 @@ fn host_only(url: &str) -> &str {
         return v6.split(']').next().unwrap_or(v6);
     }
     a.rsplit_once(':').map_or(a, |(h, _)| h)
+}
+
+/// Why reading a response body failed, in words: a body cut by the request's deadline says so
+/// (reqwest's own text is only "request or response body error").
+pub fn body_read_failure(e: &std::io::Error) -> String {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        let timed_out = err
+            .downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_timeout)
+            || err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
+        if timed_out {
+            return "timed out: the request took longer than its deadline (--timeout)".into();
+        }
+        next = err.source();
+    }
+    e.to_string()
 }
 
 /// The last cause of an error chain: the one that says what happened.

@@ -16,6 +16,7 @@ pub mod errors;
 pub mod pull;
 pub mod push;
 pub mod retry;
+pub mod tags;
 pub mod token;
 
 pub use crate::reference::{self, Reference};

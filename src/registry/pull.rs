@@ -29,7 +29,8 @@ impl From<ImageError> for RegistryError {
             }
             ImageError::TooLarge { what, limit } => RegistryError::TooLarge { what, limit },
             ImageError::Read { digest, source } => read_error(&digest, &source),
-            other => RegistryError::Protocol(other.to_string()),
+            // Image errors quote content (media types, digests) the registry chose.
+            other => RegistryError::Protocol(super::errors::printable(&other.to_string())),
         }
     }
 }
@@ -67,7 +68,12 @@ fn get_manifest(
     let mut bytes = Vec::new();
     resp.take(MAX_MANIFEST_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| RegistryError::Protocol(format!("cannot read manifest {what}: {e}")))?;
+        .map_err(|e| {
+            RegistryError::Protocol(format!(
+                "cannot read manifest {what}: {}",
+                super::errors::body_read_failure(&e)
+            ))
+        })?;
     if bytes.len() as u64 > MAX_MANIFEST_BYTES {
         return Err(RegistryError::TooLarge {
             what: format!("manifest {what}"),
@@ -115,7 +121,8 @@ pub fn open_blob(
         Method::GET,
         format!("/v2/{repository}/blobs/{}", desc.digest),
         &[pull_scope(repository)],
-    );
+    )
+    .expecting(desc.size);
     let resp = client.expect(&req, &[200])?;
     Ok(VerifyingReader::new(Box::new(resp), desc.clone(), limit))
 }
@@ -162,7 +169,7 @@ pub fn read_error(digest: &str, e: &std::io::Error) -> RegistryError {
     } else {
         RegistryError::Interrupted {
             what: format!("download of blob {digest}"),
-            reason: e.to_string(),
+            reason: super::errors::body_read_failure(e),
         }
     }
 }

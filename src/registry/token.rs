@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 /// Lifetime assumed when the token service does not say (the spec's default is 60 s).
 pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(60);
 
+/// The largest token response read (containers/image's cap): a token service is a remote
+/// party, and one that never stops sending must not fill memory.
+pub const MAX_TOKEN_RESPONSE_BYTES: u64 = 1 << 20;
+
 /// `repository:<name>:pull` — read access.
 pub fn pull_scope(repository: &str) -> String {
     format!("repository:{repository}:pull")
@@ -111,10 +115,11 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-/// Asks the token service for a token covering `scopes`. `host` and `source_desc` only feed
-/// error messages. Returns the token and its lifetime.
+/// Asks the token service for a token covering `scopes`, the whole exchange within `timeout`.
+/// `host` and `source_desc` only feed error messages. Returns the token and its lifetime.
 pub fn fetch(
     http: &reqwest::blocking::Client,
+    timeout: Duration,
     realm: &BearerRealm,
     scopes: &[String],
     credential: &Credential,
@@ -146,6 +151,7 @@ pub fn fetch(
                 pairs.push(("username", username.as_str()));
             }
             http.post(&realm.realm)
+                .timeout(timeout)
                 .header(
                     reqwest::header::CONTENT_TYPE,
                     "application/x-www-form-urlencoded",
@@ -162,7 +168,7 @@ pub fn fetch(
             for s in scopes {
                 query.push(("scope", s.as_str()));
             }
-            let mut req = http.get(&realm.realm).query(&query);
+            let mut req = http.get(&realm.realm).timeout(timeout).query(&query);
             if let Credential::Basic { username, password } = credential {
                 req = req.basic_auth(username, Some(password.expose()));
             }
@@ -183,9 +189,23 @@ pub fn fetch(
     if !(200..300).contains(&status) {
         return Err(token_err(format!("HTTP {status}")));
     }
-    let body = response.bytes().map_err(|e| transport("GET", e))?;
-    let parsed: TokenResponse = serde_json::from_slice(&body)
-        .map_err(|e| token_err(format!("response is not token JSON: {e}")))?;
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(response, MAX_TOKEN_RESPONSE_BYTES + 1),
+        &mut body,
+    )
+    .map_err(|e| token_err(format!("cannot read the response: {e}")))?;
+    if body.len() as u64 > MAX_TOKEN_RESPONSE_BYTES {
+        return Err(token_err(format!(
+            "response larger than {} KiB: refused",
+            MAX_TOKEN_RESPONSE_BYTES / 1024
+        )));
+    }
+    let parsed: TokenResponse = serde_json::from_slice(&body).map_err(|e| {
+        token_err(super::errors::printable(&format!(
+            "response is not token JSON: {e}"
+        )))
+    })?;
     let token = parsed
         .token
         .filter(|t| !t.is_empty())

@@ -120,9 +120,6 @@ struct LookupInner {
     referrers: Mutex<HashMap<String, bool>>,
 }
 
-/// At most this many pages of a tag list are read; a longer one is asked tag by tag.
-const MAX_TAG_PAGES: usize = 100;
-
 impl AttachedLookup {
     /// The tags of `repository` (listed once per run; `None` when they cannot be listed).
     fn tags(&self, client: &Client, repository: &str) -> Option<Arc<HashSet<String>>> {
@@ -150,39 +147,10 @@ impl AttachedLookup {
     }
 }
 
-/// `GET /v2/<repo>/tags/list`, following `Link: <…>; rel="next"` pages; `None` on any error.
+/// The tags of `repository` (every page, capped: [`crate::registry::tags::list`]); `None` on
+/// any error, and the copy then asks tag by tag.
 fn list_tags(client: &Client, repository: &str) -> Option<HashSet<String>> {
-    #[derive(serde::Deserialize)]
-    struct TagList {
-        tags: Option<Vec<String>>,
-    }
-    let mut url = format!("/v2/{repository}/tags/list");
-    let mut tags = HashSet::new();
-    for _ in 0..MAX_TAG_PAGES {
-        let req = Request::new(Method::GET, url.clone(), &[pull_scope(repository)]);
-        let resp = client.expect(&req, &[200]).ok()?;
-        let next = header(&resp, "Link").and_then(|l| next_link(&l));
-        let bytes = read_capped(resp).ok()?;
-        let page: TagList = serde_json::from_slice(&bytes).ok()?;
-        tags.extend(page.tags.unwrap_or_default());
-        match next {
-            Some(n) => url = n,
-            None => return Some(tags),
-        }
-    }
-    None
-}
-
-/// The target of a `Link` header's `rel="next"` entry.
-fn next_link(link: &str) -> Option<String> {
-    link.split(',').find_map(|part| {
-        let (target, params) = part.trim().split_once(';')?;
-        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
-        params
-            .split(';')
-            .any(|p| matches!(p.trim(), "rel=\"next\"" | "rel=next"))
-            .then(|| target.to_string())
-    })
+    crate::registry::tags::list(client, repository).ok()
 }
 
 /// Whether anything may be attached at the source to the image `source` pins (by digest), as
@@ -725,20 +693,6 @@ mod tests {
         assert!(matches!(t, Target::Registry(_)));
         assert_eq!(t.to_string(), "127.0.0.1:5000/a/b:v1");
         assert!("oci:".parse::<Target>().is_err());
-    }
-
-    #[test]
-    fn tag_list_pages_follow_the_next_link() {
-        assert_eq!(
-            next_link(r#"</v2/a/tags/list?last=b&n=2>; rel="next""#).as_deref(),
-            Some("/v2/a/tags/list?last=b&n=2")
-        );
-        assert_eq!(
-            next_link(r#"<https://r/x>; rel="prev", <https://r/y>; rel=next"#).as_deref(),
-            Some("https://r/y")
-        );
-        assert_eq!(next_link(r#"</v2/a/tags/list>; rel="prev""#), None);
-        assert_eq!(next_link("garbage"), None);
     }
 
     #[test]

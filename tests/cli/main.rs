@@ -41,6 +41,7 @@ mod legacy_sqlite;
 mod malformed_input;
 mod reference_docs;
 mod registry;
+mod registry_hostile;
 mod release_versions;
 mod rules_and_reports;
 mod second_hour;

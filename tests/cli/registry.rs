@@ -25,10 +25,11 @@ mod image_source {
         args: &RegistryArgs,
         opts: &PushOptions,
     ) -> Result<Vec<(PushReport, [usize; 7])>, Failure> {
+        let named: Vec<&str> = tags.iter().map(String::as_str).collect();
         Ok(sink::push(
             Artifact::Image(image),
             tags,
-            &args.options()?,
+            &args.options(&named)?,
             opts,
         )?)
     }
@@ -49,7 +50,10 @@ mod image_source {
 
     pub fn fetch_bundle(source: &str, args: &RegistryArgs) -> Result<FetchedBundle, Failure> {
         let location = olmpack::location::Location::parse(source)?;
-        Ok(bundle_image::fetch_bundle(&location, &args.options()?)?)
+        Ok(bundle_image::fetch_bundle(
+            &location,
+            &args.options(&[source])?,
+        )?)
     }
 }
 use olmpack::image::Image;
@@ -91,7 +95,12 @@ fn args_for(reg: &Registry) -> RegistryArgs {
 /// A library client with a fast retry policy (fault tests) for `host`.
 fn fast_client(host: &str, creds: Option<(&str, &str)>, ca: Option<&Path>) -> Client {
     let opts = AuthOptions {
-        explicit: creds.map(|(u, p)| (u.to_string(), auth::Secret::new(p))),
+        explicit: creds
+            .map(|(u, p)| {
+                auth::bind_user(u, auth::Secret::new(p), &[host.to_string()], "--creds")
+                    .expect("bind")
+            })
+            .unwrap_or_default(),
         ..AuthOptions::default()
     };
     let cred = auth::resolve(host, REPO, &opts).expect("resolve");

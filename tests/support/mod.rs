@@ -7,6 +7,7 @@ pub mod fixtures;
 pub mod fs;
 pub mod go;
 pub mod golden;
+pub mod hostile;
 pub mod proc;
 pub mod registry;
 pub mod shared;

@@ -108,7 +108,14 @@ pub fn run(args: &Args) -> Outcome {
     let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
     // Read once (`--password-stdin` reads stdin), only for a push.
     let registry_opts = if args.push {
-        args.registry.options()?
+        args.registry.options(
+            &args
+                .tags
+                .iter()
+                .chain(&args.output)
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        )?
     } else {
         Default::default()
     };

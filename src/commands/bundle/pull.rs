@@ -26,7 +26,7 @@ pub fn run(args: &Args) -> Outcome {
     let source = Location::parse(&args.image)?.require_image()?;
     let dest = &args.dir;
     let pulled = bundle_pull::pull(&source, dest, |source| {
-        let registry = args.registry.options()?;
+        let registry = args.registry.options(&[&args.image])?;
         args.policy.check(source, &registry)?;
         Ok::<_, Failure>(registry)
     })?;

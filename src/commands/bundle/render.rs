@@ -90,7 +90,8 @@ pub fn run(args: &Args) -> Outcome {
         package: args.package.clone(),
         version: args.version.clone(),
     };
-    let objects = match bundle_render::render(&src, &opts, &args.registry.options()?) {
+    let objects = match bundle_render::render(&src, &opts, &args.registry.options(&[&args.source])?)
+    {
         Ok(o) => o,
         Err(BundleRenderError::Render(e)) => {
             eprintln!(

@@ -66,7 +66,7 @@ pub fn run(args: &Args) -> Outcome {
     let opts = options(args)?;
     let validated = match &args.image {
         Some(reference) => {
-            let registry = args.registry.options()?;
+            let registry = args.registry.options(&[reference])?;
             args.policy.check(&Location::parse(reference)?, &registry)?;
             bundle_validate::validate_image(reference, &registry, &opts)
                 .map_err(|e| Failure::usage(super::error_chain(&e)))?

@@ -58,7 +58,15 @@ pub fn run(args: &Args) -> Outcome {
             )));
         }
     };
-    let options = super::flags::source_options(None, None, &args.registry)?;
+    let options = super::flags::source_options(
+        None,
+        None,
+        &args.registry,
+        &[Some(args.bundle.as_str()), args.image.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+    )?;
     let migrate = match &args.migrate_level {
         None => None,
         Some(level) => Some(level.parse::<MigrateLevel>().map_err(Failure::usage)?),

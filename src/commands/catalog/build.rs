@@ -138,7 +138,16 @@ pub fn run(args: &Args) -> Outcome {
     }
     let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
     // Read once (`--password-stdin` reads stdin).
-    let registry_opts = args.registry.options(Platform::default())?;
+    let registry_opts = args.registry.options(
+        Platform::default(),
+        &args
+            .tags
+            .iter()
+            .chain(&args.output)
+            .chain(&args.base)
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    )?;
     if let Some(base) = &args.base {
         let location = crate::action::Location::parse(base)?;
         args.policy.check(&location, &registry_opts)?;

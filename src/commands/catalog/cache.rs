@@ -57,7 +57,7 @@ fn verify(args: &VerifyArgs) -> Outcome {
         &args.source,
         args.configs_dir.as_deref(),
         args.cache_dir.as_deref(),
-        || args.registry.options(Default::default()),
+        || args.registry.options(Default::default(), &[&args.source]),
     )?;
     print!("{}", report.to_text());
     Ok(if report.accepted {

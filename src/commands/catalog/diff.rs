@@ -55,7 +55,7 @@ pub fn run(args: &Args) -> Outcome {
     let registry = if old.is_local() && new.is_local() {
         Default::default()
     } else {
-        args.registry.options()?
+        args.registry.options(&[&args.old, &args.new])?
     };
     let format = match args.output {
         Format::Text => DiffFormat::Text,

@@ -45,7 +45,7 @@ pub fn run(args: &Args) -> Outcome {
     let registry = if source.is_local() {
         Default::default()
     } else {
-        args.registry.options()?
+        args.registry.options(&[&args.source])?
     };
     let opts = FilterOptions {
         config: args.config.clone(),

@@ -70,11 +70,13 @@ pub struct Args {
     /// Auth file for the target registry.
     #[arg(long, value_name = "FILE")]
     pub dest_authfile: Option<PathBuf>,
-    /// Credentials USER:PASSWORD for the source registries.
-    #[arg(long, value_name = "USER:PASSWORD")]
+    /// Credentials for the catalog image's registry only, never for the registries the
+    /// catalog's content names (REGISTRY=USER:PASSWORD binds them to that registry instead;
+    /// auth files give per-registry credentials for the rest).
+    #[arg(long, value_name = "[REGISTRY=]USER:PASSWORD")]
     pub src_creds: Option<String>,
-    /// Credentials USER:PASSWORD for the target registry.
-    #[arg(long, value_name = "USER:PASSWORD")]
+    /// Credentials for the target registry (--to's host; or REGISTRY=USER:PASSWORD).
+    #[arg(long, value_name = "[REGISTRY=]USER:PASSWORD")]
     pub dest_creds: Option<String>,
     /// Talk plain HTTP to the source registries (automatic for localhost and 127.0.0.0/8).
     #[arg(long)]
@@ -97,6 +99,10 @@ pub struct Args {
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+    /// Seconds allowed for each registry request, answer and body included; a blob gets one
+    /// more second per 64 KiB of its size [default: 600].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 impl std::fmt::Debug for Args {
@@ -179,9 +185,12 @@ pub fn run(args: &Args) -> Outcome {
                 .collect::<Result<Vec<_>, _>>()?,
         )
     };
+    let source_named: Vec<&str> = args.source.iter().map(String::as_str).collect();
+    let target_named: Vec<&str> = args.to.iter().map(String::as_str).collect();
     let mut source_opts = crate::commands::copy::end(
         &args.src_authfile,
         &args.src_creds,
+        (&source_named, "--src-creds"),
         args.src_plain_http,
         &args.src_ca_file,
         args.retries,
@@ -190,11 +199,16 @@ pub fn run(args: &Args) -> Outcome {
     let mut target_opts = crate::commands::copy::end(
         &args.dest_authfile,
         &args.dest_creds,
+        (&target_named, "--dest-creds"),
         args.dest_plain_http,
         &args.dest_ca_file,
         args.retries,
     )?;
     target_opts.client.insecure = !args.dest_tls_verify;
+    if let Some(secs) = args.timeout {
+        source_opts.client.timeout = std::time::Duration::from_secs(secs);
+        target_opts.client.timeout = std::time::Duration::from_secs(secs);
+    }
     let rewrites = match &args.registries_conf {
         Some(p) => Rewrites::read(p)?,
         None => Rewrites::default(),

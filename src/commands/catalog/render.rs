@@ -65,7 +65,8 @@ pub fn run(args: &Args) -> Outcome {
     };
     let sources = parse_sources(&args.sources).map_err(|e| Failure::usage(e.to_string()))?;
     let registry = if sources.iter().any(|s| !s.is_local()) {
-        args.registry.options()?
+        args.registry
+            .options(&args.sources.iter().map(String::as_str).collect::<Vec<_>>())?
     } else {
         Default::default()
     };

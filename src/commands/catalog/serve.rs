@@ -71,7 +71,7 @@ fn run_inner(args: &Args) -> Outcome {
     let prepared = catalog_serve::prepare(
         &location,
         |location| {
-            let opts = args.registry.options()?;
+            let opts = args.registry.options(&[&args.source])?;
             args.policy.check(location, &opts)?;
             Ok::<_, Failure>(opts)
         },

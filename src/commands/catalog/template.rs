@@ -72,6 +72,8 @@ pub fn run(args: &Args) -> Outcome {
         args.migrate_level.as_deref(),
         args.opm_compat,
         &args.registry,
+        // A template names its images in the file: --creds must name its registry.
+        &[],
     )?;
     let request = TemplateRequest {
         template_type: args.template_type.map(|t| match t {

@@ -3,7 +3,10 @@
 //! printing the secret).
 //!
 //! Order, first match wins (the union of what crane, skopeo and podman users expect):
-//! 1. explicit `--creds user:pass` / `--password-stdin`;
+//! 1. explicit `--creds user:pass` / `--password-stdin`, bound to the registry the command
+//!    line names (or `--creds REGISTRY=user:pass`, to that registry): never sent to a registry
+//!    only the content (a catalog, a template) names, as skopeo binds `--src-creds` to its
+//!    one source;
 //! 2. `--authfile FILE`;
 //! 3. `$REGISTRY_AUTH_FILE`;
 //! 4. `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json` (`credHelpers`, `auths`,
@@ -192,11 +195,23 @@ impl AuthEnv {
     }
 }
 
+/// Credentials typed on the command line, bound to the one registry they are for: a
+/// registry named only by content (a catalog's bundle images, a template's) never gets them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplicitCredential {
+    /// The registry host (and port) as in a reference (`quay.io`, `127.0.0.1:5000`).
+    pub registry: String,
+    /// User name.
+    pub username: String,
+    /// Password or token.
+    pub password: Secret,
+}
+
 /// What the user gave on the command line about credentials.
 #[derive(Debug, Clone, Default)]
 pub struct AuthOptions {
-    /// `--creds user:pass` or username plus `--password-stdin`.
-    pub explicit: Option<(String, Secret)>,
+    /// `--creds`, each bound to its registry (see [`bind_creds`]).
+    pub explicit: Vec<ExplicitCredential>,
     /// `--authfile FILE`.
     pub authfile: Option<PathBuf>,
     /// The environment to read the default locations from.
@@ -207,7 +222,7 @@ impl AuthOptions {
     /// Options with the process environment and nothing explicit.
     pub fn from_env() -> Self {
         AuthOptions {
-            explicit: None,
+            explicit: Vec::new(),
             authfile: None,
             env: AuthEnv::from_process(),
         }
@@ -226,6 +241,92 @@ pub fn parse_creds(s: &str) -> Result<(String, Secret), RegistryError> {
     }
 }
 
+/// Docker Hub's names for itself, spelled as in a reference.
+fn canonical_registry(registry: &str) -> String {
+    let r = registry.to_ascii_lowercase();
+    match r.as_str() {
+        "index.docker.io" | "registry-1.docker.io" => crate::reference::DOCKER_HUB.to_string(),
+        _ => r,
+    }
+}
+
+/// Whether `typed` starts with a registry host before `=`: a name with a dot, `localhost`, or
+/// a bracketed IPv6 address, with an optional numeric port (so `user:pa=ss` stays a password).
+fn split_registry(typed: &str) -> Option<(&str, &str)> {
+    let (host, rest) = typed.split_once('=')?;
+    let name = if host.starts_with('[') {
+        host.split_once(']').map(|(h, _)| h)?
+    } else {
+        match host.rsplit_once(':') {
+            Some((h, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
+            Some(_) => return None,
+            None => host,
+        }
+    };
+    let is_host = name.starts_with('[')
+        || name == "localhost"
+        || (name.contains('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'));
+    is_host.then_some((host, rest))
+}
+
+/// Binds typed credentials to registries: `REGISTRY=USER:PASSWORD` to that registry,
+/// `USER:PASSWORD` to each of `named` (the registries the command line names). Plain
+/// credentials with no registry named are refused rather than sent everywhere. `flag` names the
+/// option in messages (`--creds`, `--src-creds`).
+pub fn bind_creds(
+    typed: &str,
+    named: &[String],
+    flag: &str,
+) -> Result<Vec<ExplicitCredential>, RegistryError> {
+    let (hosts, creds) = match split_registry(typed) {
+        Some((host, creds)) => (vec![host.to_string()], creds),
+        None => (named.to_vec(), typed),
+    };
+    let (username, password) = parse_creds(creds).map_err(|_| RegistryError::Credentials {
+        host: hosts
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "the registry".into()),
+        source_desc: flag.into(),
+        reason: "expected USER:PASSWORD or REGISTRY=USER:PASSWORD".into(),
+    })?;
+    bind_user(&username, password, &hosts, flag)
+}
+
+/// Binds a user and a password read elsewhere (`--password-stdin`) to `hosts`; none is an error
+/// (see [`bind_creds`]).
+pub fn bind_user(
+    username: &str,
+    password: Secret,
+    hosts: &[String],
+    flag: &str,
+) -> Result<Vec<ExplicitCredential>, RegistryError> {
+    if hosts.is_empty() {
+        return Err(RegistryError::Credentials {
+            host: "the registry".into(),
+            source_desc: flag.into(),
+            reason: format!(
+                "no registry reference on the command line to bind the credentials to: name the registry, as {flag} REGISTRY=USER:PASSWORD"
+            ),
+        });
+    }
+    let mut out: Vec<ExplicitCredential> = Vec::new();
+    for h in hosts {
+        let registry = canonical_registry(h);
+        if !out.iter().any(|c| c.registry == registry) {
+            out.push(ExplicitCredential {
+                registry,
+                username: username.to_string(),
+                password: password.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Resolves the credential for `registry` (as in the reference, e.g. `docker.io`,
 /// `127.0.0.1:5000`) and `repository`, following the order in the module docs.
 pub fn resolve(
@@ -233,11 +334,12 @@ pub fn resolve(
     repository: &str,
     opts: &AuthOptions,
 ) -> Result<ResolvedCredential, RegistryError> {
-    if let Some((user, pass)) = &opts.explicit {
+    let wanted = canonical_registry(registry);
+    if let Some(c) = opts.explicit.iter().find(|c| c.registry == wanted) {
         return Ok(ResolvedCredential {
             credential: Credential::Basic {
-                username: user.clone(),
-                password: pass.clone(),
+                username: c.username.clone(),
+                password: c.password.clone(),
             },
             source: CredentialSource::CommandLine,
         });
@@ -276,10 +378,52 @@ mod tests {
         assert_eq!((u.as_str(), p.expose()), ("me", "pa:ss"));
         assert!(parse_creds("nocolon").is_err());
         let opts = AuthOptions {
-            explicit: Some((u, p)),
+            explicit: bind_user(&u, p, &["quay.io".into()], "--creds").unwrap(),
             ..Default::default()
         };
         let r = resolve("quay.io", "a/b", &opts).unwrap();
         assert_eq!(r.source, CredentialSource::CommandLine);
+        let other = resolve("ghcr.io", "a/b", &opts).unwrap();
+        assert_eq!(
+            other.source,
+            CredentialSource::Anonymous,
+            "bound to quay.io only"
+        );
+    }
+
+    #[test]
+    fn creds_bind_to_the_named_registry_or_the_one_given() {
+        let named = ["127.0.0.1:5000".to_string()];
+        let b = bind_creds("me:pa=ss", &named, "--creds").unwrap();
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            (
+                b[0].registry.as_str(),
+                b[0].username.as_str(),
+                b[0].password.expose()
+            ),
+            ("127.0.0.1:5000", "me", "pa=ss")
+        );
+        let b = bind_creds("quay.io=me:pw", &named, "--creds").unwrap();
+        assert_eq!(
+            (b[0].registry.as_str(), b[0].password.expose()),
+            ("quay.io", "pw")
+        );
+        let b = bind_creds("localhost:5000=me:pw", &[], "--creds").unwrap();
+        assert_eq!(b[0].registry, "localhost:5000");
+        let b = bind_creds("index.docker.io=me:pw", &[], "--creds").unwrap();
+        assert_eq!(b[0].registry, "docker.io");
+        // `me:1234=x` is a password, not a host "me" with a port.
+        let b = bind_creds("me:1234=x", &named, "--creds").unwrap();
+        assert_eq!(
+            (b[0].username.as_str(), b[0].password.expose()),
+            ("me", "1234=x")
+        );
+        let e = bind_creds("me:pw", &[], "--src-creds")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--src-creds REGISTRY=USER:PASSWORD"), "{e}");
+        assert!(!e.contains("pw\""), "{e}");
+        assert!(bind_creds("quay.io=nocolon", &[], "--creds").is_err());
     }
 }
