@@ -39,6 +39,7 @@ mod isolation;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
+mod reference_agreement;
 mod registry;
 mod release_versions;
 mod rules_and_reports;
