@@ -36,6 +36,7 @@ mod first_hour;
 mod init;
 mod init_corpus;
 mod isolation;
+mod kind_messages;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
