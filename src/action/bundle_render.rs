@@ -125,6 +125,9 @@ pub fn load_source(
         });
     }
     match loc.place() {
+        Place::Path(path) if super::source::holds_catalog(path) => {
+            Err(BundleRenderError::Catalog(catalog_given(path)))
+        }
         Place::Path(path) => Ok(LoadedSource {
             bundle: load_folder(path)?,
             _dir: None,
@@ -144,6 +147,26 @@ pub fn load_source(
             })
         }
     }
+}
+
+/// What to say when a catalog folder is given as a bundle folder: the kind, its packages, and
+/// the flag that picks a bundle out of it.
+fn catalog_given(path: &Path) -> String {
+    let s = path.display();
+    let mut packages: Vec<String> = crate::catalog::load::load_dir(path)
+        .map(|l| l.config.bundles.iter().map(|b| b.package.clone()).collect())
+        .unwrap_or_default();
+    packages.sort();
+    packages.dedup();
+    let example = packages.first().map_or("NAME", String::as_str);
+    format!(
+        "{s} is a file-based catalog folder, not a bundle folder (it has no metadata/annotations.yaml): add --package {example} (and --version V, default the highest) to render one of its bundles; packages with bundles here: {}",
+        match packages.len() {
+            0 => "none".to_string(),
+            n if n > 10 => format!("{}, … ({n} in all)", packages[..10].join(", ")),
+            _ => packages.join(", "),
+        }
+    )
 }
 
 fn load_folder(path: &Path) -> Result<Bundle, BundleRenderError> {

@@ -8,7 +8,7 @@ use crate::findings::rules::Subject;
 use crate::legacy::packagemanifest::{PackageDir, validate as pmvalidate};
 use crate::transport::RegistryOptions;
 use crate::validate::batch::{self, Check, internal_error_report};
-use crate::validate::{Group, Report, Rule};
+use crate::validate::{Diagnostic, Group, Report, Rule};
 
 pub use crate::validate::Options;
 use std::path::{Path, PathBuf};
@@ -120,7 +120,8 @@ pub fn validate_folders(
         .iter()
         .any(|d| super::source::is_package_manifest_dir(d));
     if !packages {
-        let reports = crate::validate::bundle::validate_dirs(dirs, opts, jobs);
+        let mut reports = crate::validate::bundle::validate_dirs(dirs, opts, jobs);
+        name_catalogs(dirs, &mut reports);
         let io_failure = reports
             .iter()
             .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));
@@ -135,6 +136,7 @@ pub fn validate_folders(
     for result in batch::run(&Mixed(opts), dirs, jobs) {
         reports.push(result?);
     }
+    name_catalogs(dirs, &mut reports);
     let io_failure = reports.iter().any(|r| {
         r.has_rule(Rule::FileUnreadable)
             || r.has_rule(Rule::InternalError)
@@ -154,6 +156,27 @@ pub fn validate_folders(
         packages: true,
         io_failure,
     })
+}
+
+/// Replaces the report of each folder that is a file-based catalog ([`super::source::holds_catalog`])
+/// with one `file/unreadable` finding naming the kind and the commands that read it: its
+/// "no manifests/, no metadata/" errors would send the user after the wrong fix.
+fn name_catalogs(dirs: &[PathBuf], reports: &mut [Report]) {
+    for (dir, report) in dirs.iter().zip(reports.iter_mut()) {
+        if !report.has_rule(Rule::ManifestsMissing) || !super::source::holds_catalog(dir) {
+            continue;
+        }
+        let s = dir.display();
+        *report = Report::new(
+            s.to_string(),
+            vec![Diagnostic::new(
+                Rule::FileUnreadable,
+                format!(
+                    "{s} is a file-based catalog folder, not a bundle folder (it has no manifests/ or metadata/): `olmpack catalog validate {s}` checks it; `olmpack bundle render {s} --package NAME` renders one of its bundles"
+                ),
+            )],
+        );
+    }
 }
 
 /// Folders of either kind for the batch runner.

@@ -614,6 +614,22 @@ pub struct CatalogBuildRun {
     /// layers kept, its catalog replaced by the filtered one, its serve cache regenerated);
     /// needs `filter`.
     pub image: Option<Location>,
+    /// `--opm-compat`: the opm release that will load the catalog; `None` = the one the base
+    /// image's tag names (`.../opm:v1.26.5`), if any. Validation then reports what that opm
+    /// cannot load (`catalog/opm-load`).
+    pub opm_compat: Option<crate::catalog::OpmCompat>,
+}
+
+impl CatalogBuildRun {
+    /// The opm that will load the catalog: `--opm-compat`, else the one `--base` names.
+    pub fn target_opm(&self) -> Option<crate::catalog::OpmCompat> {
+        self.opm_compat.or_else(|| {
+            self.options
+                .base
+                .as_deref()
+                .and_then(crate::catalog::OpmCompat::named_by_image)
+        })
+    }
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -665,6 +681,10 @@ pub enum CatalogBuildRunError {
     /// The options are unusable (`--configs-dir`...), before anything was read.
     #[error(transparent)]
     Options(Box<CatalogBuildError>),
+    /// SOURCE is another kind of source (a bundle folder, a package-manifest package, an
+    /// sqlite database): the message names the kind and the command that reads it.
+    #[error("{0}")]
+    NotACatalog(String),
     /// The catalog could not be validated (not loadable at all).
     #[error("cannot validate {}", dir.display())]
     Validate {
@@ -775,6 +795,16 @@ pub fn run(
     }
     // Every local output is checked before the catalog is read or a base is fetched.
     sink::check_outputs(&run.delivery)?;
+    // A bundle folder (or another local kind) would otherwise fail with a page of
+    // missing-schema errors about its manifests: name the kind, and the command that reads it.
+    if run.image.is_none()
+        && let Some(super::source::NotACatalog::Local(_)) = super::source::not_a_catalog(&run.dir)
+        && let Some(message) = super::catalog_validate::not_a_catalog(&run.dir)
+    {
+        return Err(CatalogBuildRunError::NotACatalog(format!(
+            "{message}; `olmpack catalog build` takes a catalog folder"
+        )));
+    }
     if let Some(image) = &run.image {
         return run_image(run, image, on_event);
     }
@@ -798,12 +828,11 @@ pub fn run(
     // causes by design: a kept entry replacing a bundle left out), so it is not checked twice.
     if run.validate && run.filter.is_none() && dir.is_dir() {
         let mut report =
-            crate::validate::catalog::validate_dir(dir, &Default::default()).map_err(|source| {
-                CatalogBuildRunError::Validate {
+            crate::validate::catalog::validate_dir_for(dir, &Default::default(), run.target_opm())
+                .map_err(|source| CatalogBuildRunError::Validate {
                     dir: run.dir.clone(),
                     source: Box::new(source),
-                }
-            })?;
+                })?;
         if run.allow_empty {
             report
                 .diagnostics

@@ -12,7 +12,7 @@
 use super::source::{Kind, NotACatalog};
 use crate::findings::rules::Subject;
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::catalog::validate_dirs;
+use crate::validate::catalog::validate_dirs_for;
 use std::path::{Path, PathBuf};
 
 /// Options from the flags.
@@ -24,6 +24,9 @@ pub struct CatalogValidateOptions {
     pub allow_empty: bool,
     /// `--select-optional` groups, as typed (`olmv1` is the one catalogs have).
     pub select_optional: Vec<String>,
+    /// The opm release that will load the catalog (`--opm-compat`): what it cannot load is an
+    /// error (`catalog/opm-load`). `None`: current opm.
+    pub opm_compat: Option<crate::catalog::OpmCompat>,
 }
 
 /// Why nothing was validated: a usage error.
@@ -146,7 +149,7 @@ pub fn validate(
         .filter(|(_, w)| w.is_none())
         .map(|(d, _)| d.clone())
         .collect();
-    let mut validated = validate_dirs(&catalogs, opts.jobs).into_iter();
+    let mut validated = validate_dirs_for(&catalogs, opts.jobs, opts.opm_compat).into_iter();
     let mut reports: Vec<Report> = Vec::with_capacity(dirs.len());
     for (dir, wrong) in dirs.iter().zip(&wrong) {
         let result = match wrong {

@@ -65,6 +65,17 @@ pub fn has_bundle_folder(path: &Path) -> bool {
     path.join("metadata").is_dir() || path.join("manifests").is_dir()
 }
 
+/// A folder with neither `manifests/` nor `metadata/` holding at least one olm.* blob: a
+/// file-based catalog given where a bundle folder is expected (`bundle validate`, `bundle
+/// render`), so the message can name it instead of listing the bundle folders it lacks. Loads
+/// the catalog: call it only once the folder is known not to be a bundle.
+pub fn holds_catalog(path: &Path) -> bool {
+    path.is_dir()
+        && !has_bundle_folder(path)
+        && !is_package_manifest_dir(path)
+        && crate::catalog::load::load_dir(path).is_ok_and(|l| l.config.has_olm_blobs())
+}
+
 /// A package-manifest package (`<package>.package.yaml` and one folder per version).
 pub fn is_package_manifest_dir(path: &Path) -> bool {
     crate::legacy::packagemanifest::is_package_manifest_dir(path)

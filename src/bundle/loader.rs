@@ -790,13 +790,11 @@ impl Loader {
             let (kind, kind_key) = field_any_case(&root, "kind");
             for (wrong, right) in [(api_key, "apiVersion"), (kind_key, "kind")] {
                 if let Some(key) = wrong.filter(|k| k.text != right) {
+                    let (severity, message) = key_case(&key.text, right, kind.as_deref());
                     self.finding(
-                        Diagnostic::new(
-                            Rule::ObjectShape,
-                            format!("key \"{}\" should be \"{right}\": Go's JSON decoding in opm and operator-sdk ignores the case, the Kubernetes API server does not", key.text),
-                        )
-                        .with_severity(crate::findings::Severity::Warning)
-                        .at(rel, key.line),
+                        Diagnostic::new(Rule::ObjectShape, message)
+                            .with_severity(severity)
+                            .at(rel, key.line),
                     );
                 }
             }
@@ -847,6 +845,40 @@ impl Loader {
                 name,
             });
         }
+    }
+}
+
+/// How a top-level key spelled in another case (`Kind:`, `ApiVersion:`) is judged. opm's render
+/// and operator-framework/api decode with Go's case-insensitive `encoding/json`, but
+/// operator-sdk's first check, operator-registry's `ValidateBundleContent`, decodes each manifest
+/// into an `unstructured.Unstructured`, whose `kind` and `apiVersion` are read case-sensitively:
+/// no `kind` fails the decode ("Object 'Kind' is missing in ..."), a CSV without `apiVersion`
+/// fails its CSV validator ("'apiVersion' is missing"), a CRD without it is "Unsupported api
+/// version of CRD". Those are errors, as they are for the API server; another kind's
+/// `apiVersion` only matters to OLM v1 and kubectl, a warning.
+fn key_case(given: &str, right: &str, kind: Option<&str>) -> (crate::findings::Severity, String) {
+    use crate::findings::Severity;
+    let sdk = match (right, kind) {
+        ("kind", _) => Some("Object 'Kind' is missing in '...'".to_string()),
+        (_, Some("ClusterServiceVersion")) => Some("'apiVersion' is missing".to_string()),
+        (_, Some("CustomResourceDefinition")) => {
+            Some("Unsupported api version of CRD: ".to_string())
+        }
+        _ => None,
+    };
+    match sdk {
+        Some(says) => (
+            Severity::Error,
+            format!(
+                "key \"{given}\" should be \"{right}\": operator-sdk bundle validate decodes it case-sensitively and rejects the bundle (\"{says}\"), as the Kubernetes API server does; only opm's Go JSON decoding ignores the case. Rename the key to \"{right}\""
+            ),
+        ),
+        None => (
+            Severity::Warning,
+            format!(
+                "key \"{given}\" should be \"{right}\": Go's JSON decoding in opm and operator-sdk ignores the case, the Kubernetes API server does not"
+            ),
+        ),
     }
 }
 

@@ -47,6 +47,35 @@ impl OpmCompat {
     }
 }
 
+impl OpmCompat {
+    /// The opm release an image reference names, for an opm image tagged by release:
+    /// `quay.io/operator-framework/opm:v1.26.5` is 1.26. Why: `catalog build --base` runs that
+    /// opm on the catalog, so what it cannot load must be said before building. `None` for any
+    /// other reference (another repository name, a digest only, `latest`, a local layout), and
+    /// no range check: the caller decides what a release means.
+    pub fn named_by_image(reference: &str) -> Option<OpmCompat> {
+        let r = reference.strip_prefix("docker://").unwrap_or(reference);
+        if ["oci:", "oci-archive:", "docker-archive:"]
+            .iter()
+            .any(|p| r.starts_with(p))
+        {
+            return None;
+        }
+        let r = r.split_once('@').map_or(r, |(name, _)| name);
+        let (repo, tag) = r.rsplit_once(':')?;
+        if tag.contains('/') {
+            return None; // a registry port, no tag
+        }
+        if repo.rsplit('/').next() != Some("opm") {
+            return None;
+        }
+        let mut parts = tag.strip_prefix('v')?.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        Some(OpmCompat::new(major, minor))
+    }
+}
+
 impl Default for OpmCompat {
     fn default() -> Self {
         OpmCompat::NEWEST

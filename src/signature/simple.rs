@@ -55,6 +55,19 @@ impl GpgSigner {
             PublicOrSecret::Public(_) => None,
         });
         if let Some(key) = secret {
+            // Unlocked once here so a wrong passphrase is named as such (rpgp's own error at
+            // signing time is "IO error: invalid input") and costs no upload.
+            let unlocked = key
+                .primary_key
+                .unlock(&Password::from(password.as_slice()), |_, _| Ok(()));
+            if !matches!(unlocked, Ok(Ok(()))) {
+                let why = if password.is_empty() {
+                    "the secret key is protected by a passphrase and none was given: give it with --passphrase-file FILE"
+                } else {
+                    "cannot unlock the secret key: wrong passphrase (the one --passphrase-file gives)"
+                };
+                return Err(SignatureError::key(name, why));
+            }
             return Ok(GpgSigner { key, password });
         }
         Err(SignatureError::key(
@@ -204,10 +217,57 @@ impl Keyring {
                 }
             }
         }
+        // A signature naming a key of the keyring that still does not verify was altered (or
+        // damaged) after signing: that is no wrong key, and saying so sends the user after the
+        // wrong problem.
+        if let Some(issuer) = self.named_issuer(&msg) {
+            return Err(Rejection::Malformed(format!(
+                "the signature names key {issuer} of the keyring as its signer but does not verify with it: the signed payload or the signature was altered after signing (tampered or damaged)"
+            )));
+        }
         Err(Rejection::WrongKey(format!(
             "not signed by a key of the keyring ({})",
             self.fingerprints().join(", ")
         )))
+    }
+
+    /// The keyring's primary fingerprint of the key (or subkey) the message's signature names as
+    /// its issuer (by fingerprint or key id), if it names one of them.
+    fn named_issuer(&self, msg: &Message<'_>) -> Option<String> {
+        let Message::Signed { reader, .. } = msg else {
+            return None;
+        };
+        let sig = reader.signature(0)?;
+        let ids: Vec<String> = sig
+            .issuer_key_id()
+            .iter()
+            .map(|id| hex_upper(id.as_ref()))
+            .collect();
+        let fingerprints: Vec<String> = sig
+            .issuer_fingerprint()
+            .iter()
+            .map(|f| hex_upper(f.as_bytes()))
+            .collect();
+        let names = |fingerprint: String, key_id: String| {
+            fingerprints.contains(&fingerprint) || ids.contains(&key_id)
+        };
+        self.keys.iter().find_map(|k| {
+            let primary = hex_upper(k.primary_key.fingerprint().as_bytes());
+            let mut candidates = vec![(
+                primary.clone(),
+                hex_upper(k.primary_key.legacy_key_id().as_ref()),
+            )];
+            for sub in &k.public_subkeys {
+                candidates.push((
+                    hex_upper(sub.key.fingerprint().as_bytes()),
+                    hex_upper(sub.key.legacy_key_id().as_ref()),
+                ));
+            }
+            candidates
+                .into_iter()
+                .any(|(f, id)| names(f, id))
+                .then_some(primary)
+        })
     }
 }
 

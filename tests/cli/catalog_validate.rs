@@ -66,7 +66,10 @@ fn every_broken_catalog_reports_its_rule_at_the_line() {
         let dir = broken_dir().join(&name);
         let expected = fs::read_to_string(dir.join("expected.txt"))
             .unwrap_or_else(|_| panic!("{name}: expected.txt is missing"));
-        let (code, value) = run_json(&[&dir], &[]);
+        // `args.txt`: flags a rule needs (catalog/opm-load: the opm the catalog targets).
+        let args_text = fs::read_to_string(dir.join("args.txt")).unwrap_or_default();
+        let args: Vec<&str> = args_text.split_whitespace().collect();
+        let (code, value) = run_json(&[&dir], &args);
         let got = findings(&value);
         let mut any_error = false;
         for line in expected.lines().filter(|l| !l.trim().is_empty()) {
@@ -98,7 +101,8 @@ fn every_broken_catalog_reports_its_rule_at_the_line() {
             if code != 0 || value["passed"] != true {
                 problems.push(format!("{name}: exit {code} without --strict, expected 0"));
             }
-            let (strict_code, _) = run_json(&[&dir], &["--strict"]);
+            let strict: Vec<&str> = args.iter().copied().chain(["--strict"]).collect();
+            let (strict_code, _) = run_json(&[&dir], &strict);
             if strict_code != 1 {
                 problems.push(format!(
                     "{name}: exit {strict_code} with --strict, expected 1"

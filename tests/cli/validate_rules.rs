@@ -206,13 +206,17 @@ fn cases() -> Vec<Case> {
             1,
         )
         .message("'apiVersion' is missing on this ClusterServiceVersion"),
-        warn(
+        // operator-sdk's content check decodes `kind` case-sensitively (issue 41.2).
+        err(
             "object__shape__key-case",
             "object/shape",
             "manifests/service.yaml",
             2,
         )
-        .message("key \"Kind\" should be \"kind\""),
+        .message("key \"Kind\" should be \"kind\": operator-sdk bundle validate"),
+        // shared/corpus automotive-infra/0.0.3: operator-sdk says "'apiVersion' is missing".
+        err("object__shape__csv-api-version-case", "object/shape", CSV, 1)
+            .message("key \"ApiVersion\" should be \"apiVersion\": operator-sdk bundle validate decodes it case-sensitively and rejects the bundle (\"'apiVersion' is missing\")"),
         case(
             "object__shape__no-document",
             "object/shape",
@@ -558,6 +562,9 @@ fn cases() -> Vec<Case> {
             .message("empty image field"),
         // --- CRDs ---
         err("crd__owned-missing", "crd/owned-missing", CSV, 53),
+        // gpu-operator-certified, aqua-operator-certified, sap-btp-operator (issue 41.2).
+        err("crd__owned-group", "crd/owned-group", CSV, 53)
+            .message("owned CRD kvclusters.kvstore.example.com/v1 not found in bundle \"kvstore-operator.v1.2.0\""),
         warn(
             "crd__owned-missing__not-served",
             "crd/owned-missing",

@@ -26,6 +26,10 @@ pub struct CatalogDiff {
     pub summary: Summary,
     /// One record per package that changed.
     pub packages: Vec<PackageDiff>,
+    /// Format migrations (one record per direction), said once for the whole catalog instead
+    /// of as a change of every bundle: opm's `bundle-object-to-csv-metadata` rewrites how a CSV
+    /// is stored, not what it says.
+    pub migrations: Vec<Migration>,
 }
 
 /// Counts for the summary table.
@@ -51,6 +55,22 @@ pub struct Summary {
     pub bundles_changed: usize,
     /// Upgrade-path regressions.
     pub regressions: usize,
+    /// Bundles in both whose only difference is the form their CSV is stored in
+    /// (`olm.bundle.object` in one, the `olm.csv.metadata` opm's migration makes from it in the
+    /// other): not counted as changed, reported once in [`CatalogDiff::migrations`].
+    #[serde(rename = "bundlesMigrated")]
+    pub bundles_migrated: usize,
+}
+
+/// A format migration seen between the catalogs: the same CSV facts, stored differently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Migration {
+    /// The property type the bundles carried their CSV in, in OLD.
+    pub from: String,
+    /// The property type they carry it in, in NEW.
+    pub to: String,
+    /// How many bundles moved.
+    pub bundles: usize,
 }
 
 /// Whether a package is new, gone or changed.
@@ -185,6 +205,9 @@ pub struct PackageDiff {
     /// Bundles of both whose content changed.
     #[serde(rename = "bundlesChanged")]
     pub bundles_changed: Vec<BundleChange>,
+    /// Bundles of both that only moved between CSV forms (counted in the catalog's migrations).
+    #[serde(skip)]
+    bundles_migrated: Vec<(&'static str, &'static str)>,
     /// Deprecations only in NEW.
     #[serde(rename = "deprecationsAdded")]
     pub deprecations_added: Vec<DeprecationRef>,
@@ -209,6 +232,7 @@ impl PackageDiff {
             bundles_added: vec![],
             bundles_removed: vec![],
             bundles_changed: vec![],
+            bundles_migrated: vec![],
             deprecations_added: vec![],
             deprecations_removed: vec![],
             regressions: vec![],
@@ -337,19 +361,38 @@ pub fn diff(old: &DeclarativeConfig, new: &DeclarativeConfig) -> CatalogDiff {
             (Some(op), Some(np)) => package(name, op, np),
             (None, None) => continue,
         };
-        if d.is_empty() {
+        if d.is_empty() && d.bundles_migrated.is_empty() {
             continue;
         }
         let s = &mut out.summary;
         match d.status {
             Status::Added => s.packages_added += 1,
             Status::Removed => s.packages_removed += 1,
+            Status::Changed if d.is_empty() => {}
             Status::Changed => s.packages_changed += 1,
         }
         s.bundles_added += d.bundles_added.len();
         s.bundles_removed += d.bundles_removed.len();
         s.bundles_changed += d.bundles_changed.len();
         s.regressions += d.regressions.len();
+        for &(from, to) in &d.bundles_migrated {
+            s.bundles_migrated += 1;
+            match out
+                .migrations
+                .iter_mut()
+                .find(|m| m.from == from && m.to == to)
+            {
+                Some(m) => m.bundles += 1,
+                None => out.migrations.push(Migration {
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    bundles: 1,
+                }),
+            }
+        }
+        if d.is_empty() {
+            continue;
+        }
         out.packages.push(d);
     }
     out
@@ -368,10 +411,15 @@ fn package(name: &str, op: &Pkg<'_>, np: &Pkg<'_>) -> PackageDiff {
     d.bundles_added = keys_only(&np.bundles, &op.bundles);
     d.bundles_removed = keys_only(&op.bundles, &np.bundles);
     for (b, ob) in &op.bundles {
-        if let Some(nb) = np.bundles.get(b)
-            && let Some(c) = bundle_change(ob, nb)
-        {
-            d.bundles_changed.push(c);
+        if let Some(nb) = np.bundles.get(b) {
+            match bundle_change(ob, nb) {
+                BundleDelta::Same => {}
+                BundleDelta::Migrated(from, to) => d.bundles_migrated.push((from, to)),
+                BundleDelta::Changed(c, form) => {
+                    d.bundles_changed.push(c);
+                    d.bundles_migrated.extend(form);
+                }
+            }
         }
     }
     d.deprecations_added = np
@@ -507,7 +555,80 @@ fn is_csv(type_: &str) -> bool {
     type_ == property_type::BUNDLE_OBJECT || type_ == property_type::CSV_METADATA
 }
 
-fn bundle_change(o: &Bundle, n: &Bundle) -> Option<BundleChange> {
+/// How a bundle present in both catalogs compares.
+enum BundleDelta {
+    /// Nothing differs.
+    Same,
+    /// Only the CSV's form differs (from, to): the same facts.
+    Migrated(&'static str, &'static str),
+    /// Content differs (and maybe the CSV's form too).
+    Changed(BundleChange, Option<(&'static str, &'static str)>),
+}
+
+/// The form a bundle stores its CSV in: only `olm.bundle.object`s holding a CSV, or only
+/// `olm.csv.metadata`. Anything else (both, neither) is not a form a migration produces.
+fn csv_form(b: &Bundle) -> Option<&'static str> {
+    let has = |t: &str| b.properties.iter().any(|p| p.type_ == t);
+    match (
+        has(property_type::BUNDLE_OBJECT),
+        has(property_type::CSV_METADATA),
+    ) {
+        (true, false) if csv_of(b).is_some() => Some(property_type::BUNDLE_OBJECT),
+        (false, true) => Some(property_type::CSV_METADATA),
+        _ => None,
+    }
+}
+
+/// The `olm.csv.metadata` facts of a bundle, as a JSON value (compared whatever the key
+/// order): its own, or the one opm's `bundle-object-to-csv-metadata` migration makes from its
+/// CSV.
+fn csv_metadata_facts(b: &Bundle) -> Option<serde_json::Value> {
+    if let Some(p) = b
+        .properties
+        .iter()
+        .find(|p| p.type_ == property_type::CSV_METADATA)
+    {
+        return serde_json::from_str(p.value.get()).ok();
+    }
+    let metadata = crate::catalog::render::csv_metadata::csv_metadata_json(&csv_of(b)?).ok()?;
+    serde_json::from_str(&metadata).ok()
+}
+
+/// The bundle's ClusterServiceVersion: the loader's `csv_json`, or (for a catalog read as
+/// render reads it, which drops the decoded objects) the first `olm.bundle.object` whose data
+/// is a CSV.
+fn csv_of(b: &Bundle) -> Option<serde_json::Value> {
+    if let Some(csv) = b.csv_json.as_deref().filter(|c| !c.is_empty()) {
+        return serde_json::from_str(csv).ok();
+    }
+    use base64::Engine as _;
+    #[derive(serde::Deserialize)]
+    struct Object {
+        data: String,
+    }
+    b.properties
+        .iter()
+        .filter(|p| p.type_ == property_type::BUNDLE_OBJECT)
+        .filter_map(|p| serde_json::from_str::<Object>(p.value.get()).ok())
+        .filter_map(|o| {
+            base64::engine::general_purpose::STANDARD
+                .decode(o.data.as_bytes())
+                .ok()
+        })
+        .filter_map(|data| serde_json::from_slice::<serde_json::Value>(&data).ok())
+        .find(|v| v.get("kind").and_then(|k| k.as_str()) == Some("ClusterServiceVersion"))
+}
+
+/// Whether two bundles store the same CSV facts in different forms (one side migrated).
+fn migrated(o: &Bundle, n: &Bundle) -> Option<(&'static str, &'static str)> {
+    let (from, to) = (csv_form(o)?, csv_form(n)?);
+    if from == to {
+        return None;
+    }
+    (csv_metadata_facts(o)? == csv_metadata_facts(n)?).then_some((from, to))
+}
+
+fn bundle_change(o: &Bundle, n: &Bundle) -> BundleDelta {
     let mut what = Vec::new();
     let image = (o.image != n.image).then(|| {
         what.push("image".to_string());
@@ -537,15 +658,26 @@ fn bundle_change(o: &Bundle, n: &Bundle) -> Option<BundleChange> {
     if o.related_images != n.related_images {
         what.push("relatedImages".to_string());
     }
+    let mut form = None;
     if props(o, true) != props(n, true) {
-        what.push("csv".to_string());
+        form = migrated(o, n);
+        if form.is_none() {
+            what.push("csv".to_string());
+        }
     }
-    (!what.is_empty()).then(|| BundleChange {
-        name: o.name.clone(),
-        what,
-        image,
-        version,
-    })
+    match (what.is_empty(), form) {
+        (true, None) => BundleDelta::Same,
+        (true, Some((from, to))) => BundleDelta::Migrated(from, to),
+        (false, form) => BundleDelta::Changed(
+            BundleChange {
+                name: o.name.clone(),
+                what,
+                image,
+                version,
+            },
+            form,
+        ),
+    }
 }
 
 /// JSON text with keys sorted, so key order alone is no change.

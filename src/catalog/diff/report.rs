@@ -87,9 +87,30 @@ fn change_lines(p: &PackageDiff) -> Vec<String> {
     out
 }
 
+/// One line per format migration: said once, as such, not as a change of every bundle.
+fn migration_lines(d: &CatalogDiff) -> Vec<String> {
+    d.migrations
+        .iter()
+        .map(|m| {
+            let how = if m.to == crate::catalog::model::property_type::CSV_METADATA {
+                " (opm's bundle-object-to-csv-metadata migration)"
+            } else {
+                ""
+            };
+            format!(
+                "format migration: {} bundle(s) store their CSV as {} instead of {}{how}; the CSV facts are the same, so they are not counted as changed",
+                m.bundles, m.to, m.from
+            )
+        })
+        .collect()
+}
+
 /// Text for a terminal: per package its status, changes and regressions, then a total.
 pub fn render_text(d: &CatalogDiff) -> String {
     let mut s = String::new();
+    for l in migration_lines(d) {
+        let _ = writeln!(s, "{l}");
+    }
     if !d.has_changes() {
         s.push_str("no changes\n");
         return s;
@@ -139,6 +160,9 @@ fn md(s: &str) -> String {
 /// A pull-request comment: a summary table, then per package its regressions and changes.
 pub fn render_markdown(d: &CatalogDiff) -> String {
     let mut s = String::from("## Catalog changes\n\n");
+    for l in migration_lines(d) {
+        let _ = writeln!(s, "{}\n", md(&l));
+    }
     if !d.has_changes() {
         s.push_str("No changes.\n");
         return s;

@@ -265,3 +265,54 @@ fn substitutes_succeed_their_base() {
     // op.v3's users upgrade to its substitute.
     assert!(!d.has_regressions(), "{:?}", kinds(&d));
 }
+
+/// A bundle whose CSV moved from `olm.bundle.object` to the `olm.csv.metadata` opm's migration
+/// makes from it is a migration, counted once; a metadata that says something else is a change.
+#[test]
+fn csv_metadata_migration_is_no_content_change() {
+    use base64::Engine as _;
+    let csv = serde_json::json!({
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "ClusterServiceVersion",
+        "metadata": {"name": "op.v1", "annotations": {"capabilities": "Basic Install"}},
+        "spec": {"displayName": "Op", "description": "An operator", "version": "1.0.0",
+                 "installModes": [{"type": "AllNamespaces", "supported": true}]}
+    });
+    let data = base64::engine::general_purpose::STANDARD.encode(csv.to_string());
+    let mut old = base();
+    old.bundles[0].properties.push(
+        Property::new(
+            "olm.bundle.object",
+            serde_json::json!({ "data": data }).to_string(),
+        )
+        .unwrap(),
+    );
+    let metadata = crate::catalog::render::csv_metadata::csv_metadata_json(&csv).unwrap();
+    let mut new = base();
+    new.bundles[0]
+        .properties
+        .push(Property::new("olm.csv.metadata", metadata.clone()).unwrap());
+    let d = diff(&old, &new);
+    assert!(!d.has_changes(), "{:?}", d.packages);
+    assert_eq!(d.summary.bundles_migrated, 1);
+    assert_eq!(
+        d.migrations,
+        [Migration {
+            from: "olm.bundle.object".into(),
+            to: "olm.csv.metadata".into(),
+            bundles: 1
+        }]
+    );
+    let text = render_text(&d);
+    assert!(text.starts_with("format migration: 1 bundle(s) store their CSV as olm.csv.metadata instead of olm.bundle.object"), "{text}");
+    assert!(text.ends_with("no changes\n"), "{text}");
+
+    // Another display name: a real change of the CSV, not a migration.
+    let mut changed = base();
+    changed.bundles[0]
+        .properties
+        .push(Property::new("olm.csv.metadata", metadata.replace("\"Op\"", "\"Other\"")).unwrap());
+    let d = diff(&old, &changed);
+    assert_eq!(d.packages[0].bundles_changed[0].what, ["csv"]);
+    assert_eq!(d.summary.bundles_migrated, 0);
+}

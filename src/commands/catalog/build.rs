@@ -118,6 +118,11 @@ pub struct Args {
     /// With --filter: the `mirror.operators[]` entry of an ImageSetConfiguration to use.
     #[arg(long, value_name = "REF", requires = "filter")]
     pub filter_catalog: Option<String>,
+    /// The opm release that will load the catalog (e.g. 1.26): what it cannot load, though
+    /// current opm can, fails validation (catalog/opm-load). Default: the release the --base
+    /// tag names (quay.io/operator-framework/opm:v1.26.5 is 1.26), else the newest.
+    #[arg(long, value_name = "VERSION")]
+    pub opm_compat: Option<crate::action::catalog_render::OpmCompat>,
     /// Registry connection flags (for --base and --push).
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
@@ -193,6 +198,7 @@ pub fn run(args: &Args) -> Outcome {
             }),
         image,
         delivery: planned.delivery.clone(),
+        opm_compat: args.opm_compat,
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let outcome = catalog_build::run(&request, &mut |event| match event {

@@ -43,6 +43,11 @@ pub struct Args {
     /// against what OLM v1 refuses, and `-o json` adds a per-package readiness report.
     #[arg(long = "select-optional", value_name = "GROUP")]
     pub select_optional: Vec<String>,
+    /// The opm release that will load the catalog (e.g. 1.26 for an opm v1.26.5 image): blobs
+    /// it cannot load, though current opm can, become errors (catalog/opm-load). Default: the
+    /// newest opm.
+    #[arg(long, value_name = "VERSION")]
+    pub opm_compat: Option<crate::action::catalog_render::OpmCompat>,
 }
 
 /// Runs `olmpack catalog validate`.
@@ -54,6 +59,7 @@ pub fn run(args: &Args) -> Outcome {
         jobs: args.jobs,
         allow_empty: args.allow_empty,
         select_optional: args.select_optional.clone(),
+        opm_compat: args.opm_compat,
     };
     let validated = catalog_validate::validate(&args.dirs, &opts)?;
     let color = match args.color {

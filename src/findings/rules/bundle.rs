@@ -316,6 +316,12 @@ super::records! {
     bad "spec.customresourcedefinitions.owned names dbs.example.com v1; no such CRD in manifests/"
     fix "Add manifests/dbs.example.com.crd.yaml serving v1.";
 
+    CrdOwnedGroup = "crd/owned-group", Error, Default, since "0.1.0", opm None;
+    summary "An owned-CRD entry in the CSV must not carry a group: key (operator-sdk then cannot find the CRD)."
+    why "operator-registry's content check, the first thing operator-sdk bundle validate runs, keys owned CRDs by {group, kind, name, version} as written in the CSV but keys the bundle's CRDs without a group (CSVs have no group field), so an entry with group: never matches and the bundle is rejected with \"owned CRD NAME/VERSION not found in bundle\". opm render and OLM ignore the key. Seen in gpu-operator-certified, aqua-operator-certified, sap-btp-operator and ibm-block-csi-operator."
+    bad "owned:\n- name: dbs.example.com\n  group: example.com\n  kind: DB\n  version: v1"
+    fix "owned:\n- name: dbs.example.com   # the group is the part after the first dot\n  kind: DB\n  version: v1";
+
     CrdNotOwned = "crd/not-owned", Warning, Default, since "0.1.0", opm None;
     summary "A CRD in the bundle is not owned by the CSV (opm warns; operator-sdk errors; --strict fails)."
     why "A CRD the CSV does not list as owned belongs to no API of the operator: operator-sdk (operator-framework/api) rejects the bundle, one of its most common rejections of real bundles, while opm only warns."

@@ -275,4 +275,10 @@ super::records! {
     why "opm validates, renders and serves an empty folder without a word, so a mistyped path publishes a catalog image that offers nothing."
     bad "olmpack catalog build ./catalogs/  (the blobs are in ./catalog/)"
     fix "Point at the folder that holds the olm.package, olm.channel and olm.bundle blobs, or pass --allow-empty when an empty catalog is meant.";
+
+    CatalogOpmLoad = "catalog/opm-load", Error, Default, since "0.1.0", opm Some("v1.18.1 to v1.26.x only (fixed in v1.27.0)");
+    summary "The opm the catalog is for (--opm-compat, or the opm a catalog build's --base names) must be able to load every blob."
+    why "opm v1.18.1 to v1.26.x rewrite the text \\u003c, \\u003e and \\u0026 in each document before decoding it, so a string holding that text literally (an alm-examples annotation written with Go's escaping, exposed by olm.csv.metadata in every OpenShift 4.17+ catalog) fails with \"invalid character '<' in string escape code\" and the whole catalog with it: opm validate and render fail, and an opm 1.26 image fails at start unless a shipped cache spares it the parse. Current opm loads the same catalog, so only naming the target opm reveals it."
+    bad "olmpack catalog build catalog/ --base quay.io/operator-framework/opm:v1.26.5\n  (a bundle's alm-examples holds \"http://host/\\u003cworkspace\\u003e/\")"
+    fix "Build on an opm v1.27 or later base image, or write the characters themselves (\"http://host/<workspace>/\").";
 }

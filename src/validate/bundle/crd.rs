@@ -71,6 +71,18 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             Some(crd) => {
                 matched.insert(key.clone());
                 owned_gk.insert((key.0.clone(), key.2.clone()));
+                if let Some((group_key, group)) = owned_entry_group(item.node) {
+                    ctx.push(
+                        Diagnostic::new(
+                            Rule::CrdOwnedGroup,
+                            format!(
+                                "owned CRD {name}/{version} not found in bundle \"{csv_name}\" (operator-sdk bundle validate, Value {{{group} {kind} {name} {version}}}): operator-registry's content check keys this entry with its \"{}: {group}\" while it keys the bundle's CRDs without a group, so the two never match; remove the {} key from this entry (the CRD's group comes from its name)",
+                                group_key, group_key
+                            ),
+                        )
+                        .at(item.pos.file, item.pos.line),
+                    );
+                }
                 if let Some(v) = crd_versions(crd).iter().find(|v| v.name == version)
                     && !v.served
                 {
@@ -120,6 +132,20 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             .at(&crd.file, crd.line()),
         );
     }
+}
+
+/// The non-empty `group` an owned-CRD entry carries, with the key as written. operator-registry
+/// reads the entry into `registry.DefinitionKey{Group, Kind, Name, Version}` with Go's
+/// `encoding/json`: keys match case-insensitively and the last one wins; a non-string value fails
+/// the decode differently and is left to the CSV rules.
+fn owned_entry_group(entry: &Node) -> Option<(&str, &str)> {
+    let (key, value) = entry
+        .as_map()?
+        .iter()
+        .rev()
+        .find(|(k, _)| k.text.eq_ignore_ascii_case("group"))?;
+    let group = value.scalar_text().filter(|g| !g.is_empty())?;
+    Some((key.text.as_str(), group))
 }
 
 /// A version of a CRD, after v1beta1's top-level `version` fallback.

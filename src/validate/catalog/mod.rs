@@ -15,6 +15,7 @@ mod graph;
 mod hints;
 mod kinds;
 pub mod olmv1;
+pub mod opm_load;
 mod packages;
 mod properties;
 mod shapes;
@@ -47,22 +48,38 @@ type Members<'a> = HashMap<&'a str, HashSet<&'a str>>;
 
 /// Loads and validates one catalog folder. `Err` only when the folder itself cannot be read.
 pub fn validate_dir(root: &Path, opts: &LoadOptions) -> Result<Report, LoadError> {
-    let loaded = load::load_dir_with(root, opts)?;
-    Ok(report_for(root.display().to_string(), loaded))
+    validate_dir_for(root, opts, None)
 }
 
-/// Catalog folders for the batch runner: `Err` when the folder itself cannot be read.
-struct Folders;
+/// [`validate_dir`] for a catalog that an older opm will load (`target`): adds what that opm
+/// cannot load ([`opm_load`]).
+pub fn validate_dir_for(
+    root: &Path,
+    opts: &LoadOptions,
+    target: Option<crate::catalog::OpmCompat>,
+) -> Result<Report, LoadError> {
+    let loaded = load::load_dir_with(root, opts)?;
+    Ok(report_for_target(
+        root.display().to_string(),
+        loaded,
+        target,
+    ))
+}
+
+/// Catalog folders for the batch runner, for the opm they target: `Err` when the folder itself
+/// cannot be read.
+struct Folders(Option<crate::catalog::OpmCompat>);
 
 impl super::batch::Check for Folders {
     type Error = LoadError;
 
     fn check(&self, dir: &Path, inner_jobs: usize) -> Result<Report, LoadError> {
-        validate_dir(
+        validate_dir_for(
             dir,
             &LoadOptions {
                 jobs: Some(inner_jobs),
             },
+            self.0,
         )
     }
 }
@@ -73,14 +90,35 @@ pub fn validate_dirs(
     dirs: &[std::path::PathBuf],
     jobs: Option<usize>,
 ) -> Vec<Result<Report, LoadError>> {
-    super::batch::run(&Folders, dirs, jobs)
+    validate_dirs_for(dirs, jobs, None)
+}
+
+/// [`validate_dirs`] for catalogs an older opm will load (`target`, see [`validate_dir_for`]).
+pub fn validate_dirs_for(
+    dirs: &[std::path::PathBuf],
+    jobs: Option<usize>,
+    target: Option<crate::catalog::OpmCompat>,
+) -> Vec<Result<Report, LoadError>> {
+    super::batch::run(&Folders(target), dirs, jobs)
 }
 
 /// The report for a loaded catalog: load problems plus every rule, root causes first, with a
 /// hint when files that are not catalog data cause findings.
 pub fn report_for(name: String, loaded: Loaded) -> Report {
+    report_for_target(name, loaded, None)
+}
+
+/// [`report_for`], plus what the `target` opm cannot load.
+pub fn report_for_target(
+    name: String,
+    loaded: Loaded,
+    target: Option<crate::catalog::OpmCompat>,
+) -> Report {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate(&loaded.config));
+    if let Some(opm) = target {
+        diagnostics.extend(opm_load::check(&loaded.config, opm));
+    }
     // Only when nothing failed to load: a file that does not parse is the root cause then.
     if !loaded.config.has_olm_blobs()
         && !diagnostics
