@@ -62,7 +62,7 @@ fn upstream_bundle(case: &str, into: &Path) -> PathBuf {
     let dir = into.join(case);
     copy_dir(
         &repo_root()
-            .join("testdata/bundles/operator-registry")
+            .join("tests/fixtures/operator-registry")
             .join(case),
         &dir.join("manifests"),
     );
