@@ -3,7 +3,7 @@
 //! - 41.2: operator-sdk bundle validate first runs operator-registry's content check
 //!   (`ValidateBundleContent`), which keys an owned-CRD entry with its `group:` and decodes
 //!   `kind`/`apiVersion` case-sensitively. The upstream test table's fixtures
-//!   (`testdata/bundles/operator-registry/`), fixtures built here, and the corrected reference
+//!   (`tests/fixtures/operator-registry/`), fixtures built here, and the corrected reference
 //!   verdicts of `../shared/corpus` (whose messages are matched word for word).
 //! - 41.5: opm v1.18.1 to v1.26.x cannot load a string holding the text `\u003c` (every v4.17+
 //!   catalog of the public repositories): `catalog validate --opm-compat 1.26` and `catalog build`
