@@ -281,10 +281,26 @@ pub fn mismatch_hint(image: &str, claimed: &str) -> Option<String> {
     if here.as_ref().is_some_and(|h| h.name() == sig.name()) {
         return None;
     }
-    let target = here.map(|h| h.name()).unwrap_or_else(|| image.to_string());
+    let rule = match &here {
+        // cosign names the bare repository, which remapIdentity (a matchRepoDigestOrExact)
+        // never accepts: only a repository rule does.
+        Some(_) if name_only(&sig) => format!(
+            "{{\"type\": \"exactRepository\", \"dockerRepository\": \"{}\"}}",
+            sig.name()
+        ),
+        Some(h) => {
+            let (signed_prefix, prefix) = split_common_tail(&sig.name(), &h.name());
+            format!(
+                "{{\"type\": \"remapIdentity\", \"prefix\": \"{prefix}\", \"signedPrefix\": \"{signed_prefix}\"}}"
+            )
+        }
+        None => format!(
+            "{{\"type\": \"exactRepository\", \"dockerRepository\": \"{}\"}}",
+            sig.name()
+        ),
+    };
     Some(format!(
-        "the signatures name {claimed}: if {image} is a copy of it (catalog mirror, copy), verify with --identity {claimed}; in policy.json, use \"signedIdentity\": {{\"type\": \"remapIdentity\", \"prefix\": \"{target}\", \"signedPrefix\": \"{}\"}}",
-        sig.name()
+        "the signatures name {claimed}: if {image} is a copy of it (catalog mirror, copy), verify with --identity {claimed}, or in policy.json give its scope \"signedIdentity\": {rule}"
     ))
 }
 
@@ -301,7 +317,7 @@ pub fn mirror_note(signatures: bool, example: Option<(&str, &str)>) -> Option<St
     let (s, t) = (parse(source)?, parse(target)?);
     let (signed_prefix, prefix) = split_common_tail(&s.name(), &t.name());
     Some(format!(
-        "signatures: copied unchanged, so they name the source; verify with `olmpack verify {target} --key KEY --identity {source}`, or in policy.json give the target scope \"signedIdentity\": {{\"type\": \"remapIdentity\", \"prefix\": \"{prefix}\", \"signedPrefix\": \"{signed_prefix}\"}}"
+        "signatures: copied unchanged, so they name the source: verify with `olmpack verify {target} --key KEY --identity {source}`; in policy.json use signedIdentity remapIdentity (prefix {prefix:?}, signedPrefix {signed_prefix:?}) for simple signatures, exactRepository (the source repository) for cosign's"
     ))
 }
 
