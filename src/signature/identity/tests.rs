@@ -602,3 +602,39 @@ fn claimed_identity_is_read_from_payloads_and_statements() {
     let nameless = serde_json::json!({"subject": [{"digest": {"sha256": "a".repeat(64)}}]});
     assert_eq!(claimed(&nameless, &d), None);
 }
+
+#[test]
+fn hints_say_how_to_accept_a_copy() {
+    // cosign's bare repository: only a repository rule accepts it.
+    let h = mismatch_hint("mirror.example:5000/ns/app:v1", "quay.io/org/app").expect("hint");
+    assert!(
+        h.contains("--identity quay.io/org/app") && h.contains("exactRepository"),
+        "{h}"
+    );
+    // A simple signature's tag: remapIdentity with the prefixes that differ.
+    let h = mismatch_hint("mirror.example:5000/ns/org/app:v1", "quay.io/org/app:v1").expect("hint");
+    assert!(
+        h.contains(r#""prefix": "mirror.example:5000/ns""#)
+            && h.contains(r#""signedPrefix": "quay.io""#),
+        "{h}"
+    );
+    assert_eq!(
+        mismatch_hint("quay.io/org/app:v1", "quay.io/org/app:v2"),
+        None
+    );
+    let n = mirror_note(
+        true,
+        Some(("quay.io/org/app@sha256:".to_string() + &"a".repeat(64)).as_str())
+            .zip(Some("mirror.example:5000/ns/org/app:v1")),
+    )
+    .expect("note");
+    assert!(
+        n.contains("--identity quay.io/org/app@") && n.contains("\"mirror.example:5000/ns\""),
+        "{n}"
+    );
+    assert!(
+        mirror_note(false, None)
+            .expect("note")
+            .contains("--no-signatures")
+    );
+}
