@@ -66,14 +66,11 @@ impl Verification {
     }
 }
 
-/// The identity a simple signature claims for `reference` (tag kept, digest dropped; no tag
-/// means `latest`, as containers/image writes it).
+/// The identity a simple signature claims for `reference`, as `skopeo copy --sign-by` writes
+/// it: the tag (no tag and no digest means `latest`), else the digest; never a bare
+/// repository, which no `signedIdentity` rule but the repository ones accepts.
 pub fn default_identity(reference: &Reference) -> String {
-    match (&reference.tag, &reference.digest) {
-        (Some(t), _) => format!("{}:{t}", reference.name()),
-        (None, Some(_)) => reference.name(),
-        (None, None) => format!("{}:latest", reference.name()),
-    }
+    crate::signature::identity::image_identity(reference)
 }
 
 /// Where a simple signature of `target` lives: (lookaside repository path, settings name).
@@ -196,22 +193,33 @@ pub fn verify_target(
     opts: &VerifyOptions,
 ) -> Result<Verification, SignatureError> {
     let mut checked = Vec::new();
+    // The image the signatures must name: --identity, else the image's own reference.
+    let image = match (&opts.identity, target.reference()) {
+        (Some(i), _) => Some(
+            Reference::parse(i)
+                .map(|r| default_identity(&r))
+                .unwrap_or_else(|_| i.clone()),
+        ),
+        (None, Some(r)) => Some(default_identity(r)),
+        (None, None) => None,
+    };
     if !opts.cosign_keys.is_empty() {
-        let repo = match (&opts.identity, target.reference()) {
-            (Some(i), _) => Some(cosign::repository_of(i)),
-            (None, Some(r)) => Some(r.name()),
-            (None, None) => None,
+        // cosign names the repository alone; a signature that names none passes, as in cosign.
+        let rule = image
+            .clone()
+            .map_or(IdentityRule::Any, IdentityRule::MatchRepository);
+        let expected = cosign::Expected {
+            rule: &rule,
+            accept_unnamed: true,
         };
-        for c in cosign::verify(target, &opts.cosign_keys, repo.as_deref())? {
+        for c in cosign::verify(target, &opts.cosign_keys, &expected)? {
             checked.push(("cosign", c));
         }
     }
     if let Some(ring) = &opts.keyring {
-        let rule = match (&opts.identity, target.reference()) {
-            (Some(i), _) => IdentityRule::MatchRepoDigestOrExact(i.clone()),
-            (None, Some(r)) => IdentityRule::MatchRepoDigestOrExact(r.to_string()),
-            (None, None) => IdentityRule::Any,
-        };
+        let rule = image
+            .clone()
+            .map_or(IdentityRule::Any, IdentityRule::MatchRepoDigestOrExact);
         for c in check_simple(target, ring, &rule, opts)? {
             checked.push(("simple", c));
         }
@@ -245,6 +253,22 @@ pub fn check_simple(
         });
     }
     Ok(out)
+}
+
+/// How to accept signatures refused only because they name another repository (an image
+/// copied or mirrored from it), for a verification of `image` that failed.
+pub fn identity_hint(image: &str, v: &Verification) -> Option<String> {
+    v.checked.iter().find_map(|(_, c)| match &c.result {
+        Err(crate::signature::Rejection::IdentityMismatch { found, .. }) => {
+            crate::signature::identity::mismatch_hint(image, found)
+        }
+        _ => None,
+    })
+}
+
+/// The summary line `catalog mirror` prints on how its copies verify at the target.
+pub fn mirror_note(signatures: bool, example: Option<(&str, &str)>) -> Option<String> {
+    crate::signature::identity::mirror_note(signatures, example)
 }
 
 /// A one-line reason for a verification that found nothing to check.

@@ -106,8 +106,11 @@ pub struct VerifyCmd {
     /// OpenPGP keyring (armored or binary) for simple signatures; repeat for several.
     #[arg(long, value_name = "FILE")]
     pub gpg_keyring: Vec<PathBuf>,
-    /// The identity a simple signature must claim (default: the image reference; for an oci:
-    /// layout, any, and the lookaside entry is found by this reference).
+    /// The image the signatures must name, for both formats (default: the image given). Give
+    /// the source reference to verify a copy: `catalog mirror` and `copy` move signatures
+    /// unchanged, so they still name where the image came from. cosign signatures must name
+    /// its repository; simple signatures its tag (or its repository, when REF is a digest).
+    /// For an oci: layout the default is any identity, and REF also names the lookaside entry.
     #[arg(long, value_name = "REF")]
     pub identity: Option<String>,
     /// registries.d folder naming the lookaside stores.
@@ -177,6 +180,9 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
             eprintln!("error: {image}: {r}");
         } else if !ok {
             eprintln!("error: {image}: no signature of {} verifies", v.digest);
+            if let Some(h) = action::identity_hint(image, v) {
+                eprintln!("hint: {h}");
+            }
         }
     }
     if args.output == OutputFormat::Json {

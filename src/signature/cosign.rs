@@ -12,6 +12,7 @@
 //! JSON; with a key, the bundle holds a DSSE envelope over an in-toto statement naming the
 //! image digest. The transparency-log entries are not checked (offline, key-based trust).
 
+use super::identity::IdentityRule;
 use super::store::{Target, descriptor_of};
 use super::{Checked, Rejection, SignatureError, sha256_digest};
 use crate::image::{Blob, Descriptor};
@@ -162,11 +163,11 @@ fn member<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Val
     })
 }
 
-/// Checks a verified simple-signing payload: type, digest, and (when known) identity.
+/// Checks a verified simple-signing payload: type, digest, then the identity it claims.
 fn check_payload(
     body: &[u8],
     digest: &str,
-    expected_repo: Option<&str>,
+    expected: &Expected<'_>,
 ) -> Result<serde_json::Value, Rejection> {
     let v: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| Rejection::Malformed(format!("payload is not JSON: {e}")))?;
@@ -191,20 +192,22 @@ fn check_payload(
             found: found.to_string(),
         });
     }
-    let identity = member(critical, "identity")
+    let claimed = member(critical, "identity")
         .and_then(|i| member(i, "docker-reference"))
         .and_then(|d| d.as_str())
-        .unwrap_or_default();
-    if let Some(repo) = expected_repo
-        && !identity.is_empty()
-        && repository_of(identity) != repo
-    {
-        return Err(Rejection::IdentityMismatch {
-            expected: repo.to_string(),
-            found: identity.to_string(),
-        });
-    }
+        .filter(|s| !s.is_empty());
+    super::identity::check(expected.rule, claimed, expected.accept_unnamed)?;
     Ok(v)
+}
+
+/// What the identity a cosign signature claims is checked against.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    /// The rule (`--identity` or the image for `verify`, the policy's `signedIdentity`).
+    pub rule: &'a IdentityRule,
+    /// Whether a signature that claims no identity passes (`verify`, like cosign); a policy
+    /// refuses it, as containers/image does.
+    pub accept_unnamed: bool,
 }
 
 /// `registry/repo` of a reference string (tag and digest dropped); the string itself when it
@@ -216,12 +219,12 @@ pub fn repository_of(reference: &str) -> String {
 }
 
 /// Verifies every cosign signature of `target` (the `.sig` tag, then Sigstore bundle
-/// referrers) against `keys`. `expected_repo` is the repository a payload's identity must name
-/// (cosign itself ignores it; olmpack refuses a signature copied from another repository).
+/// referrers) against `keys`, and the identity each claims against `expected` (a payload's
+/// `docker-reference`, a bundle statement's subject name).
 pub fn verify(
     target: &Target,
     keys: &[VerifyingKey],
-    expected_repo: Option<&str>,
+    expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
     let tag = signature_tag(&target.digest);
@@ -236,13 +239,13 @@ pub fn verify(
                 let layers = v["layers"].as_array().cloned().unwrap_or_default();
                 for (i, layer) in layers.iter().enumerate() {
                     let source = format!("{where_} layer {}", i + 1);
-                    let result = check_layer(target, layer, keys, expected_repo);
+                    let result = check_layer(target, layer, keys, expected);
                     out.push(Checked { source, result });
                 }
             }
         }
     }
-    out.extend(verify_bundles(target, keys)?);
+    out.extend(verify_bundles(target, keys, expected)?);
     Ok(out)
 }
 
@@ -250,7 +253,7 @@ fn check_layer(
     target: &Target,
     layer: &serde_json::Value,
     keys: &[VerifyingKey],
-    expected_repo: Option<&str>,
+    expected: &Expected<'_>,
 ) -> Result<serde_json::Value, Rejection> {
     let mt = layer["mediaType"].as_str().unwrap_or_default();
     if mt != PAYLOAD_MEDIA_TYPE {
@@ -267,7 +270,7 @@ fn check_layer(
         .blob(&desc)
         .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
     check_signature(keys, &body, sig)?;
-    check_payload(&body, &target.digest, expected_repo)
+    check_payload(&body, &target.digest, expected)
 }
 
 fn base_name(target: &Target) -> String {
@@ -288,7 +291,11 @@ fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
-fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>, SignatureError> {
+fn verify_bundles(
+    target: &Target,
+    keys: &[VerifyingKey],
+    expected: &Expected<'_>,
+) -> Result<Vec<Checked>, SignatureError> {
     let mut candidates: Vec<Descriptor> = Vec::new();
     if let Some(index) = target.referrers_index()? {
         for m in index["manifests"].as_array().into_iter().flatten() {
@@ -339,7 +346,10 @@ fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>
             let body = target
                 .blob(&desc)
                 .map_err(|e| Rejection::Malformed(format!("cannot read the bundle: {e}")))?;
-            check_bundle(&body, &target.digest, keys)
+            let statement = check_bundle(&body, &target.digest, keys)?;
+            let claimed = super::identity::claimed(&statement, &target.digest);
+            super::identity::check(expected.rule, claimed.as_deref(), expected.accept_unnamed)?;
+            Ok(statement)
         })();
         out.push(Checked { source, result });
     }
@@ -436,18 +446,36 @@ mod tests {
     fn payload_checks_refuse_each_tampering() {
         let d = "sha256:aa";
         let ok = payload("quay.io/x/y", d);
-        assert!(check_payload(&ok, d, Some("quay.io/x/y")).is_ok());
+        let repo = IdentityRule::MatchRepository("quay.io/x/y".into());
+        let cli = Expected {
+            rule: &repo,
+            accept_unnamed: true,
+        };
+        let any = Expected {
+            rule: &IdentityRule::Any,
+            accept_unnamed: true,
+        };
+        assert!(check_payload(&ok, d, &cli).is_ok());
         assert!(matches!(
-            check_payload(&ok, "sha256:bb", None),
+            check_payload(&ok, "sha256:bb", &any),
             Err(Rejection::DigestMismatch { .. })
         ));
         assert!(matches!(
-            check_payload(&payload("quay.io/x/z", d), d, Some("quay.io/x/y")),
+            check_payload(&payload("quay.io/x/z", d), d, &cli),
             Err(Rejection::IdentityMismatch { .. })
         ));
         assert!(matches!(
-            check_payload(b"{", d, None),
+            check_payload(b"{", d, &any),
             Err(Rejection::Malformed(_))
         ));
+        // A policy's default rule never accepts cosign's bare repository, nor no identity.
+        let policy = IdentityRule::MatchRepoDigestOrExact("quay.io/x/y:v1".into());
+        let strict = Expected {
+            rule: &policy,
+            accept_unnamed: false,
+        };
+        assert!(check_payload(&ok, d, &strict).is_err());
+        assert!(check_payload(&payload("", d), d, &strict).is_err());
+        assert!(check_payload(&payload("", d), d, &cli).is_ok());
     }
 }

@@ -5,6 +5,8 @@
 //!   secretbox exactly as cosign writes it, so keys move between olmpack and cosign both ways);
 //! - [`cosign`]: cosign's tag-based signatures (`sha256-<hex>.sig`, one layer per signature,
 //!   simple-signing payload) and cosign v3 Sigstore bundles, checked offline with a key;
+//! - [`identity`]: which image a signature may stand for (`signedIdentity`, as containers/image
+//!   matches it);
 //! - [`simple`]: containers' "simple signing" (an OpenPGP signed message whose literal data is
 //!   the atomic container signature JSON), what skopeo, podman and CRI-O verify;
 //! - [`lookaside`]: `registries.d` and the lookaside store the simple signatures live in;
@@ -17,6 +19,7 @@
 
 pub mod cosign;
 pub mod error;
+pub mod identity;
 pub mod keys;
 pub mod lookaside;
 pub mod policy;
@@ -59,7 +62,8 @@ impl std::fmt::Display for Rejection {
             ),
             Rejection::IdentityMismatch { expected, found } => write!(
                 f,
-                "identity mismatch: the payload names {found}, expected {expected}"
+                "identity mismatch: {}",
+                identity::explain(expected, found)
             ),
             Rejection::Malformed(why) => write!(f, "malformed: {why}"),
         }

@@ -4,26 +4,35 @@
 //! Scopes (docker transport), most specific first, as containers/image looks them up: the
 //! reference as written (`host/repo:tag` or `host/repo@digest`), the repository, each parent
 //! namespace, the host, then `*.domain` wildcards from the most specific, then the
-//! transport's `""` entry, then `default`. For `oci:` layouts: the layout path with `:tag`, the
-//! path, each parent folder, then `""` and `default`. Requirements: `insecureAcceptAnything`,
-//! `reject`, `signedBy` (`keyType: GPGKeys`; `keyPath`, `keyPaths` or `keyData`;
-//! `signedIdentity`) and `sigstoreSigned` (`keyPath` or `keyData`; `signedIdentity`). Other
-//! requirement types and identity rules are refused by name, never skipped.
+//! transport's `""` entry, then `default`. For `oci:` layouts and `oci-archive:` files: the
+//! path resolved as containers/image resolves it (absolute, `.`/`..` and symbolic links
+//! followed, so `dir/`, `a/../dir` and a link to `dir` are all `dir`), then each parent folder,
+//! then `""` and `default`; `docker-archive:` has only `""` and `default`. Requirements:
+//! `insecureAcceptAnything`, `reject`, `signedBy` (`keyType: GPGKeys`; `keyPath`, `keyPaths` or
+//! `keyData`; `signedIdentity`) and `sigstoreSigned` (`keyPath`, `keyPaths`, `keyData` or
+//! `keyDatas`; `signedIdentity`). The file is checked whole when loaded ([`config`]); what it
+//! asks that olmpack cannot check (Fulcio, PKI, Rekor, X.509 key types, `signedBaseLayer`)
+//! refuses the images it applies to, by name, never skipped.
 
+pub mod config;
+pub mod scopes;
+
+use super::cosign::Expected;
+use super::identity::IdentityRule;
 use super::lookaside::RegistriesD;
-use super::simple::{IdentityRule, Keyring};
+use super::simple::Keyring;
 use super::store::Target;
 use super::{SignatureError, cosign, keys};
-use crate::location::{LocalImage, Location, Place};
+use crate::location::{Location, Place};
 use crate::transport::RegistryOptions;
-use base64::Engine as _;
+use config::{IdentitySpec, Keys, Requirement};
 use std::path::{Path, PathBuf};
 
 /// A loaded policy file.
 #[derive(Debug, Clone)]
 pub struct Policy {
     path: String,
-    json: serde_json::Value,
+    file: config::PolicyFile,
     /// Where keyPath entries are relative to (the policy's folder).
     base: PathBuf,
 }
@@ -84,45 +93,40 @@ impl Policy {
         })
     }
 
-    /// Reads and checks the shape of a policy file.
+    /// Reads and checks a policy file whole, as containers/image does: any fault refuses it,
+    /// naming the file, where in it and why.
     pub fn load(path: &Path) -> Result<Policy, SignatureError> {
         let shown = path.display().to_string();
         let bytes = crate::fsio::read(path)?;
-        let json: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| SignatureError::Config {
-                path: shown.clone(),
-                reason: format!("not valid JSON: {e}"),
-            })?;
-        if !json["default"].is_array() {
-            return Err(SignatureError::Config {
-                path: shown,
-                reason: "\"default\" must be a list of requirements (containers-policy.json(5))"
-                    .into(),
-            });
-        }
+        let file = config::parse(&bytes).map_err(|reason| SignatureError::Config {
+            path: shown.clone(),
+            reason: format!("invalid policy (containers-policy.json(5)): {reason}"),
+        })?;
         Ok(Policy {
             path: shown,
             base: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            json,
+            file,
         })
     }
 
     /// The requirements for an image and the scope they came from.
-    fn requirements_for(&self, location: &Location) -> (String, Vec<serde_json::Value>) {
-        let (transport, scopes) = scopes_of(location);
-        let table = &self.json["transports"][transport];
-        for s in &scopes {
-            if let Some(reqs) = table.get(s).and_then(|v| v.as_array()) {
-                return (format!("{transport} {s:?}"), reqs.clone());
+    fn requirements_for(
+        &self,
+        location: &Location,
+    ) -> Result<(String, &[Requirement]), SignatureError> {
+        let (transport, scopes) =
+            scopes::of(location).map_err(|reason| SignatureError::Config {
+                path: location.as_str().to_string(),
+                reason,
+            })?;
+        if let Some((_, table)) = self.file.transports.0.iter().find(|(t, _)| t == transport) {
+            for s in scopes.iter().map(String::as_str).chain([""]) {
+                if let Some((_, reqs)) = table.0.iter().find(|(k, _)| k == s) {
+                    return Ok((format!("{transport} {s:?}"), &reqs.0));
+                }
             }
         }
-        if let Some(reqs) = table.get("").and_then(|v| v.as_array()) {
-            return (format!("{transport} \"\""), reqs.clone());
-        }
-        (
-            "default".into(),
-            self.json["default"].as_array().cloned().unwrap_or_default(),
-        )
+        Ok(("default".into(), &self.file.default.0))
     }
 
     /// Checks `location` against the policy before it is read.
@@ -132,7 +136,7 @@ impl Policy {
         registry: &RegistryOptions,
         registries_d: &RegistriesD,
     ) -> Result<(), PolicyError> {
-        let (scope, reqs) = self.requirements_for(location);
+        let (scope, reqs) = self.requirements_for(location)?;
         let refuse = |rule: &str, reason: String| Refusal {
             policy: self.path.clone(),
             image: location.as_str().to_string(),
@@ -140,94 +144,93 @@ impl Policy {
             rule: rule.to_string(),
             reason,
         };
-        if reqs.is_empty() {
-            return Err(refuse(
-                "(none)",
-                "an empty requirement list rejects everything".into(),
-            )
-            .into());
-        }
         let mut target: Option<Target> = None;
-        for req in &reqs {
-            let typ = req["type"].as_str().unwrap_or_default();
-            match typ {
-                "insecureAcceptAnything" => {}
-                "reject" => return Err(refuse(typ, "the policy rejects this scope".into()).into()),
-                "signedBy" | "sigstoreSigned" => {
-                    if target.is_none() {
-                        target = Some(Target::resolve(location, registry)?);
-                    }
-                    let Some(t) = target.as_ref() else { continue };
-                    let rule = self
-                        .identity_rule(req, location)
-                        .map_err(|r| refuse(typ, r))?;
-                    let checked = if typ == "signedBy" {
-                        if req["keyType"].as_str().unwrap_or("GPGKeys") != "GPGKeys" {
-                            return Err(refuse(
-                                typ,
-                                format!(
-                                    "keyType {:?} is not supported (only GPGKeys)",
-                                    req["keyType"]
-                                ),
-                            )
-                            .into());
-                        }
-                        let ring = self.keyring(req).map_err(|r| refuse(typ, r))?;
-                        let opts = crate::action::sign::VerifyOptions {
-                            identity: location_identity(location),
-                            registries_d: registries_d.clone(),
-                            ..Default::default()
-                        };
-                        crate::action::sign::check_simple(t, &ring, &rule, &opts)?
-                    } else {
-                        let key = self.cosign_key(req).map_err(|r| refuse(typ, r))?;
-                        if t.reference().is_some() {
-                            let name = t.reference().map(|r| r.name()).unwrap_or_default();
-                            if !registries_d.settings_for(&name).use_sigstore_attachments {
-                                return Err(refuse(typ, format!("registries.d does not set use-sigstore-attachments for {name}, so no sigstore signature is read")).into());
-                            }
-                        }
-                        cosign::verify(t, &[key], None)?
-                            .into_iter()
-                            .map(|mut c| {
-                                if let Ok(p) = &c.result {
-                                    let claimed = p["critical"]["identity"]["docker-reference"]
-                                        .as_str()
-                                        .unwrap_or_default();
-                                    if !claimed.is_empty() && !rule.accepts(claimed) {
-                                        c.result = Err(super::Rejection::IdentityMismatch {
-                                            expected: rule.describe(),
-                                            found: claimed.to_string(),
-                                        });
-                                    }
-                                }
-                                c
-                            })
-                            .collect()
-                    };
-                    if !checked.iter().any(|c| c.result.is_ok()) {
-                        let reason = if checked.is_empty() {
-                            format!("no signature found for {}", t.digest)
-                        } else {
-                            checked
-                                .iter()
-                                .map(|c| match &c.result {
-                                    Err(r) => format!("{}: {r}", c.source),
-                                    Ok(_) => String::new(),
-                                })
-                                .collect::<Vec<_>>()
-                                .join("; ")
-                        };
-                        return Err(refuse(typ, reason).into());
-                    }
+        for req in reqs {
+            let (typ, keys, spec) = match req {
+                Requirement::Accept => continue,
+                Requirement::Reject => {
+                    return Err(refuse("reject", "the policy rejects this scope".into()).into());
                 }
-                other => {
+                Requirement::SignedBaseLayer => {
                     return Err(refuse(
-                        other,
-                        format!("requirement type {other:?} is not supported"),
+                        "signedBaseLayer",
+                        "signedBaseLayer is not supported (containers/image does not implement it either)".into(),
                     )
                     .into());
                 }
+                Requirement::SignedBy {
+                    key_type,
+                    keys,
+                    identity,
+                } => {
+                    if key_type != "GPGKeys" {
+                        return Err(refuse(
+                            "signedBy",
+                            format!("keyType {key_type:?} is not supported (only GPGKeys)"),
+                        )
+                        .into());
+                    }
+                    ("signedBy", keys, identity)
+                }
+                Requirement::Sigstore {
+                    keys,
+                    identity,
+                    unsupported,
+                } => match (keys, unsupported) {
+                    (_, Some(why)) => return Err(refuse("sigstoreSigned", why.clone()).into()),
+                    (Some(keys), None) => ("sigstoreSigned", keys, identity),
+                    (None, None) => {
+                        return Err(refuse("sigstoreSigned", "no key to check with".into()).into());
+                    }
+                },
+            };
+            let rule = bind(spec, location).map_err(|r| refuse(typ, r))?;
+            if target.is_none() {
+                target = Some(Target::resolve(location, registry)?);
+            }
+            let Some(t) = target.as_ref() else { continue };
+            let checked = if typ == "signedBy" {
+                let ring = self.keyring(keys).map_err(|r| refuse(typ, r))?;
+                let opts = crate::action::sign::VerifyOptions {
+                    identity: location_identity(location),
+                    registries_d: registries_d.clone(),
+                    ..Default::default()
+                };
+                crate::action::sign::check_simple(t, &ring, &rule, &opts)?
+            } else {
+                let keys = self.cosign_keys(keys).map_err(|r| refuse(typ, r))?;
+                if t.reference().is_some() {
+                    let name = t.reference().map(|r| r.name()).unwrap_or_default();
+                    if !registries_d.settings_for(&name).use_sigstore_attachments {
+                        return Err(refuse(typ, format!("registries.d does not set use-sigstore-attachments for {name}, so no sigstore signature is read")).into());
+                    }
+                }
+                let expected = Expected {
+                    rule: &rule,
+                    accept_unnamed: false,
+                };
+                cosign::verify(t, &keys, &expected)?
+            };
+            if !checked.iter().any(|c| c.result.is_ok()) {
+                let reason = if checked.is_empty() {
+                    format!("no signature found for {}", t.digest)
+                } else {
+                    let mut text = checked
+                        .iter()
+                        .filter_map(|c| {
+                            c.result
+                                .as_ref()
+                                .err()
+                                .map(|r| format!("{}: {r}", c.source))
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    if let Some(h) = mismatch_hint(&checked, location) {
+                        text.push_str(&format!(" (hint: {h})"));
+                    }
+                    text
+                };
+                return Err(refuse(typ, reason).into());
             }
         }
         Ok(())
@@ -242,89 +245,81 @@ impl Policy {
         }
     }
 
-    fn keyring(&self, req: &serde_json::Value) -> Result<Keyring, String> {
+    /// The key files or data of a requirement, each with the name errors give it.
+    fn key_bytes(&self, keys: &Keys) -> Result<Vec<(String, Vec<u8>)>, String> {
+        match keys {
+            Keys::Paths(paths) => paths
+                .iter()
+                .map(|p| {
+                    let path = self.key_path(p);
+                    std::fs::read(&path)
+                        .map(|b| (path.display().to_string(), b))
+                        .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))
+                })
+                .collect(),
+            Keys::Data(data) => Ok(data
+                .iter()
+                .map(|d| ("keyData".to_string(), d.clone()))
+                .collect()),
+        }
+    }
+
+    fn keyring(&self, keys: &Keys) -> Result<Keyring, String> {
         let mut ring = Keyring::default();
-        let mut any = false;
-        let mut paths: Vec<String> = Vec::new();
-        if let Some(p) = req["keyPath"].as_str() {
-            paths.push(p.into());
+        for (name, bytes) in self.key_bytes(keys)? {
+            ring.add(&bytes, &name).map_err(|e| e.to_string())?;
         }
-        for p in req["keyPaths"].as_array().into_iter().flatten() {
-            if let Some(p) = p.as_str() {
-                paths.push(p.into());
-            }
-        }
-        for p in paths {
-            let path = self.key_path(&p);
-            let bytes = std::fs::read(&path)
-                .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
-            ring.add(&bytes, &path.display().to_string())
-                .map_err(|e| e.to_string())?;
-            any = true;
-        }
-        if let Some(d) = req["keyData"].as_str() {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(d)
-                .map_err(|e| format!("keyData is not base64: {e}"))?;
-            ring.add(&bytes, "keyData").map_err(|e| e.to_string())?;
-            any = true;
-        }
-        if any {
-            Ok(ring)
-        } else {
-            Err("signedBy needs keyPath, keyPaths or keyData".into())
-        }
+        Ok(ring)
     }
 
-    fn cosign_key(&self, req: &serde_json::Value) -> Result<p256::ecdsa::VerifyingKey, String> {
-        if let Some(p) = req["keyPath"].as_str() {
-            let path = self.key_path(p);
-            let bytes = std::fs::read(&path)
-                .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))?;
-            return keys::parse_public_key(&bytes, &path.display().to_string())
-                .map_err(|e| e.to_string());
-        }
-        if let Some(d) = req["keyData"].as_str() {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(d)
-                .map_err(|e| format!("keyData is not base64: {e}"))?;
-            return keys::parse_public_key(&bytes, "keyData").map_err(|e| e.to_string());
-        }
-        Err("sigstoreSigned needs keyPath or keyData (Fulcio and keyless are not supported)".into())
+    fn cosign_keys(&self, keys: &Keys) -> Result<Vec<p256::ecdsa::VerifyingKey>, String> {
+        self.key_bytes(keys)?
+            .iter()
+            .map(|(name, bytes)| keys::parse_public_key(bytes, name).map_err(|e| e.to_string()))
+            .collect()
     }
+}
 
-    fn identity_rule(
-        &self,
-        req: &serde_json::Value,
-        location: &Location,
-    ) -> Result<IdentityRule, String> {
-        let image = match location.place() {
-            Place::Registry(r) => r.to_string(),
-            _ => return Ok(IdentityRule::Any),
-        };
-        let si = &req["signedIdentity"];
-        let typ = si["type"].as_str().unwrap_or("matchRepoDigestOrExact");
-        Ok(match typ {
-            "matchRepoDigestOrExact" => IdentityRule::MatchRepoDigestOrExact(image),
-            "matchRepository" => IdentityRule::MatchRepository(image),
-            "matchExact" => IdentityRule::MatchExact(image),
-            "exactReference" => IdentityRule::Exact(
-                si["dockerReference"]
-                    .as_str()
-                    .ok_or("exactReference needs dockerReference")?
-                    .to_string(),
-                false,
-            ),
-            "exactRepository" => IdentityRule::Exact(
-                si["dockerRepository"]
-                    .as_str()
-                    .ok_or("exactRepository needs dockerRepository")?
-                    .to_string(),
-                true,
-            ),
-            other => return Err(format!("signedIdentity type {other:?} is not supported")),
+/// The identity rule of `spec` for the image at `location`. Rules relative to the image need
+/// its registry reference; an `oci:` layout or an archive has none, so only `exactReference`
+/// and `exactRepository` can accept its signatures (containers/image refuses the others the
+/// same way).
+fn bind(spec: &IdentitySpec, location: &Location) -> Result<IdentityRule, String> {
+    let image = match location.place() {
+        Place::Registry(r) => Some(super::identity::image_identity(r)),
+        _ => None,
+    };
+    let need = |image: Option<String>| {
+        image.ok_or_else(|| {
+            format!(
+                "{} has no registry reference, so signedIdentity {} cannot match it; use exactReference or exactRepository",
+                location.as_str(),
+                spec.name()
+            )
         })
-    }
+    };
+    Ok(match spec {
+        IdentitySpec::MatchExact => IdentityRule::MatchExact(need(image)?),
+        IdentitySpec::MatchRepoDigestOrExact => IdentityRule::MatchRepoDigestOrExact(need(image)?),
+        IdentitySpec::MatchRepository => IdentityRule::MatchRepository(need(image)?),
+        IdentitySpec::ExactReference(r) => IdentityRule::ExactReference(r.clone()),
+        IdentitySpec::ExactRepository(r) => IdentityRule::ExactRepository(r.clone()),
+        IdentitySpec::RemapIdentity(prefix, signed_prefix) => IdentityRule::RemapIdentity {
+            image: need(image)?,
+            prefix: prefix.clone(),
+            signed_prefix: signed_prefix.clone(),
+        },
+    })
+}
+
+/// The remapIdentity hint for a refusal caused only by signatures naming another repository.
+fn mismatch_hint(checked: &[super::Checked], location: &Location) -> Option<String> {
+    checked.iter().find_map(|c| match &c.result {
+        Err(super::Rejection::IdentityMismatch { found, .. }) => {
+            super::identity::mismatch_hint(location.as_str(), found)
+        }
+        _ => None,
+    })
 }
 
 fn location_identity(location: &Location) -> Option<String> {
@@ -334,75 +329,5 @@ fn location_identity(location: &Location) -> Option<String> {
     }
 }
 
-/// The transport name and the scopes of an image, most specific first.
-fn scopes_of(location: &Location) -> (&'static str, Vec<String>) {
-    match location.place() {
-        Place::Registry(r) => {
-            let mut scopes = Vec::new();
-            if let Some(d) = &r.digest {
-                scopes.push(format!("{}@{d}", r.name()));
-            } else {
-                scopes.push(format!(
-                    "{}:{}",
-                    r.name(),
-                    r.tag.as_deref().unwrap_or("latest")
-                ));
-            }
-            let mut name = r.name();
-            scopes.push(name.clone());
-            while let Some(i) = name.rfind('/') {
-                name.truncate(i);
-                scopes.push(name.clone());
-            }
-            // *.example.com wildcards, most specific first.
-            let host = r.registry.split(':').next().unwrap_or_default().to_string();
-            let mut parts: Vec<&str> = host.split('.').collect();
-            while parts.len() > 1 {
-                parts.remove(0);
-                scopes.push(format!("*.{}", parts.join(".")));
-            }
-            ("docker", scopes)
-        }
-        Place::Local(LocalImage::OciLayout { path, tag: name }) => {
-            let abs = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-            let mut scopes = Vec::new();
-            if let Some(t) = name {
-                scopes.push(format!("{}:{t}", abs.display()));
-            }
-            let mut p = abs.as_path();
-            scopes.push(p.display().to_string());
-            while let Some(parent) = p.parent() {
-                scopes.push(parent.display().to_string());
-                p = parent;
-            }
-            ("oci", scopes)
-        }
-        Place::Local(LocalImage::OciArchive { .. }) => ("oci-archive", Vec::new()),
-        Place::Local(LocalImage::DockerArchive { .. }) => ("docker-archive", Vec::new()),
-        Place::Path(_) => ("dir", Vec::new()),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn docker_scopes_go_from_specific_to_general() {
-        let loc = Location::parse("registry.example.com:5000/ns/sub/app:v1").unwrap();
-        let (t, s) = scopes_of(&loc);
-        assert_eq!(t, "docker");
-        assert_eq!(
-            s,
-            vec![
-                "registry.example.com:5000/ns/sub/app:v1",
-                "registry.example.com:5000/ns/sub/app",
-                "registry.example.com:5000/ns/sub",
-                "registry.example.com:5000/ns",
-                "registry.example.com:5000",
-                "*.example.com",
-                "*.com",
-            ]
-        );
-    }
-}
+mod tests;

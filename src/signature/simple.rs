@@ -271,68 +271,8 @@ impl Keyring {
     }
 }
 
-/// How the identity in a payload must relate to the image (containers' `signedIdentity`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IdentityRule {
-    /// `matchRepoDigestOrExact` (the default): an image named by tag needs that exact
-    /// `repo:tag`; one named by digest needs the same repository.
-    MatchRepoDigestOrExact(String),
-    /// `matchRepository`: the same repository, any tag.
-    MatchRepository(String),
-    /// `matchExact`: exactly this reference.
-    MatchExact(String),
-    /// `exactReference` / `exactRepository` / `remapIdentity` resolved to one expected string;
-    /// `bool` says whether only the repository is compared.
-    Exact(String, bool),
-    /// No identity check (an `oci:` layout verified without `--identity`).
-    Any,
-}
-
-fn parse_ref(s: &str) -> Option<crate::reference::Reference> {
-    crate::reference::Reference::parse(s).ok()
-}
-
-impl IdentityRule {
-    /// Whether `claimed` (the payload's `docker-reference`) satisfies the rule.
-    pub fn accepts(&self, claimed: &str) -> bool {
-        let Some(c) = parse_ref(claimed) else {
-            return false;
-        };
-        // A claimed identity names a tag or nothing, never a digest (containers' rule).
-        if c.digest.is_some() {
-            return false;
-        }
-        let same_repo = |r: &crate::reference::Reference| r.name() == c.name();
-        let exact = |r: &crate::reference::Reference| {
-            same_repo(r)
-                && r.digest.is_none()
-                && r.tag.as_deref().unwrap_or("latest") == c.tag.as_deref().unwrap_or("latest")
-        };
-        match self {
-            IdentityRule::Any => true,
-            IdentityRule::MatchRepoDigestOrExact(image) => match parse_ref(image) {
-                Some(r) if r.digest.is_some() => same_repo(&r),
-                Some(r) => exact(&r),
-                None => false,
-            },
-            IdentityRule::MatchRepository(image) => parse_ref(image).is_some_and(|r| same_repo(&r)),
-            IdentityRule::MatchExact(image) => parse_ref(image).is_some_and(|r| exact(&r)),
-            IdentityRule::Exact(expected, repo_only) => parse_ref(expected)
-                .is_some_and(|r| if *repo_only { same_repo(&r) } else { exact(&r) }),
-        }
-    }
-
-    /// What the rule expects, for messages.
-    pub fn describe(&self) -> String {
-        match self {
-            IdentityRule::Any => "any".into(),
-            IdentityRule::MatchRepoDigestOrExact(s)
-            | IdentityRule::MatchRepository(s)
-            | IdentityRule::MatchExact(s)
-            | IdentityRule::Exact(s, _) => s.clone(),
-        }
-    }
-}
+/// The `signedIdentity` rules, kept in [`super::identity`] and shared with cosign signatures.
+pub use super::identity::IdentityRule;
 
 /// Checks a simple-signing payload (after its OpenPGP signature verified), as containers/image
 /// does: exactly the three critical members, the type, the digest, then the identity.

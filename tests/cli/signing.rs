@@ -19,7 +19,7 @@ fn interop_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/cosign_interop.py")
 }
 
-fn tool(name: &str) -> Command {
+pub(crate) fn tool(name: &str) -> Command {
     let found = Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {name}"))
@@ -32,11 +32,11 @@ fn tool(name: &str) -> Command {
     Command::new(name)
 }
 
-fn out(cmd: &mut Command) -> Output {
+pub(crate) fn out(cmd: &mut Command) -> Output {
     cmd.output().expect("command runs")
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -44,14 +44,14 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn ok(cmd: &mut Command) -> String {
+pub(crate) fn ok(cmd: &mut Command) -> String {
     let o = out(cmd);
     assert!(o.status.success(), "{cmd:?} failed: {}", text(&o));
     String::from_utf8_lossy(&o.stdout).into()
 }
 
 /// The Python implementation, with the key passphrase.
-fn py(args: &[&str]) -> Command {
+pub(crate) fn py(args: &[&str]) -> Command {
     let mut c = tool(PY);
     c.arg(interop_script())
         .args(args)
@@ -59,7 +59,7 @@ fn py(args: &[&str]) -> Command {
     c
 }
 
-fn olmpack(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn olmpack(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(olmpack_path());
     c.current_dir(dir)
         .args(args)
@@ -71,7 +71,7 @@ fn olmpack(dir: &Path, args: &[&str]) -> Command {
 }
 
 /// Pushes a small bundle image (different per `n`) with skopeo; returns its manifest digest.
-fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
+pub(crate) fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
     let dir = tmp.join(format!("img-{repo}-{tag}"));
     std::fs::create_dir_all(&dir).expect("mkdir");
     let image = bundle_image(&dir, n, "signed-operator");
@@ -94,7 +94,7 @@ fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
     sha256(&raw.stdout)
 }
 
-fn code(o: &Output) -> i32 {
+pub(crate) fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
@@ -430,9 +430,9 @@ fn cosign_signs_and_verifies_an_oci_layout_offline() {
 }
 
 /// A throwaway GnuPG home with two ed25519 signing keys; the agent is stopped on drop.
-struct Gpg {
-    home: tempfile::TempDir,
-    fprs: Vec<String>,
+pub(crate) struct Gpg {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) fprs: Vec<String>,
 }
 
 impl Drop for Gpg {
@@ -445,7 +445,7 @@ impl Drop for Gpg {
 }
 
 impl Gpg {
-    fn new() -> Gpg {
+    pub(crate) fn new() -> Gpg {
         let home = tempfile::tempdir().expect("tmp");
         let mut fprs = Vec::new();
         for name in [
@@ -480,18 +480,18 @@ impl Gpg {
         Gpg { home, fprs }
     }
 
-    fn cmd(&self) -> Command {
+    pub(crate) fn cmd(&self) -> Command {
         let mut c = tool("gpg");
         c.env("GNUPGHOME", self.home.path()).arg("--batch");
         c
     }
 
-    fn export(&self, i: usize, to: &Path) {
+    pub(crate) fn export(&self, i: usize, to: &Path) {
         let bytes = out(self.cmd().args(["--export", &self.fprs[i]]));
         std::fs::write(to, &bytes.stdout).expect("write keyring");
     }
 
-    fn export_secret(&self, i: usize, to: &Path) {
+    pub(crate) fn export_secret(&self, i: usize, to: &Path) {
         let bytes = out(self
             .cmd()
             .args(["--armor", "--export-secret-keys", &self.fprs[i]]));
@@ -499,7 +499,7 @@ impl Gpg {
     }
 
     /// Signs `payload` as skopeo's gpgme does (an OpenPGP signed message).
-    fn sign(&self, i: usize, payload: &[u8], dir: &Path) -> Vec<u8> {
+    pub(crate) fn sign(&self, i: usize, payload: &[u8], dir: &Path) -> Vec<u8> {
         let input = dir.join("payload.json");
         std::fs::write(&input, payload).expect("write");
         let output = dir.join("payload.sig");
@@ -518,7 +518,7 @@ impl Gpg {
 }
 
 /// registries.d naming one file:// store for reading and writing.
-fn registries_d(d: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn registries_d(d: &Path) -> (PathBuf, PathBuf) {
     let rd = d.join("registries.d");
     let store = d.join("sigstore");
     std::fs::create_dir_all(&rd).expect("mkdir");
@@ -545,7 +545,7 @@ fn policy(d: &Path, name: &str, host: &str, keyring: &Path) -> PathBuf {
 }
 
 /// `skopeo copy` of a registry image to a layout under `policy`: whether skopeo accepted it.
-fn skopeo_accepts(d: &Path, image: &str, policy: &Path, rd: &Path) -> (bool, String) {
+pub(crate) fn skopeo_accepts(d: &Path, image: &str, policy: &Path, rd: &Path) -> (bool, String) {
     let dest = d.join(format!("copy-{}", rand_suffix()));
     let o = out(tool("skopeo").args([
         "--policy",
@@ -564,7 +564,7 @@ fn skopeo_accepts(d: &Path, image: &str, policy: &Path, rd: &Path) -> (bool, Str
     (o.status.success(), text(&o))
 }
 
-fn rand_suffix() -> String {
+pub(crate) fn rand_suffix() -> String {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     N.fetch_add(1, Ordering::Relaxed).to_string()

@@ -366,6 +366,13 @@ pub fn run(args: &Args) -> Outcome {
         human(s.bytes_copied),
         s.seconds
     );
+    if let MirrorTarget::Registry(_) = &target {
+        let ok = report.images.iter().find(|r| r.status != Status::Failed);
+        let example = ok.map(|r| (r.source.as_str(), r.target.as_str()));
+        if let Some(note) = crate::action::sign::mirror_note(report.settings.signatures, example) {
+            eprintln!("{note}");
+        }
+    }
     match &target {
         MirrorTarget::Registry(_) => eprintln!("results written to {}", args.results_dir.display()),
         MirrorTarget::Archive(dir) => eprintln!("archive written to {}", dir.display()),
