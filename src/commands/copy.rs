@@ -52,6 +52,9 @@ pub struct Args {
     /// Attempts per request on connection errors, 408, 429 and 5xx (1 = no retry).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+    /// Signature policy checked before the source is read.
+    #[command(flatten)]
+    pub policy: super::sign::PolicyArgs,
 }
 
 impl std::fmt::Debug for Args {
@@ -101,7 +104,10 @@ pub fn run(args: &Args) -> Outcome {
         with_signatures: args.with_signatures,
         ..CopyOptions::default()
     };
-    let report = copy::copy(&args.source, &args.target, &opts)?;
+    let source = copy::source_location(&args.source)?;
+    // Copied at the digest the policy verified (when one did).
+    let source = args.policy.check(&source, &opts.source)?;
+    let report = copy::copy_from(&source, &args.target, &opts)?;
     if let Some(from) = &report.narrowed_from {
         eprintln!(
             "the index was narrowed to {}: it is a new index (the source index is {from})",

@@ -39,6 +39,7 @@ mod isolation;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
+mod policy_reads;
 mod registry;
 mod release_versions;
 mod rules_and_reports;

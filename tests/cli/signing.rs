@@ -19,7 +19,7 @@ fn interop_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/cosign_interop.py")
 }
 
-fn tool(name: &str) -> Command {
+pub(crate) fn tool(name: &str) -> Command {
     let found = Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {name}"))
@@ -32,11 +32,11 @@ fn tool(name: &str) -> Command {
     Command::new(name)
 }
 
-fn out(cmd: &mut Command) -> Output {
+pub(crate) fn out(cmd: &mut Command) -> Output {
     cmd.output().expect("command runs")
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -44,7 +44,7 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn ok(cmd: &mut Command) -> String {
+pub(crate) fn ok(cmd: &mut Command) -> String {
     let o = out(cmd);
     assert!(o.status.success(), "{cmd:?} failed: {}", text(&o));
     String::from_utf8_lossy(&o.stdout).into()
@@ -59,7 +59,7 @@ fn py(args: &[&str]) -> Command {
     c
 }
 
-fn olmpack(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn olmpack(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(olmpack_path());
     c.current_dir(dir)
         .args(args)
@@ -71,7 +71,7 @@ fn olmpack(dir: &Path, args: &[&str]) -> Command {
 }
 
 /// Pushes a small bundle image (different per `n`) with skopeo; returns its manifest digest.
-fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
+pub(crate) fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
     let dir = tmp.join(format!("img-{repo}-{tag}"));
     std::fs::create_dir_all(&dir).expect("mkdir");
     let image = bundle_image(&dir, n, "signed-operator");
@@ -94,7 +94,7 @@ fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
     sha256(&raw.stdout)
 }
 
-fn code(o: &Output) -> i32 {
+pub(crate) fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
@@ -430,7 +430,7 @@ fn cosign_signs_and_verifies_an_oci_layout_offline() {
 }
 
 /// A throwaway GnuPG home with two ed25519 signing keys; the agent is stopped on drop.
-struct Gpg {
+pub(crate) struct Gpg {
     home: tempfile::TempDir,
     fprs: Vec<String>,
 }
@@ -445,7 +445,7 @@ impl Drop for Gpg {
 }
 
 impl Gpg {
-    fn new() -> Gpg {
+    pub(crate) fn new() -> Gpg {
         let home = tempfile::tempdir().expect("tmp");
         let mut fprs = Vec::new();
         for name in [
@@ -486,12 +486,12 @@ impl Gpg {
         c
     }
 
-    fn export(&self, i: usize, to: &Path) {
+    pub(crate) fn export(&self, i: usize, to: &Path) {
         let bytes = out(self.cmd().args(["--export", &self.fprs[i]]));
         std::fs::write(to, &bytes.stdout).expect("write keyring");
     }
 
-    fn export_secret(&self, i: usize, to: &Path) {
+    pub(crate) fn export_secret(&self, i: usize, to: &Path) {
         let bytes = out(self
             .cmd()
             .args(["--armor", "--export-secret-keys", &self.fprs[i]]));
@@ -499,7 +499,7 @@ impl Gpg {
     }
 
     /// Signs `payload` as skopeo's gpgme does (an OpenPGP signed message).
-    fn sign(&self, i: usize, payload: &[u8], dir: &Path) -> Vec<u8> {
+    pub(crate) fn sign(&self, i: usize, payload: &[u8], dir: &Path) -> Vec<u8> {
         let input = dir.join("payload.json");
         std::fs::write(&input, payload).expect("write");
         let output = dir.join("payload.sig");
@@ -518,7 +518,7 @@ impl Gpg {
 }
 
 /// registries.d naming one file:// store for reading and writing.
-fn registries_d(d: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn registries_d(d: &Path) -> (PathBuf, PathBuf) {
     let rd = d.join("registries.d");
     let store = d.join("sigstore");
     std::fs::create_dir_all(&rd).expect("mkdir");
@@ -828,7 +828,7 @@ fn policy_json_gates_every_read() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
     let gpg = Gpg::new();
-    let (rd, _store) = registries_d(d);
+    let (rd, store) = registries_d(d);
     gpg.export(0, &d.join("one.gpg"));
     gpg.export_secret(0, &d.join("one.sec.asc"));
     ok(&mut olmpack(
@@ -900,6 +900,48 @@ fn policy_json_gates_every_read() {
             && msg.contains("no signature found"),
         "{msg}"
     );
+    // A signature that is present but invalid is no signature: one by a key the policy does
+    // not trust, and one by the trusted key with its bytes tampered with (issue 39: "any
+    // present signature satisfies the policy" must fail this test).
+    push(&reg, d, "pol", "wrongkey", 5);
+    let tampered_digest = push(&reg, d, "pol", "tampered", 6);
+    gpg.export_secret(1, &d.join("two.sec.asc"));
+    for (tag, key) in [("wrongkey", "two.sec.asc"), ("tampered", "one.sec.asc")] {
+        ok(&mut olmpack(
+            d,
+            &[
+                "sign",
+                &reg.reference("pol", tag),
+                "--gpg-key",
+                key,
+                "--registries-d",
+                rd_s,
+            ],
+        ));
+    }
+    let sig_dir = std::fs::read_dir(&store)
+        .expect("store")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with(tampered_digest.trim_start_matches("sha256:"))
+        })
+        .expect("the tampered image's signature folder");
+    let sig_file = sig_dir.join("signature-1");
+    let mut sig = std::fs::read(&sig_file).expect("signature");
+    let mid = sig.len() / 2;
+    sig[mid] ^= 0x01;
+    std::fs::write(&sig_file, sig).expect("tamper");
+    for tag in ["wrongkey", "tampered"] {
+        let o = inspect(&reg.reference("pol", tag));
+        assert_eq!(code(&o), 1, "{tag}: {}", text(&o));
+        let msg = text(&o);
+        assert!(
+            msg.contains("signedBy") && !msg.contains("no signature found"),
+            "{tag}: {msg}"
+        );
+    }
     // The default rule rejects before anything is sent: a host that does not exist is refused
     // by the policy, not by a connection error.
     let o = inspect("registry.nowhere.invalid/x/y:v1");
