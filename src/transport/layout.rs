@@ -611,6 +611,30 @@ mod tests {
         }
     }
 
+    /// One tag on two entries: the first (with a manifest media type) is the one read, as
+    /// containers/image resolves it; an entry of another media type is passed over.
+    #[test]
+    fn a_tag_listed_twice_names_its_first_manifest_entry() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        for n in 0..3 {
+            write_layout(&image(n), &dir, &[format!("t{n}")]).expect("written");
+        }
+        let mut index = read_index(&dir).expect("index");
+        let entries = index["manifests"].as_array_mut().expect("manifests");
+        for e in entries.iter_mut() {
+            e["annotations"][ANNOTATION_REF_NAME] = json!("v1");
+        }
+        entries[0]["mediaType"] = json!("application/vnd.example.not-an-image");
+        fs::write(dir.join("index.json"), canonical_json(&index)).expect("write");
+        let read = read_image(&dir, Some("v1")).expect("readable");
+        assert_eq!(read.manifest.descriptor, image(1).manifest.descriptor);
+        let names = [Some("v1"), Some("v1"), Some("v1")];
+        let types = [Some("x"), Some(media::OCI_MANIFEST), Some(media::OCI_INDEX)];
+        let positions = tag_positions(names.into_iter().zip(types));
+        assert_eq!(positions.get("v1"), Some(&1));
+    }
+
     #[test]
     fn a_held_lock_times_out_with_a_clear_error() {
         let tmp = tempfile::tempdir().expect("tempdir");
