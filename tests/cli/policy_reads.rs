@@ -534,6 +534,21 @@ fn add_mirror_and_copy_read_under_the_policy() {
     push(&bundle(&d.join("u"), "6.6.6"), d, &unsigned_ref);
     let cat_ref = reg.reference("cat", "v1");
     push(&catalog(&d.join("c"), &["goodpkg"]), d, &cat_ref);
+    // Signed, but by a key the policy does not trust: a signature present and invalid.
+    let wrong_ref = reg.reference("pol", "wrongkey");
+    push(&bundle(&d.join("w"), "7.7.7"), d, &wrong_ref);
+    gpg.export_secret(1, &d.join("two.sec.asc"));
+    ok(&mut olmpack(
+        d,
+        &[
+            "sign",
+            &wrong_ref,
+            "--gpg-key",
+            "two.sec.asc",
+            "--registries-d",
+            rd.to_str().expect("utf8"),
+        ],
+    ));
     for r in [&signed_ref, &cat_ref] {
         ok(&mut olmpack(
             d,
@@ -693,6 +708,20 @@ fn add_mirror_and_copy_read_under_the_policy() {
             code(&o),
             text(&o)
         ));
+    }
+    for args in [
+        vec!["catalog", "add", &addto("w"), &wrong_ref],
+        vec!["copy", &wrong_ref, &format!("oci:{copy_to}:w")],
+    ] {
+        let o = run(&args, Some("signed.json"), None);
+        if code(&o) != 1 || text(&o).contains("no signature found") {
+            failures.push(format!(
+                "{} of an image signed by an untrusted key: exit {}: {}",
+                args[..2].join(" "),
+                code(&o),
+                text(&o)
+            ));
+        }
     }
     // mirror: the folder's catalog is built and read, its unsigned bundle fails by the policy.
     let o = run(
