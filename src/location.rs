@@ -192,6 +192,9 @@ pub enum Place {
 pub struct Location {
     typed: String,
     place: Place,
+    /// The manifest digest a signature policy verified for this image: what must be read,
+    /// whatever the tag names by the time the image is opened ([`Location::pinned`]).
+    verified: Option<String>,
 }
 
 /// Why a source string names nothing olmpack can read.
@@ -276,6 +279,7 @@ impl Location {
             return Ok(Location {
                 typed: reference.to_string(),
                 place: Place::Registry(Reference::parse(reference)?),
+                verified: None,
             });
         }
         if Transport::split(s).is_some() {
@@ -290,6 +294,7 @@ impl Location {
             return Ok(Location {
                 typed: image.to_string(),
                 place: Place::Local(image),
+                verified: None,
             });
         }
         let path = join(Path::new(s));
@@ -298,6 +303,7 @@ impl Location {
             return Ok(Location {
                 typed: shown,
                 place: Place::Path(path),
+                verified: None,
             });
         }
         if looks_like_path(s) {
@@ -309,6 +315,7 @@ impl Location {
             return Ok(Location {
                 typed: s.to_string(),
                 place: Place::Registry(Reference::parse(s)?),
+                verified: None,
             });
         }
         Err(LocationError::Ambiguous {
@@ -325,6 +332,22 @@ impl Location {
     /// What it names.
     pub fn place(&self) -> &Place {
         &self.place
+    }
+
+    /// The same image, to be read only at `digest` (the manifest digest its signatures were
+    /// verified for): a reader opens that digest (a registry) or refuses a tag that now names
+    /// another manifest (a layout or archive), so what is read is what was verified, never
+    /// what a second lookup of the tag returns.
+    pub fn pinned(&self, digest: &str) -> Location {
+        Location {
+            verified: Some(digest.to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// The digest the image is pinned to ([`Location::pinned`]), if any.
+    pub fn verified_digest(&self) -> Option<&str> {
+        self.verified.as_deref()
     }
 
     /// Whether reading it stays on this machine.

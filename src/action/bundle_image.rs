@@ -96,11 +96,12 @@ pub enum BundleImageError {
 /// rule, then compares its labels with its annotations and checks it looks like a bundle
 /// image. The report is named `SOURCE (DIGEST)`.
 pub fn validate_image(
-    source: &str,
+    location: &Location,
     registry: &RegistryOptions,
     opts: &crate::validate::Options,
 ) -> Result<Report, BundleImageError> {
-    let fetched = fetch_bundle(&Location::parse(source)?, registry)?;
+    let source = location.as_str();
+    let fetched = fetch_bundle(location, registry)?;
     if let Some(configs) = super::source::catalog_label(&fetched.labels) {
         return Err(BundleImageError::CatalogImage {
             source_name: source.to_string(),

@@ -34,7 +34,7 @@ pub struct Pulled {
 pub fn pull<E: From<PullError>>(
     source: &Location,
     dest: &Path,
-    registry: impl FnOnce(&Location) -> Result<RegistryOptions, E>,
+    registry: impl FnOnce(&Location) -> Result<(RegistryOptions, Location), E>,
 ) -> Result<Pulled, E> {
     let fail = |m: String| E::from(PullError::Dest(m));
     if let Ok(mut rd) = std::fs::read_dir(dest)
@@ -57,8 +57,10 @@ pub fn pull<E: From<PullError>>(
     };
     std::fs::create_dir_all(&parent)
         .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
-    let registry = registry(source)?;
-    let opened = super::source::open(source, &registry).map_err(PullError::from)?;
+    // The registry options, and the location to read (pinned to the digest a signature
+    // policy verified, if one did).
+    let (registry, source) = registry(source)?;
+    let opened = super::source::open(&source, &registry).map_err(PullError::from)?;
     let tmp = tempfile::Builder::new()
         .prefix(".olmpack-pull-")
         .tempdir_in(&parent)

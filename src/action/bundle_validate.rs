@@ -200,16 +200,17 @@ impl Check for Mixed<'_> {
 /// named as `reference` was typed), isolated like a folder: olmpack's own failure on it becomes
 /// its `internal/error` finding.
 pub fn validate_image(
-    reference: &str,
+    location: &crate::location::Location,
     registry: &RegistryOptions,
     opts: &Options,
 ) -> Result<Validated, BundleImageError> {
-    let report = match crate::guard::catch(|| {
-        super::bundle_image::validate_image(reference, registry, opts)
-    }) {
-        Ok(report) => report?,
-        Err(failure) => internal_error_report(reference, None, &failure),
-    };
+    let reference = location.as_str();
+    let report =
+        match crate::guard::catch(|| super::bundle_image::validate_image(location, registry, opts))
+        {
+            Ok(report) => report?,
+            Err(failure) => internal_error_report(reference, None, &failure),
+        };
     let io_failure = report.has_rule(Rule::FileUnreadable) || report.has_rule(Rule::InternalError);
     Ok(Validated {
         reports: vec![report],

@@ -163,6 +163,9 @@ pub struct CatalogBuildOptions {
     /// Base image source (registry, `oci:`, `oci-archive:`, `docker-archive:`); `None` =
     /// scratch.
     pub base: Option<String>,
+    /// The manifest digest a signature policy verified for `base`: the only one read as the
+    /// base ([`Location::pinned`]), whatever its tag names by then.
+    pub base_verified: Option<String>,
     /// Platforms to build; empty = every platform of the base (linux/amd64 for scratch or a
     /// single-image base's own).
     pub platforms: Vec<Platform>,
@@ -323,7 +326,18 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
     let epoch = opts.source_date_epoch.unwrap_or(0);
     // The base first: a wrong base or platform fails before the folder is read.
     let (bases, base_was_index) = match &opts.base {
-        Some(base) => open_bases(base, &opts.platforms, &opts.registry)?,
+        Some(base) => {
+            let wrap = |source: TransportError| CatalogBuildError::Base {
+                base: base.to_string(),
+                source,
+            };
+            let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
+            let location = match &opts.base_verified {
+                Some(digest) => location.pinned(digest),
+                None => location,
+            };
+            open_bases(&location, &opts.platforms, &opts.registry)?
+        }
         None => (Vec::new(), false),
     };
     let spool = spool()?;
@@ -504,16 +518,16 @@ fn dedup(platforms: &[Platform]) -> Vec<Platform> {
 
 /// Opens the base: every platform image wanted, each with its index `platform` object.
 fn open_bases(
-    base: &str,
+    location: &Location,
     platforms: &[Platform],
     registry: &RegistryOptions,
 ) -> Result<(Vec<(OpenedImage, serde_json::Value)>, bool), CatalogBuildError> {
+    let base = location.as_str();
     let wrap = |source: TransportError| CatalogBuildError::Base {
         base: base.to_string(),
         source,
     };
-    let location = Location::parse(base).map_err(|e| wrap(e.into()))?;
-    let opened = match open(&location, registry).map_err(wrap)?.into_image() {
+    let opened = match open(location, registry).map_err(wrap)?.into_image() {
         Ok(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {
@@ -1262,6 +1276,8 @@ pub struct CatalogBuildFlags<'a> {
     pub from_image: bool,
     /// `--base`.
     pub base: Option<&'a str>,
+    /// The digest a signature policy verified for `--base` ([`CatalogBuildOptions::base_verified`]).
+    pub base_verified: Option<String>,
     /// `--cache`.
     pub cache: bool,
     /// `--no-cache`.
@@ -1298,6 +1314,7 @@ pub fn build_options(
         configs_dir: (!flags.from_image || flags.configs_dir != DEFAULT_CONFIGS_DIR)
             .then(|| flags.configs_dir.to_string()),
         base: flags.base.map(str::to_string),
+        base_verified: flags.base_verified.clone(),
         platforms,
         labels: super::labels::label_map(flags.labels).map_err(|e| FlagError::chain(&e))?,
         source_date_epoch: crate::image::build::source_date_epoch_from_env()

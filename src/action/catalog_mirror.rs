@@ -20,6 +20,7 @@
 use crate::action::catalog_build::{self, CatalogBuildOptions};
 use crate::action::catalog_filter::FilterOptions;
 use crate::action::catalog_render::{RenderOptions, load_source};
+use crate::action::sign::{PolicyCheckError, PolicyGate};
 use crate::image::Platform;
 use crate::location::{LocalImage, Location, Place};
 use crate::mirror::archive::{self, ArchiveError};
@@ -100,6 +101,10 @@ pub struct MirrorOptions {
     pub catalog_name: Option<String>,
     /// Base image for a folder source's catalog image (`catalog build --base`).
     pub base: Option<String>,
+    /// The signature policy every image read is checked against first (`--policy`): the
+    /// catalog and `base` (a refusal stops the run), each bundle and operand image (a refusal
+    /// fails that image). Each is then read at the digest whose signatures were verified.
+    pub policy: Option<PolicyGate>,
 }
 
 impl Default for MirrorOptions {
@@ -117,6 +122,7 @@ impl Default for MirrorOptions {
             filter: None,
             catalog_name: None,
             base: None,
+            policy: None,
         }
     }
 }
@@ -146,6 +152,9 @@ pub enum MirrorError {
     /// A flag combination that cannot work.
     #[error("{0}")]
     Usage(String),
+    /// The signature policy refuses the catalog or the base (or cannot be applied).
+    #[error(transparent)]
+    Policy(#[from] PolicyCheckError),
 }
 
 /// What the caller hears while the run goes on.
@@ -599,10 +608,19 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
     let mut spool = None;
     let (catalog, cfg) = match location.place() {
         Place::Registry(_) => {
+            // Checked before anything else is read; then read at the digest the plan pins,
+            // which must be the one whose signatures were verified.
+            let checked = match &opts.policy {
+                Some(gate) => Some(gate.admit(&location, &opts.source)?),
+                None => None,
+            };
             let mut catalog = plan::resolve(Kind::Catalog, source, &resolve_opts);
             let (Some(pull), None) = (&catalog.pull_from, &catalog.error) else {
                 return Err(fail(catalog.error.clone().unwrap_or_default()));
             };
+            if let Some(checked) = &checked {
+                same_digest(checked, catalog.digest.as_deref()).map_err(fail)?;
+            }
             let pinned = Location::parse(pull).map_err(|e| fail(e.to_string()))?;
             let (cfg, w) = load_source(&pinned, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
@@ -611,6 +629,10 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             (catalog, cfg)
         }
         Place::Local(local) => {
+            let location = match &opts.policy {
+                Some(gate) => gate.admit(&location, &opts.source)?,
+                None => location.clone(),
+            };
             let opened = crate::transport::open_artifact(&location, &opts.source)
                 .map_err(|e| fail(crate::errors::error_chain(&e)))?;
             let digest = opened.value.digest().to_string();
@@ -668,8 +690,17 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             let (cfg, w) =
                 load_source(&folder_location, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
+            let base_verified = match (&opts.policy, &opts.base) {
+                (Some(gate), Some(base)) => {
+                    let base = Location::parse(base).map_err(|e| fail(e.to_string()))?;
+                    let checked = gate.admit(&base, &opts.source)?;
+                    checked.verified_digest().map(str::to_string)
+                }
+                _ => None,
+            };
             let build_opts = CatalogBuildOptions {
                 base: opts.base.clone(),
+                base_verified,
                 registry: opts.source.clone(),
                 platforms: opts.platforms.clone().unwrap_or_default(),
                 ..CatalogBuildOptions::default()
@@ -698,7 +729,14 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
     drop(cfg);
     let resolved = crate::parallel::map_indexed(wanted.len(), opts.jobs.max(1), None, |i| {
         let (kind, image) = &wanted[i];
-        plan::resolve(*kind, image, &resolve_opts)
+        let mut planned = plan::resolve(*kind, image, &resolve_opts);
+        if let Some(gate) = &opts.policy
+            && planned.error.is_none()
+            && let Err(e) = admit_planned(gate, &planned, &opts.source)
+        {
+            planned.error = Some(e);
+        }
+        planned
     });
     let mut images = vec![catalog];
     images.extend(resolved);
@@ -710,6 +748,32 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
         warnings,
         _spool: spool,
     })
+}
+
+/// Checks a bundle or operand image against the policy: its reference as the catalog names it
+/// (Docker Hub's for a short name, as skopeo reads it), and the digest whose signatures were
+/// verified must be the one the plan pinned for the copy. `Err` is the reason it fails.
+fn admit_planned(
+    gate: &PolicyGate,
+    planned: &PlannedImage,
+    registry: &RegistryOptions,
+) -> Result<(), String> {
+    let location =
+        Location::parse(&format!("docker://{}", planned.source)).map_err(|e| e.to_string())?;
+    let checked = gate.admit(&location, registry).map_err(|e| e.to_string())?;
+    same_digest(&checked, planned.digest.as_deref())
+}
+
+/// Whether the digest a policy verified (if it verified one) is the digest to be copied.
+fn same_digest(checked: &Location, planned: Option<&str>) -> Result<(), String> {
+    match checked.verified_digest() {
+        Some(v) if Some(v) != planned => Err(format!(
+            "{} changed while it was checked: its signatures were verified for {v}, the copy would read {}",
+            checked.as_str(),
+            planned.unwrap_or("nothing")
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A built catalog image written into `spool/catalog-image` (base layers fetched first):

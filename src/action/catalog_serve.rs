@@ -115,7 +115,7 @@ impl CacheCheckError {
 /// `catalog_name` (default: the folder's name when it is a valid name, else `catalog`).
 pub fn prepare<E: From<ServeError>>(
     location: &Location,
-    registry: impl FnOnce(&Location) -> Result<RegistryOptions, E>,
+    registry: impl FnOnce(&Location) -> Result<(RegistryOptions, Location), E>,
     http: bool,
     catalog_name: Option<&str>,
 ) -> Result<Prepared, E> {

@@ -101,17 +101,33 @@ pub enum CopyError {
 
 /// Copies `source` to `target` (see [`crate::transport::copy`]).
 pub fn copy(source: &str, target: &str, opts: &CopyOptions) -> Result<CopyReport, CopyError> {
-    let location = Location::parse(source)
+    copy_from(&source_location(source)?, target, opts)
+}
+
+/// The source string classified: an image (a folder or plain file is refused with what to
+/// type instead), for a caller that checks it (a signature policy) before [`copy_from`].
+pub fn source_location(source: &str) -> Result<Location, CopyError> {
+    Location::parse(source)
         .and_then(Location::require_image)
         .map_err(|e| CopyError::Source {
             typed: source.to_string(),
             source: Box::new(e),
-        })?;
+        })
+}
+
+/// [`copy`] from a classified source: one pinned to the digest a signature policy verified
+/// ([`Location::pinned`]) is copied at that digest.
+pub fn copy_from(
+    location: &Location,
+    target: &str,
+    opts: &CopyOptions,
+) -> Result<CopyReport, CopyError> {
+    let source = location.as_str();
     let dest: Target = target.parse().map_err(|e| CopyError::Target {
         typed: target.to_string(),
         source: Box::new(e),
     })?;
-    crate::transport::copy(&location, &dest, opts).map_err(|e| CopyError::Copy {
+    crate::transport::copy(location, &dest, opts).map_err(|e| CopyError::Copy {
         source_name: source.to_string(),
         target: target.to_string(),
         source: Box::new(e),

@@ -459,18 +459,20 @@ pub enum CatalogSourceError {
 
 /// Opens `location` as a catalog: a folder as it is, an image unpacked and its configs label
 /// followed. `registry` is asked for the registry options only when the source is an image
-/// (reading `--password-stdin` or checking a signature policy has no business for a folder).
+/// (reading `--password-stdin` or checking a signature policy has no business for a folder),
+/// and gives back the location to read with them (pinned to the digest a signature policy
+/// verified, so the image unpacked is the one checked).
 pub fn open_catalog<E: From<CatalogSourceError>>(
     location: &Location,
-    registry: impl FnOnce(&Location) -> Result<RegistryOptions, E>,
+    registry: impl FnOnce(&Location) -> Result<(RegistryOptions, Location), E>,
 ) -> Result<CatalogSource, E> {
     let source = location.as_str();
     match location.place() {
         Place::Path(path) if path.is_dir() => Ok(CatalogSource::Folder(path.clone())),
         Place::Path(_) => Err(CatalogSourceError::File(source.to_string()).into()),
         Place::Local(_) | Place::Registry(_) => {
-            let opts = registry(location)?;
-            let image = unpack(location, &opts)
+            let (opts, location) = registry(location)?;
+            let image = unpack(&location, &opts)
                 .map_err(|e| CatalogSourceError::Transport(source.to_string(), e))?;
             let configs = image
                 .configs_dir()

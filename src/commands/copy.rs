@@ -58,6 +58,9 @@ pub struct Args {
     /// more second per 64 KiB of its size [default: 600].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
+    /// Signature policy checked before the source is read.
+    #[command(flatten)]
+    pub policy: super::sign::PolicyArgs,
 }
 
 impl std::fmt::Debug for Args {
@@ -115,7 +118,10 @@ pub fn run(args: &Args) -> Outcome {
         opts.source.client.timeout = std::time::Duration::from_secs(secs);
         opts.target.client.timeout = std::time::Duration::from_secs(secs);
     }
-    let report = copy::copy(&args.source, &args.target, &opts)?;
+    let source = copy::source_location(&args.source)?;
+    // Copied at the digest the policy verified (when one did).
+    let source = args.policy.check(&source, &opts.source)?;
+    let report = copy::copy_from(&source, &args.target, &opts)?;
     if let Some(from) = &report.narrowed_from {
         eprintln!(
             "the index was narrowed to {}: it is a new index (the source index is {from})",

@@ -272,18 +272,30 @@ pub struct PolicyArgs {
 }
 
 impl PolicyArgs {
-    /// Checks `location` against the policy, when one is given; registry references and
-    /// `oci:` layouts are checked, folders are not images and pass.
+    /// Checks `location` against the policy, when one is given, and gives back the location
+    /// to read: pinned to the digest whose signatures were verified, so the read gets what was
+    /// checked. Registry references and local images are checked, folders are not images and
+    /// pass.
     pub fn check(
         &self,
         location: &Location,
         registry: &action::RegistryOptions,
-    ) -> Result<(), Failure> {
-        match action::check_policy(self.policy.as_deref(), location, registry) {
-            Ok(()) => Ok(()),
-            Err(PolicyCheckError::Refused(r)) => Err(Failure::with_code(EXIT_FINDINGS, r)),
-            Err(e) => Err(Failure::usage(e.to_string())),
-        }
+    ) -> Result<Location, Failure> {
+        action::check_policy(self.policy.as_deref(), location, registry).map_err(policy_failure)
+    }
+
+    /// The policy loaded once, for a command that checks several images with it (`None`: no
+    /// policy given, nothing is checked).
+    pub fn gate(&self) -> Result<Option<action::PolicyGate>, Failure> {
+        action::PolicyGate::load(self.policy.as_deref()).map_err(policy_failure)
+    }
+}
+
+/// A refusal exits 1, a policy or store that cannot be read exits 2.
+pub fn policy_failure(e: PolicyCheckError) -> Failure {
+    match e {
+        PolicyCheckError::Refused(r) => Failure::with_code(EXIT_FINDINGS, r),
+        e => Failure::usage(e.to_string()),
     }
 }
 

@@ -129,13 +129,15 @@ impl Policy {
         Ok(("default".into(), &self.file.default.0))
     }
 
-    /// Checks `location` against the policy before it is read.
+    /// Checks `location` against the policy before it is read: the manifest digest whose
+    /// signatures were verified (`None` when no requirement needed signatures), which is the
+    /// only one the caller may then read.
     pub fn check(
         &self,
         location: &Location,
         registry: &RegistryOptions,
         registries_d: &RegistriesD,
-    ) -> Result<(), PolicyError> {
+    ) -> Result<Option<String>, PolicyError> {
         let (scope, reqs) = self.requirements_for(location)?;
         let refuse = |rule: &str, reason: String| Refusal {
             policy: self.path.clone(),
@@ -233,7 +235,7 @@ impl Policy {
                 return Err(refuse(typ, reason).into());
             }
         }
-        Ok(())
+        Ok(target.map(|t| t.digest))
     }
 
     fn key_path(&self, p: &str) -> PathBuf {

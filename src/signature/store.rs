@@ -56,13 +56,16 @@ impl LayoutIndex {
     pub fn read(dir: &Path) -> Result<LayoutIndex, SignatureError> {
         let index = layout::read_index(dir)?;
         let entries = index["manifests"].as_array().cloned().unwrap_or_default();
-        let mut by_tag = HashMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(t) = e["annotations"][REF_NAME].as_str() {
-                // The last entry of a tag wins, as in the layout writer.
-                by_tag.insert(t.to_string(), i);
-            }
-        }
+        // The entry a tag names by the rule every layout reader uses (the first one), so the
+        // image verified is the image read.
+        let by_tag = layout::tag_positions(
+            entries
+                .iter()
+                .map(|e| (e["annotations"][REF_NAME].as_str(), e["mediaType"].as_str())),
+        )
+        .into_iter()
+        .map(|(t, i)| (t.to_string(), i))
+        .collect();
         Ok(LayoutIndex { entries, by_tag })
     }
 
@@ -165,11 +168,12 @@ impl Target {
     pub fn layout_images(dir: &Path, shown: &str) -> Result<Vec<Target>, SignatureError> {
         let index = Arc::new(LayoutIndex::read(dir)?);
         let mut out = Vec::new();
-        for e in &index.entries {
+        for (i, e) in index.entries.iter().enumerate() {
             let Some(tag) = e["annotations"][REF_NAME].as_str() else {
                 continue;
             };
-            if is_signature_tag(tag) {
+            // An entry its tag does not name (a later duplicate) is not read by that name.
+            if is_signature_tag(tag) || index.by_tag.get(tag) != Some(&i) {
                 continue;
             }
             out.push(Target::in_layout(dir, &index, e, format!("{shown}:{tag}"))?);

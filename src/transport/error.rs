@@ -45,6 +45,19 @@ pub enum TransportError {
         /// The image's digest.
         actual: String,
     },
+    /// A source whose signatures were verified at one digest now names another manifest:
+    /// reading it would read what was not verified.
+    #[error(
+        "{source_name} now names manifest {actual}, not {verified} whose signatures the policy verified; refusing to read it"
+    )]
+    NotVerified {
+        /// The source as typed.
+        source_name: String,
+        /// The digest the policy verified.
+        verified: String,
+        /// The digest found when reading.
+        actual: String,
+    },
     /// A docker-archive is to be named after a digest reference; it records tags only.
     #[error("{0} is a digest reference; a docker-archive needs a tag (REPO:TAG)")]
     DigestName(String),

@@ -386,6 +386,32 @@ fn read_verified(layout: &Path, digest: &str, cap: u64, name: &str) -> Result<Ve
     Ok(bytes)
 }
 
+/// The media types an `index.json` entry must have to be read as the image a tag names: a
+/// manifest or an index, OCI or Docker (containers/image's `oci/layout` reference resolution;
+/// an entry of another type is not an image and is passed over).
+pub const TAGGABLE_MEDIA_TYPES: [&str; 4] = media::ACCEPT_MANIFESTS;
+
+/// Where each tag of a layout's `index.json` points, as the position of its entry: the one rule
+/// by which every reader of an `oci:PATH:TAG` (opening, `verify`, `--policy`) picks the image,
+/// so what is verified is what is read. `entries` yields each entry's
+/// `org.opencontainers.image.ref.name` and `mediaType`. When several entries carry one tag, the
+/// **first** with a manifest or index media type ([`TAGGABLE_MEDIA_TYPES`]) wins, as in
+/// containers/image (`getManifestDescriptor` in `oci/layout`), which skopeo reads with; the
+/// layout writer never makes such duplicates (it replaces an entry with the same tag).
+pub fn tag_positions<'a>(
+    entries: impl IntoIterator<Item = (Option<&'a str>, Option<&'a str>)>,
+) -> std::collections::HashMap<&'a str, usize> {
+    let mut out = std::collections::HashMap::new();
+    for (i, (tag, media_type)) in entries.into_iter().enumerate() {
+        if let Some(tag) = tag
+            && media_type.is_some_and(|m| TAGGABLE_MEDIA_TYPES.contains(&m))
+        {
+            out.entry(tag).or_insert(i);
+        }
+    }
+    out
+}
+
 /// What an `index.json` entry (or a tag in it) points at: one image, or an index of images.
 #[derive(Debug)]
 pub enum LayoutRoot {
@@ -412,19 +438,23 @@ pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutR
         "read the OCI layout index",
         &index_path,
     ))?;
-    let index: Index = serde_json::from_slice(&text)
+    let mut index: Index = serde_json::from_slice(&text)
         .map_err(|e| invalid(name, format!("index.json is not valid: {e}")))?;
     let entry = match tag {
-        Some(t) => index
-            .manifests
-            .into_iter()
-            .find(|m| {
-                m.annotations
-                    .get(media::ANNOTATION_REF_NAME)
-                    .map(String::as_str)
-                    == Some(t)
-            })
-            .ok_or_else(|| invalid(name, format!("no manifest tagged {t:?} in index.json")))?,
+        Some(t) => {
+            let position = tag_positions(index.manifests.iter().map(|m| {
+                (
+                    m.annotations
+                        .get(media::ANNOTATION_REF_NAME)
+                        .map(String::as_str),
+                    Some(m.media_type.as_str()),
+                )
+            }))
+            .get(t)
+            .copied()
+            .ok_or_else(|| invalid(name, format!("no manifest tagged {t:?} in index.json")))?;
+            index.manifests.swap_remove(position)
+        }
         None => {
             let mut m = index.manifests;
             if m.len() != 1 {
@@ -579,6 +609,30 @@ mod tests {
             let read = read_image(&dir, Some(&format!("t{n:02}"))).expect("readable");
             assert_eq!(read.manifest.descriptor, image(n).manifest.descriptor);
         }
+    }
+
+    /// One tag on two entries: the first (with a manifest media type) is the one read, as
+    /// containers/image resolves it; an entry of another media type is passed over.
+    #[test]
+    fn a_tag_listed_twice_names_its_first_manifest_entry() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("layout");
+        for n in 0..3 {
+            write_layout(&image(n), &dir, &[format!("t{n}")]).expect("written");
+        }
+        let mut index = read_index(&dir).expect("index");
+        let entries = index["manifests"].as_array_mut().expect("manifests");
+        for e in entries.iter_mut() {
+            e["annotations"][ANNOTATION_REF_NAME] = json!("v1");
+        }
+        entries[0]["mediaType"] = json!("application/vnd.example.not-an-image");
+        fs::write(dir.join("index.json"), canonical_json(&index)).expect("write");
+        let read = read_image(&dir, Some("v1")).expect("readable");
+        assert_eq!(read.manifest.descriptor, image(1).manifest.descriptor);
+        let names = [Some("v1"), Some("v1"), Some("v1")];
+        let types = [Some("x"), Some(media::OCI_MANIFEST), Some(media::OCI_INDEX)];
+        let positions = tag_positions(names.into_iter().zip(types));
+        assert_eq!(positions.get("v1"), Some(&1));
     }
 
     #[test]

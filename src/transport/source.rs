@@ -133,10 +133,14 @@ impl Opened {
 /// Opens `location` as it is: an image or an index (nothing resolved to a platform, no image
 /// of an index opened yet). A plain folder or file is refused with what to type instead
 /// ([`Location::require_image`]).
+///
+/// A location pinned to the digest a signature policy verified ([`Location::pinned`]) is read
+/// at that digest: a registry manifest is fetched by digest (and verified against it), a local
+/// image whose tag now names another manifest is refused ([`TransportError::NotVerified`]).
 pub fn open(location: &Location, opts: &RegistryOptions) -> Result<Opened, TransportError> {
     match location.place() {
         Place::Path(_) => Err(location.not_an_image().into()),
-        place => open_place(location.as_str(), place, opts),
+        place => open_verified(location.as_str(), place, location.verified_digest(), opts),
     }
 }
 
@@ -147,17 +151,44 @@ pub fn open_place(
     place: &Place,
     opts: &RegistryOptions,
 ) -> Result<Opened, TransportError> {
+    open_verified(name, place, None, opts)
+}
+
+/// The one reader behind [`open`] and [`open_place`]: `verified`, when given, is the only
+/// manifest digest that may be read.
+fn open_verified(
+    name: &str,
+    place: &Place,
+    verified: Option<&str>,
+    opts: &RegistryOptions,
+) -> Result<Opened, TransportError> {
+    let refuse = |actual: &str| TransportError::NotVerified {
+        source_name: name.to_string(),
+        verified: verified.unwrap_or_default().to_string(),
+        actual: actual.to_string(),
+    };
     match place {
         Place::Path(p) => Err(crate::location::LocationError::NotFound {
             path: p.display().to_string(),
             hint: None,
         }
         .into()),
-        Place::Local(image) => open_local(name, image),
+        Place::Local(image) => {
+            let opened = open_local(name, image)?;
+            match verified {
+                Some(v) if opened.value.digest() != v => Err(refuse(opened.value.digest())),
+                _ => Ok(opened),
+            }
+        }
         Place::Registry(reference) => {
             let client = Arc::new(opts.client_for(reference)?);
-            let (bytes, media_type, digest) =
-                pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
+            let what = verified.unwrap_or(reference.manifest_reference());
+            let (bytes, media_type, digest) = pull::fetch_manifest_bytes(&client, reference, what)?;
+            if let Some(v) = verified
+                && digest != v
+            {
+                return Err(refuse(&digest));
+            }
             let value = if parse::parse_index(&bytes)?.is_some() {
                 let manifests = Manifests(Arc::new(RegistryManifests {
                     client,
@@ -687,7 +718,10 @@ pub fn open_artifact(
 ) -> Result<Opened, TransportError> {
     match location.place() {
         Place::Path(_) => Err(location.not_an_image().into()),
-        place => open_place_artifact(location.as_str(), place, opts),
+        place => complete_artifact(
+            location.as_str(),
+            open_verified(location.as_str(), place, location.verified_digest(), opts)?,
+        ),
     }
 }
 
@@ -697,7 +731,11 @@ pub fn open_place_artifact(
     place: &Place,
     opts: &RegistryOptions,
 ) -> Result<Opened, TransportError> {
-    let mut opened = open_place(name, place, opts)?;
+    complete_artifact(name, open_place(name, place, opts)?)
+}
+
+/// Every image of an opened index opened too (a nested index refused).
+fn complete_artifact(name: &str, mut opened: Opened) -> Result<Opened, TransportError> {
     if let ImageOrIndex::Index(index) = &opened.value {
         for entry in index.entries()? {
             if crate::image::media::is_index(&entry.descriptor.media_type) {

@@ -40,6 +40,7 @@ mod kind_messages;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
+mod policy_reads;
 mod reference_agreement;
 mod reference_docs;
 mod registry;

@@ -828,7 +828,7 @@ fn policy_json_gates_every_read() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
     let gpg = Gpg::new();
-    let (rd, _store) = registries_d(d);
+    let (rd, store) = registries_d(d);
     gpg.export(0, &d.join("one.gpg"));
     gpg.export_secret(0, &d.join("one.sec.asc"));
     ok(&mut olmpack(
@@ -900,6 +900,48 @@ fn policy_json_gates_every_read() {
             && msg.contains("no signature found"),
         "{msg}"
     );
+    // A signature that is present but invalid is no signature: one by a key the policy does
+    // not trust, and one by the trusted key with its bytes tampered with (issue 39: "any
+    // present signature satisfies the policy" must fail this test).
+    push(&reg, d, "pol", "wrongkey", 5);
+    let tampered_digest = push(&reg, d, "pol", "tampered", 6);
+    gpg.export_secret(1, &d.join("two.sec.asc"));
+    for (tag, key) in [("wrongkey", "two.sec.asc"), ("tampered", "one.sec.asc")] {
+        ok(&mut olmpack(
+            d,
+            &[
+                "sign",
+                &reg.reference("pol", tag),
+                "--gpg-key",
+                key,
+                "--registries-d",
+                rd_s,
+            ],
+        ));
+    }
+    let sig_dir = std::fs::read_dir(&store)
+        .expect("store")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with(tampered_digest.trim_start_matches("sha256:"))
+        })
+        .expect("the tampered image's signature folder");
+    let sig_file = sig_dir.join("signature-1");
+    let mut sig = std::fs::read(&sig_file).expect("signature");
+    let mid = sig.len() / 2;
+    sig[mid] ^= 0x01;
+    std::fs::write(&sig_file, sig).expect("tamper");
+    for tag in ["wrongkey", "tampered"] {
+        let o = inspect(&reg.reference("pol", tag));
+        assert_eq!(code(&o), 1, "{tag}: {}", text(&o));
+        let msg = text(&o);
+        assert!(
+            msg.contains("signedBy") && !msg.contains("no signature found"),
+            "{tag}: {msg}"
+        );
+    }
     // The default rule rejects before anything is sent: a host that does not exist is refused
     // by the policy, not by a connection error.
     let o = inspect("registry.nowhere.invalid/x/y:v1");

@@ -17,6 +17,7 @@ mod gosort_go;
 mod layering;
 mod olmv1_render;
 mod pogreb;
+mod policy_pin;
 mod readme_tour;
 mod serve_index;
 mod substitutes_template;

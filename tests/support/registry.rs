@@ -506,6 +506,9 @@ pub enum Fault {
     Corrupt,
     /// Forward, but send only half the response body, then close.
     Truncate,
+    /// Forward as a request for this path instead (a registry, or anyone on the path, answering
+    /// a manifest request with another image: the tag swapped between two requests).
+    Path(String),
 }
 
 /// A request as the proxy saw it.
@@ -645,12 +648,15 @@ fn handle(conn: TcpStream, upstream: u16, rule: &Rule, seen: &Mutex<Vec<Seen>>) 
     };
     let _ = up.set_read_timeout(Some(Duration::from_secs(30)));
     let mut new_head = String::new();
-    for l in head.lines() {
+    for (i, l) in head.lines().enumerate() {
         let lower = l.to_ascii_lowercase();
         if lower.starts_with("connection:") || lower.starts_with("host:") {
             continue;
         }
-        new_head.push_str(l);
+        match &fault {
+            Fault::Path(p) if i == 0 => new_head.push_str(&l.replacen(&s.path, p, 1)),
+            _ => new_head.push_str(l),
+        }
         new_head.push_str("\r\n");
     }
     new_head.push_str(&format!(

@@ -93,7 +93,7 @@ pub fn build_from_image(
         )));
     }
     let (mut platforms, was_index) =
-        open_bases(&name, &opts.platforms, &opts.registry).map_err(|e| match e {
+        open_bases(source, &opts.platforms, &opts.registry).map_err(|e| match e {
             CatalogBuildError::Base { source, .. } => fail(CatalogBuildError::Source {
                 source_name: name.clone(),
                 source,

@@ -41,7 +41,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Outcome {
     let location = Location::parse(&args.image)?;
     let registry = args.registry.options(&[&args.image])?;
-    args.policy.check(&location, &registry)?;
+    let location = args.policy.check(&location, &registry)?;
     let inspected = inspect_image(&location, &registry, args.no_files)
         .map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();

@@ -27,8 +27,8 @@ pub fn run(args: &Args) -> Outcome {
     let dest = &args.dir;
     let pulled = bundle_pull::pull(&source, dest, |source| {
         let registry = args.registry.options(&[&args.image])?;
-        args.policy.check(source, &registry)?;
-        Ok::<_, Failure>(registry)
+        let source = args.policy.check(source, &registry)?;
+        Ok::<_, Failure>((registry, source))
     })?;
     for w in &pulled.warnings {
         eprintln!("warning: {w}");

@@ -67,8 +67,8 @@ pub fn run(args: &Args) -> Outcome {
     let validated = match &args.image {
         Some(reference) => {
             let registry = args.registry.options(&[reference])?;
-            args.policy.check(&Location::parse(reference)?, &registry)?;
-            bundle_validate::validate_image(reference, &registry, &opts)
+            let location = args.policy.check(&Location::parse(reference)?, &registry)?;
+            bundle_validate::validate_image(&location, &registry, &opts)
                 .map_err(|e| Failure::usage(super::error_chain(&e)))?
         }
         None => bundle_validate::validate_folders(&args.dirs, &opts, args.jobs)

@@ -43,6 +43,9 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before a BUNDLE image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack catalog add`.
@@ -67,6 +70,8 @@ pub fn run(args: &Args) -> Outcome {
             .flatten()
             .collect::<Vec<_>>(),
     )?;
+    // Read at the digest the policy verified (when one did), however often it is rendered.
+    let bundle = args.policy.check(&bundle, &options.registry)?;
     let migrate = match &args.migrate_level {
         None => None,
         Some(level) => Some(level.parse::<MigrateLevel>().map_err(Failure::usage)?),

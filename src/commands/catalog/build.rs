@@ -145,22 +145,30 @@ pub fn run(args: &Args) -> Outcome {
     // Read once (`--password-stdin` reads stdin).
     let registry_opts = args.registry.options(
         Platform::default(),
-        &args
-            .tags
-            .iter()
-            .chain(&args.output)
-            .chain(&args.base)
-            .map(String::as_str)
+        // The IMAGE source too: `catalog build REGISTRY/IMAGE --creds …` reads it.
+        &std::iter::once(args.dir.to_str().unwrap_or_default())
+            .chain(
+                args.tags
+                    .iter()
+                    .chain(&args.output)
+                    .chain(&args.base)
+                    .map(String::as_str),
+            )
             .collect::<Vec<_>>(),
     )?;
-    if let Some(base) = &args.base {
-        let location = crate::action::Location::parse(base)?;
-        args.policy.check(&location, &registry_opts)?;
-    }
-    let image = catalog_build::image_source(&args.dir, args.filter.is_some())?;
-    if let Some(location) = &image {
-        args.policy.check(location, &registry_opts)?;
-    }
+    // Each image is read at the digest the policy verified (when one did).
+    let base_verified = match &args.base {
+        Some(base) => {
+            let location = crate::action::Location::parse(base)?;
+            let checked = args.policy.check(&location, &registry_opts)?;
+            checked.verified_digest().map(str::to_string)
+        }
+        None => None,
+    };
+    let image = match catalog_build::image_source(&args.dir, args.filter.is_some())? {
+        Some(location) => Some(args.policy.check(&location, &registry_opts)?),
+        None => None,
+    };
     let planned = delivery::plan(&DeliveryFlags {
         output: args.output.as_deref(),
         default_output: DEFAULT_OUTPUT,
@@ -175,6 +183,7 @@ pub fn run(args: &Args) -> Outcome {
         configs_dir: &args.configs_dir,
         from_image: image.is_some(),
         base: args.base.as_deref(),
+        base_verified,
         cache: args.cache,
         no_cache: args.no_cache,
         cache_dir: &args.cache_dir,

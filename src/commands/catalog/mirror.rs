@@ -6,7 +6,9 @@ use crate::action::catalog_filter::FilterOptions;
 use crate::action::catalog_mirror::types::{
     self as mirror, ImageResult, Platform, Rewrites, Status,
 };
-use crate::action::catalog_mirror::{self, MirrorEvent, MirrorOptions, MirrorSource, MirrorTarget};
+use crate::action::catalog_mirror::{
+    self, MirrorError, MirrorEvent, MirrorOptions, MirrorSource, MirrorTarget,
+};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -103,6 +105,10 @@ pub struct Args {
     /// more second per 64 KiB of its size [default: 600].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
+    /// Signature policy checked before each image is read: the catalog and --base (a refusal
+    /// stops the run), every bundle and operand image (a refusal fails that image).
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 impl std::fmt::Debug for Args {
@@ -237,6 +243,7 @@ pub fn run(args: &Args) -> Outcome {
         }),
         catalog_name: args.catalog_name.clone(),
         base: args.base.clone(),
+        policy: args.policy.gate()?,
     };
     let source = match (&args.from_archive, &args.source) {
         (Some(dir), _) => MirrorSource::Archive(dir.clone()),
@@ -283,7 +290,11 @@ pub fn run(args: &Args) -> Outcome {
             }
         }
     };
-    let outcome = catalog_mirror::run(&source, &target, &opts, &on_event)?;
+    let outcome = match catalog_mirror::run(&source, &target, &opts, &on_event) {
+        Ok(outcome) => outcome,
+        Err(MirrorError::Policy(e)) => return Err(super::super::sign::policy_failure(e)),
+        Err(e) => return Err(e.into()),
+    };
     if let Ok(mut slot) = bar.lock()
         && let Some(pb) = slot.take()
     {

@@ -70,9 +70,10 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Default::default()
     };
-    for source in &sources {
-        args.policy.check(source, &registry)?;
-    }
+    let sources = sources
+        .iter()
+        .map(|source| args.policy.check(source, &registry))
+        .collect::<Result<Vec<_>, _>>()?;
     let opts = RenderOptions {
         format: args.output.into(),
         image,

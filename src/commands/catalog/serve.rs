@@ -72,8 +72,8 @@ fn run_inner(args: &Args) -> Outcome {
         &location,
         |location| {
             let opts = args.registry.options(&[&args.source])?;
-            args.policy.check(location, &opts)?;
-            Ok::<_, Failure>(opts)
+            let location = args.policy.check(location, &opts)?;
+            Ok::<_, Failure>((opts, location))
         },
         http_addr.is_some(),
         args.catalog_name.as_deref(),
