@@ -273,6 +273,8 @@ fn build(text: &str) -> Result<(Vec<Document>, Vec<YamlError>), YamlError> {
                 builder.stack.clear();
                 builder.doc_nodes = 0;
                 builder.doc_aliased = 0;
+                builder.doc_bytes = 0;
+                builder.doc_aliased_bytes = 0;
             }
             Event::DocumentEnd => {
                 if let Some(root) = builder.root.take()
@@ -363,14 +365,19 @@ enum Frame {
 struct Builder {
     stack: Vec<Frame>,
     root: Option<Node>,
-    /// Anchored nodes with their node count and nesting depth, so an alias is checked against
-    /// the limits before it is copied.
-    anchors: HashMap<String, (Node, usize, usize)>,
+    /// Anchored nodes with their node count, nesting depth and text bytes, so an alias is
+    /// checked against the limits before it is copied.
+    anchors: HashMap<String, (Node, usize, usize, usize)>,
     nodes: usize,
     /// Values of the current document, and how many of them came from alias expansion: the
     /// ratio go-yaml v2 limits (see [`excessive_aliasing`]).
     doc_nodes: usize,
     doc_aliased: usize,
+    /// Text bytes (scalars and keys) of the current document, and how many of them alias
+    /// expansion copied: what [`excessive_alias_bytes`] limits, since one alias of a large
+    /// scalar is one value but megabytes.
+    doc_bytes: usize,
+    doc_aliased_bytes: usize,
     duplicates: Vec<YamlError>,
 }
 
@@ -389,8 +396,10 @@ impl Builder {
             col,
         };
         self.count(1, line, col)?;
+        let bytes = text_bytes(&node);
+        self.doc_bytes = self.doc_bytes.saturating_add(bytes);
         if let Some(anchor) = anchor {
-            self.anchors.insert(anchor, (node.clone(), 1, 0));
+            self.anchors.insert(anchor, (node.clone(), 1, 0, bytes));
         }
         self.add(node)
     }
@@ -422,21 +431,22 @@ impl Builder {
             None => return Err(err_at("unbalanced end of collection", line, col)),
         };
         if let Some(anchor) = anchor {
-            let (size, depth) = (count_nodes(&node), node_depth(&node));
-            self.anchors.insert(anchor, (node.clone(), size, depth));
+            let (size, depth, bytes) = (count_nodes(&node), node_depth(&node), text_bytes(&node));
+            self.anchors
+                .insert(anchor, (node.clone(), size, depth, bytes));
         }
         self.add(node)
     }
 
     fn alias(&mut self, anchor: &str, line: usize, col: usize) -> Result<(), YamlError> {
-        let Some((_, size, depth)) = self.anchors.get(anchor) else {
+        let Some((_, size, depth, bytes)) = self.anchors.get(anchor) else {
             return Err(err_at(
                 &format!("alias *{anchor} refers to an unknown anchor"),
                 line,
                 col,
             ));
         };
-        let (size, depth) = (*size, *depth);
+        let (size, depth, bytes) = (*size, *depth, *bytes);
         // Both limits are checked before the copy is made, so an alias can neither nest deeper
         // than MAX_DEPTH (a stack overflow later) nor allocate past MAX_NODES.
         if self.stack.len() + depth >= MAX_DEPTH {
@@ -447,6 +457,9 @@ impl Builder {
             ));
         }
         self.count(size, line, col)?;
+        // go-yaml decodes the alias itself (a value, not an aliased one), then the anchored
+        // value again (aliased): one alias of a scalar is two values, one of them aliased.
+        self.doc_nodes = self.doc_nodes.saturating_add(1);
         self.doc_aliased = self.doc_aliased.saturating_add(size);
         if excessive_aliasing(self.doc_aliased, self.doc_nodes) {
             return Err(err_at(
@@ -458,7 +471,21 @@ impl Builder {
                 col,
             ));
         }
-        let Some((node, _, _)) = self.anchors.get(anchor) else {
+        // The bytes too: go-yaml counts values only (its strings are shared, not copied), and
+        // a thousand aliases of a 1 MiB scalar are 2,000 values but a gigabyte here.
+        self.doc_bytes = self.doc_bytes.saturating_add(bytes);
+        self.doc_aliased_bytes = self.doc_aliased_bytes.saturating_add(bytes);
+        if excessive_alias_bytes(self.doc_aliased_bytes, self.doc_bytes) {
+            return Err(err_at(
+                &format!(
+                    "document contains excessive aliasing (alias bomb?): alias *{anchor} would bring the text copied by aliases to {} bytes of the document's {}, more than olmpack accepts",
+                    self.doc_aliased_bytes, self.doc_bytes
+                ),
+                line,
+                col,
+            ));
+        }
+        let Some((node, _, _, _)) = self.anchors.get(anchor) else {
             return Err(err_at(
                 &format!("alias *{anchor} refers to an unknown anchor"),
                 line,
@@ -572,20 +599,44 @@ impl Builder {
 /// has more than 1,000 in all, aliases may make up at most 99 % of them up to 400,000 values,
 /// falling linearly to 10 % at 4,000,000.
 fn excessive_aliasing(aliased: usize, decoded: usize) -> bool {
-    const LOW: f64 = 400_000.0;
-    const HIGH: f64 = 4_000_000.0;
     if aliased <= 100 || decoded <= 1000 {
         return false;
     }
-    let decoded_f = decoded as f64;
-    let allowed = if decoded_f <= LOW {
+    aliased as f64 / decoded as f64 > allowed_alias_ratio(decoded, 400_000.0, 4_000_000.0)
+}
+
+/// go-yaml's `allowedAliasRatio` over a range `low..high` of decoded units: 99 % up to `low`,
+/// falling linearly to 10 % at `high`.
+fn allowed_alias_ratio(decoded: usize, low: f64, high: f64) -> f64 {
+    let decoded = decoded as f64;
+    if decoded <= low {
         0.99
-    } else if decoded_f >= HIGH {
+    } else if decoded >= high {
         0.10
     } else {
-        0.99 - 0.89 * ((decoded_f - LOW) / (HIGH - LOW))
-    };
-    aliased as f64 / decoded_f > allowed
+        0.99 - 0.89 * ((decoded - low) / (high - low))
+    }
+}
+
+/// Text bytes aliases may copy into one document before [`excessive_alias_bytes`] looks at
+/// the ratio at all: below it, only go-yaml's own rule ([`excessive_aliasing`]) decides, so
+/// ordinary anchors (a shared label set, a repeated spec) are judged exactly as Kubernetes
+/// judges them. Also where the fast path hands a document to the general parser.
+pub(crate) const ALIAS_BYTES_FLOOR: usize = 1 << 20;
+
+/// go-yaml's alias rule, in bytes instead of values: once aliases copied more than
+/// [`ALIAS_BYTES_FLOOR`] bytes of text (scalars and keys) into a document, they may make up
+/// at most 99 % of its text up to 16 MiB, falling linearly to 10 % at 160 MiB. go-yaml's range
+/// is 400,000 to 4,000,000 values; at 40 bytes a value (more than a typical manifest line
+/// holds) that is this range, so documents of ordinary values meet go-yaml's limit first, and
+/// this one stops only aliases of large text: a 1 MiB scalar copied by aliases stops after
+/// about 21 copies, where go-yaml (whose strings are shared, and which Kubernetes then turns
+/// into JSON) would let a thousand through and the JSON take a gigabyte.
+fn excessive_alias_bytes(aliased: usize, decoded: usize) -> bool {
+    const MIB: f64 = (1 << 20) as f64;
+    aliased > ALIAS_BYTES_FLOOR
+        && aliased as f64 / decoded.max(1) as f64
+            > allowed_alias_ratio(decoded, 16.0 * MIB, 160.0 * MIB)
 }
 
 /// YAML merge keys (`<<: *base`): entries of the merged mappings fill keys not set explicitly.
@@ -618,6 +669,18 @@ fn node_depth(node: &Node) -> usize {
                 .max()
                 .unwrap_or(0)
         }
+    }
+}
+
+/// Bytes of text a node holds: its scalars and keys, as an alias of it would copy them.
+fn text_bytes(node: &Node) -> usize {
+    match &node.value {
+        Value::Scalar(text, _) => text.len(),
+        Value::Seq(items) => items.iter().map(text_bytes).sum(),
+        Value::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| k.text.len() + text_bytes(v))
+            .sum(),
     }
 }
 
@@ -771,6 +834,49 @@ mod tests {
                 .map(<[Node]>::len),
             Some(3)
         );
+    }
+
+    /// Aliases of large text are refused by their bytes, on the general path and through the
+    /// fast path alike, at the alias that crosses the line; a thousand aliases of 1 KB text
+    /// (go-yaml's rule alone decides below 1 MiB copied) are accepted by both.
+    #[test]
+    fn aliases_are_judged_by_the_bytes_they_copy() {
+        let doc = |size: usize, aliases: usize| {
+            format!(
+                "big: &big {}\ncopies:\n{}",
+                "A".repeat(size),
+                "  - *big\n".repeat(aliases)
+            )
+        };
+        let large = doc(1 << 20, 100);
+        for (path, result) in [
+            ("general", parse_stream_general(&large).map(|(d, _)| d)),
+            ("fast then general", parse_stream(&large)),
+        ] {
+            let err = result.expect_err(path);
+            assert!(err.message.contains("excessive aliasing"), "{path}: {err}");
+            // 21 copies of 1 MiB are 22 MiB of a 23 MiB document: over the 98.4 % allowed
+            // there; the 21st alias is on line 23.
+            assert_eq!((err.line, err.col), (23, 5), "{path}: {err}");
+        }
+        let small = doc(1000, 1000);
+        let both = parse_stream(&small).expect("accepted");
+        let general = parse_stream_general(&small).expect("accepted");
+        assert_eq!(both, general.0);
+        let copies = general.0[0].root.get("copies").and_then(Node::as_seq);
+        assert_eq!(copies.map(<[Node]>::len), Some(1000));
+        assert!(!excessive_alias_bytes(
+            ALIAS_BYTES_FLOOR,
+            ALIAS_BYTES_FLOOR + 1
+        ));
+        assert!(excessive_alias_bytes(
+            ALIAS_BYTES_FLOOR + 1,
+            ALIAS_BYTES_FLOOR + 2
+        ));
+        assert!(!excessive_alias_bytes(10 << 20, 11 << 20));
+        // From 160 MiB on, aliases may copy 10 % of a document's text.
+        assert!(!excessive_alias_bytes(20 << 20, 200 << 20));
+        assert!(excessive_alias_bytes(21 << 20, 200 << 20));
     }
 
     #[test]

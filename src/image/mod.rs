@@ -41,6 +41,6 @@ pub use error::{BuildError, ImageError, OutputError};
 pub use manifest::Format;
 pub use model::{
     Artifact, Blob, BlobFetcher, BlobSource, Descriptor, Fetcher, Image, ImageIndex, ImageOrIndex,
-    ManifestFetcher, Manifests,
+    MAX_INDEX_ENTRIES, ManifestFetcher, Manifests,
 };
 pub use verify::verify_image;

@@ -57,7 +57,21 @@ pub trait ManifestFetcher: Send + Sync {
     ///
     /// [`ImageError::Source`]: super::error::ImageError::Source
     fn image(&self, descriptor: &Descriptor) -> Result<Image, super::error::ImageError>;
+
+    /// Opens the image `descriptor` names for a copy: the manifest read into memory and
+    /// verified, the config left where it is like the layers (a blob that fetches itself, or
+    /// the file it is), so a copy of an index whose images share one large config holds none
+    /// of them and fetches it only if the sink lacks it. The default opens it whole.
+    fn image_to_copy(&self, descriptor: &Descriptor) -> Result<Image, super::error::ImageError> {
+        self.image(descriptor)
+    }
 }
+
+/// Most entries an image index may list. Real multi-platform images list a few platforms and
+/// their attestations (tens of entries); containers/image sets no count, only the 4 MiB it reads
+/// of a manifest, which fits about 25,000 entries. Every entry is a manifest to fetch and
+/// write, so a copy of an index past this bound is refused before anything is fetched.
+pub const MAX_INDEX_ENTRIES: usize = 1024;
 
 /// A shared [`ManifestFetcher`]: every image of an index opens through one client and one
 /// token (or one layout folder, kept alive as long as any of them).
@@ -308,12 +322,20 @@ impl ImageIndex {
                 self.index.descriptor.digest
             )));
         };
-        super::parse::parse_index(bytes)?.ok_or_else(|| {
+        let entries = super::parse::parse_index(bytes)?.ok_or_else(|| {
             ImageError::Malformed(format!(
                 "{} is an image manifest, not an index",
                 self.index.descriptor.digest
             ))
-        })
+        })?;
+        if entries.len() > MAX_INDEX_ENTRIES {
+            return Err(ImageError::Malformed(format!(
+                "index {} lists {} manifests, more than the {MAX_INDEX_ENTRIES} olmpack reads",
+                self.index.descriptor.digest,
+                entries.len()
+            )));
+        }
+        Ok(entries)
     }
 
     /// The platforms the index offers (entries without one skipped), in its order.
@@ -380,24 +402,106 @@ impl ImageIndex {
     /// verified; layers stay where they are). A nested index is refused: no image olmpack reads
     /// or writes has one.
     pub fn complete(&self) -> Result<ImageIndex, super::error::ImageError> {
+        self.complete_with(|manifests, descriptor| manifests.image(descriptor))
+    }
+
+    /// [`ImageIndex::complete`] for a writer that needs every image at once (an archive, whose
+    /// blobs go in digest order): each image opened for a copy
+    /// ([`ManifestFetcher::image_to_copy`]), so their configs are not held in memory.
+    pub fn complete_to_copy(&self) -> Result<ImageIndex, super::error::ImageError> {
+        self.complete_with(|manifests, descriptor| manifests.image_to_copy(descriptor))
+    }
+
+    fn complete_with(
+        &self,
+        open: impl Fn(&dyn ManifestFetcher, &Descriptor) -> Result<Image, super::error::ImageError>,
+    ) -> Result<ImageIndex, super::error::ImageError> {
         if self.is_complete() {
             return Ok(self.clone());
         }
         let mut images = Vec::new();
-        for entry in self.entries()? {
-            if super::media::is_index(&entry.descriptor.media_type) {
-                return Err(super::error::ImageError::Malformed(format!(
-                    "index {} lists another index ({}); nested indexes are not supported",
-                    self.index.descriptor.digest, entry.descriptor.digest
-                )));
-            }
-            images.push(self.image(&entry.descriptor)?);
-        }
+        self.for_each_entry(|entry| {
+            images.push(self.open_with(&entry.descriptor, &open)?);
+            Ok(())
+        })?;
         Ok(ImageIndex {
             index: self.index.clone(),
             images,
             manifests: self.manifests.clone(),
         })
+    }
+
+    /// Calls `write` with each image of the index in its order, one at a time: an image already
+    /// open as it is, any other opened for a copy ([`ManifestFetcher::image_to_copy`]) and
+    /// dropped once `write` returns. What a sink writes an index with: however many images it
+    /// lists and however large their manifests and configs, one of them is in memory at a time.
+    /// A nested index is refused before anything is written.
+    pub fn for_each_image<E: From<super::error::ImageError>>(
+        &self,
+        mut write: impl FnMut(&Image) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.manifests.is_none() {
+            return self.images.iter().try_for_each(write);
+        }
+        let entries = self.entries()?;
+        self.refuse_nested(&entries)?;
+        for entry in &entries {
+            let image = self.open_with(
+                &entry.descriptor,
+                &|m: &dyn ManifestFetcher, d: &Descriptor| m.image_to_copy(d),
+            )?;
+            write(&image)?;
+        }
+        Ok(())
+    }
+
+    /// Every entry, after checking that none is an index.
+    fn for_each_entry(
+        &self,
+        mut f: impl FnMut(&super::parse::IndexEntry) -> Result<(), super::error::ImageError>,
+    ) -> Result<(), super::error::ImageError> {
+        let entries = self.entries()?;
+        self.refuse_nested(&entries)?;
+        entries.iter().try_for_each(&mut f)
+    }
+
+    /// Refuses an index that lists another index: no image olmpack reads or writes has one.
+    pub fn refuse_nested(
+        &self,
+        entries: &[super::parse::IndexEntry],
+    ) -> Result<(), super::error::ImageError> {
+        match entries
+            .iter()
+            .find(|e| super::media::is_index(&e.descriptor.media_type))
+        {
+            Some(entry) => Err(super::error::ImageError::Malformed(format!(
+                "index {} lists another index ({}); nested indexes are not supported",
+                self.index.descriptor.digest, entry.descriptor.digest
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The image `descriptor` names: the one already open, else opened from the source by `open`.
+    fn open_with(
+        &self,
+        descriptor: &Descriptor,
+        open: &dyn Fn(&dyn ManifestFetcher, &Descriptor) -> Result<Image, super::error::ImageError>,
+    ) -> Result<Image, super::error::ImageError> {
+        if let Some(image) = self
+            .images
+            .iter()
+            .find(|i| i.manifest.descriptor.digest == descriptor.digest)
+        {
+            return Ok(image.clone());
+        }
+        match &self.manifests {
+            Some(manifests) => open(manifests.0.as_ref(), descriptor),
+            None => Err(super::error::ImageError::Malformed(format!(
+                "index {} has no image {}",
+                self.index.descriptor.digest, descriptor.digest
+            ))),
+        }
     }
 
     /// Every blob once: each image's layers, config and manifest (first occurrence wins), then
@@ -535,10 +639,15 @@ impl ImageIndex {
         }
         value["manifests"] =
             serde_json::Value::Array(chosen.iter().map(|e| e.raw.clone()).collect());
-        let images = chosen
-            .iter()
-            .map(|e| self.image(&e.descriptor))
-            .collect::<Result<Vec<_>, _>>()?;
+        // An index read from a source keeps opening its images on demand (a sink writes them
+        // one at a time); one built here keeps the images it holds.
+        let images = match &self.manifests {
+            Some(_) => Vec::new(),
+            None => chosen
+                .iter()
+                .map(|e| self.image(&e.descriptor))
+                .collect::<Result<Vec<_>, _>>()?,
+        };
         Ok(ImageIndex {
             index: Blob::memory(
                 &self.index.descriptor.media_type,

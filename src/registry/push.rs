@@ -357,13 +357,28 @@ pub fn push_index(
         let report = push_image(client, image, repository, &[], opts)?;
         blobs.extend(report.blobs);
     }
+    let mut report = put_index(client, &index.index, repository, tags, opts)?;
+    report.blobs = blobs;
+    Ok(report)
+}
+
+/// Puts an index under every tag (by digest when `tags` is empty), once its images are pushed:
+/// the last step of [`push_index`], for a caller that pushes the images itself (one at a time,
+/// as they are opened). The report lists no blobs.
+pub fn put_index(
+    client: &Client,
+    index: &Blob,
+    repository: &str,
+    tags: &[String],
+    opts: &PushOptions,
+) -> Result<PushReport, RegistryError> {
     let scopes = [push_scope(repository)];
     let announce = opts.progress != Progress::Silent;
-    let refs = put_manifest(client, repository, &index.index, tags, &scopes, announce)?;
+    let refs = put_manifest(client, repository, index, tags, &scopes, announce)?;
     Ok(PushReport {
-        digest: index.index.descriptor.digest.clone(),
+        digest: index.descriptor.digest.clone(),
         refs,
-        blobs,
+        blobs: Vec::new(),
     })
 }
 

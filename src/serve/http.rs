@@ -18,6 +18,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 use tokio::sync::mpsc;
 
+mod range;
+use range::RangeAsk;
+
 /// Where one file's blobs sit in the JSON Lines stream.
 #[derive(Debug)]
 struct FileSpan {
@@ -243,57 +246,6 @@ fn hv(s: &str) -> HeaderValue {
     HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-/// A parsed `Range` header against a body of `size` bytes.
-enum RangeAsk {
-    Whole,
-    /// `[start, end)`.
-    Part(u64, u64),
-    Unsatisfiable,
-}
-
-/// Go's `parseRange` for one range; several ranges (multipart answers) get the whole body,
-/// which RFC 9110 allows a server to do.
-fn parse_range(headers: &HeaderMap, size: u64) -> RangeAsk {
-    let Some(v) = headers.get(header::RANGE).and_then(|v| v.to_str().ok()) else {
-        return RangeAsk::Whole;
-    };
-    let Some(spec) = v.strip_prefix("bytes=") else {
-        return RangeAsk::Unsatisfiable;
-    };
-    if spec.contains(',') {
-        return RangeAsk::Whole;
-    }
-    let Some((a, b)) = spec.trim().split_once('-') else {
-        return RangeAsk::Unsatisfiable;
-    };
-    let (a, b) = (a.trim(), b.trim());
-    if a.is_empty() {
-        // Suffix: the last N bytes.
-        let Ok(n) = b.parse::<u64>() else {
-            return RangeAsk::Unsatisfiable;
-        };
-        if n == 0 {
-            return RangeAsk::Unsatisfiable;
-        }
-        return RangeAsk::Part(size.saturating_sub(n), size);
-    }
-    let Ok(start) = a.parse::<u64>() else {
-        return RangeAsk::Unsatisfiable;
-    };
-    if start >= size {
-        return RangeAsk::Unsatisfiable;
-    }
-    let end = if b.is_empty() {
-        size
-    } else {
-        match b.parse::<u64>() {
-            Ok(e) if e >= start => (e + 1).min(size),
-            _ => return RangeAsk::Unsatisfiable,
-        }
-    };
-    RangeAsk::Part(start, end)
-}
-
 async fn all(
     method: Method,
     UrlPath(name): UrlPath<String>,
@@ -309,10 +261,13 @@ async fn all(
         Precondition::Proceed => {}
     }
     let size = catalog.total;
-    let (status, start, end) = match parse_range(&headers, size) {
+    let raw = |name: header::HeaderName| headers.get(name).map(HeaderValue::as_bytes);
+    let asked = raw(header::RANGE)
+        .filter(|_| range::if_range_holds(raw(header::IF_RANGE), catalog.modified));
+    let (status, start, end) = match range::ask(asked, size) {
         RangeAsk::Whole => (StatusCode::OK, 0, size),
-        RangeAsk::Part(s, e) => (StatusCode::PARTIAL_CONTENT, s, e),
-        RangeAsk::Unsatisfiable => {
+        RangeAsk::Part { start, length } => (StatusCode::PARTIAL_CONTENT, start, start + length),
+        RangeAsk::NoOverlap => {
             let mut r = text(
                 StatusCode::RANGE_NOT_SATISFIABLE,
                 "invalid range: failed to overlap",
@@ -321,6 +276,7 @@ async fn all(
                 .insert(header::CONTENT_RANGE, hv(&format!("bytes */{size}")));
             return r;
         }
+        RangeAsk::Invalid => return text(StatusCode::RANGE_NOT_SATISFIABLE, "invalid range"),
     };
     let body = if method == Method::HEAD {
         Body::empty()
@@ -343,7 +299,7 @@ async fn all(
     if status == StatusCode::PARTIAL_CONTENT {
         h.insert(
             header::CONTENT_RANGE,
-            hv(&format!("bytes {start}-{}/{size}", end.saturating_sub(1))),
+            hv(&RangeAsk::content_range(start, end - start, size)),
         );
     }
     r
@@ -516,19 +472,6 @@ fn unescape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_follow_go() {
-        let mut h = HeaderMap::new();
-        h.insert(header::RANGE, HeaderValue::from_static("bytes=0-9"));
-        assert!(matches!(parse_range(&h, 100), RangeAsk::Part(0, 10)));
-        h.insert(header::RANGE, HeaderValue::from_static("bytes=-10"));
-        assert!(matches!(parse_range(&h, 100), RangeAsk::Part(90, 100)));
-        h.insert(header::RANGE, HeaderValue::from_static("bytes=95-"));
-        assert!(matches!(parse_range(&h, 100), RangeAsk::Part(95, 100)));
-        h.insert(header::RANGE, HeaderValue::from_static("bytes=100-"));
-        assert!(matches!(parse_range(&h, 100), RangeAsk::Unsatisfiable));
-    }
 
     #[test]
     fn catalog_names_are_dns1123_subdomains() {

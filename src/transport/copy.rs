@@ -1,9 +1,12 @@
 //! Copying an image, or a whole multi-platform index, from any source to any sink: the
 //! go-containerregistry `crane cp` composition, `open` then `write`, over the one image model.
 //!
-//! - The source is opened as an [`ImageOrIndex`] ([`super::source::open_artifact`]): manifests
-//!   and configs verified in memory, layers left where they are (a layout's files, or a
-//!   registry repository where each blob fetches itself).
+//! - The source is opened as an [`ImageOrIndex`] ([`super::source::open_to_copy`]): an image's
+//!   manifest and config verified in memory, layers left where they are (a layout's files, or
+//!   a registry repository where each blob fetches itself); an index's images opened one at a
+//!   time as the sink writes them, each config streamed like a layer and only when the target
+//!   lacks it, so an index of hundreds of images sharing one large config holds one manifest
+//!   at a time and fetches the config once.
 //! - An index is copied whole by default, so its digest is unchanged at the target (what a
 //!   mirror needs). Asked for some platforms, it is rewritten to the entries of those platforms
 //!   (and their attestations): a new index with a new digest, and the report says so
@@ -25,7 +28,7 @@
 use super::error::TransportError;
 use super::options::RegistryOptions;
 use super::sink;
-use super::source::{open_artifact, open_place_artifact};
+use super::source::{open_place_artifact, open_to_copy};
 use crate::image::config::canonical_json;
 use crate::image::media;
 use crate::image::parse::{IndexEntry, parse_index};
@@ -233,7 +236,7 @@ pub fn copy(
         )));
     }
     // Kept alive to the end: an archive's blobs are files in its extracted folder.
-    let opened = open_artifact(source, &opts.source)?;
+    let opened = open_to_copy(source, &opts.source)?;
     let source_digest = opened.value.digest().to_string();
     let value = match (&opened.value, &opts.platforms) {
         (ImageOrIndex::Index(index), Some(platforms)) => {
@@ -322,13 +325,18 @@ fn write(
         Target::Local(dest) => {
             // A docker-archive holds one image: an index narrowed to one platform is written
             // as that image; a wider one is refused by the writer with what to do.
-            let artifact = match (dest, value) {
-                (LocalImage::DockerArchive { .. }, ImageOrIndex::Index(index))
-                    if index.images.len() == 1 =>
-                {
-                    Artifact::Image(&index.images[0])
+            let single = match (dest, value) {
+                (LocalImage::DockerArchive { .. }, ImageOrIndex::Index(index)) => {
+                    match index.entries()?.as_slice() {
+                        [entry] => Some(index.image(&entry.descriptor)?),
+                        _ => None,
+                    }
                 }
-                _ => value.artifact(),
+                _ => None,
+            };
+            let artifact = match &single {
+                Some(image) => Artifact::Image(image),
+                None => value.artifact(),
             };
             super::local::write_artifact(artifact, dest, names)?;
             let digest = artifact.top().descriptor.digest.clone();
@@ -360,12 +368,7 @@ fn copy_attached(
         subjects.push(value.digest().to_string());
     }
     if let ImageOrIndex::Index(index) = value {
-        subjects.extend(
-            index
-                .images
-                .iter()
-                .map(|i| i.manifest.descriptor.digest.clone()),
-        );
+        subjects.extend(index.entries()?.into_iter().map(|e| e.descriptor.digest));
     }
     let mut ends = Ends::new(source, target, opts)?;
     ends.lookup = opts.attached_lookup.clone();

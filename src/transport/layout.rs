@@ -295,10 +295,17 @@ pub fn read_index(dir: &Path) -> Result<Value, OutputError> {
 /// Writes every blob of `image` under `dir/blobs/sha256/`, skipping blobs already present with
 /// the right content (size and digest re-checked, so a corrupt blob is replaced, not trusted),
 /// each through a temporary file renamed once its digest is checked.
+/// Writes every blob of `image` the layout lacks. An index's images are written one at a
+/// time as they open ([`crate::image::ImageIndex::for_each_image`]), and a blob written once
+/// in this call (a config or layer the images share) is not looked at again.
 fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
     let blobs_dir = dir.join("blobs").join("sha256");
     fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
-    for blob in image.blobs() {
+    let mut done = std::collections::HashSet::new();
+    let mut write = |blob: &Blob| -> Result<(), OutputError> {
+        if !done.insert(blob.descriptor.digest.clone()) {
+            return Ok(());
+        }
         let target = blob_path(dir, &blob.descriptor.digest)
             .filter(|_| blob.descriptor.sha256_hex().is_some())
             .ok_or_else(|| {
@@ -309,13 +316,20 @@ fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
             && meta.len() == blob.descriptor.size
             && file_digest(&target).as_deref() == Some(blob.descriptor.digest.as_str())
         {
-            continue;
+            return Ok(());
         }
         fsio::write_with(&target, fsio::Options::OUTPUT, |w| {
             copy_verified(blob, w, &target)
         })?;
+        Ok(())
+    };
+    match image {
+        Artifact::Image(image) => image.blobs().try_for_each(&mut write),
+        Artifact::Index(index) => {
+            index.for_each_image(|image| image.blobs().try_for_each(&mut write))?;
+            write(&index.index)
+        }
     }
-    Ok(())
 }
 
 /// The `sha256:` digest of a file's content, `None` when it cannot be read.

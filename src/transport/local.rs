@@ -25,18 +25,23 @@ pub fn write_index(
     write_artifact(Artifact::Index(index), dest, names)
 }
 
-/// The one writer behind [`write_image`] and [`write_index`]. An index opened from a source
-/// has its images opened first ([`ImageIndex::complete`]), before anything is written; blobs
-/// kept in a registry stream from it, verified, as they are written.
+/// The one writer behind [`write_image`] and [`write_index`]. Blobs kept in a registry stream
+/// from it, verified, as they are written. An index opened from a source goes into a layout
+/// one image at a time ([`ImageIndex::for_each_image`]); an archive, whose blobs go in digest
+/// order, has its images opened first, their configs left where they are
+/// ([`ImageIndex::complete_to_copy`]).
 pub fn write_artifact(
     artifact: Artifact<'_>,
     dest: &LocalImage,
     names: &[String],
 ) -> Result<(), OutputError> {
+    if let LocalImage::OciLayout { path, .. } = dest {
+        return write_artifact_layout(artifact, path, names);
+    }
     let completed;
     let artifact = match artifact {
         Artifact::Index(index) if !index.is_complete() => {
-            completed = index.complete()?;
+            completed = index.complete_to_copy()?;
             Artifact::Index(&completed)
         }
         other => other,

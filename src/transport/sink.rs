@@ -18,8 +18,8 @@ use super::error::TransportError;
 use super::options::RegistryOptions;
 use crate::image::{Artifact, BlobSource, Destination, ImageOrIndex, OutputError};
 use crate::reference::Reference;
+use crate::registry::Client;
 use crate::registry::push::{self, PushOptions, PushReport};
-use crate::registry::{Client, RegistryError};
 use std::path::{Path, PathBuf};
 
 /// Writes an image or index to a local destination. `names` are the tags (OCI) or `RepoTags`
@@ -96,15 +96,6 @@ pub fn push(
     if tags.is_empty() {
         return Err(TransportError::NoTargets);
     }
-    // An index opened from a source has its images opened before anything is pushed.
-    let completed;
-    let artifact = match artifact {
-        Artifact::Index(index) if !index.is_complete() => {
-            completed = index.complete()?;
-            Artifact::Index(&completed)
-        }
-        other => other,
-    };
     let top = &artifact.top().descriptor.digest;
     // Group by repository, keeping the order the user gave.
     let mut groups: Vec<(Reference, Vec<String>)> = Vec::new();
@@ -147,16 +138,32 @@ pub fn push(
     Ok(out)
 }
 
+/// Pushes one artifact to one repository. An index's images go one at a time, each opened
+/// just before it is pushed and dropped after ([`crate::image::ImageIndex::for_each_image`]):
+/// an index of hundreds of images sharing a large config holds one manifest at a time, and the
+/// config is fetched from the source once (then found at the target).
 fn push_one(
     client: &Client,
     artifact: Artifact<'_>,
     repository: &str,
     tags: &[String],
     push_opts: &PushOptions,
-) -> Result<PushReport, RegistryError> {
+) -> Result<PushReport, TransportError> {
     match artifact {
-        Artifact::Image(image) => push::push_image(client, image, repository, tags, push_opts),
-        Artifact::Index(index) => push::push_index(client, index, repository, tags, push_opts),
+        Artifact::Image(image) => Ok(push::push_image(
+            client, image, repository, tags, push_opts,
+        )?),
+        Artifact::Index(index) => {
+            let mut blobs = Vec::new();
+            index.for_each_image(|image| -> Result<(), TransportError> {
+                let report = push::push_image(client, image, repository, &[], push_opts)?;
+                blobs.extend(report.blobs);
+                Ok(())
+            })?;
+            let mut report = push::put_index(client, &index.index, repository, tags, push_opts)?;
+            report.blobs = blobs;
+            Ok(report)
+        }
     }
 }
 

@@ -239,21 +239,50 @@ fn registry_image(
     media_type: String,
     digest: String,
 ) -> Result<Image, TransportError> {
+    registry_image_with(client, reference, bytes, media_type, digest, true)
+}
+
+/// [`registry_image`], the config fetched now (`fetch_config`) or left a remote blob like the
+/// layers (an image opened for a copy: [`ManifestFetcher::image_to_copy`]).
+fn registry_image_with(
+    client: &Arc<Client>,
+    reference: &Reference,
+    bytes: Vec<u8>,
+    media_type: String,
+    digest: String,
+    fetch_config: bool,
+) -> Result<Image, TransportError> {
     let parsed = parse::parse_manifest(&bytes)?;
-    let config = pull::fetch_small_blob(client, &reference.repository, &parsed.config)?;
     let fetcher = registry_fetcher(client, &reference.repository);
-    let layers = parsed
-        .layers
-        .into_iter()
-        .map(|descriptor| Blob {
-            descriptor,
-            source: BlobSource::Remote {
-                registry: reference.registry.clone(),
-                repository: reference.repository.clone(),
-                fetcher: Some(fetcher.clone()),
-            },
-        })
-        .collect();
+    let remote = |descriptor| Blob {
+        descriptor,
+        source: BlobSource::Remote {
+            registry: reference.registry.clone(),
+            repository: reference.repository.clone(),
+            fetcher: Some(fetcher.clone()),
+        },
+    };
+    let config = if fetch_config {
+        Blob {
+            source: BlobSource::Memory(pull::fetch_small_blob(
+                client,
+                &reference.repository,
+                &parsed.config,
+            )?),
+            descriptor: parsed.config,
+        }
+    } else {
+        // Streamed (verified) only if a sink lacks it; a config is as small as a manifest.
+        if parsed.config.size > MAX_MANIFEST_BYTES {
+            return Err(RegistryError::TooLarge {
+                what: format!("config {}", parsed.config.digest),
+                limit: MAX_MANIFEST_BYTES,
+            }
+            .into());
+        }
+        remote(parsed.config)
+    };
+    let layers = parsed.layers.into_iter().map(remote).collect();
     Ok(Image {
         manifest: Blob {
             descriptor: Descriptor {
@@ -263,10 +292,7 @@ fn registry_image(
             },
             source: BlobSource::Memory(bytes),
         },
-        config: Blob {
-            descriptor: parsed.config,
-            source: BlobSource::Memory(config),
-        },
+        config,
         layers,
     })
 }
@@ -284,6 +310,22 @@ impl ManifestFetcher for RegistryManifests {
             let (bytes, media_type, digest) =
                 pull::fetch_manifest_bytes(&self.client, &self.reference, &descriptor.digest)?;
             registry_image(&self.client, &self.reference, bytes, media_type, digest)
+        })()
+        .map_err(source_error)
+    }
+
+    fn image_to_copy(&self, descriptor: &Descriptor) -> Result<Image, ImageError> {
+        (|| {
+            let (bytes, media_type, digest) =
+                pull::fetch_manifest_bytes(&self.client, &self.reference, &descriptor.digest)?;
+            registry_image_with(
+                &self.client,
+                &self.reference,
+                bytes,
+                media_type,
+                digest,
+                false,
+            )
         })()
         .map_err(source_error)
     }
@@ -723,6 +765,20 @@ pub fn open_artifact(
             open_verified(location.as_str(), place, location.verified_digest(), opts)?,
         ),
     }
+}
+
+/// Opens `location` for a copy: an image as [`open`] gives it, an index with its images still
+/// closed (each opens when a sink writes it, one at a time: [`ImageIndex::for_each_image`]),
+/// checked first for what no sink would write (a nested index, more than
+/// [`crate::image::MAX_INDEX_ENTRIES`] entries) so nothing is written before that is known.
+pub fn open_to_copy(location: &Location, opts: &RegistryOptions) -> Result<Opened, TransportError> {
+    let opened = open(location, opts)?;
+    if let ImageOrIndex::Index(index) = &opened.value {
+        index
+            .refuse_nested(&index.entries()?)
+            .map_err(|e| ImageError::Malformed(format!("{}: {e}", opened.name)))?;
+    }
+    Ok(opened)
 }
 
 /// [`open_artifact`] for a place given directly (see [`open_place`]).

@@ -264,10 +264,11 @@ struct P<'a, 's> {
     items: Vec<Node>,
     entries: Vec<(Key, Node)>,
     keys: Vec<&'a str>,
-    /// Anchored nodes of the document with their node count and depth (as the general
-    /// parser keeps them), and how many values aliases copied so far.
-    anchors: HashMap<&'a str, (Node, usize, usize)>,
+    /// Anchored nodes of the document with their node count, depth and text bytes (as the
+    /// general parser keeps them), and how many values and text bytes aliases copied so far.
+    anchors: HashMap<&'a str, (Node, usize, usize, usize)>,
     aliased: usize,
+    aliased_bytes: usize,
     /// Duplicate keys, reported as the general parser reports them.
     duplicates: Vec<YamlError>,
 }
@@ -416,6 +417,7 @@ impl<'a, 's> P<'a, 's> {
             keys: Vec::new(),
             anchors: HashMap::new(),
             aliased: 0,
+            aliased_bytes: 0,
             duplicates: Vec::new(),
         }
     }
@@ -716,18 +718,29 @@ impl<'a> P<'a, '_> {
         };
         node.line = no;
         node.col = col;
-        let (size, depth) = (super::count_nodes(&node), super::node_depth(&node));
-        self.anchors.insert(name, (node.clone(), size, depth));
+        let (size, depth, bytes) = (
+            super::count_nodes(&node),
+            super::node_depth(&node),
+            super::text_bytes(&node),
+        );
+        self.anchors
+            .insert(name, (node.clone(), size, depth, bytes));
         Some((node, next))
     }
 
     /// A copy of an anchored node at the alias's position, within the general parser's limits
     /// (anything near them is left to it, so it reports them).
     fn alias(&mut self, name: &str, no: usize, col: usize) -> Option<Node> {
-        let Some((node, size, depth)) = self.anchors.get(name) else {
+        let Some((node, size, depth, bytes)) = self.anchors.get(name) else {
             return fail(line!());
         };
-        let (size, depth) = (*size, *depth);
+        let (size, depth, bytes) = (*size, *depth, *bytes);
+        // Aliases that copy much text go to the general parser, which judges them by their
+        // bytes (below the floor it accepts what this path accepts).
+        self.aliased_bytes += bytes;
+        if self.aliased_bytes > super::ALIAS_BYTES_FLOOR {
+            return fail(line!());
+        }
         if self.depth + depth >= MAX_DEPTH / 2 {
             return fail(line!());
         }

@@ -535,3 +535,299 @@ entries:
     assert!(r["getBundle"][2].get("replaces").is_none());
     assert_eq!(r["exitAfterSigterm"], 0);
 }
+
+/// `curl -s -D - URL [args]` that tolerates curl's own failures (a truncated body, an empty
+/// reply from a handler that panicked): (curl's exit code, status, headers lowercased, body).
+fn curl_any(url: &str, args: &[&str]) -> (i32, u16, Vec<(String, String)>, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let headers = dir.path().join("h");
+    let out = Command::new("curl")
+        .args(["-s", "--max-time", "20", "-D"])
+        .arg(&headers)
+        .args(args)
+        .arg(url)
+        .output_within(Duration::from_secs(60))
+        .expect("curl");
+    let text = std::fs::read_to_string(&headers).unwrap_or_default();
+    let mut lines = text.lines();
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let hs = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
+        .collect();
+    (out.status.code().unwrap_or(-1), status, hs, out.stdout)
+}
+
+/// Go's `http.ServeContent` over the same bytes and modification time
+/// (`tests/support/gorange/main.go`), stopped when dropped (its standard input closes).
+struct GoServer {
+    child: Child,
+    url: String,
+}
+
+impl GoServer {
+    fn start(body: &Path, modified: u64, work: &Path) -> GoServer {
+        let mut child = crate::support::go::go_run("gorange/main.go", work)
+            .arg(body)
+            .arg(modified.to_string())
+            .spawn()
+            .expect("go run");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        // Compiling net/http the first time takes a while on a busy machine.
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(300)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the Go server did not print its address within 300 s");
+        };
+        assert!(line.starts_with("http://"), "Go server said {line:?}");
+        GoServer {
+            child,
+            url: line.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for GoServer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every form of `Range` gets Go's answer (issue 40.9): a number past `i64::MAX` is a
+/// malformed header (416, no `Content-Range`), never an overflow that answered 206 with a
+/// content length of 18446744073709551611 and no body (and panicked in a debug build). Checked
+/// against the expected table always, and against Go's own `http.ServeContent` over the same
+/// bytes where Go is installed.
+#[test]
+fn range_headers_get_gos_answers() {
+    if !shared::tool("curl", "curl") {
+        return;
+    }
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/valid-basic");
+    let srv = HttpServer::start(&folder, Some("basic"));
+    let all = format!("{}/api/v1/all", srv.base);
+    let (code, hs, body) = curl(&all, &[]);
+    assert_eq!(code, 200);
+    let n = body.len();
+    assert!(n > 200, "a body to cut ranges from");
+    let modified = header(&hs, "last-modified").unwrap().to_string();
+    let secs = httpdate::parse_http_date(&modified)
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+
+    // (Range, If-Range, status, Content-Range, body).
+    type Want = (u16, Option<String>, Vec<u8>);
+    let cr = |a: usize, b: i64| Some(format!("bytes {a}-{b}/{n}"));
+    let last = n as i64 - 1;
+    let cases: Vec<(String, Option<&str>, Want)> = vec![
+        (
+            "bytes=0-9".into(),
+            None,
+            (206, cr(0, 9), body[..10].to_vec()),
+        ),
+        (
+            "bytes=-10".into(),
+            None,
+            (206, cr(n - 10, last), body[n - 10..].to_vec()),
+        ),
+        (
+            "bytes=5-".into(),
+            None,
+            (206, cr(5, last), body[5..].to_vec()),
+        ),
+        (
+            format!("bytes={n}-"),
+            None,
+            (
+                416,
+                Some(format!("bytes */{n}")),
+                b"invalid range: failed to overlap\n".to_vec(),
+            ),
+        ),
+        (
+            "bytes=5-18446744073709551615".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=5-9223372036854775807".into(),
+            None,
+            (206, cr(5, last), body[5..].to_vec()),
+        ),
+        (
+            "bytes=5-9223372036854775808".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=18446744073709551615-".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=9223372036854775807-".into(),
+            None,
+            (
+                416,
+                Some(format!("bytes */{n}")),
+                b"invalid range: failed to overlap\n".to_vec(),
+            ),
+        ),
+        (
+            "bytes=-18446744073709551615".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=-9223372036854775807".into(),
+            None,
+            (206, cr(0, last), body.clone()),
+        ),
+        ("bytes=-0".into(), None, (206, cr(n, last), Vec::new())),
+        (
+            "bytes=--5".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=+5-+9".into(),
+            None,
+            (206, cr(5, 9), body[5..10].to_vec()),
+        ),
+        (
+            "bytes=9-5".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "bytes=5".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            "items=0-9".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        ("bytes=".into(), None, (200, None, body.clone())),
+        (
+            "bytes=0-9,x".into(),
+            None,
+            (416, None, b"invalid range\n".to_vec()),
+        ),
+        (
+            format!("bytes={n}-,0-4"),
+            None,
+            (206, cr(0, 4), body[..5].to_vec()),
+        ),
+        (
+            format!("bytes={n}-,{}-", n + 5),
+            None,
+            (
+                416,
+                Some(format!("bytes */{n}")),
+                b"invalid range: failed to overlap\n".to_vec(),
+            ),
+        ),
+        (
+            format!("bytes=0-{last},0-{last}"),
+            None,
+            (200, None, body.clone()),
+        ),
+        (
+            "bytes=0-9".into(),
+            Some(modified.as_str()),
+            (206, cr(0, 9), body[..10].to_vec()),
+        ),
+        (
+            "bytes=0-9".into(),
+            Some("Mon, 01 Jan 2001 00:00:00 GMT"),
+            (200, None, body.clone()),
+        ),
+        (
+            "bytes=0-9".into(),
+            Some("\"some-etag\""),
+            (200, None, body.clone()),
+        ),
+    ];
+    let ask = |url: &str, range: &str, if_range: Option<&str>| {
+        let range = format!("Range: {range}");
+        let mut args = vec!["-H", range.as_str()];
+        let if_range = if_range.map(|v| format!("If-Range: {v}"));
+        if let Some(h) = &if_range {
+            args.extend(["-H", h.as_str()]);
+        }
+        curl_any(url, &args)
+    };
+    for (range, if_range, (status, content_range, want)) in &cases {
+        let (exit, got, hs, bytes) = ask(&all, range, *if_range);
+        let what = format!("Range: {range} If-Range: {if_range:?}");
+        assert_eq!(exit, 0, "{what}: curl failed (truncated or empty reply)");
+        assert_eq!(got, *status, "{what}");
+        assert_eq!(
+            header(&hs, "content-range"),
+            content_range.as_deref(),
+            "{what}"
+        );
+        assert_eq!(&bytes, want, "{what}");
+        if *status != 416 {
+            assert_eq!(
+                header(&hs, "content-length"),
+                Some(want.len().to_string().as_str()),
+                "{what}"
+            );
+        }
+    }
+    // The server is still whole after all of them.
+    let (code, _, again) = curl(&all, &[]);
+    assert_eq!((code, again.len()), (200, n));
+
+    if crate::support::go::go_available() {
+        let work = tempfile::tempdir().unwrap();
+        let file = work.path().join("all.jsonl");
+        std::fs::write(&file, &body).unwrap();
+        let go = GoServer::start(&file, secs, work.path());
+        for (range, if_range, _) in &cases {
+            let ours = ask(&all, range, *if_range);
+            let gos = ask(&go.url, range, *if_range);
+            let what = format!("Range: {range} If-Range: {if_range:?}");
+            assert_eq!(ours.0, gos.0, "{what}: curl exit");
+            assert_eq!(ours.1, gos.1, "{what}: status");
+            assert_eq!(
+                header(&ours.2, "content-range"),
+                header(&gos.2, "content-range"),
+                "{what}"
+            );
+            assert_eq!(ours.3, gos.3, "{what}: body");
+        }
+        // The one deliberate difference: several valid ranges get the whole body (RFC 9110
+        // allows it) where Go answers multipart/byteranges.
+        let (_, status, _, whole) = ask(&all, "bytes=0-9,20-29", None);
+        assert_eq!((status, whole.len()), (200, n));
+        let (_, status, hs, _) = ask(&go.url, "bytes=0-9,20-29", None);
+        assert_eq!(status, 206);
+        assert!(header(&hs, "content-type").is_some_and(|t| t.starts_with("multipart/byteranges")));
+    }
+    assert_eq!(srv.stop(), Some(0), "clean exit on SIGTERM");
+}
