@@ -12,13 +12,15 @@
 //! JSON; with a key, the bundle holds a DSSE envelope over an in-toto statement naming the
 //! image digest. The transparency-log entries are not checked (offline, key-based trust).
 
+use super::lookaside::MAX_SIGNATURES;
+use super::public_key::PublicKey;
 use super::store::{Target, descriptor_of};
 use super::{Checked, Rejection, SignatureError, sha256_digest};
 use crate::image::{Blob, Descriptor};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use p256::ecdsa::signature::{Signer, Verifier};
-use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
 
 /// Media type of a cosign simple-signing payload layer.
 pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -137,64 +139,37 @@ pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed,
 }
 
 /// Checks a payload's signature against the keys; the index of the key that verified.
-fn check_signature(keys: &[VerifyingKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
+fn check_signature(keys: &[PublicKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
     let raw = B64
         .decode(sig_b64.trim().as_bytes())
         .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
-    let sig = Signature::from_der(&raw)
-        .map_err(|_| Rejection::Malformed("signature is not an ASN.1 ECDSA signature".into()))?;
-    if keys.iter().any(|k| k.verify(body, &sig).is_ok()) {
+    if keys.iter().any(|k| k.verify(body, &raw)) {
         Ok(())
     } else {
-        Err(Rejection::WrongKey(
-            "the signature does not verify with the key given".into(),
-        ))
+        let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
+        Err(Rejection::WrongKey(format!(
+            "the signature does not verify with the {} given ({})",
+            if keys.len() == 1 { "key" } else { "keys" },
+            kinds.join(", ")
+        )))
     }
 }
 
-/// A JSON object member looked up as Go's encoding/json does (exact, else case-insensitive).
-fn member<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
-    let obj = v.as_object()?;
-    obj.get(key).or_else(|| {
-        obj.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v)
-    })
-}
-
-/// Checks a verified simple-signing payload: type, digest, and (when known) identity.
+/// Checks a verified simple-signing payload: parsed strictly as containers/image does
+/// ([`super::payload`]), then the digest, and (when known) the identity.
 fn check_payload(
     body: &[u8],
     digest: &str,
     expected_repo: Option<&str>,
 ) -> Result<serde_json::Value, Rejection> {
-    let v: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| Rejection::Malformed(format!("payload is not JSON: {e}")))?;
-    let critical = member(&v, "critical")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| Rejection::Malformed("payload has no critical section".into()))?;
-    let typ = member(critical, "type").and_then(|t| t.as_str());
-    if typ != Some(PAYLOAD_TYPE) {
-        return Err(Rejection::Malformed(format!(
-            "critical.type is {typ:?}, expected {PAYLOAD_TYPE:?}"
-        )));
-    }
-    let found = member(critical, "image")
-        .and_then(|i| member(i, "docker-manifest-digest"))
-        .and_then(|d| d.as_str())
-        .ok_or_else(|| {
-            Rejection::Malformed("payload has no critical.image.docker-manifest-digest".into())
-        })?;
-    if found != digest {
+    let (v, claims) = super::payload::parse(body, super::payload::Flavour::Cosign)?;
+    if claims.digest != digest {
         return Err(Rejection::DigestMismatch {
             expected: digest.to_string(),
-            found: found.to_string(),
+            found: claims.digest,
         });
     }
-    let identity = member(critical, "identity")
-        .and_then(|i| member(i, "docker-reference"))
-        .and_then(|d| d.as_str())
-        .unwrap_or_default();
+    let identity = claims.identity.as_str();
     if let Some(repo) = expected_repo
         && !identity.is_empty()
         && repository_of(identity) != repo
@@ -220,7 +195,7 @@ pub fn repository_of(reference: &str) -> String {
 /// (cosign itself ignores it; olmpack refuses a signature copied from another repository).
 pub fn verify(
     target: &Target,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
     expected_repo: Option<&str>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
@@ -234,6 +209,14 @@ pub fn verify(
             }),
             Ok(v) => {
                 let layers = v["layers"].as_array().cloned().unwrap_or_default();
+                // Each layer costs a blob fetch: a tag with thousands is refused whole rather
+                // than walked (the bound containers/image puts on lookaside signatures).
+                if layers.len() > MAX_SIGNATURES {
+                    return Err(SignatureError::Unsupported(format!(
+                        "{where_} lists {} signatures, more than the {MAX_SIGNATURES} olmpack reads for one image; assuming a broken or hostile registry",
+                        layers.len()
+                    )));
+                }
                 for (i, layer) in layers.iter().enumerate() {
                     let source = format!("{where_} layer {}", i + 1);
                     let result = check_layer(target, layer, keys, expected_repo);
@@ -249,7 +232,7 @@ pub fn verify(
 fn check_layer(
     target: &Target,
     layer: &serde_json::Value,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
     expected_repo: Option<&str>,
 ) -> Result<serde_json::Value, Rejection> {
     let mt = layer["mediaType"].as_str().unwrap_or_default();
@@ -266,8 +249,21 @@ fn check_layer(
     let body = target
         .blob(&desc)
         .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
-    check_signature(keys, &body, sig)?;
-    check_payload(&body, &target.digest, expected_repo)
+    check_signed_payload(keys, &body, sig, &target.digest, expected_repo)
+}
+
+/// Checks one cosign signature: `sig_b64` (the annotation) must be a signature of `body` by
+/// one of `keys` (a key set: any one verifying is enough), and `body` a strictly valid payload
+/// naming `digest` (and, when given, a repository `expected_repo`).
+pub fn check_signed_payload(
+    keys: &[PublicKey],
+    body: &[u8],
+    sig_b64: &str,
+    digest: &str,
+    expected_repo: Option<&str>,
+) -> Result<serde_json::Value, Rejection> {
+    check_signature(keys, body, sig_b64)?;
+    check_payload(body, digest, expected_repo)
 }
 
 fn base_name(target: &Target) -> String {
@@ -288,7 +284,7 @@ fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
-fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>, SignatureError> {
+fn verify_bundles(target: &Target, keys: &[PublicKey]) -> Result<Vec<Checked>, SignatureError> {
     let mut candidates: Vec<Descriptor> = Vec::new();
     if let Some(index) = target.referrers_index()? {
         for m in index["manifests"].as_array().into_iter().flatten() {
@@ -305,6 +301,13 @@ fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>
         if !candidates.contains(&d) {
             candidates.push(d);
         }
+    }
+    if candidates.len() > MAX_SIGNATURES {
+        return Err(SignatureError::Unsupported(format!(
+            "{} has {} Sigstore bundle referrers, more than the {MAX_SIGNATURES} olmpack reads for one image",
+            base_name(target),
+            candidates.len()
+        )));
     }
     let mut out = Vec::new();
     for d in candidates {
@@ -350,7 +353,7 @@ fn verify_bundles(target: &Target, keys: &[VerifyingKey]) -> Result<Vec<Checked>
 pub fn check_bundle(
     bundle: &[u8],
     digest: &str,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
 ) -> Result<serde_json::Value, Rejection> {
     let v: serde_json::Value = serde_json::from_slice(bundle)
         .map_err(|e| Rejection::Malformed(format!("bundle is not JSON: {e}")))?;
@@ -434,11 +437,13 @@ mod tests {
 
     #[test]
     fn payload_checks_refuse_each_tampering() {
-        let d = "sha256:aa";
+        let aa = format!("sha256:{}", "a".repeat(64));
+        let bb = format!("sha256:{}", "b".repeat(64));
+        let d = aa.as_str();
         let ok = payload("quay.io/x/y", d);
         assert!(check_payload(&ok, d, Some("quay.io/x/y")).is_ok());
         assert!(matches!(
-            check_payload(&ok, "sha256:bb", None),
+            check_payload(&ok, &bb, None),
             Err(Rejection::DigestMismatch { .. })
         ));
         assert!(matches!(

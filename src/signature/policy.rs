@@ -276,7 +276,7 @@ impl Policy {
         }
     }
 
-    fn cosign_key(&self, req: &serde_json::Value) -> Result<p256::ecdsa::VerifyingKey, String> {
+    fn cosign_key(&self, req: &serde_json::Value) -> Result<keys::PublicKey, String> {
         if let Some(p) = req["keyPath"].as_str() {
             let path = self.key_path(p);
             let bytes = std::fs::read(&path)
