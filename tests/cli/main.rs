@@ -46,6 +46,7 @@ mod second_hour;
 mod serve_cache;
 mod serve_cache_pogreb;
 mod signing;
+mod signing_keys;
 mod sources;
 mod validate_image;
 mod validate_rules;
