@@ -145,6 +145,12 @@ fn check_signature(keys: &[PublicKey], body: &[u8], sig_b64: &str) -> Result<(),
         .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
     if keys.iter().any(|k| k.verify(body, &raw)) {
         Ok(())
+    } else if !keys.iter().any(|k| k.can_read(&raw)) {
+        let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
+        Err(Rejection::Malformed(format!(
+            "the signature is not in the form a {} key signs with",
+            kinds.join(" or ")
+        )))
     } else {
         let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
         Err(Rejection::WrongKey(format!(

@@ -100,6 +100,20 @@ impl PublicKey {
         }
     }
 
+    /// Whether `sig` has the form this kind of key signs with (ASN.1 DER for ECDSA, 64 bytes
+    /// for Ed25519, the modulus size for RSA): a signature no key could have made is malformed,
+    /// not made by the wrong key.
+    pub fn can_read(&self, sig: &[u8]) -> bool {
+        use rsa::traits::PublicKeyParts as _;
+        match self {
+            PublicKey::P256(_) => p256::ecdsa::Signature::from_der(sig).is_ok(),
+            PublicKey::P384(_) => p384::ecdsa::Signature::from_der(sig).is_ok(),
+            PublicKey::P521(_) => p521::ecdsa::Signature::from_der(sig).is_ok(),
+            PublicKey::Ed25519(_) => sig.len() == 64,
+            PublicKey::Rsa(k) => sig.len() == k.size(),
+        }
+    }
+
     /// Whether `sig` (the raw bytes: ASN.1 DER for ECDSA) is this key's signature of `msg`.
     pub fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
         match self {

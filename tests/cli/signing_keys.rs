@@ -749,8 +749,9 @@ fn cosign_keys_on_other_curves_interoperate_with_python() {
             &["verify", &reference, "--key", "other.pub"],
         ));
         assert_eq!(code(&wrong), 1, "{kind}: {}", text(&wrong));
+        // A P-256 key cannot have made a signature of another kind or size: "malformed".
         assert!(
-            text(&wrong).contains("wrong key"),
+            text(&wrong).contains("wrong key") || text(&wrong).contains("malformed"),
             "{kind}: {}",
             text(&wrong)
         );
