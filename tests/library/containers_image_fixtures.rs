@@ -341,7 +341,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         );
     }
     let r = check_signed_payload(
-        &[one.clone()],
+        std::slice::from_ref(&one),
         &payload,
         &sig,
         &digest_of("dir-img-cosign-modified-manifest/manifest.json"),
@@ -354,7 +354,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
     );
     let (payload, sig) = sigstore_components("dir-img-cosign-valid-with-tag/signature-1");
     let r = check_signed_payload(
-        &[one.clone()],
+        std::slice::from_ref(&one),
         &payload,
         &sig,
         &digest_of("dir-img-cosign-valid-with-tag/manifest.json"),
@@ -366,7 +366,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         format!("{r:?}"),
     );
     let (payload, sig) = sigstore_components("unknown-cosign-key.signature");
-    let r = check_signed_payload(&[one.clone()], &payload, &sig, &manifest, None);
+    let r = check_signed_payload(std::slice::from_ref(&one), &payload, &sig, &manifest, None);
     case(
         "unknown-cosign-key.signature refused".into(),
         matches!(r, Err(Rejection::WrongKey(_))),
