@@ -4,13 +4,14 @@
 
 use crate::location::Location;
 use crate::reference::Reference;
+use crate::signature::keys::PublicKey;
 use crate::signature::lookaside::{self, RegistriesD};
 use crate::signature::simple::{self, GpgSigner, IdentityRule, Keyring};
 use crate::signature::store::Target;
 use crate::signature::{Checked, SignatureError, cosign};
 /// The registry options signing and verifying read images with.
 pub use crate::transport::RegistryOptions;
-use p256::ecdsa::{SigningKey, VerifyingKey};
+use p256::ecdsa::SigningKey;
 
 /// How to sign.
 #[derive(Debug, Default)]
@@ -29,7 +30,7 @@ pub struct SignOptions {
 #[derive(Debug, Default)]
 pub struct VerifyOptions {
     /// cosign public keys.
-    pub cosign_keys: Vec<VerifyingKey>,
+    pub cosign_keys: Vec<PublicKey>,
     /// OpenPGP keyring for simple signatures.
     pub keyring: Option<Keyring>,
     /// The identity a simple signature must claim; default: the image reference (the
@@ -243,7 +244,8 @@ pub fn check_simple(
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for (url, bytes) in lookaside::read_all(&base, &repo_path, &target.digest)? {
+    // One signature in memory at a time: each is checked as it is read.
+    lookaside::for_each(&base, &repo_path, &target.digest, |url, bytes| {
         let result = ring
             .verify_message(&bytes)
             .and_then(|(body, _fpr)| simple::check_payload(&body, &target.digest, rule));
@@ -251,7 +253,8 @@ pub fn check_simple(
             source: url,
             result,
         });
-    }
+        true
+    })?;
     Ok(out)
 }
 

@@ -12,14 +12,16 @@
 //! JSON; with a key, the bundle holds a DSSE envelope over an in-toto statement naming the
 //! image digest. The transparency-log entries are not checked (offline, key-based trust).
 
+use super::lookaside::MAX_SIGNATURES;
+use super::public_key::PublicKey;
 use super::identity::IdentityRule;
 use super::store::{Target, descriptor_of};
 use super::{Checked, Rejection, SignatureError, sha256_digest};
 use crate::image::{Blob, Descriptor};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use p256::ecdsa::signature::{Signer, Verifier};
-use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
 
 /// Media type of a cosign simple-signing payload layer.
 pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -138,64 +140,43 @@ pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed,
 }
 
 /// Checks a payload's signature against the keys; the index of the key that verified.
-fn check_signature(keys: &[VerifyingKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
+fn check_signature(keys: &[PublicKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
     let raw = B64
         .decode(sig_b64.trim().as_bytes())
         .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
-    let sig = Signature::from_der(&raw)
-        .map_err(|_| Rejection::Malformed("signature is not an ASN.1 ECDSA signature".into()))?;
-    if keys.iter().any(|k| k.verify(body, &sig).is_ok()) {
+    if keys.iter().any(|k| k.verify(body, &raw)) {
         Ok(())
+    } else if !keys.iter().any(|k| k.can_read(&raw)) {
+        let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
+        Err(Rejection::Malformed(format!(
+            "the signature is not in the form a {} key signs with",
+            kinds.join(" or ")
+        )))
     } else {
-        Err(Rejection::WrongKey(
-            "the signature does not verify with the key given".into(),
-        ))
+        let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
+        Err(Rejection::WrongKey(format!(
+            "the signature does not verify with the {} given ({})",
+            if keys.len() == 1 { "key" } else { "keys" },
+            kinds.join(", ")
+        )))
     }
 }
 
-/// A JSON object member looked up as Go's encoding/json does (exact, else case-insensitive).
-fn member<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
-    let obj = v.as_object()?;
-    obj.get(key).or_else(|| {
-        obj.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v)
-    })
-}
-
-/// Checks a verified simple-signing payload: type, digest, then the identity it claims.
+/// Checks a verified simple-signing payload: parsed strictly as containers/image does
+/// ([`super::payload`]), then the digest, then the identity it claims.
 fn check_payload(
     body: &[u8],
     digest: &str,
     expected: &Expected<'_>,
 ) -> Result<serde_json::Value, Rejection> {
-    let v: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| Rejection::Malformed(format!("payload is not JSON: {e}")))?;
-    let critical = member(&v, "critical")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| Rejection::Malformed("payload has no critical section".into()))?;
-    let typ = member(critical, "type").and_then(|t| t.as_str());
-    if typ != Some(PAYLOAD_TYPE) {
-        return Err(Rejection::Malformed(format!(
-            "critical.type is {typ:?}, expected {PAYLOAD_TYPE:?}"
-        )));
-    }
-    let found = member(critical, "image")
-        .and_then(|i| member(i, "docker-manifest-digest"))
-        .and_then(|d| d.as_str())
-        .ok_or_else(|| {
-            Rejection::Malformed("payload has no critical.image.docker-manifest-digest".into())
-        })?;
-    if found != digest {
+    let (v, claims) = super::payload::parse(body, super::payload::Flavour::Cosign)?;
+    if claims.digest != digest {
         return Err(Rejection::DigestMismatch {
             expected: digest.to_string(),
-            found: found.to_string(),
+            found: claims.digest,
         });
     }
-    let claimed = member(critical, "identity")
-        .and_then(|i| member(i, "docker-reference"))
-        .and_then(|d| d.as_str())
-        .filter(|s| !s.is_empty());
+    let claimed = Some(claims.identity.as_str()).filter(|s| !s.is_empty());
     super::identity::check(expected.rule, claimed, expected.accept_unnamed)?;
     Ok(v)
 }
@@ -208,6 +189,15 @@ pub struct Expected<'a> {
     /// Whether a signature that claims no identity passes (`verify`, like cosign); a policy
     /// refuses it, as containers/image does.
     pub accept_unnamed: bool,
+}
+
+impl Expected<'static> {
+    /// No identity check at all: for checks of the signature and payload alone (the ported
+    /// containers/image fixtures), never for reading an image.
+    pub const ANY: Expected<'static> = Expected {
+        rule: &IdentityRule::Any,
+        accept_unnamed: true,
+    };
 }
 
 /// `registry/repo` of a reference string (tag and digest dropped); the string itself when it
@@ -223,7 +213,7 @@ pub fn repository_of(reference: &str) -> String {
 /// `docker-reference`, a bundle statement's subject name).
 pub fn verify(
     target: &Target,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
     expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
@@ -237,6 +227,14 @@ pub fn verify(
             }),
             Ok(v) => {
                 let layers = v["layers"].as_array().cloned().unwrap_or_default();
+                // Each layer costs a blob fetch: a tag with thousands is refused whole rather
+                // than walked (the bound containers/image puts on lookaside signatures).
+                if layers.len() > MAX_SIGNATURES {
+                    return Err(SignatureError::Unsupported(format!(
+                        "{where_} lists {} signatures, more than the {MAX_SIGNATURES} olmpack reads for one image; assuming a broken or hostile registry",
+                        layers.len()
+                    )));
+                }
                 for (i, layer) in layers.iter().enumerate() {
                     let source = format!("{where_} layer {}", i + 1);
                     let result = check_layer(target, layer, keys, expected);
@@ -252,7 +250,7 @@ pub fn verify(
 fn check_layer(
     target: &Target,
     layer: &serde_json::Value,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
     expected: &Expected<'_>,
 ) -> Result<serde_json::Value, Rejection> {
     let mt = layer["mediaType"].as_str().unwrap_or_default();
@@ -269,8 +267,21 @@ fn check_layer(
     let body = target
         .blob(&desc)
         .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
-    check_signature(keys, &body, sig)?;
-    check_payload(&body, &target.digest, expected)
+    check_signed_payload(keys, &body, sig, &target.digest, expected)
+}
+
+/// Checks one cosign signature: `sig_b64` (the annotation) must be a signature of `body` by
+/// one of `keys` (a key set: any one verifying is enough), and `body` a strictly valid payload
+/// naming `digest` and claiming an identity `expected` accepts.
+pub fn check_signed_payload(
+    keys: &[PublicKey],
+    body: &[u8],
+    sig_b64: &str,
+    digest: &str,
+    expected: &Expected<'_>,
+) -> Result<serde_json::Value, Rejection> {
+    check_signature(keys, body, sig_b64)?;
+    check_payload(body, digest, expected)
 }
 
 fn base_name(target: &Target) -> String {
@@ -293,7 +304,7 @@ fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
 fn verify_bundles(
     target: &Target,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
     expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut candidates: Vec<Descriptor> = Vec::new();
@@ -312,6 +323,13 @@ fn verify_bundles(
         if !candidates.contains(&d) {
             candidates.push(d);
         }
+    }
+    if candidates.len() > MAX_SIGNATURES {
+        return Err(SignatureError::Unsupported(format!(
+            "{} has {} Sigstore bundle referrers, more than the {MAX_SIGNATURES} olmpack reads for one image",
+            base_name(target),
+            candidates.len()
+        )));
     }
     let mut out = Vec::new();
     for d in candidates {
@@ -360,7 +378,7 @@ fn verify_bundles(
 pub fn check_bundle(
     bundle: &[u8],
     digest: &str,
-    keys: &[VerifyingKey],
+    keys: &[PublicKey],
 ) -> Result<serde_json::Value, Rejection> {
     let v: serde_json::Value = serde_json::from_slice(bundle)
         .map_err(|e| Rejection::Malformed(format!("bundle is not JSON: {e}")))?;
@@ -444,20 +462,19 @@ mod tests {
 
     #[test]
     fn payload_checks_refuse_each_tampering() {
-        let d = "sha256:aa";
+        let aa = format!("sha256:{}", "a".repeat(64));
+        let bb = format!("sha256:{}", "b".repeat(64));
+        let d = aa.as_str();
         let ok = payload("quay.io/x/y", d);
         let repo = IdentityRule::MatchRepository("quay.io/x/y".into());
         let cli = Expected {
             rule: &repo,
             accept_unnamed: true,
         };
-        let any = Expected {
-            rule: &IdentityRule::Any,
-            accept_unnamed: true,
-        };
+        let any = Expected::ANY;
         assert!(check_payload(&ok, d, &cli).is_ok());
         assert!(matches!(
-            check_payload(&ok, "sha256:bb", &any),
+            check_payload(&ok, &bb, &any),
             Err(Rejection::DigestMismatch { .. })
         ));
         assert!(matches!(

@@ -14,11 +14,12 @@
 //! Poly1305 tag before the XSalsa20 ciphertext). The public key is a PKIX `PUBLIC KEY` PEM.
 
 use super::SignatureError;
+pub use super::public_key::PublicKey;
 use base64::engine::general_purpose::STANDARD as B64;
 use crypto_secretbox::aead::{Aead, KeyInit};
 use p256::ecdsa::{SigningKey, VerifyingKey};
 use p256::pkcs8::der::pem::LineEnding;
-use p256::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
+use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, EncodePublicKey};
 use rand_core::{OsRng, RngCore};
 use serde::{Deserialize, Serialize};
 
@@ -236,15 +237,20 @@ pub fn decrypt_private_key(
     })
 }
 
-/// Reads a PKIX `PUBLIC KEY` PEM (cosign's `cosign.pub`) holding an ECDSA P-256 key.
-pub fn parse_public_key(pem: &[u8], name: &str) -> Result<VerifyingKey, SignatureError> {
-    let text = std::str::from_utf8(pem).map_err(|_| SignatureError::key(name, "not a PEM file"))?;
-    VerifyingKey::from_public_key_pem(text.trim()).map_err(|e| {
-        SignatureError::key(
-            name,
-            format!("not an ECDSA P-256 public key PEM (PKIX \"PUBLIC KEY\"): {e}"),
-        )
-    })
+/// Reads a PKIX `PUBLIC KEY` PEM (cosign's `cosign.pub`): ECDSA P-256, P-384 or P-521,
+/// Ed25519 or RSA ([`super::public_key`]).
+pub fn parse_public_key(pem: &[u8], name: &str) -> Result<PublicKey, SignatureError> {
+    PublicKey::from_pem(pem, name)
+}
+
+/// Reads several public key files into one key set: a signature verifies when any of them
+/// verifies it (containers/image's `keyPaths`, repeated `--key`). Every file must read, so a
+/// broken fallback key is found before it is needed.
+pub fn read_public_keys(paths: &[std::path::PathBuf]) -> Result<Vec<PublicKey>, SignatureError> {
+    paths
+        .iter()
+        .map(|p| parse_public_key(&crate::fsio::read(p)?, &p.display().to_string()))
+        .collect()
 }
 
 /// Reads the passphrase for a cosign key: `--passphrase-file` first (one trailing newline
@@ -280,7 +286,7 @@ mod tests {
         );
         let key = decrypt_private_key(pair.private_pem.as_bytes(), b"secret", "k").unwrap();
         let public = parse_public_key(pair.public_pem.as_bytes(), "p").unwrap();
-        assert_eq!(key.verifying_key(), &public);
+        assert_eq!(PublicKey::from(*key.verifying_key()), public);
         let err = decrypt_private_key(pair.private_pem.as_bytes(), b"other", "k").unwrap_err();
         assert!(err.to_string().contains("wrong passphrase"), "{err}");
     }

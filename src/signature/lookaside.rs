@@ -152,14 +152,39 @@ fn file_path(url: &str) -> Option<PathBuf> {
     url.strip_prefix("file://").map(PathBuf::from)
 }
 
-/// Reads every signature of `repository_path@digest` from the store at `base` (`file://`,
-/// `http://`, `https://`): signature-1, -2, … until the first missing one (at most 1000).
-pub fn read_all(
+/// The most signatures read for one image, as containers/image (`maxLookasideSignatures`):
+/// a store that offers more is treated as broken, not read on and on.
+pub const MAX_SIGNATURES: usize = 128;
+/// The largest signature read (containers/image's `MaxSignatureBodySize`); a larger one is an
+/// error, not a truncated signature.
+pub const MAX_SIGNATURE_BYTES: u64 = 4 << 20;
+
+/// Reads `r` up to [`MAX_SIGNATURE_BYTES`]; more is an error.
+fn read_capped(r: impl std::io::Read) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let mut buf = Vec::new();
+    r.take(MAX_SIGNATURE_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > MAX_SIGNATURE_BYTES {
+        return Err(format!(
+            "the signature is larger than {} MiB, the most a signature may be",
+            MAX_SIGNATURE_BYTES >> 20
+        ));
+    }
+    Ok(buf)
+}
+
+/// Reads the signatures of `repository_path@digest` from the store at `base` (`file://`,
+/// `http://`, `https://`) one at a time: signature-1, -2, … until the first missing one, each
+/// handed to `each` (URL, bytes) before the next is read, so at most one is held. `each`
+/// returns `false` to stop early. More than [`MAX_SIGNATURES`] is an error.
+pub fn for_each(
     base: &str,
     repository_path: &str,
     digest: &str,
-) -> Result<Vec<(String, Vec<u8>)>, SignatureError> {
-    let mut out = Vec::new();
+    mut each: impl FnMut(String, Vec<u8>) -> bool,
+) -> Result<(), SignatureError> {
     let http = if base.starts_with("http://") || base.starts_with("https://") {
         Some(
             reqwest::blocking::Client::builder()
@@ -178,38 +203,38 @@ pub fn read_all(
             reason: "only file://, http:// and https:// lookaside stores are supported".into(),
         });
     };
-    for n in 1..=1000 {
+    for n in 1.. {
         let url = signature_url(base, repository_path, digest, n);
         let err = |reason: String| SignatureError::Lookaside {
             url: url.clone(),
             reason,
         };
+        if n > MAX_SIGNATURES {
+            return Err(err(format!(
+                "the store offers more than {MAX_SIGNATURES} signatures for one image; assuming a broken or hostile store (containers/image stops there too)"
+            )));
+        }
         let bytes = match (&http, file_path(&url)) {
-            (None, Some(path)) => match std::fs::read(&path) {
-                Ok(b) => b,
+            (None, Some(path)) => match std::fs::File::open(&path) {
+                Ok(f) => read_capped(f).map_err(err)?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
                 Err(e) => return Err(err(e.to_string())),
             },
             (Some(client), _) => {
                 let resp = client.get(&url).send().map_err(|e| err(e.to_string()))?;
                 match resp.status().as_u16() {
-                    200 => {
-                        let mut buf = Vec::new();
-                        use std::io::Read;
-                        resp.take(4 << 20)
-                            .read_to_end(&mut buf)
-                            .map_err(|e| err(e.to_string()))?;
-                        buf
-                    }
+                    200 => read_capped(resp).map_err(err)?,
                     404 => break,
                     s => return Err(err(format!("HTTP {s}"))),
                 }
             }
             _ => break,
         };
-        out.push((url, bytes));
+        if !each(url, bytes) {
+            break;
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Writes `signature` as the next free `signature-N` of `repository_path@digest` in the
@@ -227,7 +252,7 @@ pub fn write_next(
             reason: "olmpack writes signatures to file:// stores only (as skopeo does); publish the folder with a web server".into(),
         });
     }
-    for n in 1..=1000 {
+    for n in 1..=MAX_SIGNATURES {
         let url = signature_url(base, repository_path, digest, n);
         let Some(path) = file_path(&url) else {
             break;
@@ -254,7 +279,9 @@ pub fn write_next(
     }
     Err(SignatureError::Lookaside {
         url: base.to_string(),
-        reason: "1000 signatures already stored for this image".into(),
+        reason: format!(
+            "{MAX_SIGNATURES} signatures already stored for this image, the most containers/image reads"
+        ),
     })
 }
 

@@ -22,7 +22,10 @@ pub mod error;
 pub mod identity;
 pub mod keys;
 pub mod lookaside;
+pub mod payload;
+pub mod pgp_validity;
 pub mod policy;
+pub mod public_key;
 pub mod simple;
 pub mod store;
 
@@ -34,6 +37,9 @@ pub use error::SignatureError;
 pub enum Rejection {
     /// The signature does not verify with any of the keys given.
     WrongKey(String),
+    /// The signature verifies with a trusted key that cannot vouch for it: revoked, expired,
+    /// not bound to the trusted key, not for signing, or the signature itself expired.
+    KeyNotValid(String),
     /// The payload names another manifest digest than the image's.
     DigestMismatch {
         /// The digest of the image that was read.
@@ -56,6 +62,7 @@ impl std::fmt::Display for Rejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Rejection::WrongKey(why) => write!(f, "wrong key: {why}"),
+            Rejection::KeyNotValid(why) => write!(f, "key not valid: {why}"),
             Rejection::DigestMismatch { expected, found } => write!(
                 f,
                 "digest mismatch: the payload signs {found}, the image is {expected}"

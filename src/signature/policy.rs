@@ -274,7 +274,7 @@ impl Policy {
         Ok(ring)
     }
 
-    fn cosign_keys(&self, keys: &Keys) -> Result<Vec<p256::ecdsa::VerifyingKey>, String> {
+    fn cosign_keys(&self, keys: &Keys) -> Result<Vec<keys::PublicKey>, String> {
         self.key_bytes(keys)?
             .iter()
             .map(|(name, bytes)| keys::parse_public_key(bytes, name).map_err(|e| e.to_string()))

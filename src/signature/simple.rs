@@ -7,6 +7,7 @@
 //! OpenPGP is rpgp's (`pgp` crate): pure Rust, MIT/Apache-2.0, reads what GnuPG writes
 //! (compressed one-pass signed messages, RSA, EdDSA, ECDSA keys, binary or armored keyrings).
 
+use super::pgp_validity::{self, SignedBy};
 use super::{Rejection, SignatureError};
 use pgp::composed::{Message, MessageBuilder, PublicOrSecret, SignedPublicKey, SignedSecretKey};
 use pgp::crypto::hash::HashAlgorithm;
@@ -135,6 +136,83 @@ fn short(e: &dyn std::fmt::Display) -> String {
     s
 }
 
+/// A binary keyring as GnuPG 1 wrote `pubring.gpg` (and containers/image's fixtures still
+/// are) has trust packets (tag 12) after its keys, user IDs and signatures; rpgp stops at the
+/// first one, so every key after the first was silently not read. They carry no key material
+/// and are dropped (gpg ignores them on import too). Armored input, or input that is not a
+/// well-formed packet sequence, is returned unchanged for rpgp to judge.
+fn without_trust_packets(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    const TRUST: u8 = 12;
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0usize;
+    let mut dropped = false;
+    while at < bytes.len() {
+        let ctb = bytes[at];
+        if ctb & 0x80 == 0 {
+            return Cow::Borrowed(bytes);
+        }
+        let (tag, header, len) = if ctb & 0x40 == 0 {
+            let tag = (ctb >> 2) & 0x0f;
+            let n = match ctb & 3 {
+                0 => 1,
+                1 => 2,
+                2 => 4,
+                _ => return Cow::Borrowed(bytes),
+            };
+            let Some(l) = bytes.get(at + 1..at + 1 + n) else {
+                return Cow::Borrowed(bytes);
+            };
+            let len = l.iter().fold(0usize, |acc, b| (acc << 8) | usize::from(*b));
+            (tag, 1 + n, len)
+        } else {
+            let tag = ctb & 0x3f;
+            let Some(&o1) = bytes.get(at + 1) else {
+                return Cow::Borrowed(bytes);
+            };
+            match o1 {
+                0..=191 => (tag, 2, usize::from(o1)),
+                192..=223 => {
+                    let Some(&o2) = bytes.get(at + 2) else {
+                        return Cow::Borrowed(bytes);
+                    };
+                    (
+                        tag,
+                        3,
+                        ((usize::from(o1) - 192) << 8) + usize::from(o2) + 192,
+                    )
+                }
+                255 => {
+                    let Some(l) = bytes.get(at + 2..at + 6) else {
+                        return Cow::Borrowed(bytes);
+                    };
+                    let len = l.iter().fold(0usize, |acc, b| (acc << 8) | usize::from(*b));
+                    (tag, 6, len)
+                }
+                // Partial body lengths never occur in key material.
+                _ => return Cow::Borrowed(bytes),
+            }
+        };
+        let Some(end) = at.checked_add(header).and_then(|h| h.checked_add(len)) else {
+            return Cow::Borrowed(bytes);
+        };
+        if end > bytes.len() {
+            return Cow::Borrowed(bytes);
+        }
+        if tag == TRUST {
+            dropped = true;
+        } else {
+            out.extend_from_slice(&bytes[at..end]);
+        }
+        at = end;
+    }
+    if dropped {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(bytes)
+    }
+}
+
 fn hex_upper(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
@@ -156,7 +234,8 @@ impl Keyring {
 
     /// Adds the keys of another keyring.
     pub fn add(&mut self, bytes: &[u8], name: &str) -> Result<(), SignatureError> {
-        let (keys, _) = PublicOrSecret::from_reader_many(bytes).map_err(|e| {
+        let bytes = without_trust_packets(bytes);
+        let (keys, _) = PublicOrSecret::from_reader_many(&bytes[..]).map_err(|e| {
             SignatureError::key(name, format!("not an OpenPGP keyring: {}", short(&e)))
         })?;
         let before = self.keys.len();
@@ -187,8 +266,15 @@ impl Keyring {
     }
 
     /// Checks an OpenPGP signed message against the keyring and returns its literal data and
-    /// the fingerprint of the key that signed it.
+    /// the fingerprint of the (primary) key that signed it. As gpgme (which containers/image
+    /// uses), exactly one signature, by a key that is valid for signing now and was when the
+    /// signature was made ([`super::pgp_validity`]).
     pub fn verify_message(&self, sig: &[u8]) -> Result<(Vec<u8>, String), Rejection> {
+        self.verify_message_at(sig, unix_now())
+    }
+
+    /// [`Keyring::verify_message`] at `now` (seconds since the epoch).
+    pub fn verify_message_at(&self, sig: &[u8], now: u64) -> Result<(Vec<u8>, String), Rejection> {
         let parsed = if sig.starts_with(b"-----BEGIN") {
             Message::from_armor(sig).map(|(m, _)| m)
         } else {
@@ -207,15 +293,44 @@ impl Keyring {
         let data = msg
             .as_data_vec()
             .map_err(|e| Rejection::Malformed(format!("cannot read the signed data: {e}")))?;
+        let mut invalid: Option<String> = None;
         for key in &self.keys {
-            if msg.verify(key).is_ok() {
-                return Ok((data, hex_upper(key.primary_key.fingerprint().as_bytes())));
-            }
-            for sub in &key.public_subkeys {
-                if msg.verify(sub).is_ok() {
-                    return Ok((data, hex_upper(key.primary_key.fingerprint().as_bytes())));
+            let signers = std::iter::once((
+                &key.primary_key as &dyn pgp::types::VerifyingKey,
+                SignedBy::Primary,
+            ))
+            .chain(key.public_subkeys.iter().map(|sub| {
+                (
+                    &sub.key as &dyn pgp::types::VerifyingKey,
+                    SignedBy::Subkey(sub),
+                )
+            }));
+            for (vk, by) in signers {
+                // verify_read first reads what is left of the message (the trailing
+                // signature packet of an indeterminate-length compressed message).
+                let Ok(signature) = msg.verify_read(vk).cloned() else {
+                    continue;
+                };
+                if let Message::Signed { reader, .. } = &msg
+                    && reader.num_signatures() != 1
+                {
+                    return Err(Rejection::Malformed(format!(
+                        "the message holds {} signatures; a simple signature has exactly one (as gpgme requires)",
+                        reader.num_signatures()
+                    )));
+                }
+                match pgp_validity::check(key, by, &signature, now) {
+                    Ok(()) => {
+                        return Ok((data, hex_upper(key.primary_key.fingerprint().as_bytes())));
+                    }
+                    Err(why) => {
+                        invalid.get_or_insert(why);
+                    }
                 }
             }
+        }
+        if let Some(why) = invalid {
+            return Err(Rejection::KeyNotValid(why));
         }
         // A signature naming a key of the keyring that still does not verify was altered (or
         // damaged) after signing: that is no wrong key, and saying so sends the user after the
@@ -271,55 +386,35 @@ impl Keyring {
     }
 }
 
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
 /// The `signedIdentity` rules, kept in [`super::identity`] and shared with cosign signatures.
 pub use super::identity::IdentityRule;
 
 /// Checks a simple-signing payload (after its OpenPGP signature verified), as containers/image
-/// does: exactly the three critical members, the type, the digest, then the identity.
+/// does: parsed strictly ([`super::payload`]: exactly the members it defines, no duplicate),
+/// then the digest, then the identity.
 pub fn check_payload(
     body: &[u8],
     digest: &str,
     identity: &IdentityRule,
 ) -> Result<serde_json::Value, Rejection> {
-    let v: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| Rejection::Malformed(format!("payload is not JSON: {e}")))?;
-    let critical = v["critical"]
-        .as_object()
-        .ok_or_else(|| Rejection::Malformed("payload has no critical object".into()))?;
-    if let Some(extra) = critical
-        .keys()
-        .find(|k| !matches!(k.as_str(), "type" | "image" | "identity"))
-    {
-        return Err(Rejection::Malformed(format!(
-            "unknown critical member {extra:?}"
-        )));
-    }
-    let typ = critical.get("type").and_then(|t| t.as_str());
-    if typ != Some(PAYLOAD_TYPE) {
-        return Err(Rejection::Malformed(format!(
-            "critical.type is {typ:?}, expected {PAYLOAD_TYPE:?}"
-        )));
-    }
-    let found = v["critical"]["image"]["docker-manifest-digest"]
-        .as_str()
-        .ok_or_else(|| {
-            Rejection::Malformed("payload has no critical.image.docker-manifest-digest".into())
-        })?;
-    if found != digest {
+    let (v, claims) = super::payload::parse(body, super::payload::Flavour::Simple)?;
+    if claims.digest != digest {
         return Err(Rejection::DigestMismatch {
             expected: digest.to_string(),
-            found: found.to_string(),
+            found: claims.digest,
         });
     }
-    let claimed = v["critical"]["identity"]["docker-reference"]
-        .as_str()
-        .ok_or_else(|| {
-            Rejection::Malformed("payload has no critical.identity.docker-reference".into())
-        })?;
-    if !identity.accepts(claimed) {
+    if !identity.accepts(&claims.identity) {
         return Err(Rejection::IdentityMismatch {
             expected: identity.describe(),
-            found: claimed.to_string(),
+            found: claims.identity,
         });
     }
     Ok(v)

@@ -53,6 +53,7 @@ mod serve_cache;
 mod serve_cache_pogreb;
 mod signing;
 mod signing_identity;
+mod signing_keys;
 mod sources;
 mod validate_image;
 mod validate_rules;

@@ -713,12 +713,35 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
     let cases: Vec<(&str, &str, Make)> = vec![
         (
             "changed payload",
-            "",
+            // A specific reason: an empty one matched every output (issue 39).
+            "wrong key: not signed by a key of the keyring",
             Box::new(|r: &str, dg: &str| {
-                let mut sig = gpg.sign(0, &payload(r, dg, ATOMIC), d);
-                // Flip one byte of the (uncompressed-literal or compressed) body past the headers.
-                let at = sig.len() / 2;
-                sig[at] ^= 0x01;
+                // Signed uncompressed, so the literal data is in the clear: one byte of the
+                // signed JSON is changed (the payload still parses), and only the OpenPGP
+                // signature can tell.
+                let input = d.join("payload-plain.json");
+                std::fs::write(&input, payload(r, dg, ATOMIC)).expect("write");
+                let output = d.join("payload-plain.sig");
+                let _ = std::fs::remove_file(&output);
+                ok(gpg
+                    .cmd()
+                    .args([
+                        "--yes",
+                        "--compress-algo",
+                        "none",
+                        "--local-user",
+                        &gpg.fprs[0],
+                    ])
+                    .arg("--output")
+                    .arg(&output)
+                    .arg("--sign")
+                    .arg(&input));
+                let mut sig = std::fs::read(&output).expect("read sig");
+                let at = sig
+                    .windows(7)
+                    .position(|w| w == b"\"test\"}")
+                    .expect("the literal data is in the clear");
+                sig[at + 1] = b'T';
                 sig
             }),
         ),

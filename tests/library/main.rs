@@ -9,6 +9,7 @@
 mod support;
 
 mod build_library;
+mod containers_image_fixtures;
 mod copy_stream;
 mod corpus;
 mod fuzz;

@@ -6,9 +6,10 @@ and cosign v3 Sigstore bundles as OCI 1.1 referrers (fallback tag schema). Talks
 registry over plain HTTP on loopback only.
 
 Usage (COSIGN_PASSWORD in the environment for key files):
-  genkey PREFIX
+  genkey PREFIX [p256|p384|p521|ed25519|rsa]
   checkkey KEY PUB                      decrypts KEY, checks it matches PUB, prints "ok"
-  sign HOST REPO DIGEST KEY [options]   writes the .sig manifest (replacing it)
+  sign HOST REPO DIGEST KEY [options]   writes the .sig manifest (replacing it); --copies N
+                                        lists the signature layer N times
   verify HOST REPO DIGEST PUB           prints the number of verified signatures
   bundle HOST REPO DIGEST KEY [--subject-digest D]
 """
@@ -21,7 +22,7 @@ import urllib.request
 
 import nacl.secret
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 
 PAYLOAD_MT = "application/vnd.dev.cosign.simplesigning.v1+json"
 SIG_ANN = "dev.cosignproject.cosign/signature"
@@ -32,8 +33,35 @@ def password():
     return os.environ.get("COSIGN_PASSWORD", "").encode()
 
 
-def genkey(prefix):
-    key = ec.generate_private_key(ec.SECP256R1())
+def new_key(kind):
+    if kind == "ed25519":
+        return ed25519.Ed25519PrivateKey.generate()
+    if kind == "rsa":
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    curves = {"p256": ec.SECP256R1(), "p384": ec.SECP384R1(), "p521": ec.SECP521R1()}
+    return ec.generate_private_key(curves[kind])
+
+
+def sign_bytes(key, data):
+    """As sigstore's signers with SHA-256 (containers/image's hard-coded hash)."""
+    if isinstance(key, ed25519.Ed25519PrivateKey):
+        return key.sign(data)
+    if isinstance(key, rsa.RSAPrivateKey):
+        return key.sign(data, padding.PKCS1v15(), hashes.SHA256())
+    return key.sign(data, ec.ECDSA(hashes.SHA256()))
+
+
+def verify_bytes(pub, sig, data):
+    if isinstance(pub, ed25519.Ed25519PublicKey):
+        pub.verify(sig, data)
+    elif isinstance(pub, rsa.RSAPublicKey):
+        pub.verify(sig, data, padding.PKCS1v15(), hashes.SHA256())
+    else:
+        pub.verify(sig, data, ec.ECDSA(hashes.SHA256()))
+
+
+def genkey(prefix, kind="p256"):
+    key = new_key(kind)
     der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
     salt = os.urandom(32)
@@ -134,7 +162,7 @@ def sign(host, repo, digest, keyp, args):
     key = load_private(keyp)
     identity = opts.get("--identity", f"{host}/{repo}")
     payload = cosign_payload(identity, opts.get("--payload-digest", digest))
-    sig = key.sign(payload, ec.ECDSA(hashes.SHA256()))
+    sig = sign_bytes(key, payload)
     if opts.get("--tamper") == "payload":
         payload = payload.replace(b'"optional":null', b'"optional":{"x":"y"}')
     if opts.get("--tamper") == "truncate":
@@ -147,9 +175,10 @@ def sign(host, repo, digest, keyp, args):
     c = put_blob(host, repo, cfg)
     c["mediaType"] = "application/vnd.oci.image.config.v1+json"
     tag_digest = opts.get("--tag-digest", digest)
+    copies = int(opts.get("--copies", "1"))
     put_manifest(host, repo, tag_digest.replace(":", "-") + ".sig",
                  {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-                  "config": c, "layers": [layer]})
+                  "config": c, "layers": [layer] * copies})
 
 
 def verify(host, repo, digest, pubp):
@@ -163,8 +192,7 @@ def verify(host, repo, digest, pubp):
         st, _, payload = req("GET", f"http://{host}/v2/{repo}/blobs/{layer['digest']}")
         assert st == 200 and sha(payload) == layer["digest"]
         try:
-            pub.verify(base64.b64decode(layer["annotations"][SIG_ANN]), payload,
-                       ec.ECDSA(hashes.SHA256()))
+            verify_bytes(pub, base64.b64decode(layer["annotations"][SIG_ANN]), payload)
         except Exception:
             continue
         p = json.loads(payload)
@@ -214,7 +242,7 @@ def bundle(host, repo, digest, keyp, args):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "genkey":
-        genkey(args[0])
+        genkey(*args[:2])
     elif cmd == "checkkey":
         checkkey(args[0], args[1])
     elif cmd == "sign":
