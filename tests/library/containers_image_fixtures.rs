@@ -1,10 +1,10 @@
-//! containers/image's own signature fixtures (`testdata/containers-image-signature/`, copied
+//! containers/image's own signature fixtures (`tests/fixtures/containers-image-signature/`, copied
 //! from upstream's `signature/fixtures/` under Apache-2.0), run through olmpack's verifier with
 //! the verdicts upstream's tests expect: `mechanism_test.go` (OpenPGP), `simple_test.go`
 //! (payload and acceptance rules), `policy_eval_sigstore_test.go` (key-based cosign).
 
 use olmpack::signature::Rejection;
-use olmpack::signature::cosign::check_signed_payload;
+use olmpack::signature::cosign::{Expected, check_signed_payload};
 use olmpack::signature::keys::PublicKey;
 use olmpack::signature::simple::{IdentityRule, Keyring, check_payload};
 use std::path::PathBuf;
@@ -19,7 +19,7 @@ const TEST_IMAGE_MANIFEST_DIGEST: &str =
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/containers-image-signature")
+        .join("tests/fixtures/containers-image-signature")
         .join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -328,7 +328,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
             true,
         ),
     ] {
-        let r = check_signed_payload(&keys, &payload, &sig, &manifest, None);
+        let r = check_signed_payload(&keys, &payload, &sig, &manifest, &Expected::ANY);
         let good = if accept {
             r.is_ok()
         } else {
@@ -345,7 +345,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         &payload,
         &sig,
         &digest_of("dir-img-cosign-modified-manifest/manifest.json"),
-        None,
+        &Expected::ANY,
     );
     case(
         "dir-img-cosign-modified-manifest refused".into(),
@@ -358,7 +358,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         &payload,
         &sig,
         &digest_of("dir-img-cosign-valid-with-tag/manifest.json"),
-        None,
+        &Expected::ANY,
     );
     case(
         "dir-img-cosign-valid-with-tag accepted".into(),
@@ -366,7 +366,7 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         format!("{r:?}"),
     );
     let (payload, sig) = sigstore_components("unknown-cosign-key.signature");
-    let r = check_signed_payload(std::slice::from_ref(&one), &payload, &sig, &manifest, None);
+    let r = check_signed_payload(std::slice::from_ref(&one), &payload, &sig, &manifest, &Expected::ANY);
     case(
         "unknown-cosign-key.signature refused".into(),
         matches!(r, Err(Rejection::WrongKey(_))),
