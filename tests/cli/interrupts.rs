@@ -82,6 +82,23 @@ fn listing(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Files and folders under `dir`, at any depth.
+fn count_entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| {
+                    1 + if e.file_type().is_ok_and(|t| t.is_dir()) {
+                        count_entries(&e.path())
+                    } else {
+                        0
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 /// The bytes of the files under `dir`.
 fn tree_size(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
@@ -163,21 +180,31 @@ fn ctrl_c_during_catalog_build_leaves_nothing() {
             format!("oci:{}", outs.join(out).display()),
         ]
     };
+    // The points, by the run's progress: its temporary folder appears (then and a second
+    // later), the serve cache is being written into it (10, then 50 files: threads writing
+    // while the folder is removed), the output layout is being staged beside the output.
+    let files = |n: usize| {
+        let tmpdir = tmpdir.clone();
+        move || count_entries(&tmpdir) >= n
+    };
+    let staging = || listing(&outs).iter().any(|n| n.starts_with(".olmpack-"));
+    type Ready<'a> = Box<dyn Fn() -> bool + 'a>;
+    let points: [(&str, Ready<'_>, u64); POINTS as usize] = [
+        ("its temporary folder appeared", Box::new(files(1)), 0),
+        ("its temporary folder appeared", Box::new(files(1)), 1000),
+        ("10 files were in its temporary folder", Box::new(files(10)), 0),
+        ("50 files were in its temporary folder", Box::new(files(50)), 0),
+        ("the output was being staged", Box::new(staging), 0),
+        ("the output was being staged", Box::new(staging), 300),
+    ];
     let mut stopped = 0;
-    for (i, ms) in AFTER_MS.iter().enumerate() {
+    for (i, (when, ready, ms)) in points.iter().enumerate() {
         let after = Duration::from_millis(*ms);
         let name = format!("out{i}");
         let a = args(&name);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        // Under way: its temporary folder is in TMPDIR (the first point is right then).
-        let o = interrupted(
-            &a,
-            &tmpdir,
-            tmp.path(),
-            &|| !listing(&tmpdir).is_empty(),
-            after,
-        );
-        let what = format!("SIGINT {after:?} after the temporary folder appeared");
+        let o = interrupted(&a, &tmpdir, tmp.path(), ready.as_ref(), after);
+        let what = format!("SIGINT {after:?} after {when}");
         if o.status.success() {
             // Finished before the signal: a complete output, nothing else.
             assert_eq!(listing(&outs), vec![name.clone()], "{what}");
