@@ -192,8 +192,16 @@ fn ctrl_c_during_catalog_build_leaves_nothing() {
     let points: [(&str, Ready<'_>, u64); POINTS as usize] = [
         ("its temporary folder appeared", Box::new(files(1)), 0),
         ("its temporary folder appeared", Box::new(files(1)), 1000),
-        ("10 files were in its temporary folder", Box::new(files(10)), 0),
-        ("50 files were in its temporary folder", Box::new(files(50)), 0),
+        (
+            "10 files were in its temporary folder",
+            Box::new(files(10)),
+            0,
+        ),
+        (
+            "50 files were in its temporary folder",
+            Box::new(files(50)),
+            0,
+        ),
         ("the output was being staged", Box::new(staging), 0),
         ("the output was being staged", Box::new(staging), 300),
     ];
