@@ -166,8 +166,20 @@ pub fn main() -> ExitCode {
         TopCommand::Key(c) => commands::sign::run_key(c),
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));
+    // An interrupted run ends in the signal watcher (`interrupted`, 130): what failed here
+    // meanwhile (a staged file removed under a writer) is a consequence, not an error.
+    if crate::interrupt::interrupted() {
+        crate::interrupt::wait_for_exit();
+    }
     match outcome {
         Ok(code) => ExitCode::from(code),
+        // `olmpack … | head`: the reader chose to stop reading; end as coreutils do.
+        Err(failure)
+            if crate::pipe::mentions_broken_pipe(&failure.message)
+                && crate::pipe::stdout_reader_gone() =>
+        {
+            crate::pipe::die_of_sigpipe()
+        }
         Err(failure) => {
             eprintln!("error: {failure}");
             ExitCode::from(failure.code)

@@ -177,6 +177,10 @@ impl Staged {
     /// Renames the staged file to its final path, then syncs the folder so the rename itself
     /// survives a crash (where the platform lets a folder be opened).
     pub fn commit(self) -> Result<(), FsError> {
+        // Interrupted: no output appears after the signal (the watcher removes this file).
+        if crate::interrupt::interrupted() {
+            crate::interrupt::wait_for_exit();
+        }
         let path = self.path;
         self.tmp
             .persist(&path)

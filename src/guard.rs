@@ -18,14 +18,14 @@
 //! This relies on `panic = "unwind"` (Cargo's default): with `panic = "abort"` nothing can be
 //! caught.
 //!
-//! Test hook: in debug builds and builds with the `test-hooks` feature only (every debug
-//! `cargo test` run and `scripts/test.sh`, which CI runs with `--release --features test-hooks`;
-//! never a plain `--release`, `cargo install` or bench build), setting `OLMPACK_TEST_PANIC_ON=<file name>`
-//! makes [`reading`] panic when it is given a file of exactly that name (`parse:<file name>`:
-//! [`parsing`], on the parser threads of a large bundle). The tests use it to prove
-//! the isolation end to end through the real binary. Other builds do not even read the
-//! variable, so it cannot be triggered by accident in real use; a debug build needs the variable
-//! set to an exact file name.
+//! Test hook: setting `OLMPACK_TEST_PANIC_ON=<file name>` makes [`reading`] panic when it is
+//! given a file of exactly that name (`parse:<file name>`: [`parsing`], on the parser threads
+//! of a large bundle). The tests use it to prove the isolation end to end through the real
+//! binary. It is in every build, read once per process (it used to need the `test-hooks`
+//! feature, which made `cargo test --release` compile the whole crate a second time after the
+//! README's `cargo run --release`); it needs a variable no one sets by accident holding an
+//! exact file name, and all it can do is end the run with the internal-error message and exit
+//! 2 it exists to test.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
@@ -197,7 +197,6 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-#[cfg(any(debug_assertions, feature = "test-hooks"))]
 fn test_hook(path: &Path, phase: &str) {
     static TARGET: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     let target = TARGET.get_or_init(|| {
@@ -213,9 +212,6 @@ fn test_hook(path: &Path, phase: &str) {
         panic!("{TEST_PANIC_ENV} test hook fired on {}", path.display());
     }
 }
-
-#[cfg(not(any(debug_assertions, feature = "test-hooks")))]
-fn test_hook(_path: &Path, _phase: &str) {}
 
 #[cfg(test)]
 mod tests {

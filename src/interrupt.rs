@@ -3,15 +3,23 @@
 //! removes them, says `interrupted` on stderr and exits 130 (128 + SIGINT, what shells report),
 //! so an interrupted push or build leaves no hidden `.olmpack-…` behind.
 //!
+//! The command's threads keep running while the watcher cleans up, and see their files vanish:
+//! so the watcher first marks the process interrupted ([`interrupted`]) and takes stderr for
+//! good (nothing else is printed: no error quoting a removed temporary path), removes the
+//! registered paths in passes until none reappears (a writer may recreate a folder), and no
+//! output is committed after the mark ([`wait_for_exit`]); the command line's edge never turns
+//! such a failure into an exit code of its own.
+//!
 //! Why a registry: the default action of SIGINT kills the process before any destructor runs,
 //! so `tempfile`'s clean-up on drop never happens; the writers cannot poll for a signal inside
 //! a blocking upload either. The watcher thread does the clean-up itself, then ends the
 //! process. A path that was renamed into place meanwhile is gone from its temporary name, so
 //! removing that name is harmless; a completed output is never touched.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The exit code of an interrupted command.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -27,6 +35,11 @@ pub struct Registered(u64);
 
 impl Drop for Registered {
     fn drop(&mut self) {
+        // Once interrupted, the watcher's passes keep every path (a folder dropped on an
+        // unwinding thread may be recreated by another).
+        if interrupted() {
+            return;
+        }
         if let Ok(mut paths) = PATHS.lock() {
             paths.retain(|(id, _)| *id != self.0);
         }
@@ -49,27 +62,63 @@ pub fn watch(path: &Path) {
     std::mem::forget(register(path));
 }
 
-/// Removes every registered path (files and folders alike); returns how many were there.
-fn remove_all() -> usize {
-    let paths: Vec<PathBuf> = match PATHS.lock() {
-        Ok(mut p) => p.drain(..).map(|(_, path)| path).collect(),
-        Err(_) => return 0,
-    };
-    remove(&paths)
+/// Set by the watcher when a signal arrived: from then on the process is ending, and whatever
+/// fails on another thread (a file removed under it) is a consequence, not an error to report.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal arrived (the process is being ended by the watcher). The command line's
+/// edge checks it before reporting a failure, so an interrupted run says only `interrupted`.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// Removes `paths`, newest first (a file staged inside a registered folder goes before it).
-fn remove(paths: &[PathBuf]) -> usize {
-    let mut removed = 0;
-    for path in paths.iter().rev() {
-        let gone = match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path).is_ok(),
-            Ok(_) => std::fs::remove_file(path).is_ok(),
-            Err(_) => false,
-        };
-        removed += usize::from(gone);
+/// For a thread that found the process interrupted: waits for the watcher to end the process
+/// (it is cleaning up; a report or an exit code from here would race its `interrupted`/130).
+pub fn wait_for_exit() -> ! {
+    loop {
+        std::thread::park_timeout(std::time::Duration::from_secs(1));
     }
-    removed
+}
+
+/// Removes every registered path (files and folders alike), again and again while other
+/// threads keep working: a writer can recreate a removed folder (`create_dir_all` of a path
+/// inside it) or register a new one between two passes, and the process may only exit once a
+/// pass finds nothing left. Bounded (about two seconds), so a stuck file system cannot hold
+/// the exit.
+fn remove_all() {
+    let mut quiet_passes = 0;
+    for _ in 0..100 {
+        let paths: Vec<PathBuf> = match PATHS.lock() {
+            Ok(p) => p.iter().map(|(_, path)| path.clone()).collect(),
+            Err(_) => return,
+        };
+        let left = remove(&paths);
+        quiet_passes = if left == 0 { quiet_passes + 1 } else { 0 };
+        if quiet_passes >= 3 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Removes `paths`, newest first (a file staged inside a registered folder goes before it);
+/// returns how many existed (removed or not: a folder filled meanwhile needs another pass).
+fn remove(paths: &[PathBuf]) -> usize {
+    let mut existed = 0;
+    for path in paths.iter().rev() {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                existed += 1;
+                let _ = std::fs::remove_dir_all(path);
+            }
+            Ok(_) => {
+                existed += 1;
+                let _ = std::fs::remove_file(path);
+            }
+            Err(_) => {}
+        }
+    }
+    existed
 }
 
 #[cfg(test)]
@@ -107,8 +156,12 @@ pub fn install() {
                     _ = term.recv() => {}
                 }
             });
+            INTERRUPTED.store(true, Ordering::SeqCst);
+            // Held until the process ends: a thread failing meanwhile (its staged file removed
+            // under it) cannot print a false error, and waits instead of working on.
+            let mut stderr = std::io::stderr().lock();
             remove_all();
-            eprintln!("interrupted");
+            let _ = writeln!(stderr, "interrupted");
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         });
     drop(spawned);
@@ -132,6 +185,7 @@ mod tests {
             remove(&[file.clone(), folder.clone(), dir.path().join("none")]),
             2
         );
+        assert_eq!(remove(&[file.clone(), folder.clone()]), 0);
         assert!(!file.exists() && !folder.exists());
     }
 }

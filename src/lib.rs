@@ -17,6 +17,7 @@
 //! - [`signature`]: cosign and containers' simple signing, key files, lookaside stores and
 //!   `policy.json`;
 //! - [`interrupt`]: Ctrl-C and SIGTERM remove what a command staged, then exit 130;
+//! - [`pipe`]: a closed stdout (`| head`) ends olmpack silently, as it ends coreutils;
 //! - [`action`]: what each command does, composed from the above (one door per subcommand),
 //!   and `action::source`, the one place that says what a source is (folder, file or image,
 //!   and which of seven kinds, with or without opening it);
@@ -49,6 +50,7 @@ pub mod location;
 pub mod mirror;
 pub mod olmv1;
 pub mod parallel;
+pub mod pipe;
 pub mod reference;
 pub mod registry;
 pub mod scaffold;

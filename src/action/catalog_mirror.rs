@@ -200,6 +200,8 @@ pub fn run(
     opts.source.client.shared.get_or_insert_default();
     opts.target.client.shared.get_or_insert_default();
     let opts = &opts;
+    // Held until the run ends: the archive's staging is this run's alone.
+    let mut _archive_lock = None;
     let dest = match target {
         MirrorTarget::Registry(to) => {
             let d = Destination::parse(to)?;
@@ -216,7 +218,7 @@ pub fn run(
                 ));
             }
             if !opts.dry_run {
-                archive::prepare(dir)?;
+                _archive_lock = Some(archive::prepare(dir)?);
             }
             None
         }

@@ -57,28 +57,57 @@ impl Prepared {
     /// default with `--cache-dir`), so a pod that opm would crash-loop is caught before it is
     /// shipped. Answers still come from the catalog, which an accepted cache's digest proves it
     /// holds. Returns the line to print when the cache is accepted.
-    pub fn check_cache(&self, cache_dir: &str) -> Result<String, CacheCheckError> {
-        let name = &self.name;
-        let path = match &self._source {
-            CatalogSource::Folder(_) => PathBuf::from(cache_dir),
-            CatalogSource::Image { image, .. } => {
-                image.root().join(cache_dir.trim_start_matches('/'))
+    pub fn check_cache(&mut self, cache_dir: &str) -> Result<String, CacheCheckError> {
+        let name = self.name.clone();
+        let report = match &mut self._source {
+            CatalogSource::Folder(folder) => {
+                let path = PathBuf::from(cache_dir);
+                if !path.is_dir() {
+                    return Err(no_cache(&name, cache_dir));
+                }
+                let mut report = crate::serve::verify::verify_dir(folder, &path)
+                    .map_err(|e| CacheCheckError::Unreadable(format!("{name}: {e}")))?;
+                report.cache_dir = report
+                    .cache_dir
+                    .replace(&path.display().to_string(), cache_dir);
+                report
+            }
+            CatalogSource::Image {
+                image,
+                configs,
+                opened,
+            } => {
+                let root = image.root();
+                // Inside the image: hashed with the modes its layers give, not the unpacker's.
+                if !crate::serve::verify::clean_abs(cache_dir)
+                    .is_some_and(|rel| root.join(rel).is_dir())
+                {
+                    return Err(no_cache(&name, cache_dir));
+                }
+                let unreadable = |e: &dyn std::fmt::Display| {
+                    CacheCheckError::Unreadable(hide(&format!("{name}: {e}"), root))
+                };
+                let opened = opened.take().ok_or_else(|| {
+                    unreadable(&"the image was closed before its cache was checked")
+                })?;
+                let canonical_root = root.canonicalize().map_err(|e| unreadable(&e))?;
+                let rel = configs
+                    .strip_prefix(&canonical_root)
+                    .map_err(|_| unreadable(&"the catalog folder is outside the image"))?
+                    .to_string_lossy()
+                    .into_owned();
+                crate::serve::verify::verify_unpacked(&name, &opened, root, &rel, cache_dir)
+                    .map_err(|e| unreadable(&crate::errors::error_chain(&e)))?
             }
         };
-        if !path.is_dir() {
-            return Err(CacheCheckError::Refused(format!(
-                "{name}: no serve cache at {cache_dir}: opm serve --cache-dir {cache_dir} exits at start (integrity check failed: read existing cache digest: no such file or directory)"
-            )));
-        }
-        let mut report = crate::serve::verify::verify_dir(self._source.dir(), &path)
-            .map_err(|e| CacheCheckError::Unreadable(format!("{name}: {e}")))?;
-        report.cache_dir = report
-            .cache_dir
-            .replace(&path.display().to_string(), cache_dir);
         if !report.accepted {
+            let mut text = report.to_text_limited(3);
+            if let CatalogSource::Image { image, .. } = &self._source {
+                text = hide(&text, image.root());
+            }
             return Err(CacheCheckError::Refused(format!(
                 "{name}: opm would not start on the serve cache at {cache_dir}:\n{}",
-                report.to_text().trim_end()
+                text.trim_end()
             )));
         }
         Ok(format!(
@@ -86,6 +115,30 @@ impl Prepared {
             report.cache_dir, report.computed
         ))
     }
+}
+
+/// The refusal for a cache folder that is not there.
+fn no_cache(name: &str, cache_dir: &str) -> CacheCheckError {
+    CacheCheckError::Refused(format!(
+        "{name}: no serve cache at {cache_dir}: opm serve --cache-dir {cache_dir} exits at start (integrity check failed: read existing cache digest: no such file or directory)"
+    ))
+}
+
+/// `text` without the temporary folder an image was unpacked into (`root`, and the folder
+/// holding it): a message names places as the image does, never a path that is gone when
+/// the command ends.
+fn hide(text: &str, root: &std::path::Path) -> String {
+    let mut out = text.to_string();
+    for p in [root.canonicalize().ok(), Some(root.to_path_buf())]
+        .into_iter()
+        .flatten()
+    {
+        let shown = p.display().to_string();
+        if shown.len() > 1 {
+            out = out.replace(&shown, "");
+        }
+    }
+    out
 }
 
 /// Why `--cache-dir` stops the server before it listens.
@@ -200,9 +253,13 @@ pub fn serve(
     let Prepared {
         store,
         http: catalog,
-        _source: source,
+        _source: mut source,
         ..
     } = prepared;
+    // Only the unpacked files are served: an image's layers are no longer needed.
+    if let CatalogSource::Image { opened, .. } = &mut source {
+        drop(opened.take());
+    }
     let listen = Listen { grpc, http };
     crate::serve::server::serve(Arc::new(store), catalog, &listen, on_bound)
         .map_err(|e| ServeError(e.to_string()))?;

@@ -264,6 +264,31 @@ pub fn open(
     open_image(location, registry)
 }
 
+/// [`unpack`], the image kept open as well (its layers are read again only if asked).
+fn unpack_keeping_open(
+    location: &Location,
+    registry: &RegistryOptions,
+) -> Result<(UnpackedSource, OpenedImage), TransportError> {
+    let opened = open_image(location, registry)?;
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-image-")
+        .tempdir()
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
+    crate::interrupt::watch(dir.path());
+    opened.unpack_into(dir.path(), &Limits::default())?;
+    let image = UnpackedSource {
+        image: UnpackedImage {
+            labels: opened.labels(),
+            config: opened.config_json(),
+            digest: opened.image.digest().to_string(),
+            media_type: opened.image.media_type().to_string(),
+            warnings: opened.warnings.clone(),
+            dir,
+        },
+    };
+    Ok((image, opened))
+}
+
 /// Opens and unpacks an image as a bundle image: the temporary folder is named for a bundle,
 /// and the warnings say what a bundle image should not have ([`bundle_warnings`]).
 pub fn unpack_bundle(
@@ -426,6 +451,10 @@ pub enum CatalogSource {
         image: UnpackedSource,
         /// Its catalog folder.
         configs: PathBuf,
+        /// The image, still open: its layers' tar headers give the modes and owners a
+        /// container sees (the unpacked files have the unpacker's), which a serve cache's
+        /// digest covers. Released once the cache is checked, or before serving.
+        opened: Option<Box<OpenedImage>>,
     },
 }
 
@@ -472,13 +501,17 @@ pub fn open_catalog<E: From<CatalogSourceError>>(
         Place::Path(_) => Err(CatalogSourceError::File(source.to_string()).into()),
         Place::Local(_) | Place::Registry(_) => {
             let (opts, location) = registry(location)?;
-            let image = unpack(&location, &opts)
+            let (image, opened) = unpack_keeping_open(&location, &opts)
                 .map_err(|e| CatalogSourceError::Transport(source.to_string(), e))?;
             let configs = image
                 .configs_dir()
                 .ok_or_else(|| CatalogSourceError::NotACatalog(source.to_string()))?
                 .map_err(|e| CatalogSourceError::Label(source.to_string(), e))?;
-            Ok(CatalogSource::Image { image, configs })
+            Ok(CatalogSource::Image {
+                image,
+                configs,
+                opened: Some(Box::new(opened)),
+            })
         }
     }
 }

@@ -135,6 +135,6 @@ pub fn run(args: &Args) -> Outcome {
         }
     }
     eprintln!("copied {} to {}", args.source, report.target);
-    println!("{}", report.digest);
+    outln!("{}", report.digest)?;
     Ok(EXIT_OK)
 }

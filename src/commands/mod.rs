@@ -7,6 +7,18 @@
 //! 1 = findings such as validation errors) or `Err(Failure)` for usage and I/O problems, which
 //! the binary prints once and maps to its exit code (2 unless the failure says otherwise).
 
+/// `println!` for what a command reports on stdout (a digest, a verdict line), for commands
+/// whose job is something else (copy, build, sign, verify): a reader that has gone
+/// (`olmpack copy … | head -0`) loses the rest of the report, and the command finishes its
+/// job and keeps its exit code, as `bundle validate` does; any other write error is a
+/// [`Failure`]. Evaluates to `Result<(), Failure>`. Commands whose job is the printing stop
+/// at the first failed write instead (the edge, `cli`, ends them as coreutils end).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::commands::write_report(format_args!($($arg)*))
+    };
+}
+
 pub mod bundle;
 pub mod catalog;
 pub mod completions;
@@ -25,6 +37,22 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code for usage errors and I/O problems: the command could not do its job.
 pub const EXIT_USAGE: u8 = 2;
+
+/// The line [`outln!`] writes: EPIPE (the reader has gone) is not an error, the report line
+/// is only lost.
+pub fn write_report(line: fmt::Arguments<'_>) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_fmt(format_args!("{line}\n"))
+        .and_then(|()| out.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::usage(format!("cannot write output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// Why a command could not finish; printed once by the binary, with its cause chain.
 #[derive(Debug)]

@@ -81,7 +81,7 @@ pub fn run_sign(args: &SignCmd) -> Outcome {
     let (digest, written) = action::sign(&location, &registry, &opts)?;
     for w in written {
         let what = if w.added { "signed" } else { "already signed" };
-        println!("{what} {digest} ({}): {}", w.format, w.location);
+        outln!("{what} {digest} ({}): {}", w.format, w.location)?;
     }
     Ok(EXIT_OK)
 }
@@ -168,8 +168,8 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
                 for (format, c) in &v.checked {
                     match &c.result {
                         Ok(p) => {
-                            println!("verified ({format}) {}", c.source);
-                            println!("{p}");
+                            outln!("verified ({format}) {}", c.source)?;
+                            outln!("{p}")?;
                         }
                         Err(r) => eprintln!("refused ({format}) {}: {r}", c.source),
                     }
@@ -190,7 +190,7 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
             1 => images.remove(0),
             _ => serde_json::json!({"image": args.image, "verified": all_ok, "images": images}),
         };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default())?;
     }
     Ok(if all_ok { EXIT_OK } else { EXIT_FINDINGS })
 }

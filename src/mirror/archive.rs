@@ -70,9 +70,25 @@ pub fn image_location(dir: &Path, source_digest: &str) -> String {
     )
 }
 
+/// The lock a `--to-archive` run holds on its archive folder (in the folder, not in the
+/// layout, whose own lock guards each `index.json` update): while it is held, a `.olmpack-…`
+/// entry in the archive is this run's staging; without it, one is a killed run's leftover.
+pub const ARCHIVE_LOCK_FILE: &str = ".olmpack.lock";
+
+/// The exclusive lock of a `--to-archive` run, released when dropped (or when the process
+/// ends, however it ends).
+#[derive(Debug)]
+pub struct ArchiveLock {
+    _file: std::fs::File,
+}
+
 /// Checks that `dir` can hold an archive (a `:` would break the `oci:PATH:TAG` grammar);
-/// creates it and its layout folder when missing.
-pub fn prepare(dir: &Path) -> Result<(), ArchiveError> {
+/// creates it and its layout when missing; takes the run's lock and removes what an earlier
+/// run left staged (a killed run's `.olmpack-…` folders and partial blobs), so nothing but
+/// complete blobs travels with the archive. The layout is created here, before any copy,
+/// so the parallel copies add their blobs to it (each through a temporary file in
+/// `blobs/sha256/`) instead of each assembling a whole layout in a staging folder beside it.
+pub fn prepare(dir: &Path) -> Result<ArchiveLock, ArchiveError> {
     let unusable = |reason: String| ArchiveError::Unusable {
         dir: dir.to_path_buf(),
         reason,
@@ -83,7 +99,85 @@ pub fn prepare(dir: &Path) -> Result<(), ArchiveError> {
     if dir.exists() && !dir.is_dir() {
         return Err(unusable("it is not a folder".into()));
     }
-    std::fs::create_dir_all(layout(dir)).map_err(|e| unusable(e.to_string()))?;
+    let oci = layout(dir);
+    std::fs::create_dir_all(&oci).map_err(|e| unusable(e.to_string()))?;
+    let lock_path = dir.join(ARCHIVE_LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| unusable(format!("cannot create {}: {e}", lock_path.display())))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(unusable(
+                "another catalog mirror run is writing to it (wait for it to end)".into(),
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(unusable(format!(
+                "cannot lock {}: {e}",
+                lock_path.display()
+            )));
+        }
+    }
+    let lock = ArchiveLock { _file: file };
+    for folder in [
+        dir.to_path_buf(),
+        oci.clone(),
+        oci.join("blobs").join("sha256"),
+    ] {
+        remove_stale_staging(&folder).map_err(|e| unusable(e.to_string()))?;
+    }
+    create_empty_layout(&oci)?;
+    Ok(lock)
+}
+
+/// Removes the `.olmpack-…` entries of `folder` (temporary files and folders of a run that
+/// was killed before it could remove them; the layout's `.olmpack.lock` is not one).
+fn remove_stale_staging(folder: &Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        if !entry.file_name().to_string_lossy().starts_with(".olmpack-") {
+            continue;
+        }
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            std::fs::remove_dir_all(&path)?;
+        } else {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `oci-layout` and an empty `index.json` into the empty layout folder `oci` (an
+/// existing layout is left as it is).
+fn create_empty_layout(oci: &Path) -> Result<(), ArchiveError> {
+    if oci.join("oci-layout").is_file() {
+        return Ok(());
+    }
+    let index = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": crate::image::media::OCI_INDEX,
+        "manifests": [],
+    });
+    crate::fsio::write(
+        &oci.join("index.json"),
+        &crate::image::config::canonical_json(&index),
+        crate::fsio::Options::edit(0o644),
+    )?;
+    crate::fsio::write(
+        &oci.join("oci-layout"),
+        crate::transport::layout::OCI_LAYOUT_FILE_CONTENT.as_bytes(),
+        crate::fsio::Options::edit(0o644),
+    )?;
     Ok(())
 }
 

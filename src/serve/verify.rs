@@ -251,7 +251,47 @@ pub fn verify_image(
         .map_err(io("create a temp folder"))?;
     crate::interrupt::watch(root.path());
     opened.unpack_into(root.path(), &crate::transport::unpack::Limits::default())?;
-    let catalog_dir = root.path().join(&configs);
+    verify_in(source, opened, root.path(), &configs, given, &cmd)
+}
+
+/// [`verify_image`] for an image already unpacked at `root` (`catalog serve IMAGE
+/// --cache-dir`): the cache folder `cache_dir` (an absolute path inside the image) is hashed
+/// with the modes and owners the image's layers give, as opm sees them in a container, not
+/// with the modes the unpacker wrote.
+pub fn verify_unpacked(
+    source: &str,
+    opened: &crate::transport::source::OpenedImage,
+    root: &Path,
+    configs: &str,
+    cache_dir: &str,
+) -> Result<VerifyReport, VerifyError> {
+    let given = clean_abs(cache_dir).ok_or_else(|| {
+        VerifyError::Usage(format!(
+            "{source}: the cache folder {cache_dir:?} is not a clean absolute path"
+        ))
+    })?;
+    verify_in(
+        source,
+        opened,
+        root,
+        configs,
+        Some((given, CacheDirFrom::Flag)),
+        &[],
+    )
+}
+
+/// The verdict on the cache of `opened`, unpacked at `root`, its catalog at `configs`.
+fn verify_in(
+    source: &str,
+    opened: &crate::transport::source::OpenedImage,
+    root: &Path,
+    configs: &str,
+    given: Option<(String, CacheDirFrom)>,
+    cmd: &[String],
+) -> Result<VerifyReport, VerifyError> {
+    let config = opened.config_json();
+    let configs = configs.to_string();
+    let catalog_dir = root.join(&configs);
     if !catalog_dir.is_dir() {
         return Err(VerifyError::Usage(format!(
             "{source}: the image has no catalog folder /{configs}"
@@ -260,7 +300,7 @@ pub fn verify_image(
     let (cache_dir, from) = match given {
         Some(g) => g,
         None => {
-            let found = find_caches(root.path(), &configs);
+            let found = find_caches(root, &configs);
             match found.as_slice() {
                 [] => {
                     return Ok(VerifyReport {
@@ -307,7 +347,7 @@ pub fn verify_image(
         &configs,
         gotar::tree_of_dir(&catalog_dir, None).map_err(io(format!("/{configs}")))?,
     );
-    let cache_base = root.path().join(&cache_dir);
+    let cache_base = root.join(&cache_dir);
     let cache = cache_base.join("cache");
     let cache_tree = if cache.is_dir() {
         with_modes(
@@ -350,7 +390,7 @@ pub fn verify_image(
         report.ownership = cache_ownership(&cache_base, &cache_dir, &meta);
         judge_readers(
             &mut report,
-            root.path(),
+            root,
             &crate::serve::owner::config_user(&config),
         );
     }
@@ -746,6 +786,13 @@ pub fn verify_trees(
 impl VerifyReport {
     /// The report as text, one fact per line.
     pub fn to_text(&self) -> String {
+        self.to_text_limited(usize::MAX)
+    }
+
+    /// [`Self::to_text`] with at most `per_list` lines of each list (changed, missing, extra,
+    /// modes) and a count of the rest: a refusal at start stays a few lines long, the whole
+    /// list is `catalog cache verify`'s.
+    pub fn to_text_limited(&self, per_list: usize) -> String {
         let mut s = String::new();
         if self.no_cache {
             for n in &self.notes {
@@ -778,18 +825,34 @@ impl VerifyReport {
         for n in &self.notes {
             s.push_str(&format!("{n}\n"));
         }
-        for c in &self.changed {
-            s.push_str(&format!("changed: {} ({})\n", c.path, c.about));
-        }
-        for c in &self.missing {
-            s.push_str(&format!("missing: {} ({})\n", c.path, c.about));
-        }
-        for e in &self.extra {
-            s.push_str(&format!("extra:   {e} (this catalog gives no such file)\n"));
-        }
-        for m in &self.modes {
-            s.push_str(&format!("mode:    {m}\n"));
-        }
+        let mut list = |lines: Vec<String>| {
+            for l in lines.iter().take(per_list) {
+                s.push_str(l);
+                s.push('\n');
+            }
+            if lines.len() > per_list {
+                s.push_str(&format!("         … and {} more\n", lines.len() - per_list));
+            }
+        };
+        list(
+            self.changed
+                .iter()
+                .map(|c| format!("changed: {} ({})", c.path, c.about))
+                .collect(),
+        );
+        list(
+            self.missing
+                .iter()
+                .map(|c| format!("missing: {} ({})", c.path, c.about))
+                .collect(),
+        );
+        list(
+            self.extra
+                .iter()
+                .map(|e| format!("extra:   {e} (this catalog gives no such file)"))
+                .collect(),
+        );
+        list(self.modes.iter().map(|m| format!("mode:    {m}")).collect());
         for w in &self.warnings {
             s.push_str(&format!("warning: {w}\n"));
         }

@@ -205,6 +205,10 @@ fn write_new_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<
         .map_err(|e| OutputError::io("write", dir.join("index.json"), e))?;
     // The temp folder is private (0700); a layout is meant to be shared like any output.
     set_dir_mode(tmp.path(), 0o755)?;
+    // Interrupted: no layout appears after the signal (the watcher removes `tmp`).
+    if crate::interrupt::interrupted() {
+        crate::interrupt::wait_for_exit();
+    }
     // rename(2) replaces an empty folder, and fails (leaving nothing behind: `tmp` is removed on
     // drop) if someone filled it meanwhile.
     fs::rename(tmp.path(), dir).map_err(|e| OutputError::io("create", dir, e))?;

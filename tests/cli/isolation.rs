@@ -2,9 +2,8 @@
 //! report of the others, never prints Rust's panic message, never exits 101 and never leaves a
 //! partial output.
 //!
-//! The failure is made with the debug-only test hook `OLMPACK_TEST_PANIC_ON=<file name>` (see
-//! `src/guard.rs`): the binary panics when it starts reading a file of that name. Release builds
-//! compile the hook out, so these tests skip (saying so) when run with `--release`.
+//! The failure is made with the test hook `OLMPACK_TEST_PANIC_ON=<file name>` (see
+//! `src/guard.rs`): the binary panics when it starts reading a file of that name.
 //!
 //! Rule covered here: "internal/error" (bundles and catalogs).
 
@@ -20,16 +19,9 @@ const HOOK: &str = "OLMPACK_TEST_PANIC_ON";
 /// The file that triggers the failure in the bundle that is meant to fail.
 const TRIGGER: &str = "trigger-internal-failure.yaml";
 
-/// The binary honours the hook only in debug builds or with the `test-hooks` feature (what
-/// `scripts/test.sh`, and so CI, builds with), which this test crate is built with too.
+/// The hook is in every build (it once needed the `test-hooks` feature).
 fn hook_available() -> bool {
-    if cfg!(any(debug_assertions, feature = "test-hooks")) {
-        return true;
-    }
-    crate::support::shared::skip(&format!(
-        "the {HOOK} test hook only exists in debug builds or with --features test-hooks (CI builds with it)"
-    ));
-    false
+    true
 }
 
 /// Every file under a folder with its content (empty map when the folder does not exist).

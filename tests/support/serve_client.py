@@ -5,8 +5,9 @@ grpc_tools from olmpack's proto/registry.proto) for `olmpack catalog serve`.
 Modes (each prints one JSON object on stdout; progress and mismatches go to stderr):
   compare OLMPACK FBC_DIR GOLDEN_DIR PROTO   serve every folder that has a golden, query every
                                               RPC, compare with opm's answers (SOURCE.md rules)
-  smoke OLMPACK FOLDER PROTO                  serve one folder, ListPackages/GetPackage/ListBundles/
-                                              GetBundle of every membership, health, reflection
+  smoke OLMPACK FOLDER PROTO [ARG...]        serve one folder (or image; ARGs go to catalog serve),
+                                              ListPackages/GetPackage/ListBundles/GetBundle of every
+                                              membership, health, reflection
   dump OLMPACK FOLDER PROTO                   GetPackage, ListBundles and GetBundle answers as JSON
   load OLMPACK FOLDER PROTO CLIENTS SECONDS   CLIENTS threads streaming ListBundles and calling
                                               GetBundle for SECONDS; failures and server RSS
@@ -494,9 +495,9 @@ def cmd_compare(olmpack, fbc, goldens, proto):
     print(json.dumps(result, indent=1, sort_keys=True))
 
 
-def cmd_smoke(olmpack, folder, proto):
+def cmd_smoke(olmpack, folder, proto, *extra):
     s = gen_stubs(proto)
-    srv = Server(olmpack, folder)
+    srv = Server(olmpack, folder, extra)
     out = {"folder": folder}
     try:
         ch = wait_serving(s, srv.addr)
@@ -702,7 +703,7 @@ def main(argv):
     if mode == "compare":
         cmd_compare(*argv[2:6])
     elif mode == "smoke":
-        cmd_smoke(*argv[2:5])
+        cmd_smoke(*argv[2:])
     elif mode == "dump":
         cmd_dump(*argv[2:5])
     elif mode == "load":

@@ -187,9 +187,9 @@ pub fn run(args: &Args) -> Outcome {
             built.image_id
         );
     }
-    println!("{} {}", built.digest, built.size);
+    outln!("{} {}", built.digest, built.size)?;
     for reference in &built.pushed {
-        println!("{reference}");
+        outln!("{reference}")?;
     }
     if let Some(opts) = &signing {
         super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;

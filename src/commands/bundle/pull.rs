@@ -33,6 +33,6 @@ pub fn run(args: &Args) -> Outcome {
     for w in &pulled.warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}@{} -> {}", args.image, pulled.digest, dest.display());
+    outln!("{}@{} -> {}", args.image, pulled.digest, dest.display())?;
     Ok(EXIT_OK)
 }

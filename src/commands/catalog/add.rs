@@ -100,17 +100,17 @@ pub fn run(args: &Args) -> Outcome {
         eprintln!("warning: {w}");
     }
     match report.outcome {
-        AddOutcome::Added => println!(
+        AddOutcome::Added => outln!(
             "added {} to {} (channels: {})",
             report.bundle,
             args.catalog_dir.join(&report.file).display(),
             report.channels.join(", ")
-        ),
-        AddOutcome::AlreadyPresent => println!(
+        )?,
+        AddOutcome::AlreadyPresent => outln!(
             "{} is already in {}; nothing changed",
             report.bundle,
             args.catalog_dir.join(&report.file).display()
-        ),
+        )?,
     }
     Ok(EXIT_OK)
 }

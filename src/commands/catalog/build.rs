@@ -284,9 +284,9 @@ pub fn run(args: &Args) -> Outcome {
             );
         }
     }
-    println!("{} {}", built.digest, built.size);
+    outln!("{} {}", built.digest, built.size)?;
     for r in &built.pushed {
-        println!("{r}");
+        outln!("{r}")?;
     }
     if let Some(opts) = &signing {
         super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;

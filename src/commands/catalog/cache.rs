@@ -59,7 +59,7 @@ fn verify(args: &VerifyArgs) -> Outcome {
         args.cache_dir.as_deref(),
         || args.registry.options(Default::default(), &[&args.source]),
     )?;
-    print!("{}", report.to_text());
+    outln!("{}", report.to_text().trim_end_matches('\n'))?;
     Ok(if report.accepted {
         EXIT_OK
     } else {

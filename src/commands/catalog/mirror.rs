@@ -332,21 +332,21 @@ pub fn run(args: &Args) -> Outcome {
             match &i.error {
                 Some(e) => {
                     failed += 1;
-                    println!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source);
+                    outln!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source)?;
                 }
-                None => println!(
+                None => outln!(
                     "{}\t{}\t{}\t{}\t{}",
                     i.kind,
                     i.source,
                     target,
                     i.digest.as_deref().unwrap_or("-"),
                     i.size.map_or_else(|| "?".to_string(), |s| s.to_string())
-                ),
+                )?,
             }
         }
         let (count, bytes, unknown) = outcome.plan.totals();
         let count_of = |k: mirror::Kind| outcome.plan.images.iter().filter(|i| i.kind == k).count();
-        println!(
+        outln!(
             "total: {count} images ({} catalog, {} bundles, {} related), {} ({bytes} bytes){}{}; nothing copied (--dry-run)",
             count_of(mirror::Kind::Catalog),
             count_of(mirror::Kind::Bundle),
@@ -362,7 +362,7 @@ pub fn run(args: &Args) -> Outcome {
             } else {
                 String::new()
             }
-        );
+        )?;
         return Ok(if failed > 0 { EXIT_FINDINGS } else { EXIT_OK });
     };
     let s = &report.summary;

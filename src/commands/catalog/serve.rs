@@ -68,7 +68,7 @@ fn run_inner(args: &Args) -> Outcome {
     let started = std::time::Instant::now();
     // One classification for every source string: a path is never sent to a registry.
     let location = Location::parse(&args.source).map_err(|e| Failure::usage(e.to_string()))?;
-    let prepared = catalog_serve::prepare(
+    let mut prepared = catalog_serve::prepare(
         &location,
         |location| {
             let opts = args.registry.options(&[&args.source])?;
