@@ -33,6 +33,7 @@ mod convert_template;
 mod copy;
 mod filter_diff_substitutes;
 mod first_hour;
+mod hostile_images;
 mod init;
 mod init_corpus;
 mod isolation;

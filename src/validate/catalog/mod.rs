@@ -62,6 +62,7 @@ impl super::batch::Check for Folders {
             dir,
             &LoadOptions {
                 jobs: Some(inner_jobs),
+                ..LoadOptions::default()
             },
         )
     }
