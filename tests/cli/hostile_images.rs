@@ -475,11 +475,11 @@ fn gigabyte_tar_extension_headers_are_refused_under_a_memory_cap() {
     }
 }
 
-/// Archive metadata over containers/image's caps: a docker-archive's `manifest.json` (1 MiB)
-/// and config (4 MiB), an oci-archive's `index.json` (4 MiB). Each is valid JSON padded with
-/// blanks, which today was read whole and accepted.
+/// A docker-archive's metadata over containers/image's caps: `manifest.json` (1 MiB) and the
+/// config (4 MiB). Each is valid JSON padded with blanks, which today was read whole and
+/// accepted.
 #[test]
-fn oversize_archive_metadata_is_refused_naming_the_file() {
+fn oversize_docker_archive_metadata_is_refused_naming_the_file() {
     let scene = Scene::new();
     let t = scene.tmpdir();
     let limit = Duration::from_secs(60);
@@ -528,8 +528,21 @@ fn oversize_archive_metadata_is_refused_naming_the_file() {
         refused(&out, why, name);
         assert!(!out_dir.exists());
     }
+}
 
-    // An oci-archive whose index.json is 5 MiB.
+/// An oci-archive whose `index.json` is 5 MiB of valid JSON (blank-padded): read whole and
+/// accepted today; over the 4 MiB manifest cap now.
+#[test]
+fn oversize_oci_archive_index_is_refused_naming_the_file() {
+    let scene = Scene::new();
+    let t = scene.tmpdir();
+    let limit = Duration::from_secs(60);
+    let pad = |json: &[u8], size: usize| {
+        let mut v = vec![b' '; size];
+        v.extend_from_slice(json);
+        v
+    };
+    let layer = tar_of(&[E::File("f", b"x")]);
     let dir = scene.path("idx");
     std::fs::create_dir_all(&dir).unwrap();
     let layout = layout_of(&dir, &[gzip(&layer)], catalog_labels());
@@ -562,4 +575,33 @@ fn oversize_archive_metadata_is_refused_naming_the_file() {
         "index.json: larger than the 4194304-byte limit",
         "oci-archive index.json",
     );
+}
+
+/// Listing a layer (`bundle inspect`) reads every byte too: a layer whose file declares more
+/// than the 1 GiB unpack limit (1.1 GiB of zeros, about 1 MiB of gzip) is refused at its
+/// header instead of being decompressed to the end.
+#[test]
+fn listing_a_bomb_layer_stops_at_the_byte_limit() {
+    let scene = Scene::new();
+    let mut h = tar::Header::new_gnu();
+    h.set_size(1100 << 20);
+    h.set_mode(0o644);
+    h.set_path("manifests/bomb.yaml").unwrap();
+    h.set_cksum();
+    let layer = gzip_with_zeros(h.as_bytes(), 1100);
+    let dir = scene.path("bomb");
+    std::fs::create_dir_all(&dir).unwrap();
+    let layout = layout_of(&dir, &[layer], support::labels("testop"));
+    let started = Instant::now();
+    let out = run(
+        &["bundle", "inspect", &layout],
+        &scene.tmpdir(),
+        Duration::from_secs(60),
+    );
+    refused(
+        &out,
+        "more than 1073741824 bytes of content",
+        "bundle inspect",
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
 }
