@@ -204,12 +204,16 @@ impl Scene {
         let ups = if a_at == "a" { 2 } else { 1 };
         let link = chain_target(ups, target);
         let pkg = b"{\"schema\":\"olm.package\",\"name\":\"fine\"}\n";
-        let first = vec![
+        let mut first = vec![
             E::Dir("configs/"),
             E::Dir("configs/pkg/"),
             E::File("configs/pkg/fine.json", pkg),
             E::Link("configs/pkg/esc.json", &link),
         ];
+        if a_at != "a" {
+            // The loader must not read `configs/a` itself (a folder): it is ignored.
+            first.push(E::File("configs/.indexignore", b"a\n"));
+        }
         let layers = if split {
             vec![gzip(&tar_of(&first)), gzip(&tar_of(&[E::Link(a_at, ".")]))]
         } else {
