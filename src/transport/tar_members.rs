@@ -185,7 +185,10 @@ mod tests {
         h
     }
 
-    fn collect(bytes: &[u8]) -> io::Result<Vec<(String, Option<String>, Vec<u8>)>> {
+    /// A member as the tests compare it: path, link target, bytes.
+    type Seen = (String, Option<String>, Vec<u8>);
+
+    fn collect(bytes: &[u8]) -> io::Result<Vec<Seen>> {
         let mut archive = tar::Archive::new(bytes);
         let mut out = Vec::new();
         for m in members(&mut archive)? {

@@ -833,7 +833,7 @@ pub fn image_from_gz_layers(
         layers.push(Blob {
             descriptor: Descriptor {
                 media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-                digest: sha256(&gz),
+                digest: sha256(gz),
                 size: gz.len() as u64,
             },
             source: BlobSource::File(path),
