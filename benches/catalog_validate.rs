@@ -47,7 +47,16 @@ fn main() {
     }
     let bytes: u64 = dirs
         .iter()
-        .map(|d| load::load_dir_with(d, &LoadOptions { jobs: Some(1) }).map_or(0, |l| l.bytes))
+        .map(|d| {
+            load::load_dir_with(
+                d,
+                &LoadOptions {
+                    jobs: Some(1),
+                    ..LoadOptions::default()
+                },
+            )
+            .map_or(0, |l| l.bytes)
+        })
         .sum();
     let largest = dirs
         .iter()
@@ -97,7 +106,13 @@ fn main() {
     let start = Instant::now();
     let cpu_start = cpu_seconds();
     for d in &dirs {
-        let _ = load::load_dir_with(d, &LoadOptions { jobs: Some(1) });
+        let _ = load::load_dir_with(
+            d,
+            &LoadOptions {
+                jobs: Some(1),
+                ..LoadOptions::default()
+            },
+        );
     }
     let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu_start);
     println!(

@@ -9,6 +9,8 @@
 //! permissions, whether a missing folder is created, and whether several files are staged first
 //! and renamed only when all of them could be written ([`Staged`]).
 
+pub mod untrusted;
+
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -79,6 +79,7 @@ pub fn run_catalog(dir: &Path, variant: u64, stages: &mut Stages) {
     stages.run("catalog validate", || {
         let opts = LoadOptions {
             jobs: Some(1 + (variant % 2) as usize),
+            ..LoadOptions::default()
         };
         if let Ok(report) = validate::validate_dir(dir, &opts) {
             let mut sink = Vec::new();
@@ -100,7 +101,13 @@ pub fn run_catalog(dir: &Path, variant: u64, stages: &mut Stages) {
         );
     });
     stages.run("catalog graph", || {
-        if let Ok(loaded) = load::load_dir_with(dir, &LoadOptions { jobs: Some(1) }) {
+        if let Ok(loaded) = load::load_dir_with(
+            dir,
+            &LoadOptions {
+                jobs: Some(1),
+                ..LoadOptions::default()
+            },
+        ) {
             let cfg = &loaded.config;
             let mut warnings = Vec::new();
             let _ = mermaid::write_mermaid(cfg, &mermaid::MermaidOptions::default(), &mut warnings);

@@ -759,29 +759,33 @@ pub fn filter_folder(
         }
     }
     let fc = read_config(opts).map_err(|e| wrap(e.into()))?;
-    filter_folder_with(dir, &fc, opts.format, spool, dir)
+    let load = crate::catalog::load::LoadOptions::default();
+    filter_folder_with(dir, &fc, opts.format, spool, dir, &load)
 }
 
 /// [`filter_folder`] with the configuration already read (an oc-mirror
 /// `ImageSetConfiguration` entry a caller mapped itself, say); `shown` names the source in
-/// errors (the folder, or the image the catalog came from).
+/// errors (the folder, or the image the catalog came from); `load` says how the folder is read
+/// (confined to it when it came out of an image).
 pub fn filter_folder_with(
     dir: &Path,
     fc: &crate::catalog::filter::config::FilterConfig,
     format: crate::catalog::write::Format,
     spool: &Path,
     shown: &Path,
+    load: &crate::catalog::load::LoadOptions,
 ) -> Result<(PathBuf, Vec<String>), CatalogBuildRunError> {
     use crate::action::catalog_filter::{FilterCatalogError, filter_config, write_dir};
     let wrap = |e: FilterCatalogError| CatalogBuildRunError::Filter {
         dir: shown.to_path_buf(),
         source: Box::new(e),
     };
-    let loaded =
-        crate::catalog::load::load_dir(dir).map_err(|source| CatalogBuildRunError::Validate {
+    let loaded = crate::catalog::load::load_dir_with(dir, load).map_err(|source| {
+        CatalogBuildRunError::Validate {
             dir: shown.to_path_buf(),
             source: Box::new(source),
-        })?;
+        }
+    })?;
     let errors: Vec<String> = loaded
         .diagnostics
         .iter()

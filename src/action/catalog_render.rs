@@ -378,7 +378,10 @@ fn render_source(
             let took = fill_images(&mut cfg, source, &opts.image)?;
             Ok((cfg, took))
         }
-        Source::CatalogImage { configs, .. } => Ok((load_catalog(source, configs)?, false)),
+        Source::CatalogImage { configs, .. } => Ok((
+            load_catalog_with(source, configs, &load::LoadOptions::for_image())?,
+            false,
+        )),
         Source::BundleImage(image) => render_bundle_image(location, image, opts, warnings),
     }
 }
@@ -415,7 +418,10 @@ fn preload_catalogs(
     if catalogs.len() < 2 || jobs < 2 {
         return slots;
     }
-    let opts = load::LoadOptions { jobs: Some(1) };
+    let opts = load::LoadOptions {
+        jobs: Some(1),
+        ..load::LoadOptions::default()
+    };
     let loaded = crate::parallel::map_indexed(catalogs.len(), jobs, None, |n| {
         let i = catalogs.get(n).copied()?;
         let location = sources.get(i)?;

@@ -178,7 +178,12 @@ pub fn prepare<E: From<ServeError>>(
     let fail = |e: &dyn std::fmt::Display| E::from(ServeError(format!("{name}: {e}")));
     let root = source.dir();
     crate::serve::server::purge_freed_memory_now();
-    let (loaded, metadata) = crate::serve::model::load_compact(root).map_err(|e| fail(&e))?;
+    let opts = match &source {
+        CatalogSource::Folder(_) => crate::catalog::load::LoadOptions::default(),
+        CatalogSource::Image { .. } => crate::catalog::load::LoadOptions::for_image(),
+    };
+    let (loaded, metadata) =
+        crate::serve::model::load_compact(root, &opts).map_err(|e| fail(&e))?;
     if loaded.has_errors() {
         let mut msg = format!("{name}: the catalog cannot be served (opm refuses it too):");
         for d in loaded

@@ -540,13 +540,20 @@ pub fn configs_dir(root: &Path, label: &str) -> Result<PathBuf, String> {
     let root = root
         .canonicalize()
         .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
-    let dir = root.join(&rel).canonicalize().map_err(|e| {
-        format!("label {CONFIGS_LABEL}={label:?} names a folder the image does not have: {e}")
-    })?;
-    if !dir.starts_with(&root) {
-        return Err(bad());
+    let dir = root.join(inside_image(&root, &rel).ok_or_else(bad)?);
+    if !dir.is_dir() {
+        return Err(format!(
+            "label {CONFIGS_LABEL}={label:?} names a folder the image does not have"
+        ));
     }
     Ok(dir)
+}
+
+/// `rel` with the image's links resolved inside `root` ([`crate::fsio::untrusted::resolve`]),
+/// `None` when a link leads out of it. The resolution never looks at a path outside the
+/// image, so whether a host path exists shows in no message.
+fn inside_image(root: &Path, rel: &Path) -> Option<PathBuf> {
+    crate::fsio::untrusted::resolve(root, rel).ok()
 }
 
 /// The database file a database label `label` names, inside the unpacked image `root`, held to
@@ -567,10 +574,13 @@ pub fn database_file(root: &Path, label: &str) -> Result<PathBuf, String> {
     let root = root
         .canonicalize()
         .map_err(|e| format!("cannot read the unpacked image: {e}"))?;
-    let file = root.join(rel).canonicalize().map_err(|e| {
-        format!("label {DATABASE_LABEL}={label:?} names a file the image does not have: {e}")
-    })?;
-    if !file.starts_with(&root) || !file.is_file() {
+    let file = root.join(inside_image(&root, Path::new(rel)).ok_or_else(bad)?);
+    if !file.exists() {
+        return Err(format!(
+            "label {DATABASE_LABEL}={label:?} names a file the image does not have"
+        ));
+    }
+    if !file.is_file() {
         return Err(bad());
     }
     Ok(file)
@@ -591,5 +601,42 @@ pub fn configs_label_path(
         None => Err(format!(
             "{source}: no {CONFIGS_LABEL} label: not a catalog image (give --configs-dir)"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A clean label whose folder a link in the image turns outward (the chain a later entry
+    /// completes) is refused, with the same words whether the host path exists or not.
+    #[test]
+    fn labels_cannot_leave_the_image_through_links() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("image");
+        std::fs::create_dir_all(root.join("real/configs")).unwrap();
+        std::fs::create_dir_all(d.path().join("outside/configs")).unwrap();
+        std::fs::write(d.path().join("outside/index.db"), b"x").unwrap();
+        symlink(".", root.join("a")).unwrap();
+        symlink("a/a/../outside/configs", root.join("esc")).unwrap();
+        symlink("a/a/../nowhere/configs", root.join("gone")).unwrap();
+        symlink("a/a/../outside/index.db", root.join("db")).unwrap();
+        symlink("real/configs", root.join("inside")).unwrap();
+        assert_eq!(
+            configs_dir(&root, "/inside").unwrap(),
+            root.canonicalize().unwrap().join("real/configs")
+        );
+        let esc = configs_dir(&root, "/esc").unwrap_err();
+        let gone = configs_dir(&root, "/gone").unwrap_err();
+        assert!(esc.contains("not a clean path inside the image"), "{esc}");
+        assert_eq!(esc.replace("esc", "gone"), gone);
+        let db = database_file(&root, "/db").unwrap_err();
+        assert!(db.contains("not a clean path inside the image"), "{db}");
+        assert!(
+            configs_dir(&root, "/missing")
+                .unwrap_err()
+                .contains("does not have")
+        );
     }
 }

@@ -521,13 +521,10 @@ fn compacted<'a>(store: &'a Compact, id: &str) -> Option<&'a Compacted> {
 /// Give both to [`ServeModel::new_compact`].
 pub fn load_compact(
     root: &Path,
+    opts: &crate::catalog::load::LoadOptions,
 ) -> Result<(crate::catalog::load::Loaded, CompactMetadata), crate::catalog::load::LoadError> {
     let store = CompactMetadata::default();
-    let loaded = crate::catalog::load::load_dir_shrinking(
-        root,
-        &crate::catalog::load::LoadOptions::default(),
-        &|b| store.shrink(b),
-    )?;
+    let loaded = crate::catalog::load::load_dir_shrinking(root, opts, &|b| store.shrink(b))?;
     Ok((loaded, store))
 }
 

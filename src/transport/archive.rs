@@ -16,6 +16,7 @@ use super::error::LocalError;
 use super::layout::OCI_LAYOUT_FILE_CONTENT;
 use super::unpack as reg_unpack;
 use crate::fsio;
+use crate::fsio::untrusted::{self, UntrustedReadError};
 use crate::image::OutputError;
 use crate::image::config::canonical_json;
 use crate::image::digest::{HashingWriter, copy_verified};
@@ -290,6 +291,7 @@ pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, Loc
         max_file_bytes: 4 << 30,
     };
     reg_unpack::unpack_layer(reader, dir.path(), name, &limits, &mut stats)
+        .and_then(|()| reg_unpack::check_links(dir.path(), name))
         .map_err(|e| invalid(name, e.to_string()))?;
     Ok(dir)
 }
@@ -302,8 +304,14 @@ struct DockerManifestEntry {
     layers: Vec<String>,
 }
 
-fn sha256_file(p: &Path, name: &str) -> Result<(String, u64, bool), LocalError> {
-    let mut f = fs::File::open(p).map_err(LocalError::io(name, "read", p))?;
+/// The most bytes a docker-archive's `manifest.json` may hold (containers/image's
+/// `iolimits.MaxTarFileManifestSize`).
+pub const MAX_ARCHIVE_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// The most bytes an image config may hold (containers/image's `iolimits.MaxConfigBodySize`).
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
+fn sha256_file(mut f: fs::File, p: &Path, name: &str) -> Result<(String, u64, bool), LocalError> {
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut n = 0u64;
@@ -323,11 +331,22 @@ fn sha256_file(p: &Path, name: &str) -> Result<(String, u64, bool), LocalError> 
 }
 
 /// Reads a `docker save` archive (single image), synthesising a Docker v2-2 manifest.
+/// Every file is read beneath the extracted folder ([`untrusted`]): `manifest.json` names the
+/// config and layers, and a link there must not lead to a host file or a device; the manifest
+/// and config are read with containers/image's caps.
 pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, LocalError> {
     let dir = extract_archive(path, name)?;
-    let mpath = dir.path().join("manifest.json");
-    let text =
-        fs::read(&mpath).map_err(|_| invalid(name, "no manifest.json: not a docker-archive"))?;
+    let text = match untrusted::read(
+        dir.path(),
+        Path::new("manifest.json"),
+        MAX_ARCHIVE_MANIFEST_BYTES,
+    ) {
+        Ok(text) => text,
+        Err(UntrustedReadError::Missing { .. }) => {
+            return Err(invalid(name, "no manifest.json: not a docker-archive"));
+        }
+        Err(e) => return Err(invalid(name, e.to_string())),
+    };
     let mut entries: Vec<DockerManifestEntry> = serde_json::from_slice(&text)
         .map_err(|e| invalid(name, format!("manifest.json is not valid: {e}")))?;
     if entries.len() != 1 {
@@ -338,13 +357,12 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Local
     }
     let entry = entries.remove(0);
     let inside = |rel: &str| -> Result<PathBuf, LocalError> {
-        let r = reg_unpack::safe_relative(Path::new(rel))
+        reg_unpack::safe_relative(Path::new(rel))
             .map_err(|e| invalid(name, e))?
-            .ok_or_else(|| invalid(name, "empty path in manifest.json"))?;
-        Ok(dir.path().join(r))
+            .ok_or_else(|| invalid(name, "empty path in manifest.json"))
     };
-    let config_bytes = fs::read(inside(&entry.config)?)
-        .map_err(|e| invalid(name, format!("cannot read config {}: {e}", entry.config)))?;
+    let config_bytes = untrusted::read(dir.path(), &inside(&entry.config)?, MAX_CONFIG_BYTES)
+        .map_err(|e| invalid(name, format!("cannot read the config: {e}")))?;
     let config_desc = Descriptor {
         media_type: crate::image::media::DOCKER_CONFIG.into(),
         digest: reg_digest::sha256(&config_bytes),
@@ -352,8 +370,16 @@ pub fn load_docker_archive(path: &Path, name: &str) -> Result<LoadedImage, Local
     };
     let mut layers = Vec::new();
     for l in &entry.layers {
-        let p = inside(l)?;
-        let (digest, size, gz) = sha256_file(&p, name)?;
+        let rel = inside(l)?;
+        let file = untrusted::open(dir.path(), &rel)
+            .map_err(|e| invalid(name, format!("cannot read a layer: {e}")))?;
+        // The blob is reopened by path later: name it by the path with every link resolved
+        // inside the folder, so that reopening follows no link at all.
+        let p = dir.path().join(
+            untrusted::resolve(dir.path(), &rel)
+                .map_err(|e| invalid(name, format!("cannot read a layer: {e}")))?,
+        );
+        let (digest, size, gz) = sha256_file(file, &p, name)?;
         let media_type = if gz {
             crate::image::media::DOCKER_LAYER_GZIP
         } else {

@@ -392,7 +392,8 @@ fn read_verified(layout: &Path, digest: &str, cap: u64, name: &str) -> Result<Ve
             format!("blob {digest} is larger than {cap} bytes"),
         ));
     }
-    let bytes = fs::read(&p).map_err(LocalError::io(name, "read blob", &p))?;
+    let bytes = crate::fsio::untrusted::read_limited(&p, cap)
+        .map_err(|e| invalid(name, format!("cannot read blob {digest}: {e}")))?;
     let actual = reg_digest::sha256(&bytes);
     if actual != digest {
         return Err(LocalError::DigestMismatch {
@@ -447,15 +448,21 @@ pub enum LayoutRoot {
     },
 }
 
+/// The most bytes a layout's `index.json` may hold: an index is a manifest (the 4 MiB of
+/// containers/image's `iolimits.MaxManifestBodySize`); an oci-archive of a few KiB could
+/// otherwise expand into gigabytes read whole.
+pub const MAX_INDEX_BYTES: u64 = 4 << 20;
+
 /// Reads the manifest (or index) that `tag` names in the layout's `index.json` (the only entry
 /// when `tag` is `None`), verified against its digest.
 pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutRoot, LocalError> {
     let index_path = layout.join("index.json");
-    let text = fs::read(&index_path).map_err(LocalError::io(
-        name,
-        "read the OCI layout index",
-        &index_path,
-    ))?;
+    let text = crate::fsio::untrusted::read_limited(&index_path, MAX_INDEX_BYTES).map_err(|e| {
+        invalid(
+            name,
+            format!("cannot read the OCI layout index index.json: {e}"),
+        )
+    })?;
     let mut index: Index = serde_json::from_slice(&text)
         .map_err(|e| invalid(name, format!("index.json is not valid: {e}")))?;
     let entry = match tag {

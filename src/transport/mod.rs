@@ -32,6 +32,7 @@ pub mod local;
 pub mod options;
 pub mod sink;
 pub mod source;
+pub mod tar_members;
 pub mod unpack;
 
 pub use copy::{CopyOptions, CopyReport, Target, copy};

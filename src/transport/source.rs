@@ -597,6 +597,9 @@ impl OpenedImage {
             }
             vr.finish()?;
         }
+        if let Some(last) = self.image.layers.last() {
+            unpack::check_links(root, &last.descriptor.digest)?;
+        }
         Ok(stats)
     }
 

@@ -4,6 +4,8 @@
 //! layers, `.wh..wh..opq` hides a directory's lower contents), and writes regular files 0644 and
 //! directories 0755 whatever the tar says (a bundle holds only YAML and JSON).
 
+use super::tar_members;
+use crate::fsio::untrusted;
 use crate::image::ImageError;
 use flate2::read::GzDecoder;
 use std::collections::{BTreeMap, HashSet};
@@ -218,11 +220,11 @@ pub fn unpack_layer<R: Read>(
     };
     let mut archive = tar::Archive::new(reader);
     let mut created_here: HashSet<PathBuf> = HashSet::new();
-    let entries = archive
-        .entries()
-        .map_err(|e| err(format!("not a tar archive: {e}")))?;
-    for entry in entries {
-        let mut entry = entry.map_err(|e| err(format!("corrupt tar: {e}")))?;
+    let entries =
+        tar_members::members(&mut archive).map_err(|e| err(format!("not a tar archive: {e}")))?;
+    for member in entries {
+        let member = member.map_err(|e| err(format!("corrupt tar: {e}")))?;
+        let (mut entry, raw_path, link_name) = (member.entry, member.path, member.link);
         stats.entries += 1;
         if stats.entries > limits.max_entries {
             return Err(err(format!(
@@ -230,10 +232,6 @@ pub fn unpack_layer<R: Read>(
                 limits.max_entries
             )));
         }
-        let raw_path = entry
-            .path()
-            .map_err(|e| err(format!("invalid entry path: {e}")))?
-            .into_owned();
         let Some(rel) = safe_relative(&raw_path).map_err(err)? else {
             continue;
         };
@@ -301,9 +299,8 @@ pub fn unpack_layer<R: Read>(
             stats.bytes += n;
             set_mode(&dest, 0o644);
         } else if kind.is_symlink() {
-            let target = entry
-                .link_name()
-                .map_err(|e| err(format!("invalid link: {e}")))?
+            let target = link_name
+                .clone()
                 .ok_or_else(|| err(format!("symlink {} has no target", rel.display())))?;
             link_target_inside(&rel, &target).map_err(err)?;
             link_target_avoids_links(root, &rel, &target).map_err(err)?;
@@ -313,9 +310,8 @@ pub fn unpack_layer<R: Read>(
             std::os::unix::fs::symlink(&target, &dest)
                 .map_err(|e| err(format!("cannot create symlink {}: {e}", rel.display())))?;
         } else if kind.is_hard_link() {
-            let target = entry
-                .link_name()
-                .map_err(|e| err(format!("invalid link: {e}")))?
+            let target = link_name
+                .clone()
                 .ok_or_else(|| err(format!("hardlink {} has no target", rel.display())))?;
             let target_rel = safe_relative(&target)
                 .map_err(|r| err(format!("hardlink {}: {r}", rel.display())))?
@@ -400,18 +396,14 @@ pub fn list_layer<R: Read>(
     let mut out = Vec::new();
     let mut captured = BTreeMap::new();
     let mut listed = 0u64;
-    for entry in archive
-        .entries()
-        .map_err(|e| err(format!("not a tar archive: {e}")))?
+    for member in
+        tar_members::members(&mut archive).map_err(|e| err(format!("not a tar archive: {e}")))?
     {
-        let mut entry = entry.map_err(|e| err(format!("corrupt tar: {e}")))?;
+        let member = member.map_err(|e| err(format!("corrupt tar: {e}")))?;
+        let (mut entry, raw) = (member.entry, member.path);
         if out.len() as u64 >= limits.max_entries {
             return Err(err(format!("more than {} entries", limits.max_entries)));
         }
-        let raw = entry
-            .path()
-            .map_err(|e| err(format!("invalid entry path: {e}")))?
-            .into_owned();
         let Some(rel) = safe_relative(&raw).map_err(err)? else {
             continue;
         };
@@ -462,6 +454,26 @@ pub fn list_layer<R: Read>(
     Ok((out, captured))
 }
 
+/// Checks the finished tree: every link in it, followed as the kernel would (through the links
+/// that later entries or layers created), must stay inside `root`. [`unpack_layer`] checks each
+/// link when it is written, but a later entry can turn a component of an earlier link's target
+/// into a link (`esc -> a/a/../../..`, then `a -> .`), and readers follow links. Call it after
+/// the last layer; `layer` names the last one in the message.
+pub fn check_links(root: &Path, layer: &str) -> Result<(), ImageError> {
+    let err = |reason: String| ImageError::UnsafeLayer {
+        layer: layer.to_string(),
+        reason,
+    };
+    match untrusted::escaping_link(root) {
+        Ok(None) => Ok(()),
+        Ok(Some((link, _))) => Err(err(format!(
+            "link {} leads out of the image once all its entries are in place (through other links); refusing the image",
+            link.display()
+        ))),
+        Err(e) => Err(err(format!("cannot check the unpacked links: {e}"))),
+    }
+}
+
 /// Extracts layers in order into `root` (which must exist and should be empty), each given as
 /// (media type, reader, digest for messages).
 pub fn unpack_layers<'a, I>(layers: I, root: &Path, limits: &Limits) -> Result<Stats, ImageError>
@@ -469,10 +481,13 @@ where
     I: IntoIterator<Item = (String, Box<dyn Read + 'a>, String)>,
 {
     let mut stats = Stats::default();
+    let mut last = String::new();
     for (media_type, reader, digest) in layers {
         let r = decompress(reader, &media_type, &digest)?;
         unpack_layer(r, root, &digest, limits, &mut stats)?;
+        last = digest;
     }
+    check_links(root, &last)?;
     Ok(stats)
 }
 
@@ -548,6 +563,39 @@ mod tests {
             .1
             .expect_err("b -> a/.. must be refused");
         assert!(err.to_string().contains("through another link"), "{err}");
+        // The other order: the link is written first (no `a` yet, lexically inside) and `a`
+        // turns it outward later, in the same layer or the next. The finished tree is checked.
+        let first = |b: &mut tar::Builder<Vec<u8>>| {
+            file(b, "dir/f", b"1");
+            link(b, tar::EntryType::Symlink, "dir/esc", "../a/a/../../secret");
+        };
+        let one = tar_with(|b| {
+            first(b);
+            link(b, tar::EntryType::Symlink, "a", ".");
+        });
+        let two = [
+            tar_with(first),
+            tar_with(|b| link(b, tar::EntryType::Symlink, "a", ".")),
+        ];
+        for layers in [vec![one], two.to_vec()] {
+            let (d, r) = unpack(&layers, Limits::default());
+            let err = r.expect_err("a link turned outward later must be refused");
+            assert!(
+                err.to_string()
+                    .contains("link dir/esc leads out of the image"),
+                "{err}"
+            );
+            drop(d);
+        }
+        // Links that stay inside once everything is in place are fine.
+        let ok = tar_with(|b| {
+            file(b, "dir/f", b"1");
+            link(b, tar::EntryType::Symlink, "dir/alias", "../a/a/dir/f");
+            link(b, tar::EntryType::Symlink, "a", ".");
+        });
+        let (d, r) = unpack(&[ok], Limits::default());
+        r.unwrap();
+        assert_eq!(std::fs::read(d.path().join("dir/alias")).unwrap(), b"1");
     }
 
     #[test]

@@ -891,6 +891,38 @@ fn configs_label_cannot_leave_the_image() {
                     )),
             );
     }
+    // A clean label, and links that leave the image only once a later entry is in place:
+    // `configs` climbs through `a`, which turns into `a -> .` afterwards (same layer or the
+    // next), to the folder outside.
+    use super::hostile_images::{E, chain_target, gzip, layout_of, tar_of};
+    let link = chain_target(0, &outside);
+    for (n, split) in [false, true].into_iter().enumerate() {
+        let dir = tmp.path().join(format!("chain{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let layers = if split {
+            vec![
+                gzip(&tar_of(&[E::Link("configs", &link)])),
+                gzip(&tar_of(&[E::Link("a", ".")])),
+            ]
+        } else {
+            vec![gzip(&tar_of(&[
+                E::Link("configs", &link),
+                E::Link("a", "."),
+            ]))]
+        };
+        let labels = serde_json::json!({ olmpack::catalog::CONFIGS_LABEL: "/configs" });
+        let image = layout_of(&dir, &layers, labels);
+        olmpack()
+            .args(["catalog", "render", &image])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                predicates::str::contains("SECRET")
+                    .not()
+                    .and(predicates::str::contains("leads out of the image")),
+            );
+    }
 }
 
 #[test]

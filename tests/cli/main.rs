@@ -35,6 +35,7 @@ mod copy;
 mod copy_bounded;
 mod filter_diff_substitutes;
 mod first_hour;
+mod hostile_images;
 mod init;
 mod init_corpus;
 mod interrupts;

@@ -96,7 +96,7 @@ fn index_answers_equal_the_plain_conversion_on_every_shared_catalog() {
     let (mut memberships, mut names, mut gvks) = (0, 0, 0);
     for folder in &folders {
         let plain = ServeModel::from_dir(folder).unwrap_or_else(|e| panic!("{folder:?}: {e}"));
-        let (loaded, metadata) = load_compact(folder).unwrap();
+        let (loaded, metadata) = load_compact(folder, &Default::default()).unwrap();
         assert!(!loaded.has_errors(), "{folder:?}");
         let index = ServeIndex::new(ServeModel::new_compact(loaded.config, metadata).unwrap());
         let registries = [Registry::new(Arc::new(index))];

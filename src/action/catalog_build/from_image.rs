@@ -316,6 +316,10 @@ pub fn build_from_image(
             }
         }
         if !reuse {
+            if let Some(last) = image.image.layers.last() {
+                unpack::check_links(&root, &last.descriptor.digest)
+                    .map_err(|e| fail(layer_error(&name, e)))?;
+            }
             let dir = root.join(configs.trim_start_matches('/'));
             if !dir.is_dir() {
                 return Err(refuse(format!(
@@ -339,8 +343,14 @@ pub fn build_from_image(
     };
 
     // The filtered catalog, its layer and its cache.
-    let (filtered, mut warnings) =
-        super::filter_folder_with(catalog_dir, filter, format, spool.path(), &shown)?;
+    let (filtered, mut warnings) = super::filter_folder_with(
+        catalog_dir,
+        filter,
+        format,
+        spool.path(),
+        &shown,
+        &crate::catalog::load::LoadOptions::for_image(),
+    )?;
     let (configs_layer, whiteouts) = folder_layer(
         &filtered,
         configs.trim_start_matches('/'),

@@ -75,6 +75,40 @@ pub enum LoadError {
 pub struct LoadOptions {
     /// Worker threads; `None` = one per CPU.
     pub jobs: Option<usize>,
+    /// The folder came from an image (or another untrusted source): every file, `.indexignore`
+    /// and `ref` is opened beneath the root ([`crate::fsio::untrusted`]), so a link in it can
+    /// never make the loader read (and a render print, a build push, a server serve) a host
+    /// file, and only regular files are read. A folder of the user's follows its links as opm
+    /// does.
+    pub confined: bool,
+}
+
+impl LoadOptions {
+    /// The options for a catalog folder taken out of an image: [`LoadOptions::confined`].
+    pub fn for_image() -> Self {
+        LoadOptions {
+            confined: true,
+            ..LoadOptions::default()
+        }
+    }
+}
+
+/// The most bytes one catalog file (or `ref` object) of a confined load may hold: the unpack
+/// limit of a whole image, so no real catalog meets it and `/dev/zero` cannot fill memory.
+const CONFINED_FILE_LIMIT: u64 = 1 << 30;
+
+/// The most bytes a `ref` object of a folder of the user's may hold (opm's objects are a few
+/// hundred KiB; a link to a device must not fill memory).
+const REF_LIMIT: u64 = 256 << 20;
+
+/// Reads the catalog file `rel` of `root`: beneath the root when the load is confined.
+fn read_catalog_file(root: &Path, rel: &str, confined: bool) -> Result<Vec<u8>, String> {
+    if confined {
+        crate::fsio::untrusted::read(root, Path::new(rel), CONFINED_FILE_LIMIT)
+            .map_err(|e| e.to_string())
+    } else {
+        std::fs::read(root.join(rel)).map_err(|e| e.to_string())
+    }
 }
 
 /// Loads a catalog folder with one worker per CPU.
@@ -166,7 +200,7 @@ fn load_dir_parts(
         })?;
     let mut matcher = ignore::Matcher::default();
     for (domain, rel) in &walk.ignore_files {
-        match std::fs::read(root.join(rel)) {
+        match read_catalog_file(root, rel, opts.confined) {
             Ok(bytes) => matcher.add_file(domain, &String::from_utf8_lossy(&bytes)),
             Err(e) => walk.diagnostics.push(
                 Diagnostic::new(
@@ -183,7 +217,7 @@ fn load_dir_parts(
         .filter(|(rel, _)| !matcher.is_ignored(rel))
         .collect();
     let jobs = opts.jobs.unwrap_or_else(crate::parallel::cores).max(1);
-    let parts = parse_files(root, &files, jobs, shrink, part_pass);
+    let parts = parse_files(root, &files, jobs, opts.confined, shrink, part_pass);
     let mut loaded = Loaded {
         diagnostics: walk.diagnostics,
         files: files.iter().map(|(rel, _)| rel.clone()).collect(),
@@ -201,6 +235,7 @@ fn load_dir_parts(
 pub fn load_bytes(name: &str, bytes: &[u8]) -> Loaded {
     let ctx = FileCtx {
         root: None,
+        confined: false,
         rel: name,
         jobs: crate::parallel::cores(),
     };
@@ -225,6 +260,7 @@ pub fn load_file(path: &Path) -> std::io::Result<Loaded> {
         .unwrap_or_default();
     let ctx = FileCtx {
         root: Some(dir),
+        confined: false,
         rel: &name,
         jobs: crate::parallel::cores(),
     };
@@ -339,6 +375,8 @@ impl FilePart {
 struct FileCtx<'a> {
     /// The catalog root, for `ref` bundle objects; `None` for streams.
     root: Option<&'a Path>,
+    /// `ref` objects are read beneath the root ([`LoadOptions::confined`]).
+    confined: bool,
     /// The file relative to the root.
     rel: &'a str,
     /// Threads for the documents of one large file (1 when files are already parsed in parallel).
@@ -355,6 +393,7 @@ fn parse_files(
     root: &Path,
     files: &[(String, u64)],
     jobs: usize,
+    confined: bool,
     shrink: Option<BundlePass<'_>>,
     part_pass: Option<PartPass<'_>>,
 ) -> Vec<FilePart> {
@@ -363,10 +402,11 @@ fn parse_files(
     let parse = |rel: &str| -> FilePart {
         let ctx = FileCtx {
             root: Some(root),
+            confined,
             rel,
             jobs: file_jobs,
         };
-        match std::fs::read(root.join(rel)) {
+        match read_catalog_file(root, rel, confined) {
             Ok(bytes) => parse_bytes(&ctx, &bytes),
             Err(e) => FilePart {
                 diagnostics: vec![
@@ -796,8 +836,14 @@ fn read_ref(ctx: &FileCtx, path: &str) -> Result<Vec<u8>, String> {
             c => parts.push(c),
         }
     }
+    if ctx.confined {
+        let rel: PathBuf = parts.iter().collect();
+        return crate::fsio::untrusted::read(root, &rel, CONFINED_FILE_LIMIT)
+            .map_err(|e| format!("cannot read ref {path:?}: {e}"));
+    }
     let target = parts.iter().fold(root.to_path_buf(), |p, c| p.join(c));
-    std::fs::read(&target).map_err(|e| format!("cannot read ref {path:?}: {e}"))
+    crate::fsio::untrusted::read_limited(&target, REF_LIMIT)
+        .map_err(|e| format!("cannot read ref {path:?}: {e}"))
 }
 
 #[derive(serde::Deserialize)]

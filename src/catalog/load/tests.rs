@@ -91,7 +91,14 @@ fn every_broken_file_is_reported_and_the_rest_loads() {
         ("f.yaml", "schema: 1\n"),
         ("g.yaml", "- a\n- b\n"),
     ]);
-    let loaded = load_dir_with(dir.path(), &LoadOptions { jobs: Some(3) }).expect("load");
+    let loaded = load_dir_with(
+        dir.path(),
+        &LoadOptions {
+            jobs: Some(3),
+            ..LoadOptions::default()
+        },
+    )
+    .expect("load");
     assert_eq!(
         rules(&loaded),
         [
@@ -208,8 +215,22 @@ fn results_do_not_depend_on_worker_count() {
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
     let dir = tree(&refs);
-    let one = load_dir_with(dir.path(), &LoadOptions { jobs: Some(1) }).expect("load");
-    let four = load_dir_with(dir.path(), &LoadOptions { jobs: Some(4) }).expect("load");
+    let one = load_dir_with(
+        dir.path(),
+        &LoadOptions {
+            jobs: Some(1),
+            ..LoadOptions::default()
+        },
+    )
+    .expect("load");
+    let four = load_dir_with(
+        dir.path(),
+        &LoadOptions {
+            jobs: Some(4),
+            ..LoadOptions::default()
+        },
+    )
+    .expect("load");
     let names =
         |l: &Loaded| -> Vec<String> { l.config.packages.iter().map(|p| p.name.clone()).collect() };
     assert_eq!(names(&one), names(&four));
@@ -237,4 +258,50 @@ fn root_errors() {
     let loaded = load_dir(empty.path()).expect("load");
     assert!(loaded.diagnostics.is_empty() && loaded.config.packages.is_empty());
     let _ = Rule::CatalogSyntax;
+}
+
+/// A catalog folder taken out of an image is read beneath its root: a file that is a link out
+/// of it and a `ref` object through such a link give diagnostics naming the file, never the
+/// host file's content; a folder of the user's still follows its links. (A link to
+/// `/dev/zero` is refused too: `tests/cli/hostile_images.rs`, under a memory cap.)
+#[test]
+fn a_confined_load_reads_nothing_outside_the_folder() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("secret.json");
+    fs::write(
+        &secret,
+        "{\"schema\":\"olm.package\",\"name\":\"host-secret\"}",
+    )
+    .unwrap();
+    let dir = tree(&[(
+        "pkg/bundle.json",
+        "{\"schema\":\"olm.bundle\",\"name\":\"b.v1\",\"package\":\"foo\",\"image\":\"x\",\"properties\":[{\"type\":\"olm.bundle.object\",\"value\":{\"ref\":\"obj/o.json\"}}]}",
+    )]);
+    let up = "../".repeat(40);
+    let host = secret.display().to_string();
+    let host = host.trim_start_matches('/');
+    std::os::unix::fs::symlink(format!("{up}{host}"), dir.path().join("pkg/esc.json")).unwrap();
+    fs::create_dir_all(dir.path().join("pkg/obj")).unwrap();
+    std::os::unix::fs::symlink(format!("../{up}{host}"), dir.path().join("pkg/obj/o.json"))
+        .unwrap();
+
+    let confined = load_dir_with(dir.path(), &LoadOptions::for_image()).expect("load");
+    let shown = format!("{:?} {:?}", confined.config, confined.diagnostics);
+    assert!(!shown.contains("host-secret"), "{shown}");
+    assert!(confined.config.packages.is_empty());
+    let files: Vec<String> = confined
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("leads out of the folder"))
+        .filter_map(|d| d.file.clone())
+        .collect();
+    assert_eq!(
+        files,
+        ["pkg/bundle.json", "pkg/esc.json", "pkg/obj/o.json",],
+        "{shown}"
+    );
+
+    // A folder of the user's: opm follows its links, and so does olmpack.
+    let open = load_dir(dir.path()).expect("load");
+    assert!(format!("{:?}", open.config).contains("host-secret"));
 }

@@ -78,6 +78,7 @@ impl super::batch::Check for Folders {
             dir,
             &LoadOptions {
                 jobs: Some(inner_jobs),
+                ..LoadOptions::default()
             },
             self.0,
         )
