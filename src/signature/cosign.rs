@@ -12,9 +12,9 @@
 //! JSON; with a key, the bundle holds a DSSE envelope over an in-toto statement naming the
 //! image digest. The transparency-log entries are not checked (offline, key-based trust).
 
+use super::identity::IdentityRule;
 use super::lookaside::MAX_SIGNATURES;
 use super::public_key::PublicKey;
-use super::identity::IdentityRule;
 use super::store::{Target, descriptor_of};
 use super::{Checked, Rejection, SignatureError, sha256_digest};
 use crate::image::{Blob, Descriptor};

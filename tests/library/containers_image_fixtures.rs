@@ -366,7 +366,13 @@ fn containers_image_signature_fixtures_verify_as_upstream_expects() {
         format!("{r:?}"),
     );
     let (payload, sig) = sigstore_components("unknown-cosign-key.signature");
-    let r = check_signed_payload(std::slice::from_ref(&one), &payload, &sig, &manifest, &Expected::ANY);
+    let r = check_signed_payload(
+        std::slice::from_ref(&one),
+        &payload,
+        &sig,
+        &manifest,
+        &Expected::ANY,
+    );
     case(
         "unknown-cosign-key.signature refused".into(),
         matches!(r, Err(Rejection::WrongKey(_))),
