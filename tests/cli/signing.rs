@@ -713,8 +713,10 @@ fn simple_signing_tampering_matrix_is_refused_by_olmpack_and_skopeo() {
     let cases: Vec<(&str, &str, Make)> = vec![
         (
             "changed payload",
-            // A specific reason: an empty one matched every output (issue 39).
-            "wrong key: not signed by a key of the keyring",
+            // A specific reason: an empty one matched every output (issue 39). The signature
+            // names a key of the keyring that does not verify it: tampered, not a wrong key
+            // (GnuPG says "BAD signature" too; issue 41 item 9).
+            "the signed payload or the signature was altered after signing",
             Box::new(|r: &str, dg: &str| {
                 // Signed uncompressed, so the literal data is in the clear: one byte of the
                 // signed JSON is changed (the payload still parses), and only the OpenPGP
