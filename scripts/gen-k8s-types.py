@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes src/olmv1/k8s_types.txt: the JSON shape of the Kubernetes Go types OLM v1's renderer
+"""Writes crates/olm/src/olmv1/k8s_types.txt: the JSON shape of the Kubernetes Go types OLM v1's renderer
 round-trips bundle objects through (field names, Go types, omitempty/omitzero), read from the Go
 sources of k8s.io/api, k8s.io/apimachinery and k8s.io/apiextensions-apiserver v0.36.
 
-Usage: gen-k8s-types.py DIR > src/olmv1/k8s_types.txt, where DIR holds the files named below
+Usage: gen-k8s-types.py DIR > crates/olm/src/olmv1/k8s_types.txt, where DIR holds the files named below
 (`git show v0.36.0:<path>` from each repository)."""
 import re
 import sys

@@ -1,7 +1,9 @@
 //! olmpack: package, validate and push Kubernetes Operator bundles (OLM `registry+v1`) as OCI
 //! images without a container daemon.
 //!
-//! The crate is split by what each part holds, so every command is a composition of them:
+//! The workspace is split by what each part holds, so every command is a composition of them.
+//! This crate is the command line; it re-exports the modules of the crates below under their
+//! old paths (`olmpack::catalog`, ...), so tests and benches name one crate:
 //! - [`bundle`]: loading a bundle folder (or an unpacked image) into a typed model whose objects
 //!   remember their file and line;
 //! - [`validate`]: the registry+v1 rules, each with a stable id and severity, and the renderers;
@@ -34,29 +36,15 @@
 
 pub mod action;
 pub mod alloc;
-pub mod bundle;
-pub mod catalog;
 pub mod cli;
 pub mod commands;
-pub mod errors;
-pub mod findings;
-pub mod fsio;
-pub mod gocompat;
-pub mod guard;
-pub mod image;
-pub mod interrupt;
-pub mod legacy;
-pub mod location;
 pub mod mirror;
-pub mod olmv1;
-pub mod parallel;
 pub mod pipe;
-pub mod reference;
-pub mod registry;
-pub mod scaffold;
-pub mod semver_range;
-pub mod serve;
-pub mod signature;
-pub mod transport;
-pub mod validate;
-pub mod yaml;
+
+pub use olmpack_ground::{
+    bundle_keys, errors, findings, fsio, gocompat, guard, interrupt, location, parallel, reference,
+    semver_range, yaml,
+};
+pub use olmpack_oci::{image, registry, signature, transport};
+pub use olmpack_olm::{bundle, catalog, legacy, olmv1, scaffold, validate};
+pub use olmpack_serve::serve;

@@ -9,9 +9,9 @@ use crate::bundle::Bundle;
 use crate::bundle::loader::LoadError;
 use crate::findings::Report;
 use crate::image::build::{BuildWarning, BundleInput};
-use crate::image::{Artifact, BuildError, BuildOptions, BuiltImage};
+use crate::image::{BuildError, BuildOptions};
 use crate::transport::RegistryOptions;
-use crate::transport::sink::{self, Deliverable, Delivery, DeliveryError};
+use crate::transport::sink::{self, Delivery, DeliveryError};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -93,12 +93,6 @@ pub enum BundleBuildError {
     /// The image could not be delivered (pushed, written) or its digest recorded.
     #[error(transparent)]
     Deliver(#[from] DeliveryError),
-}
-
-impl Deliverable for BuiltImage {
-    fn artifact(&self) -> Artifact<'_> {
-        Artifact::Image(&self.image)
-    }
 }
 
 /// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver.

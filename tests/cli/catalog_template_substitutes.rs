@@ -4,7 +4,7 @@
 //! `--offline`. The rendered catalog must carry opm's substitution edges and pass
 //! `catalog validate`; a substitute that does not order after its base is refused with the
 //! template's file and line. (Upstream's own test cases are ported in the library:
-//! `src/catalog/template/substitutes_tests.rs`.)
+//! `crates/olm/src/catalog/template/substitutes_tests.rs`.)
 
 use crate::support::cmd::olmpack;
 use crate::support::fs::copy_dir;

@@ -3,7 +3,7 @@
 //! partial output.
 //!
 //! The failure is made with the test hook `OLMPACK_TEST_PANIC_ON=<file name>` (see
-//! `src/guard.rs`): the binary panics when it starts reading a file of that name.
+//! `crates/ground/src/guard.rs`): the binary panics when it starts reading a file of that name.
 //!
 //! Rule covered here: "internal/error" (bundles and catalogs).
 

@@ -3,7 +3,7 @@
 //! refuses it, and `catalog validate` holds a bundle with a release to opm's rules (normalized
 //! name `<package>-v<version>-<release>`, at most 20 characters). The substitutes template's
 //! ordering by version then release is tested in `catalog_template_substitutes.rs` and
-//! `tests/library/substitutes_template.rs`; `catalog add --mode semver` in `src/catalog/add.rs`.
+//! `tests/library/substitutes_template.rs`; `catalog add --mode semver` in `crates/olm/src/catalog/add.rs`.
 
 use crate::support::cmd::olmpack;
 use crate::support::fixtures::valid_basic as bundle_dir;
