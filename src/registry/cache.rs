@@ -17,10 +17,13 @@ pub const MAX_CACHED_BYTES: usize = 64 << 20;
 /// A manifest's bytes and media type.
 type Entry = (Vec<u8>, String);
 
+/// Manifests by `(repository, digest)`, with their total size in bytes.
+type Kept = (HashMap<(String, String), Entry>, usize);
+
 /// Manifests by `(repository, digest)`.
 #[derive(Debug, Default)]
 pub struct ManifestCache {
-    inner: Mutex<(HashMap<(String, String), Entry>, usize)>,
+    inner: Mutex<Kept>,
 }
 
 impl ManifestCache {

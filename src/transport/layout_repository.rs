@@ -255,3 +255,83 @@ impl Repository for LayoutRepository {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::config::canonical_json;
+    use crate::image::manifest::{Format, manifest_json};
+    use crate::image::{Blob, Image, media};
+    use serde_json::json;
+
+    fn image(text: &str) -> Image {
+        let layer = Blob::memory(media::OCI_LAYER_GZIP, text.as_bytes().to_vec());
+        let config = Blob::memory(
+            media::OCI_CONFIG,
+            br#"{"architecture":"amd64","os":"linux"}"#.to_vec(),
+        );
+        let manifest = manifest_json(
+            Format::Oci,
+            &config.descriptor,
+            std::slice::from_ref(&layer.descriptor),
+        );
+        Image {
+            manifest: Blob::memory(media::OCI_MANIFEST, canonical_json(&manifest)),
+            config,
+            layers: vec![layer],
+        }
+    }
+
+    /// The calls a registry answers, answered by a layout: tags, existence, reads by tag and
+    /// digest, a tagged write, and a referrer found by its subject once it is listed.
+    #[test]
+    fn a_layout_answers_what_a_registry_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let subject = image("subject");
+        layout::write_layout(&subject, dir.path(), &["v1".to_string()]).unwrap();
+        let repo = LayoutRepository::new(dir.path());
+        let digest = subject.digest().to_string();
+        assert_eq!(repo.tags().unwrap(), HashSet::from(["v1".to_string()]));
+        assert_eq!(
+            repo.manifest_head("v1").unwrap().and_then(|h| h.digest),
+            Some(digest.clone())
+        );
+        assert!(repo.manifest_head("v2").unwrap().is_none());
+        assert!(repo.manifest_find("v2").unwrap().is_none());
+        let by_tag = repo.manifest_get("v1").unwrap();
+        assert_eq!(by_tag, repo.manifest_get(&digest).unwrap());
+        assert_eq!(by_tag.digest, digest);
+        assert!(repo.blob_head(&subject.config.descriptor.digest).unwrap());
+        assert!(!repo.blob_mount(&digest, "elsewhere").unwrap());
+
+        // A referrer: config and manifest stored, listed untagged, found by its subject.
+        let config = Blob::memory(media::OCI_CONFIG, b"{}".to_vec());
+        repo.blob_put(&config.descriptor, b"{}").unwrap();
+        let referrer = Manifest::new(
+            media::OCI_MANIFEST,
+            canonical_json(&json!({
+                "schemaVersion": 2,
+                "mediaType": media::OCI_MANIFEST,
+                "artifactType": "application/example",
+                "config": descriptor_json(&config.descriptor),
+                "layers": [],
+                "subject": {"mediaType": media::OCI_MANIFEST, "digest": digest, "size": subject.manifest.descriptor.size},
+            })),
+        );
+        assert_eq!(repo.referrers(&digest).unwrap(), Some(Vec::new()));
+        repo.manifest_put(&referrer.digest, &referrer).unwrap();
+        let found = repo.referrers(&digest).unwrap().unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].descriptor.digest, referrer.digest);
+        // Listing it again changes nothing; it is no tag.
+        repo.referrers_put(&digest, &found).unwrap();
+        assert_eq!(repo.referrers(&digest).unwrap().unwrap().len(), 1);
+        assert_eq!(repo.tags().unwrap().len(), 1);
+
+        // A tagged write replaces the tag, as a registry's would.
+        repo.manifest_put("v1", &referrer).unwrap();
+        assert_eq!(repo.manifest_get("v1").unwrap().digest, referrer.digest);
+        // A blob whose bytes are not its digest's is refused.
+        assert!(repo.blob_put(&config.descriptor, b"other").is_err());
+    }
+}
