@@ -554,24 +554,12 @@ fn still_there(sink: &Target, before: &ImageResult, opts: &RegistryOptions) -> b
 
 /// The digest a registry's tag points at (`HEAD`), `None` when absent or unreachable.
 fn target_digest(reference: &Reference, opts: &RegistryOptions) -> Option<String> {
-    use crate::registry::client::{Request, header};
-    use crate::registry::token::pull_scope;
-    let client = opts.client_for(reference).ok()?;
-    let req = Request::new(
-        reqwest::Method::HEAD,
-        format!(
-            "/v2/{}/manifests/{}",
-            reference.repository,
-            reference.manifest_reference()
-        ),
-        &[pull_scope(&reference.repository)],
-    )
-    .header("Accept", crate::image::media::ACCEPT_MANIFESTS.join(", "));
-    let resp = client.expect(&req, &[200, 404]).ok()?;
-    if resp.status().as_u16() != 200 {
-        return None;
-    }
-    header(&resp, "Docker-Content-Digest")
+    use crate::registry::Repository;
+    opts.repository(reference)
+        .ok()?
+        .manifest_head(reference.manifest_reference())
+        .ok()??
+        .digest
 }
 
 /// The plan of an archive, each image read from its layout.

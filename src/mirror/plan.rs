@@ -11,6 +11,7 @@
 use super::regconf::Rewrites;
 use crate::catalog::model::DeclarativeConfig;
 use crate::reference::Reference;
+use crate::registry::Repository;
 use crate::transport::RegistryOptions;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -231,28 +232,27 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
     planned
 }
 
+/// The digest `what` names in `reference`'s repository, and its size when asked. The manifest
+/// read stays with the run's client ([`crate::registry::cache`]): the copy that follows reads
+/// it from there, not from the registry again.
 fn fetch(
     reference: &Reference,
     what: &str,
     opts: &ResolveOptions,
 ) -> Result<(String, Option<u64>), String> {
-    let client = opts
+    let repository = opts
         .registry
-        .client_for(reference)
+        .repository(reference)
         .map_err(|e| crate::errors::error_chain(&e))?;
-    let (bytes, _, digest) = crate::registry::pull::fetch_manifest_bytes(&client, reference, what)
+    let manifest = repository
+        .manifest_get(what)
         .map_err(|e| crate::errors::error_chain(&e))?;
-    let size = size_of(&client, reference, &bytes, opts.sizes);
-    Ok((digest, size))
+    let size = size_of(&repository, &manifest.bytes, opts.sizes);
+    Ok((manifest.digest, size))
 }
 
 /// Manifest plus config plus layers; for an index, every child when `deep` (else unknown).
-fn size_of(
-    client: &crate::registry::client::Client,
-    reference: &Reference,
-    bytes: &[u8],
-    deep: bool,
-) -> Option<u64> {
+fn size_of(repository: &dyn Repository, bytes: &[u8], deep: bool) -> Option<u64> {
     use crate::image::parse::{parse_index, parse_manifest};
     let own = bytes.len() as u64;
     match parse_index(bytes).ok()? {
@@ -263,13 +263,8 @@ fn size_of(
         Some(entries) if deep => {
             let mut total = own;
             for e in entries {
-                let (child, _, _) = crate::registry::pull::fetch_manifest_bytes(
-                    client,
-                    reference,
-                    &e.descriptor.digest,
-                )
-                .ok()?;
-                total += size_of(client, reference, &child, false)?;
+                let child = repository.manifest_get(&e.descriptor.digest).ok()?;
+                total += size_of(repository, &child.bytes, false)?;
             }
             Some(total)
         }

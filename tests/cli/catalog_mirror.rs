@@ -1259,3 +1259,87 @@ fn platform_narrows_an_index() {
         );
     }
 }
+
+/// A mirror run reads each manifest from the source once (issue 42: the plan resolved a tag,
+/// then the copy read the same manifest again by digest, and the catalog was read three or
+/// four times). Every request to the source goes through a proxy that records it; a request
+/// by tag counts for the manifest the tag names, so a tag read then a digest read of the same
+/// manifest is two reads of it.
+#[test]
+fn each_manifest_is_read_once_per_run() {
+    let Some(f) = fixture() else { return };
+    let d = f.dir.path();
+    let dst = Registry::start(Mode::Plain);
+    let proxy = Proxy::start(f.src.port, |_, _| Fault::Pass);
+    let conf = d.join("registries.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[[registry]]\nlocation = \"{src}\"\n[[registry.mirror]]\nlocation = \"{proxy}\"\n",
+            src = f.src.host,
+            proxy = proxy.host()
+        ),
+    )
+    .expect("write conf");
+    let proxied_catalog = f.catalog.replace(&f.src.host, &proxy.host());
+    let (code, _, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            &proxied_catalog,
+            "--to",
+            &format!("{}/once", dst.host),
+            "--registries-conf",
+            &conf.display().to_string(),
+            "-j",
+            "2",
+        ],
+        d,
+    );
+    assert_eq!(code, 0, "{err}");
+    // What each tag names: the fixture's tagged images and the cosign signature tag.
+    let mut tags: std::collections::HashMap<(String, String), String> = f
+        .images
+        .iter()
+        .filter_map(|(name, digest)| {
+            let path = name.split_once('/')?.1;
+            let (repo, tag) = path.rsplit_once(':')?;
+            (!path.contains('@')).then(|| ((repo.to_string(), tag.to_string()), digest.clone()))
+        })
+        .collect();
+    tags.insert(
+        ("rel/c".to_string(), sig_tag(&f.signed.0)),
+        f.signed.1.clone(),
+    );
+    let mut reads: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    for s in proxy.seen() {
+        if s.method != "GET" {
+            continue;
+        }
+        let Some((repo, reference)) = s
+            .path
+            .strip_prefix("/v2/")
+            .and_then(|p| p.rsplit_once("/manifests/"))
+        else {
+            continue;
+        };
+        let key = (repo.to_string(), reference.to_string());
+        let manifest = tags.get(&key).cloned().unwrap_or(key.1);
+        *reads.entry((key.0, manifest)).or_default() += 1;
+    }
+    let catalog_repo = "olm/catalog".to_string();
+    let catalog_digest = &f.images.last().expect("catalog").1;
+    eprintln!(
+        "MANIFEST GETS: {} manifests, {} GETs; catalog index {}; most for one manifest {}",
+        reads.len(),
+        reads.values().sum::<usize>(),
+        reads
+            .get(&(catalog_repo, catalog_digest.clone()))
+            .copied()
+            .unwrap_or(0),
+        reads.values().max().copied().unwrap_or(0)
+    );
+    let again: Vec<_> = reads.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(again.is_empty(), "manifests read more than once: {again:?}");
+    assert!(reads.len() >= 6, "{reads:?}");
+}

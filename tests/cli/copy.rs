@@ -378,6 +378,68 @@ fn copy_mistakes_are_usage_errors_that_name_the_input() {
         .stderr(predicates::str::contains("invalid target"));
 }
 
+/// An SBOM-like OCI 1.1 artifact whose `subject` is `subject`.
+fn sbom_referrer(subject: &Descriptor) -> Image {
+    let layer = Blob::memory(
+        "application/spdx+json",
+        br#"{"spdxVersion":"SPDX-2.3"}"#.to_vec(),
+    );
+    let config = Blob::memory("application/vnd.oci.empty.v1+json", b"{}".to_vec());
+    let manifest = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "artifactType": "application/spdx+json",
+        "config": desc(&config.descriptor),
+        "layers": [desc(&layer.descriptor)],
+        "subject": desc(subject),
+    });
+    Image {
+        manifest: Blob::memory(
+            "application/vnd.oci.image.manifest.v1+json",
+            serde_json::to_vec(&manifest).expect("json"),
+        ),
+        config,
+        layers: vec![layer],
+    }
+}
+
+/// A referrer kept in an `oci:` layout (an untagged `index.json` entry whose manifest names
+/// the image as its subject) comes along to a registry as it does from a registry: the layout
+/// answers the referrers question through the same repository API (issue 42: a layout's
+/// referrers were never looked for).
+#[test]
+fn referrers_come_along_from_an_oci_layout() {
+    let dst = Registry::start(Mode::Plain);
+    let work = tempfile::tempdir().expect("tmp");
+    let index = two_platform_index(work.path());
+    let layout = work.path().join("layout");
+    olmpack::transport::layout::write_index_layout(&index, &layout, &["v1".to_string()])
+        .expect("write layout");
+    let referrer = sbom_referrer(&index.index.descriptor);
+    let referrer_digest = referrer.manifest.descriptor.digest.clone();
+    olmpack::transport::layout::write_layout(&referrer, &layout, &[]).expect("write referrer");
+    let digest = index.index.descriptor.digest.clone();
+    let from = format!("oci:{}:v1", layout.display());
+    let to = dst.reference("mirror/catalog", "v1");
+    let (out, err) = run_copy(&[&from, &to, "--with-signatures"]);
+    assert_eq!(out, digest);
+    assert!(
+        err.contains(&format!("copied referrer {referrer_digest}")),
+        "{err}"
+    );
+    let copied = skopeo_raw(&format!(
+        "docker://{}/mirror/catalog@{referrer_digest}",
+        dst.host
+    ))
+    .expect("the referrer is at the target");
+    assert_eq!(support::sha256(&copied), referrer_digest);
+    let ref_tag = digest.replacen(':', "-", 1);
+    let listed = skopeo_raw(&format!("docker://{}/mirror/catalog:{ref_tag}", dst.host))
+        .expect("the target has a tag-schema index");
+    let listed: serde_json::Value = serde_json::from_slice(&listed).expect("json");
+    assert_eq!(listed["manifests"][0]["digest"], referrer_digest);
+}
+
 /// An OCI 1.1 referrer (an SBOM-like artifact whose `subject` is the index) listed in the
 /// referrers tag-schema index `sha256-<hex>`, as clients write it for registries without the
 /// referrers API (this docker-registry has none): it comes along, and the target gets its own
@@ -390,27 +452,7 @@ fn referrers_come_along_through_the_tag_schema_fallback() {
     let (index, _) = seed(&src, work.path());
     let digest = index.index.descriptor.digest.clone();
     let c = client(&src.host);
-    let layer = Blob::memory(
-        "application/spdx+json",
-        br#"{"spdxVersion":"SPDX-2.3"}"#.to_vec(),
-    );
-    let config = Blob::memory("application/vnd.oci.empty.v1+json", b"{}".to_vec());
-    let manifest = serde_json::json!({
-        "schemaVersion": 2,
-        "mediaType": "application/vnd.oci.image.manifest.v1+json",
-        "artifactType": "application/spdx+json",
-        "config": desc(&config.descriptor),
-        "layers": [desc(&layer.descriptor)],
-        "subject": desc(&index.index.descriptor),
-    });
-    let referrer = Image {
-        manifest: Blob::memory(
-            "application/vnd.oci.image.manifest.v1+json",
-            serde_json::to_vec(&manifest).expect("json"),
-        ),
-        config,
-        layers: vec![layer],
-    };
+    let referrer = sbom_referrer(&index.index.descriptor);
     let referrer_digest = referrer.manifest.descriptor.digest.clone();
     push::push_image(&c, &referrer, REPO, &[], &silent()).expect("push referrer");
     let mut entry = desc(&referrer.manifest.descriptor);

@@ -194,13 +194,13 @@ pub enum Body {
     },
 }
 
-/// One request: method, URL (absolute, or a path starting with `/v2/`), headers, body, the
+/// One request: method, URL (absolute, or a path from [`super::api`]), headers, body, the
 /// token scopes it needs, and whether the client may resend it on temporary failures.
 #[derive(Debug, Clone)]
 pub struct Request {
     /// HTTP method.
     pub method: Method,
-    /// URL or `/v2/...` path.
+    /// URL, or a path from [`super::api`] (resolved against the registry).
     pub url: String,
     /// Extra headers.
     pub headers: Vec<(&'static str, String)>,
@@ -264,6 +264,8 @@ pub struct Client {
     timeout: Duration,
     state: Arc<Mutex<AuthState>>,
     tokens: Arc<TokenCache>,
+    /// Manifests read through this client (and every handle sharing it), by digest.
+    manifests: Arc<super::cache::ManifestCache>,
     /// Request counters.
     pub stats: Stats,
 }
@@ -316,6 +318,7 @@ impl Client {
             timeout: self.timeout,
             state: Arc::clone(&self.state),
             tokens: Arc::clone(&self.tokens),
+            manifests: Arc::clone(&self.manifests),
             stats: Stats::default(),
         }
     }
@@ -375,6 +378,7 @@ impl Client {
             timeout: opts.timeout,
             state: Arc::new(Mutex::new(AuthState::Unknown)),
             tokens: Arc::new(TokenCache::default()),
+            manifests: Arc::default(),
             stats: Stats::default(),
         })
     }
@@ -382,6 +386,11 @@ impl Client {
     /// The registry name this client talks to.
     pub fn registry(&self) -> &str {
         &self.registry
+    }
+
+    /// The manifests this client has read (see [`super::cache`]).
+    pub fn manifest_cache(&self) -> &super::cache::ManifestCache {
+        &self.manifests
     }
 
     /// The retry policy, shared with blob-level retries in push.

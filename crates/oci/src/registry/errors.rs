@@ -109,7 +109,7 @@ impl std::fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// The `host[:port]` of a URL (`http://127.0.0.1:5000/v2/` → `127.0.0.1:5000`).
+/// The `host[:port]` of a URL (`http://127.0.0.1:5000/a/b` → `127.0.0.1:5000`).
 fn authority(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     rest.split(['/', '?']).next().unwrap_or(rest)
@@ -210,25 +210,27 @@ fn describe_status(method: &str, url: &str, status: u16, errors: &[EnvelopeError
     let path = path.split('?').next().unwrap_or(path);
     let code = |c: &str| errors.iter().any(|e| e.code == c);
     if status == 404
-        && let Some(rest) = path.strip_prefix("/v2/")
+        && let Some(endpoint) = super::api::endpoint(path)
     {
         let place = |repo: &str| format!("{}/{repo}", authority(url));
-        if let Some((repo, reference)) = rest.rsplit_once("/manifests/") {
-            if code("NAME_UNKNOWN") {
-                return format!("repository {} not found", place(repo));
+        match endpoint {
+            super::api::Endpoint::Manifest(repo, reference) => {
+                if code("NAME_UNKNOWN") {
+                    return format!("repository {} not found", place(repo));
+                }
+                let what = if reference.contains(':') {
+                    "digest"
+                } else {
+                    "tag"
+                };
+                return format!("{what} {reference} not found in {}", place(repo));
             }
-            let what = if reference.contains(':') {
-                "digest"
-            } else {
-                "tag"
-            };
-            return format!("{what} {reference} not found in {}", place(repo));
-        }
-        if let Some((repo, digest)) = rest.rsplit_once("/blobs/") {
-            if code("NAME_UNKNOWN") {
-                return format!("repository {} not found", place(repo));
+            super::api::Endpoint::Blob(repo, digest) => {
+                if code("NAME_UNKNOWN") {
+                    return format!("repository {} not found", place(repo));
+                }
+                return format!("blob {digest} not found in {}", place(repo));
             }
-            return format!("blob {digest} not found in {}", place(repo));
         }
     }
     let mut out = format!("{method} {url}: HTTP {status}");
@@ -497,18 +499,24 @@ mod tests {
     #[test]
     fn urls_are_redacted() {
         assert_eq!(
-            redact_url("http://127.0.0.1:5000/v2/a/blobs/uploads/uuid?_state=SECRET&digest=x"),
-            "http://127.0.0.1:5000/v2/a/blobs/uploads/uuid?<redacted>"
+            redact_url(&format!(
+                "http://127.0.0.1:5000{}uuid?_state=SECRET&digest=x",
+                super::super::api::uploads("a")
+            )),
+            format!(
+                "http://127.0.0.1:5000{}uuid?<redacted>",
+                super::super::api::uploads("a")
+            )
         );
-        assert_eq!(redact_url("https://user:pw@host/v2/"), "https://host/v2/");
-        assert_eq!(redact_url("https://host/v2/"), "https://host/v2/");
+        assert_eq!(redact_url("https://user:pw@host/x/"), "https://host/x/");
+        assert_eq!(redact_url("https://host/x/"), "https://host/x/");
     }
 
     #[test]
     fn status_error_renders_envelope() {
         let e = RegistryError::Status {
             method: "PUT".into(),
-            url: "http://h/v2/x".into(),
+            url: "http://h/x".into(),
             status: 400,
             errors: parse_envelope(
                 br#"{"errors":[{"code":"DIGEST_INVALID","message":"digest did not match"}]}"#,
@@ -517,7 +525,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "PUT http://h/v2/x: HTTP 400: DIGEST_INVALID: digest did not match"
+            "PUT http://h/x: HTTP 400: DIGEST_INVALID: digest did not match"
         );
         assert!(!e.is_temporary());
     }

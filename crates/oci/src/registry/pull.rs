@@ -42,8 +42,26 @@ pub fn fetch_manifest_bytes(
     reference: &Reference,
     what: &str,
 ) -> Result<(Vec<u8>, String, String), RegistryError> {
-    let scopes = [pull_scope(&reference.repository)];
-    get_manifest(client, reference, what, &scopes)
+    fetch_manifest(client, &reference.repository, what)
+}
+
+/// [`fetch_manifest_bytes`] by repository name. A manifest this client (or a handle sharing
+/// it) read before by digest is not read again ([`super::cache`]).
+pub fn fetch_manifest(
+    client: &Client,
+    repository: &str,
+    what: &str,
+) -> Result<(Vec<u8>, String, String), RegistryError> {
+    if what.starts_with("sha256:")
+        && let Some((bytes, media_type)) = client.manifest_cache().get(repository, what)
+    {
+        return Ok((bytes, media_type, what.to_string()));
+    }
+    let fetched = get_manifest(client, repository, what, &[pull_scope(repository)])?;
+    client
+        .manifest_cache()
+        .put(repository, &fetched.2, &fetched.0, &fetched.1);
+    Ok(fetched)
 }
 
 fn sha256_digest(bytes: &[u8]) -> String {
@@ -52,17 +70,13 @@ fn sha256_digest(bytes: &[u8]) -> String {
 
 fn get_manifest(
     client: &Client,
-    reference: &Reference,
+    repository: &str,
     what: &str,
     scopes: &[String],
 ) -> Result<(Vec<u8>, String, String), RegistryError> {
     let accept = crate::image::media::ACCEPT_MANIFESTS.join(", ");
-    let req = Request::new(
-        Method::GET,
-        format!("/v2/{}/manifests/{what}", reference.repository),
-        scopes,
-    )
-    .header("Accept", accept);
+    let req = Request::new(Method::GET, super::api::manifest(repository, what), scopes)
+        .header("Accept", accept);
     let resp = client.expect(&req, &[200])?;
     let ct = header(&resp, "Content-Type").unwrap_or_default();
     let mut bytes = Vec::new();
@@ -119,7 +133,7 @@ pub fn open_blob(
     }
     let req = Request::new(
         Method::GET,
-        format!("/v2/{repository}/blobs/{}", desc.digest),
+        super::api::blob(repository, &desc.digest),
         &[pull_scope(repository)],
     )
     .expecting(desc.size);

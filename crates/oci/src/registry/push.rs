@@ -173,11 +173,7 @@ pub fn blob_exists(
     scopes: &[String],
 ) -> Result<bool, RegistryError> {
     let resp = client.expect(
-        &Request::new(
-            Method::HEAD,
-            format!("/v2/{repository}/blobs/{digest}"),
-            scopes,
-        ),
+        &Request::new(Method::HEAD, super::api::blob(repository, digest), scopes),
         &[200, 404],
     )?;
     Ok(resp.status().as_u16() == 200)
@@ -314,22 +310,15 @@ fn put_manifest(
         tags.to_vec()
     };
     for tag in &targets {
-        let req = Request::new(
-            Method::PUT,
-            format!("/v2/{repository}/manifests/{tag}"),
+        put_manifest_bytes(
+            client,
+            repository,
+            tag,
+            &manifest_blob.descriptor.media_type,
+            &manifest,
+            &digest,
             scopes,
-        )
-        .header("Content-Type", manifest_blob.descriptor.media_type.clone())
-        .body(Body::Bytes(manifest.clone()));
-        let resp = client.expect(&req, &[200, 201])?;
-        if let Some(got) = header(&resp, "Docker-Content-Digest")
-            && got != digest
-        {
-            return Err(RegistryError::DigestMismatch {
-                expected: digest.clone(),
-                actual: got,
-            });
-        }
+        )?;
         let name = format!("{}/{repository}", client.registry());
         refs.push(if tag.contains(':') {
             format!("{name}@{digest}")
@@ -341,6 +330,54 @@ fn put_manifest(
         }
     }
     Ok(refs)
+}
+
+/// Puts `bytes` (whose digest is `digest`) as the manifest `reference` (a tag or the digest) of
+/// `repository`, checking the digest the registry computed.
+pub fn put_manifest_bytes(
+    client: &Client,
+    repository: &str,
+    reference: &str,
+    media_type: &str,
+    bytes: &[u8],
+    digest: &str,
+    scopes: &[String],
+) -> Result<(), RegistryError> {
+    let req = Request::new(
+        Method::PUT,
+        super::api::manifest(repository, reference),
+        scopes,
+    )
+    .header("Content-Type", media_type.to_string())
+    .body(Body::Bytes(bytes.to_vec()));
+    let resp = client.expect(&req, &[200, 201])?;
+    if let Some(got) = header(&resp, "Docker-Content-Digest")
+        && got != digest
+    {
+        return Err(RegistryError::DigestMismatch {
+            expected: digest.to_string(),
+            actual: got,
+        });
+    }
+    Ok(())
+}
+
+/// Puts one blob into `repository` (skipped when there, mounted when `opts` knows it in another
+/// repository of the registry, else uploaded): what [`push_image`] does for each blob.
+pub fn put_blob(
+    client: &Client,
+    repository: &str,
+    blob: &Blob,
+    opts: &PushOptions,
+) -> Result<BlobAction, RegistryError> {
+    let scopes = [push_scope(repository)];
+    push_blob(client, repository, blob, &scopes, opts, None, None)
+}
+
+/// A cross-repository mount of `digest` from `from` into `repository`: whether the registry
+/// did it (a declined mount is not an error).
+pub fn mount_blob(client: &Client, repository: &str, digest: &str, from: &str) -> bool {
+    try_mount(client, repository, digest, &[push_scope(repository)], from)
 }
 
 /// Pushes a multi-platform index: each image by digest (shared blobs are found existing after
@@ -683,7 +720,7 @@ fn start_session(
     scopes: &[String],
     mount_from: Option<&str>,
 ) -> Result<Result<(String, u64), BlobAction>, RegistryError> {
-    let mut url = format!("/v2/{repository}/blobs/uploads/");
+    let mut url = super::api::uploads(repository);
     if let Some(from) = mount_from {
         url = format!("{url}?mount={digest}&from={from}");
     }

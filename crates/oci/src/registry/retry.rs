@@ -178,13 +178,13 @@ mod tests {
     fn a_retry_notice_says_what_why_and_when() {
         assert_eq!(
             retry_notice(
-                "GET http://h/v2/x/manifests/1",
+                "GET http://h/x/manifests/1",
                 "connection refused",
                 1,
                 5,
                 Duration::from_millis(520)
             ),
-            "warning: GET http://h/v2/x/manifests/1 failed: connection refused; retrying in 0.5 s (attempt 2 of 5)"
+            "warning: GET http://h/x/manifests/1 failed: connection refused; retrying in 0.5 s (attempt 2 of 5)"
         );
     }
 

@@ -1,4 +1,4 @@
-//! A repository's tag list (`GET /v2/<name>/tags/list`), following `Link: <…>; rel="next"`
+//! A repository's tag list (`GET …/<name>/tags/list`, [`super::api::tags`]), following `Link: <…>; rel="next"`
 //! pages. The registry is a remote party: a relative link is resolved against the URL of the
 //! page that carried it (RFC 8288, RFC 3986 reference resolution), a link to another host is
 //! refused, and the pages together are capped in count and in bytes.
@@ -24,7 +24,7 @@ struct TagPage {
 /// Every tag of `repository`, from all its pages; an error when a page fails, is not a tag
 /// list, links elsewhere, or the pages go past [`MAX_TAG_PAGES`] or [`MAX_TAG_LIST_BYTES`].
 pub fn list(client: &Client, repository: &str) -> Result<HashSet<String>, RegistryError> {
-    let mut url = client.resolve_location(&format!("/v2/{repository}/tags/list"));
+    let mut url = client.resolve_location(&super::api::tags(repository));
     let mut tags = HashSet::new();
     let mut left = MAX_TAG_LIST_BYTES;
     for _ in 0..MAX_TAG_PAGES {
@@ -99,26 +99,26 @@ mod tests {
 
     #[test]
     fn links_resolve_against_the_page_and_stay_on_the_registry() {
-        let page = "http://127.0.0.1:5000/v2/a/b/tags/list?n=2";
+        let page = "http://127.0.0.1:5000/r/a/b/tags/list?n=2";
         let r = |t: &str| resolve_link(page, t);
         assert_eq!(
-            r("/v2/a/b/tags/list?n=2&last=x").unwrap(),
-            "http://127.0.0.1:5000/v2/a/b/tags/list?n=2&last=x"
+            r("/r/a/b/tags/list?n=2&last=x").unwrap(),
+            "http://127.0.0.1:5000/r/a/b/tags/list?n=2&last=x"
         );
         assert_eq!(
             r("list?last=x").unwrap(),
-            "http://127.0.0.1:5000/v2/a/b/tags/list?last=x"
+            "http://127.0.0.1:5000/r/a/b/tags/list?last=x"
         );
         assert_eq!(
             r("?last=y").unwrap(),
-            "http://127.0.0.1:5000/v2/a/b/tags/list?last=y"
+            "http://127.0.0.1:5000/r/a/b/tags/list?last=y"
         );
-        assert!(r("http://127.0.0.1:5001/v2/a/b/tags/list").is_err());
-        assert!(r("//elsewhere.example/v2/").is_err());
-        assert!(r("https://127.0.0.1:5000/v2/").is_err(), "another scheme");
+        assert!(r("http://127.0.0.1:5001/r/a/b/tags/list").is_err());
+        assert!(r("//elsewhere.example/r/").is_err());
+        assert!(r("https://127.0.0.1:5000/r/").is_err(), "another scheme");
         assert_eq!(
-            next_link(r#"</v2/x/tags/list?last=a>; rel="next""#).as_deref(),
-            Some("/v2/x/tags/list?last=a")
+            next_link(r#"</r/x/tags/list?last=a>; rel="next""#).as_deref(),
+            Some("/r/x/tags/list?last=a")
         );
         assert_eq!(next_link(r#"<a>; rel="prev""#), None);
     }
@@ -126,14 +126,14 @@ mod tests {
     #[test]
     fn tag_list_pages_follow_the_next_link() {
         assert_eq!(
-            next_link(r#"</v2/a/tags/list?last=b&n=2>; rel="next""#).as_deref(),
-            Some("/v2/a/tags/list?last=b&n=2")
+            next_link(r#"</r/a/tags/list?last=b&n=2>; rel="next""#).as_deref(),
+            Some("/r/a/tags/list?last=b&n=2")
         );
         assert_eq!(
             next_link(r#"<https://r/x>; rel="prev", <https://r/y>; rel=next"#).as_deref(),
             Some("https://r/y")
         );
-        assert_eq!(next_link(r#"</v2/a/tags/list>; rel="prev""#), None);
+        assert_eq!(next_link(r#"</r/a/tags/list>; rel="prev""#), None);
         assert_eq!(next_link("garbage"), None);
     }
 }

@@ -8,13 +8,11 @@ use crate::image::media::{OCI_INDEX, OCI_MANIFEST};
 use crate::image::{Blob, BlobSource, Descriptor, Image};
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
-use crate::registry::RegistryError;
-use crate::registry::client::{Client, Request};
 use crate::registry::pull;
 use crate::registry::push::{self, Progress, PushOptions};
-use crate::registry::token::pull_scope;
-use crate::transport::RegistryOptions;
+use crate::registry::{RegistryError, Remote, Repository, RepositoryError};
 use crate::transport::layout;
+use crate::transport::{RegistryOptions, TransportError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,8 +25,8 @@ const MAX_SMALL: u64 = 4 << 20;
 pub enum Where {
     /// A registry repository.
     Registry {
-        /// A client for its registry.
-        client: Box<Client>,
+        /// The repository, through a client for its registry.
+        repository: Box<Remote>,
         /// The reference as given (tag or digest kept, for the identity check).
         reference: Reference,
     },
@@ -110,13 +108,15 @@ impl Target {
         let name = location.as_str().to_string();
         match location.place() {
             Place::Registry(reference) => {
-                let client = opts.client_for(reference)?;
-                let (_, _, digest) =
-                    pull::fetch_manifest_bytes(&client, reference, reference.manifest_reference())?;
+                let repository = opts.repository(reference)?;
+                let digest = repository
+                    .manifest_get(reference.manifest_reference())
+                    .map_err(repository_error)?
+                    .digest;
                 Ok(Target {
                     name,
                     place: Where::Registry {
-                        client: Box::new(client),
+                        repository: Box::new(repository),
                         reference: reference.clone(),
                     },
                     digest,
@@ -227,13 +227,13 @@ impl Target {
     /// The manifest tagged `tag` in the same repository or layout, `None` when there is none.
     pub fn manifest_by_tag(&self, tag: &str) -> Result<Option<StoredManifest>, SignatureError> {
         match &self.place {
-            Where::Registry { client, reference } => {
-                match pull::fetch_manifest_bytes(client, reference, tag) {
-                    Ok((bytes, _, digest)) => Ok(Some(StoredManifest { bytes, digest })),
-                    Err(RegistryError::Status { status: 404, .. }) => Ok(None),
-                    Err(e) => Err(e.into()),
-                }
-            }
+            Where::Registry { repository, .. } => Ok(repository
+                .manifest_find(tag)
+                .map_err(repository_error)?
+                .map(|m| StoredManifest {
+                    bytes: m.bytes,
+                    digest: m.digest,
+                })),
             Where::Layout { dir, index } => {
                 let Some(entry) = index.tagged(tag) else {
                     return Ok(None);
@@ -256,9 +256,10 @@ impl Target {
     /// The manifest with `digest` (verified).
     pub fn manifest_by_digest(&self, digest: &str) -> Result<Vec<u8>, SignatureError> {
         match &self.place {
-            Where::Registry { client, reference } => {
-                Ok(pull::fetch_manifest_bytes(client, reference, digest)?.0)
-            }
+            Where::Registry { repository, .. } => Ok(repository
+                .manifest_get(digest)
+                .map_err(repository_error)?
+                .bytes),
             Where::Layout { dir, .. } => Ok(self.read_layout_blob(dir, digest)?),
         }
     }
@@ -281,24 +282,19 @@ impl Target {
     /// fallback tag the spec defines for registries without it), as JSON; `None` when there is
     /// none.
     pub fn referrers_index(&self) -> Result<Option<serde_json::Value>, SignatureError> {
-        let Where::Registry { client, reference } = &self.place else {
+        let Where::Registry { repository, .. } = &self.place else {
             return Ok(None);
         };
-        let scopes = [pull_scope(&reference.repository)];
-        let req = Request::new(
-            reqwest::Method::GET,
-            format!("/v2/{}/referrers/{}", reference.repository, self.digest),
-            &scopes,
-        )
-        .header("Accept", OCI_INDEX);
-        let resp = client.expect(&req, &[200, 404, 400, 405])?;
-        if resp.status().as_u16() == 200 {
-            let bytes = crate::registry::client::read_capped(resp, MAX_SMALL);
-            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
-                && v.get("manifests").is_some()
-            {
-                return Ok(Some(v));
-            }
+        if let Some(entries) = repository
+            .referrers(&self.digest)
+            .map_err(repository_error)?
+        {
+            let manifests: Vec<serde_json::Value> = entries.into_iter().map(|e| e.raw).collect();
+            return Ok(Some(serde_json::json!({
+                "schemaVersion": 2,
+                "mediaType": OCI_INDEX,
+                "manifests": manifests,
+            })));
         }
         let tag = format!("sha256-{}", self.hex());
         match self.manifest_by_tag(&tag)? {
@@ -316,9 +312,11 @@ impl Target {
             )));
         }
         match &self.place {
-            Where::Registry { client, reference } => {
-                Ok(pull::fetch_small_blob(client, &reference.repository, desc)?)
-            }
+            Where::Registry { repository, .. } => Ok(pull::fetch_small_blob(
+                repository.client(),
+                repository.repository(),
+                desc,
+            )?),
             Where::Layout { dir, .. } => self.read_layout_blob(dir, &desc.digest),
         }
     }
@@ -362,15 +360,15 @@ impl Target {
             layers,
         };
         match &self.place {
-            Where::Registry { client, reference } => {
+            Where::Registry { repository, .. } => {
                 let opts = PushOptions {
                     progress: Progress::Silent,
                     ..PushOptions::default()
                 };
                 push::push_image(
-                    client,
+                    repository.client(),
                     &image,
-                    &reference.repository,
+                    repository.repository(),
                     &[tag.to_string()],
                     &opts,
                 )?;
@@ -399,6 +397,14 @@ impl Target {
             descriptor: desc,
             source,
         }
+    }
+}
+
+/// A repository's failure as a signature error: the registry's own error kept as it was.
+fn repository_error(e: RepositoryError) -> SignatureError {
+    match e {
+        RepositoryError::Registry(e) => e.into(),
+        other => TransportError::from(other).into(),
     }
 }
 

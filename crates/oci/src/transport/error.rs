@@ -159,6 +159,20 @@ impl From<crate::image::ImageError> for TransportError {
     }
 }
 
+/// A repository's failure given back as it was: the registry's error, or the transport error
+/// a local store ([`super::layout_repository`]) wrapped.
+impl From<crate::registry::RepositoryError> for TransportError {
+    fn from(err: crate::registry::RepositoryError) -> Self {
+        match err {
+            crate::registry::RepositoryError::Registry(e) => TransportError::Registry(e),
+            crate::registry::RepositoryError::Store(e) => match e.downcast::<TransportError>() {
+                Ok(transport) => *transport,
+                Err(other) => TransportError::Unsupported(other.to_string()),
+            },
+        }
+    }
+}
+
 impl From<crate::reference::InvalidReference> for TransportError {
     fn from(err: crate::reference::InvalidReference) -> Self {
         TransportError::Registry(err.into())

@@ -279,6 +279,52 @@ fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(),
     )?)
 }
 
+/// Lists `descriptor` in the layout's `index.json` (under the lock, from a fresh read): once per
+/// tag, replacing an entry with the same tag, or untagged when `tags` is empty and no untagged
+/// entry lists it yet. Its blobs must be in the layout already (what the repository API's
+/// manifest and referrers writes do, [`super::layout_repository`]).
+pub fn add_index_entries(
+    dir: &Path,
+    descriptor: &Value,
+    tags: &[String],
+) -> Result<(), OutputError> {
+    let _lock = lock_layout(dir)?;
+    let mut index = read_index(dir)?;
+    let manifests = index
+        .get_mut("manifests")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| OutputError::BadLayout {
+            path: dir.join("index.json"),
+            reason: "no manifests array".into(),
+        })?;
+    let ref_name = |m: &Value| {
+        m.pointer("/annotations/org.opencontainers.image.ref.name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    if tags.is_empty() {
+        if manifests
+            .iter()
+            .any(|m| ref_name(m).is_none() && m.get("digest") == descriptor.get("digest"))
+        {
+            return Ok(());
+        }
+        manifests.push(descriptor.clone());
+    } else {
+        manifests.retain(|m| ref_name(m).is_none_or(|n| !tags.contains(&n)));
+        for tag in tags {
+            let mut d = descriptor.clone();
+            d["annotations"] = json!({ ANNOTATION_REF_NAME: tag });
+            manifests.push(d);
+        }
+    }
+    Ok(fsio::write(
+        &dir.join("index.json"),
+        &canonical_json(&index),
+        fsio::Options::OUTPUT,
+    )?)
+}
+
 /// Reads and parses a layout's `index.json`.
 pub fn read_index(dir: &Path) -> Result<Value, OutputError> {
     let path = dir.join("index.json");
@@ -383,7 +429,13 @@ fn blob_file(layout: &Path, digest: &str, name: &str) -> Result<PathBuf, LocalEr
     blob_path(layout, digest).ok_or_else(|| invalid(name, format!("invalid digest {digest:?}")))
 }
 
-fn read_verified(layout: &Path, digest: &str, cap: u64, name: &str) -> Result<Vec<u8>, LocalError> {
+/// The blob `digest` of the layout, at most `cap` bytes, verified against its digest.
+pub fn read_verified(
+    layout: &Path,
+    digest: &str,
+    cap: u64,
+    name: &str,
+) -> Result<Vec<u8>, LocalError> {
     let p = blob_file(layout, digest, name)?;
     let meta = fs::metadata(&p).map_err(LocalError::io(name, "read blob", &p))?;
     if meta.len() > cap {
@@ -477,6 +529,12 @@ pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutR
             }))
             .get(t)
             .copied()
+            // A digest names the first entry listing it (an untagged referrer, say).
+            .or_else(|| {
+                valid_digest(t)
+                    .then(|| index.manifests.iter().position(|m| m.digest == t))
+                    .flatten()
+            })
             .ok_or_else(|| invalid(name, format!("no manifest tagged {t:?} in index.json")))?;
             index.manifests.swap_remove(position)
         }

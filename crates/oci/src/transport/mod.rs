@@ -25,9 +25,11 @@
 //! unpacks its layers safely into a temp folder and returns its labels and config.
 
 pub mod archive;
+pub mod attached;
 pub mod copy;
 pub mod error;
 pub mod layout;
+pub mod layout_repository;
 pub mod local;
 pub mod options;
 pub mod sink;

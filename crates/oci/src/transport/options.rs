@@ -5,8 +5,10 @@
 use super::error::TransportError;
 use crate::image::Platform;
 use crate::reference::Reference;
+use crate::registry::Remote;
 use crate::registry::auth::{self, AuthOptions};
 use crate::registry::client::{Client, ClientOptions};
+use std::sync::Arc;
 
 /// Everything a transport needs to talk to a registry. `Default` is anonymous, TLS verified,
 /// default retries, `linux/amd64`, and an empty environment (no auth files read); use
@@ -39,5 +41,14 @@ impl RegistryOptions {
             None => resolve()?,
         };
         Ok(Client::new(&reference.registry, cred, &self.client)?)
+    }
+
+    /// `reference`'s repository, through a client made by [`RegistryOptions::client_for`]:
+    /// what callers outside `registry/` speak to ([`crate::registry::Repository`]).
+    pub fn repository(&self, reference: &Reference) -> Result<Remote, TransportError> {
+        Ok(Remote::new(
+            Arc::new(self.client_for(reference)?),
+            &reference.repository,
+        ))
     }
 }

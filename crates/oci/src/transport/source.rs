@@ -30,7 +30,8 @@ use crate::image::{
 use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
-use crate::registry::client::{Client, Request};
+use crate::registry::Remote;
+use crate::registry::client::Client;
 use crate::registry::pull;
 use crate::registry::push::read_small;
 use std::collections::BTreeMap;
@@ -703,10 +704,7 @@ fn fetch_error(e: std::io::Error, desc: &Descriptor) -> TransportError {
 
 /// A registry repository's blobs, fetched on demand through one shared client: what a remote
 /// [`Blob`] of an opened image calls when a sink needs its bytes.
-struct RegistryBlobs {
-    client: Arc<Client>,
-    repository: String,
-}
+struct RegistryBlobs(Remote);
 
 impl BlobFetcher for RegistryBlobs {
     fn fetch(&self, descriptor: &Descriptor) -> std::io::Result<Box<dyn Read + Send>> {
@@ -722,22 +720,15 @@ impl BlobFetcher for RegistryBlobs {
                 descriptor.digest
             ))));
         }
-        let req = Request::new(
-            reqwest::Method::GET,
-            format!("/v2/{}/blobs/{}", self.repository, descriptor.digest),
-            &[crate::registry::token::pull_scope(&self.repository)],
-        );
-        let resp = self
-            .client
-            .expect(&req, &[200])
-            .map_err(std::io::Error::other)?;
-        Ok(Box::new(resp))
+        self.0
+            .blob_stream(descriptor)
+            .map_err(std::io::Error::other)
     }
 
     fn fetch_to_file(&self, descriptor: &Descriptor, dest: &Path) -> std::io::Result<()> {
         pull::fetch_blob_to_file(
-            &self.client,
-            &self.repository,
+            self.0.client(),
+            self.0.repository(),
             descriptor,
             dest,
             MAX_LAYER_BYTES,
@@ -747,10 +738,10 @@ impl BlobFetcher for RegistryBlobs {
 }
 
 fn registry_fetcher(client: &Arc<Client>, repository: &str) -> Fetcher {
-    Fetcher(Arc::new(RegistryBlobs {
-        client: Arc::clone(client),
-        repository: repository.to_string(),
-    }))
+    Fetcher(Arc::new(RegistryBlobs(Remote::new(
+        Arc::clone(client),
+        repository,
+    ))))
 }
 
 /// Opens `location` as the image model every sink takes, with every image of an index open:
