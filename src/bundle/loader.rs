@@ -1095,7 +1095,7 @@ mod from_objects_tests {
             "{not json",
         ];
         let annotations = [
-            (keys::MEDIATYPE, "registry+v1"),
+            (keys::MEDIATYPE, crate::bundle::MediaType::RegistryV1.as_str()),
             (keys::MANIFESTS, "manifests/"),
             (keys::METADATA, "metadata/"),
             (keys::PACKAGE, "op: \"quoted\""),
