@@ -105,7 +105,11 @@ fn field_text<T: Tree>(node: &T, key: &str) -> String {
 pub fn operator_images<T: Tree>(csv: &T) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let install = csv.member("spec").and_then(|s| s.field("install"));
-    if install.and_then(|i| i.field("strategy")).and_then(Tree::text) != Some("deployment") {
+    if install
+        .and_then(|i| i.field("strategy"))
+        .and_then(Tree::text)
+        != Some("deployment")
+    {
         return out;
     }
     let deployments = install
@@ -117,7 +121,11 @@ pub fn operator_images<T: Tree>(csv: &T) -> BTreeSet<String> {
             .and_then(|s| s.field("template"))
             .and_then(|t| t.field("spec"));
         for list in ["containers", "initContainers"] {
-            for c in pod.and_then(|p| p.field(list)).map(Tree::items).unwrap_or_default() {
+            for c in pod
+                .and_then(|p| p.field(list))
+                .map(Tree::items)
+                .unwrap_or_default()
+            {
                 out.insert(field_text(c, "image"));
             }
         }
@@ -277,7 +285,10 @@ mod tests {
         assert_eq!(related[1].image, "r/x:1");
         let other_case = json!({"spec": {"RelatedImages": [{"image": "z"}]}});
         assert!(related_images(&other_case).is_empty());
-        assert_eq!(decode_related_images(&other_case.to_string()).unwrap()[0].image, "z");
+        assert_eq!(
+            decode_related_images(&other_case.to_string()).unwrap()[0].image,
+            "z"
+        );
     }
 
     #[test]

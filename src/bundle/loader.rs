@@ -1095,7 +1095,10 @@ mod from_objects_tests {
             "{not json",
         ];
         let annotations = [
-            (keys::MEDIATYPE, crate::bundle::MediaType::RegistryV1.as_str()),
+            (
+                keys::MEDIATYPE,
+                crate::bundle::MediaType::RegistryV1.as_str(),
+            ),
             (keys::MANIFESTS, "manifests/"),
             (keys::METADATA, "metadata/"),
             (keys::PACKAGE, "op: \"quoted\""),
