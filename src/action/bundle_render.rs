@@ -2,7 +2,7 @@
 //! bundle image (any transport) or a catalog's `olm.bundle.object` properties; written to stdout
 //! or, as `generate-manifests.go` writes them, one file per object into a folder.
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, MediaType, keys};
 use crate::location::{Location, Place};
 use crate::olmv1::{self, RenderError, RenderedObject};
 /// The options the command fills (namespaces, certificate provider, deployment config).
@@ -100,7 +100,7 @@ pub fn render(
 pub struct LoadedSource {
     /// The bundle.
     pub bundle: Bundle,
-    /// The temp folder of an unpacked image or a catalog's objects.
+    /// The temp folder of an unpacked image.
     pub _dir: Option<tempfile::TempDir>,
 }
 
@@ -117,11 +117,9 @@ pub fn load_source(
                 src.source
             )));
         };
-        let dir = catalog_bundle(path, package, src.version.as_deref())?;
-        let bundle = load_folder(dir.path())?;
         return Ok(LoadedSource {
-            bundle,
-            _dir: Some(dir),
+            bundle: catalog_bundle(path, package, src.version.as_deref())?,
+            _dir: None,
         });
     }
     match loc.place() {
@@ -176,13 +174,13 @@ fn load_folder(path: &Path) -> Result<Bundle, BundleRenderError> {
     })
 }
 
-/// Writes a catalog bundle's `olm.bundle.object` manifests and its package annotation into a
-/// temp folder the bundle loader reads.
+/// A catalog bundle's `olm.bundle.object` manifests and its package annotation as a bundle
+/// model, read in memory (named as a bundle folder would name them).
 fn catalog_bundle(
     root: &Path,
     package: &str,
     version: Option<&str>,
-) -> Result<tempfile::TempDir, BundleRenderError> {
+) -> Result<Bundle, BundleRenderError> {
     let loaded = crate::catalog::load::load_dir(root)
         .map_err(|e| BundleRenderError::Catalog(e.to_string()))?;
     let mut candidates: Vec<(semver::Version, &crate::catalog::model::Bundle)> = Vec::new();
@@ -235,40 +233,17 @@ fn catalog_bundle(
             bundle.image
         )));
     }
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-render-")
-        .tempdir()
-        .map_err(|e| BundleRenderError::Write(format!("cannot create a temp folder: {e}")))?;
-    crate::interrupt::watch(dir.path());
-    let write = |rel: PathBuf, text: &[u8]| -> Result<(), BundleRenderError> {
-        let path = dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                BundleRenderError::Write(format!("cannot write {}: {e}", parent.display()))
-            })?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| BundleRenderError::Write(format!("cannot write {}: {e}", path.display())))
-    };
-    for (i, obj) in bundle.objects.iter().enumerate() {
-        write(
-            PathBuf::from(format!("manifests/object-{i:03}.json")),
-            obj.as_bytes(),
-        )?;
-    }
-    let annotations = format!(
-        "annotations:\n  {}: registry+v1\n  {}: manifests/\n  {}: metadata/\n  {}: {}\n",
-        crate::bundle::keys::MEDIATYPE,
-        crate::bundle::keys::MANIFESTS,
-        crate::bundle::keys::METADATA,
-        crate::bundle::keys::PACKAGE,
-        serde_json::Value::String(package.to_string())
-    );
-    write(
-        PathBuf::from("metadata/annotations.yaml"),
-        annotations.as_bytes(),
-    )?;
-    Ok(dir)
+    let media_type = MediaType::RegistryV1.as_str();
+    Ok(Bundle::from_objects(
+        &bundle.name,
+        bundle.objects.iter().map(String::as_str),
+        &[
+            (keys::MEDIATYPE, media_type),
+            (keys::MANIFESTS, "manifests/"),
+            (keys::METADATA, "metadata/"),
+            (keys::PACKAGE, package),
+        ],
+    ))
 }
 
 /// Writes the sorted objects into `dir` as `NN_kind_name.yaml` files (the folder is created;

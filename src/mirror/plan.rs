@@ -143,32 +143,20 @@ fn bundle_csvs(b: &crate::catalog::model::Bundle) -> Vec<serde_json::Value> {
         let Ok(obj) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
             continue;
         };
-        if obj.get("kind").and_then(serde_json::Value::as_str) == Some("ClusterServiceVersion") {
+        if crate::bundle::CsvJson::new(&obj).is_some() {
             out.push(obj);
         }
     }
     out
 }
 
-/// The container and init-container images of a CSV's install deployments.
+/// The container and init-container images of a CSV's install deployments, as opm lists
+/// them (`GetOperatorImages`: the `deployment` strategy only, Go's key matching; see
+/// [`crate::bundle::images`]).
 pub fn deployment_images(csv: &serde_json::Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let deployments = csv
-        .pointer("/spec/install/spec/deployments")
-        .and_then(serde_json::Value::as_array);
-    for d in deployments.into_iter().flatten() {
-        for list in ["containers", "initContainers"] {
-            let containers = d
-                .pointer(&format!("/spec/template/spec/{list}"))
-                .and_then(serde_json::Value::as_array);
-            for c in containers.into_iter().flatten() {
-                if let Some(i) = c.get("image").and_then(serde_json::Value::as_str) {
-                    out.push(i.to_string());
-                }
-            }
-        }
-    }
-    out
+    crate::bundle::images::operator_images(csv)
+        .into_iter()
+        .collect()
 }
 
 /// How images are resolved.
@@ -298,9 +286,34 @@ mod tests {
 
     #[test]
     fn deployment_images_are_read_from_a_csv() {
-        let csv = serde_json::json!({"spec": {"install": {"spec": {"deployments": [
+        let csv = serde_json::json!({"spec": {"install": {"strategy": "deployment", "spec": {"deployments": [
             {"spec": {"template": {"spec": {"containers": [{"image": "a"}], "initContainers": [{"image": "b"}]}}}}
         ]}}}});
         assert_eq!(deployment_images(&csv), ["a", "b"]);
+    }
+
+    /// opm decodes the install strategy into Go structs, so `Image`, `InitContainers` and
+    /// the like are read whatever their case; the plan copies what opm's render lists.
+    #[test]
+    fn deployment_images_match_keys_as_go_does() {
+        let text = r#"{"schema":"olm.package","name":"p"}
+{"schema":"olm.bundle","name":"p.v1","package":"p","image":"quay.io/o/b:v1","properties":[{"type":"olm.bundle.object","value":{"data":"CSV"}}]}
+"#;
+        let csv = r#"{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"p.v1"},"spec":{"install":{"strategy":"deployment","spec":{"deployments":[{"name":"d","spec":{"template":{"spec":{"Containers":[{"name":"c","Image":"quay.io/o/op:v1"}],"initContainers":[{"name":"i","image":"quay.io/o/init:v1"}]}}}}]}}}}"#;
+        let data = base64::engine::general_purpose::STANDARD.encode(csv);
+        let text = text.replace("CSV", &data);
+        let loaded = crate::catalog::load::load_bytes("c.json", text.as_bytes());
+        let names: Vec<String> = collect(&loaded.config)
+            .iter()
+            .map(|(k, i)| format!("{k} {i}"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "bundle quay.io/o/b:v1",
+                "related quay.io/o/init:v1",
+                "related quay.io/o/op:v1",
+            ]
+        );
     }
 }

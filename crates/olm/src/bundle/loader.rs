@@ -55,6 +55,52 @@ impl Bundle {
         Self::load_with(root, false)
     }
 
+    /// A bundle from manifests held in memory rather than in a folder: a catalog's
+    /// `olm.bundle.object` properties, for example, so `bundle render --package` reads them
+    /// without writing them out first. Each object is read as the folder loader reads a file
+    /// (same parser, same findings) and named as it would be in a folder: the i-th object is
+    /// `manifests/object-{i:03}.json` in `name`, the annotations are `metadata/annotations.yaml`
+    /// with one entry a line in the order given.
+    pub fn from_objects<'t>(
+        name: &str,
+        objects: impl IntoIterator<Item = &'t str>,
+        annotations: &[(&str, &str)],
+    ) -> Bundle {
+        let root = PathBuf::from(name);
+        let mut loader = Loader {
+            bundle: Bundle {
+                root: root.clone(),
+                manifests_dir: Some("manifests".into()),
+                metadata_dir: Some("metadata".into()),
+                ..Bundle::default()
+            },
+            canonical_root: root.clone(),
+        };
+        loader.take_annotations_text(ANNOTATIONS_FILE, &annotations_text(annotations));
+        let mut pending: Vec<(String, PathBuf, String)> = Vec::new();
+        for (i, text) in objects.into_iter().enumerate() {
+            let rel = format!("manifests/object-{i:03}.json");
+            let size = text.len() as u64;
+            loader.size_finding(&rel, size);
+            if loader.too_large(&rel, size) {
+                loader.bundle.unparsable_manifests.push(rel);
+                continue;
+            }
+            loader.bundle.files.push(FileEntry {
+                file: rel.clone(),
+                size,
+                in_manifests: true,
+            });
+            pending.push((rel.clone(), root.join(rel), text.to_string()));
+        }
+        let parsed = parse_many(&pending);
+        for ((rel, path, text), parsed) in pending.iter().zip(parsed) {
+            let _reading = crate::guard::reading(path);
+            loader.take_manifest(rel, text, parsed);
+        }
+        loader.bundle
+    }
+
     fn load_with(root: &Path, manifests: bool) -> Result<Bundle, LoadError> {
         let meta = match fs::metadata(root) {
             Ok(m) => m,
@@ -99,6 +145,20 @@ impl Bundle {
 struct Loader {
     bundle: Bundle,
     canonical_root: PathBuf,
+}
+
+/// Where [`Bundle::from_objects`] says its annotations are.
+const ANNOTATIONS_FILE: &str = "metadata/annotations.yaml";
+
+/// An `annotations:` file holding `entries` in order, keys and values as double-quoted scalars
+/// (JSON strings are valid YAML ones), so any text survives the parse unchanged.
+fn annotations_text(entries: &[(&str, &str)]) -> String {
+    let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    let mut text = String::from("annotations:\n");
+    for (key, value) in entries {
+        text.push_str(&format!("  {}: {}\n", quote(key), quote(value)));
+    }
+    text
 }
 
 /// What a directory entry turned out to be after following symlinks safely.
@@ -211,18 +271,7 @@ impl Loader {
     /// Reads a regular file as UTF-8 text within the size cap.
     fn read_text(&mut self, path: &Path, size: u64) -> Option<String> {
         let rel = self.rel(path);
-        if size > MAX_FILE_SIZE {
-            self.finding(
-                Diagnostic::new(
-                    Rule::FileTooLarge,
-                    format!(
-                        "file is {} MiB; olmpack reads files up to {} MiB and OLM cannot install a bundle this large",
-                        size / (1024 * 1024),
-                        MAX_FILE_SIZE / (1024 * 1024)
-                    ),
-                )
-                .in_file(rel),
-            );
+        if self.too_large(&rel, size) {
             return None;
         }
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
@@ -674,18 +723,7 @@ impl Loader {
                     .in_file(rel.clone()),
                 );
             }
-            if size > 1024 * 1024 && size <= MAX_FILE_SIZE {
-                self.finding(
-                    Diagnostic::new(
-                        Rule::FileNearConfigMapLimit,
-                        format!(
-                            "file is {:.1} MiB: OLM v0 can only store it compressed; keep single manifests under 1 MiB",
-                            size as f64 / (1024.0 * 1024.0)
-                        ),
-                    )
-                    .in_file(rel.clone()),
-                );
-            }
+            self.size_finding(&rel, size);
             let Some(text) = self.read_text(&path, size) else {
                 self.bundle.unparsable_manifests.push(rel);
                 continue;
@@ -716,6 +754,62 @@ impl Loader {
                 )
                 .in_file(format!("{rel}/")),
             );
+        }
+    }
+
+    /// Whether a file is beyond what olmpack reads (and says so).
+    fn too_large(&mut self, rel: &str, size: u64) -> bool {
+        if size <= MAX_FILE_SIZE {
+            return false;
+        }
+        self.finding(
+            Diagnostic::new(
+                Rule::FileTooLarge,
+                format!(
+                    "file is {} MiB; olmpack reads files up to {} MiB and OLM cannot install a bundle this large",
+                    size / (1024 * 1024),
+                    MAX_FILE_SIZE / (1024 * 1024)
+                ),
+            )
+            .in_file(rel),
+        );
+        true
+    }
+
+    /// Says when a manifest is too large for OLM v0's ConfigMap uncompressed.
+    fn size_finding(&mut self, rel: &str, size: u64) {
+        if size > 1024 * 1024 && size <= MAX_FILE_SIZE {
+            self.finding(
+                Diagnostic::new(
+                    Rule::FileNearConfigMapLimit,
+                    format!(
+                        "file is {:.1} MiB: OLM v0 can only store it compressed; keep single manifests under 1 MiB",
+                        size as f64 / (1024.0 * 1024.0)
+                    ),
+                )
+                .in_file(rel),
+            );
+        }
+    }
+
+    /// Reads annotations given as text (see [`Bundle::from_objects`]).
+    fn take_annotations_text(&mut self, rel: &str, text: &str) {
+        self.bundle.metadata_dir = Some("metadata".into());
+        self.bundle.files.push(FileEntry {
+            file: rel.to_string(),
+            size: text.len() as u64,
+            in_manifests: false,
+        });
+        match yaml::parse_stream_lenient(text) {
+            Ok((docs, _)) => {
+                if let Some(doc) = docs.first() {
+                    self.bundle.annotations = self.parse_annotations(rel, &doc.root);
+                }
+            }
+            Err(e) => self.yaml_finding(rel, &e),
+        }
+        if self.bundle.annotations.is_none() {
+            self.bundle.annotations_unparsable = true;
         }
     }
 
@@ -984,4 +1078,52 @@ fn parse_many(files: &[(String, PathBuf, String)]) -> Vec<Parsed> {
             Err(failure) => crate::guard::rethrow(failure),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod from_objects_tests {
+    use super::*;
+
+    /// A bundle built from objects in memory is the bundle the loader reads from a folder
+    /// holding the same objects under the same names: same objects, positions and findings.
+    #[test]
+    fn objects_in_memory_load_as_the_same_folder_does() {
+        let objects = [
+            r#"{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"op.v1"},"spec":{}}"#,
+            "{\"apiVersion\":\"v1\",\n\"Kind\":\"Service\",\"metadata\":{\"name\":\"s\"}}",
+            r#"{"apiVersion":"v1","metadata":{"name":"no-kind"}}"#,
+            "{not json",
+        ];
+        let annotations = [
+            (
+                keys::MEDIATYPE,
+                crate::bundle::MediaType::RegistryV1.as_str(),
+            ),
+            (keys::MANIFESTS, "manifests/"),
+            (keys::METADATA, "metadata/"),
+            (keys::PACKAGE, "op: \"quoted\""),
+        ];
+        let dir = tempfile::tempdir().expect("temp dir");
+        fs::create_dir_all(dir.path().join("manifests")).expect("mkdir");
+        fs::create_dir_all(dir.path().join("metadata")).expect("mkdir");
+        for (i, o) in objects.iter().enumerate() {
+            fs::write(dir.path().join(format!("manifests/object-{i:03}.json")), o).expect("write");
+        }
+        fs::write(
+            dir.path().join(ANNOTATIONS_FILE),
+            annotations_text(&annotations),
+        )
+        .expect("write");
+        let folder = Bundle::load(dir.path()).expect("loads");
+        let memory = Bundle::from_objects("op.v1", objects, &annotations);
+        assert_eq!(memory.objects, folder.objects);
+        assert_eq!(memory.load_findings, folder.load_findings);
+        assert_eq!(memory.annotations, folder.annotations);
+        assert_eq!(memory.files, folder.files);
+        assert_eq!(memory.unparsable_manifests, folder.unparsable_manifests);
+        assert_eq!(memory.manifests_dir, folder.manifests_dir);
+        assert_eq!(memory.metadata_dir, folder.metadata_dir);
+        assert_eq!(memory.package(), Some("op: \"quoted\""));
+        assert_eq!(memory.objects.len(), 2);
+    }
 }

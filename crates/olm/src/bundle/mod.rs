@@ -1,10 +1,17 @@
-//! The bundle model: a bundle folder loaded into typed annotations, dependencies and manifest
-//! objects that remember where they came from, and a typed view of its CSV ([`csv`]).
+//! The bundle model: a bundle folder (or manifests held in memory) loaded into typed
+//! annotations, dependencies and manifest objects that remember where they came from, its format
+//! ([`MediaType`]), typed views of its CSV as YAML ([`csv`]) and as JSON ([`csv_json`]), and the
+//! images it needs ([`images`]).
 
 pub mod csv;
+pub mod csv_json;
+pub mod images;
 pub mod loader;
+pub mod media_type;
 pub mod model;
 
 pub use csv::Csv;
+pub use csv_json::CsvJson;
 pub use loader::{LoadError, MAX_FILE_SIZE};
+pub use media_type::MediaType;
 pub use model::{Annotation, Annotations, Bundle, FileEntry, MetadataFile, Object, keys};

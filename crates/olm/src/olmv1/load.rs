@@ -125,8 +125,9 @@ impl RegistryV1 {
             file: obj.file.clone(),
             line: obj.line(),
         });
+        let fields = crate::bundle::CsvJson::any(&csv);
         let meta = types()
-            .round_trip("meta.ObjectMeta", csv.get("metadata"))
+            .round_trip("meta.ObjectMeta", fields.metadata())
             .map_err(|e| fail(format!("metadata.{e}")))?;
         rv1.csv_name = str_of(&meta, "name").to_string();
         rv1.csv_annotations = meta
@@ -134,29 +135,27 @@ impl RegistryV1 {
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let spec = csv.get("spec");
-        let strategy = spec.and_then(|s| s.pointer("/install/spec"));
         rv1.deployments = typed_list(
             "olm.StrategyDeploymentSpec",
-            strategy.and_then(|s| s.get("deployments")),
+            fields.deployments(),
             "spec.install.spec.deployments",
         )
         .map_err(fail)?;
         rv1.permissions = typed_list(
             "olm.StrategyDeploymentPermissions",
-            strategy.and_then(|s| s.get("permissions")),
+            fields.permissions(),
             "spec.install.spec.permissions",
         )
         .map_err(fail)?;
         rv1.cluster_permissions = typed_list(
             "olm.StrategyDeploymentPermissions",
-            strategy.and_then(|s| s.get("clusterPermissions")),
+            fields.cluster_permissions(),
             "spec.install.spec.clusterPermissions",
         )
         .map_err(fail)?;
         rv1.webhooks = typed_list(
             "olm.WebhookDescription",
-            spec.and_then(|s| s.get("webhookdefinitions")),
+            fields.webhooks(),
             "spec.webhookdefinitions",
         )
         .map_err(fail)?;

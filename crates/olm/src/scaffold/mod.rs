@@ -33,7 +33,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The value of the media type annotation for the only bundle format init writes.
-pub const MEDIATYPE: &str = "registry+v1";
+pub const MEDIATYPE: &str = crate::bundle::MediaType::RegistryV1.as_str();
 /// The manifests folder as the annotation names it.
 pub const MANIFESTS_DIR: &str = "manifests/";
 /// The metadata folder as the annotation names it.

@@ -699,61 +699,16 @@ fn property_set(props: Vec<(String, String)>) -> Vec<(String, String)> {
 }
 
 /// `getRelatedImages`: the CSV's list as written, then the bundle image, then the images of
-/// the install deployments' containers and init containers not listed yet.
+/// the install deployments' containers and init containers not listed yet
+/// ([`crate::bundle::images`] holds the rules).
 fn related_images(csv: &Value, image: &str) -> Vec<RelatedImage> {
-    let spec = csv.get("spec");
-    let mut out: Vec<RelatedImage> = spec
-        .and_then(|s| s.get("relatedImages"))
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .map(|i| RelatedImage {
-                    name: ci_str(i, "name"),
-                    image: ci_str(i, "image"),
-                })
-                .collect()
+    crate::bundle::images::render_related_images(csv, image)
+        .into_iter()
+        .map(|r| RelatedImage {
+            name: r.name,
+            image: r.image,
         })
-        .unwrap_or_default();
-    let mut all: HashSet<String> = out.iter().map(|r| r.image.clone()).collect();
-    if !image.is_empty() && !all.contains(image) {
-        out.push(RelatedImage {
-            name: String::new(),
-            image: image.to_string(),
-        });
-    }
-    let install = spec.and_then(|s| get_ci(s, "install"));
-    let strategy = install
-        .and_then(|i| get_ci(i, "strategy"))
-        .and_then(Value::as_str);
-    if strategy == Some("deployment") {
-        let mut images: BTreeSet<String> = BTreeSet::new();
-        let deployments = install
-            .and_then(|i| get_ci(i, "spec"))
-            .and_then(|s| get_ci(s, "deployments"))
-            .and_then(Value::as_array);
-        for d in deployments.into_iter().flatten() {
-            let pod = get_ci(d, "spec")
-                .and_then(|s| get_ci(s, "template"))
-                .and_then(|t| get_ci(t, "spec"));
-            for list in ["containers", "initContainers"] {
-                let containers = pod.and_then(|p| get_ci(p, list)).and_then(Value::as_array);
-                for c in containers.into_iter().flatten() {
-                    images.insert(ci_str(c, "image"));
-                }
-            }
-        }
-        for img in images {
-            if !all.contains(&img) {
-                out.push(RelatedImage {
-                    name: String::new(),
-                    image: img.clone(),
-                });
-            }
-            all.insert(img);
-        }
-    }
-    out
+        .collect()
 }
 
 #[cfg(test)]

@@ -449,13 +449,8 @@ fn bundle_string_to_api_bundle(text: &str) -> Result<ApiBundle, String> {
         if kind.is_empty() {
             return Err(format!("Object 'Kind' is missing in '{}'", truncate(o)));
         }
-        if kind == "ClusterServiceVersion" {
-            out.csv_name = map
-                .get("metadata")
-                .and_then(|m| m.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+        if kind == crate::bundle::csv_json::KIND {
+            out.csv_name = crate::bundle::CsvJson::any(&v).name().to_string();
             out.csv_json = o.clone();
             break;
         }

@@ -194,49 +194,14 @@ fn parse_package(text: &str) -> Result<(String, String), String> {
     ))
 }
 
-/// `getRelatedImages`: the CSV's `spec.relatedImages` as written.
+/// `getRelatedImages`: the CSV's `spec.relatedImages` as written
+/// ([`crate::bundle::images::decode_related_images`]).
 fn csv_related_images(csv_json: &str) -> Result<Vec<RelatedImage>, String> {
-    if csv_json.is_empty() {
-        return Ok(Vec::new());
-    }
-    let v = decode_object(csv_json, "api.csv")?;
-    let Some(spec) = get_ci(&v, "spec").filter(|s| !s.is_null()) else {
-        return Ok(Vec::new());
-    };
-    if !spec.is_object() {
-        return Err(format!(
-            "json: cannot unmarshal {} into Go struct field csv.spec of type struct",
-            kind_of(spec)
-        ));
-    }
-    let Some(list) = get_ci(spec, "relatedImages").filter(|s| !s.is_null()) else {
-        return Ok(Vec::new());
-    };
-    let Some(list) = list.as_array() else {
-        return Err(format!(
-            "json: cannot unmarshal {} into Go struct field .spec.relatedImages",
-            kind_of(list)
-        ));
-    };
-    let mut out = Vec::new();
-    for ri in list {
-        if ri.is_null() {
-            out.push(RelatedImage {
-                name: String::new(),
-                image: String::new(),
-            });
-            continue;
-        }
-        if !ri.is_object() {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go struct field .spec.relatedImages",
-                kind_of(ri)
-            ));
-        }
-        out.push(RelatedImage {
-            name: string_field(ri, "name", "relatedImages")?,
-            image: string_field(ri, "image", "relatedImages")?,
-        });
-    }
-    Ok(out)
+    Ok(crate::bundle::images::decode_related_images(csv_json)?
+        .into_iter()
+        .map(|r| RelatedImage {
+            name: r.name,
+            image: r.image,
+        })
+        .collect())
 }

@@ -186,30 +186,7 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
 }
 
 /// `Bundle.Images`: the deployments' container and init-container images (for the
-/// `deployment` install strategy) and `spec.relatedImages[].image`.
+/// `deployment` install strategy) and `spec.relatedImages[].image` ([`crate::bundle::images`]).
 fn images(csv: &Csv<'_>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    if csv.strategy_name() == Some("deployment") {
-        for d in csv.deployments() {
-            for key in ["containers", "initContainers"] {
-                for c in d
-                    .spec
-                    .and_then(|s| s.path(&["template", "spec", key]))
-                    .and_then(Node::as_seq)
-                    .unwrap_or_default()
-                {
-                    out.insert(
-                        c.get("image")
-                            .and_then(Node::scalar_text)
-                            .unwrap_or_default()
-                            .to_string(),
-                    );
-                }
-            }
-        }
-    }
-    for r in csv.related_images() {
-        out.insert(r.image.to_string());
-    }
-    out
+    crate::bundle::images::images(&csv.object.root)
 }

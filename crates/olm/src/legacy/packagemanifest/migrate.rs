@@ -112,7 +112,10 @@ pub fn plan(pkg: &PackageDir, report: &Report) -> Result<Plan, MigrateError> {
 /// The annotations of one version, in opm's LABEL order.
 pub fn annotation_entries(package: &str, channels: &[String], default: &str) -> Vec<Entry> {
     let mut e = vec![
-        (keys::MEDIATYPE, "registry+v1".to_string()),
+        (
+            keys::MEDIATYPE,
+            crate::bundle::MediaType::RegistryV1.to_string(),
+        ),
         (keys::MANIFESTS, "manifests/".to_string()),
         (keys::METADATA, "metadata/".to_string()),
         (keys::PACKAGE, package.to_string()),

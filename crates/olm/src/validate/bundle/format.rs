@@ -89,7 +89,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     if let Some(a) = ann.get(keys::MEDIATYPE) {
         let value = a.value.trim();
         let has_csv = bundle.objects.iter().any(|o| o.is_csv());
-        if !value.is_empty() && value != "registry+v1" {
+        let registry_v1 = crate::bundle::MediaType::RegistryV1;
+        if !value.is_empty() && crate::bundle::MediaType::parse(value) != Some(registry_v1) {
             let detail = if has_csv {
                 "the bundle holds a ClusterServiceVersion, so its media type is registry+v1"
             } else {
@@ -99,7 +100,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 Diagnostic::new(
                     Rule::MediaType,
                     format!(
-                        "annotation \"{}\" is \"{value}\", expected \"registry+v1\": {detail}",
+                        "annotation \"{}\" is \"{value}\", expected \"{registry_v1}\": {detail}",
                         keys::MEDIATYPE
                     ),
                 )
