@@ -84,12 +84,16 @@ fn main() {
             format,
             ..RenderOptions::default()
         };
-        let _ = render_catalog(&paths, &opts); // warm the page cache
+        let paths_at: Vec<olmpack::location::Location> = paths
+            .iter()
+            .map(|s| olmpack::location::Location::parse(s).expect("a local path"))
+            .collect();
+        let _ = render_catalog(&paths_at, &opts); // warm the page cache
         let start = Instant::now();
         let cpu_start = cpu_seconds();
         let mut out_bytes = 0;
         for _ in 0..rounds {
-            match render_catalog(&paths, &opts) {
+            match render_catalog(&paths_at, &opts) {
                 Ok(out) => out_bytes = out.bytes.len(),
                 Err(e) => {
                     eprintln!("render failed: {e}");

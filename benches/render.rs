@@ -65,12 +65,16 @@ fn main() {
             format,
             ..RenderOptions::default()
         };
-        let _ = render_catalog(&folders, &opts); // warm the page cache
+        let folders_at: Vec<olmpack::location::Location> = folders
+            .iter()
+            .map(|s| olmpack::location::Location::parse(s).expect("a local path"))
+            .collect();
+        let _ = render_catalog(&folders_at, &opts); // warm the page cache
         let start = Instant::now();
         let cpu_start = cpu_seconds();
         let mut out_bytes = 0;
         for _ in 0..rounds {
-            match render_catalog(&folders, &opts) {
+            match render_catalog(&folders_at, &opts) {
                 Ok(out) => out_bytes = out.bytes.len(),
                 Err(e) => {
                     eprintln!("render failed: {e}");

@@ -2,9 +2,14 @@
 //! one delivery path ([`crate::transport::sink::deliver`]) that `catalog build` uses too.
 //!
 //! The order is what makes "no partial output" hold: the bundle is loaded and validated, the
-//! image is built into a spool folder, and only then does the sink stage the digest file, push,
-//! write the local output and put the digest file in place.
+//! image is built into a spool folder, and only then does the deliver step
+//! ([`super::step::deliver`]) stage the digest file, push, write the local output and put the
+//! digest file in place; the sign step ([`super::step::sign`]) then signs each pushed
+//! reference at the digest pushed.
 
+use super::sign::{SignOptions, Written};
+use super::step::deliver::Pushed;
+use super::step::sign::SignPushedError;
 use crate::bundle::Bundle;
 use crate::bundle::loader::LoadError;
 use crate::findings::Report;
@@ -15,6 +20,7 @@ use crate::transport::sink::{self, Delivery, DeliveryError};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A whole `bundle build` run.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +36,9 @@ pub struct BundleBuildRun {
     pub delivery: Delivery,
     /// How to reach the registries pushed to.
     pub registry: RegistryOptions,
+    /// Sign every pushed reference at the digest pushed (the last delivery step); keys are
+    /// read before the run, so a wrong passphrase costs no build.
+    pub sign: Option<Arc<SignOptions>>,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -39,6 +48,10 @@ pub enum BundleBuildEvent<'a> {
     Findings(&'a Report),
     /// Something the build left out that the user may care about.
     Warning(&'a BuildWarning),
+    /// The image was delivered (written, pushed, its digest recorded); signing comes next.
+    Delivered(&'a BundleBuildResult),
+    /// A pushed reference was signed.
+    Signed(&'a Pushed, &'a Written),
 }
 
 /// How a run ended when nothing failed: findings are an outcome, not an error, and carry no
@@ -93,9 +106,13 @@ pub enum BundleBuildError {
     /// The image could not be delivered (pushed, written) or its digest recorded.
     #[error(transparent)]
     Deliver(#[from] DeliveryError),
+    /// The image was pushed but could not be signed.
+    #[error(transparent)]
+    Sign(#[from] SignPushedError),
 }
 
-/// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver.
+/// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver,
+/// sign what was pushed.
 /// The loaded bundle is dropped before building: the builder streams files from disk.
 pub fn run(
     run: &BundleBuildRun,
@@ -137,16 +154,25 @@ pub fn run(
             on_event(BundleBuildEvent::Warning(w));
         }
     }
-    let reports = sink::deliver(&mut built, &run.delivery, &run.registry)?;
+    let pushed = super::step::deliver::deliver(&mut built, &run.delivery, &run.registry)?;
     let manifest = &built.image.manifest.descriptor;
-    Ok(BundleBuildOutcome::Built(BundleBuildResult {
+    let result = BundleBuildResult {
         digest: manifest.digest.clone(),
         size: manifest.size,
         media_type: manifest.media_type.to_string(),
         image_id: built.image.config.descriptor.digest.clone(),
         layers: built.image.layers.len(),
-        pushed: reports.into_iter().flat_map(|r| r.refs).collect(),
-    }))
+        pushed: pushed.iter().map(|p| p.shown.clone()).collect(),
+    };
+    on_event(BundleBuildEvent::Delivered(&result));
+    if let Some(opts) = &run.sign {
+        for p in &pushed {
+            for w in super::step::sign::sign_pushed(p, &run.registry, opts)? {
+                on_event(BundleBuildEvent::Signed(p, &w));
+            }
+        }
+    }
+    Ok(BundleBuildOutcome::Built(result))
 }
 
 /// Whether a warning is about the `bundle.Dockerfile` that `bundle init --dockerfile` wrote into
@@ -184,14 +210,14 @@ pub fn build_options(
     let platform: crate::image::Platform = if platform.is_empty() {
         crate::image::Platform::default()
     } else {
-        platform.parse().map_err(|e| FlagError::chain(&e))?
+        platform.parse().map_err(FlagError::chain)?
     };
     Ok(BuildOptions {
         format,
         platform,
-        extra_labels: super::labels::label_map(labels).map_err(|e| FlagError::chain(&e))?,
+        extra_labels: super::labels::label_map(labels).map_err(FlagError::chain)?,
         single_layer,
         source_date_epoch: crate::image::build::source_date_epoch_from_env()
-            .map_err(|e| FlagError::chain(&e))?,
+            .map_err(FlagError::chain)?,
     })
 }

@@ -14,6 +14,12 @@ pub enum MigrateFailed {
     /// Not a package, unreadable, or the bundles could not be written (exit 2).
     #[error("{0}")]
     Usage(String),
+    /// The package could not be read.
+    #[error(transparent)]
+    Read(crate::legacy::packagemanifest::ReadError),
+    /// The package's bundles could not be planned.
+    #[error(transparent)]
+    Plan(crate::legacy::packagemanifest::migrate::MigrateError),
     /// The package (or, under `--strict`, a bundle) is invalid (exit 1); `findings` are for
     /// stderr first.
     #[error("{message}")]
@@ -40,8 +46,7 @@ pub fn migrate(dir: &Path, output_dir: &Path, strict: bool) -> Result<Migrated, 
     if !super::source::is_package_manifest_dir(dir) {
         return Err(MigrateFailed::Usage(not_a_package(dir)));
     }
-    let pkg =
-        PackageDir::read(dir).map_err(|e| MigrateFailed::Usage(crate::errors::error_chain(&e)))?;
+    let pkg = PackageDir::read(dir).map_err(MigrateFailed::Read)?;
     let checked = pmvalidate::validate(&pkg);
     // What stops a migration is what opm's loader refuses; a CRD's bundle-rule error
     // (crd/preserve-unknown-fields) is reported on each written bundle instead, as before.
@@ -52,8 +57,7 @@ pub fn migrate(dir: &Path, output_dir: &Path, strict: bool) -> Result<Migrated, 
             message: MigrateError::Invalid(dir.to_path_buf(), stopping.len()).to_string(),
         });
     }
-    let plan = migrate::plan(&pkg, &checked)
-        .map_err(|e| MigrateFailed::Usage(crate::errors::error_chain(&e)))?;
+    let plan = migrate::plan(&pkg, &checked).map_err(MigrateFailed::Plan)?;
     let opts = Options::default();
     // Each staged bundle is validated; its errors come from the package's own files (migrate
     // copies manifests unchanged), so they are reported, and refused only under --strict.

@@ -28,6 +28,15 @@ pub enum AddFileError {
     #[error("the catalog would not validate after adding the bundle; nothing was written:\n{0}")]
     Invalid(String),
     /// Writing failed.
+    #[error("{path}")]
+    Output {
+        /// The file, relative to the catalog folder.
+        path: String,
+        /// Why.
+        #[source]
+        source: crate::fsio::FsError,
+    },
+    /// The file could not be encoded.
     #[error("{path}: {message}")]
     Write {
         /// The file.
@@ -83,7 +92,7 @@ pub fn add_to_catalog(
     options: &AddOptions,
 ) -> Result<AddReport, AddFileError> {
     use crate::catalog::render::MigrateLevel;
-    use crate::catalog::write::{Format, write_config};
+    use crate::catalog::write::write_config;
     use crate::findings::Severity;
 
     let loaded = crate::catalog::load::load_dir(dir)?;
@@ -98,83 +107,8 @@ pub fn add_to_catalog(
     }
     // Render once to learn the package, then again if the file's object form differs.
     let probe = render(options.migrate.unwrap_or_default()).map_err(AddFileError::Render)?;
-    let package = probe.bundle.package.clone();
     let all = &loaded.config;
-    let file = all
-        .packages
-        .iter()
-        .filter(|p| p.name == package)
-        .map(|p| &p.origin.file)
-        .chain(
-            all.channels
-                .iter()
-                .filter(|c| c.package == package)
-                .map(|c| &c.origin.file),
-        )
-        .chain(
-            all.bundles
-                .iter()
-                .filter(|b| b.package == package)
-                .map(|b| &b.origin.file),
-        )
-        .next()
-        .cloned();
-    let in_file = |o: &Origin, f: &str| o.file == f;
-    let (rel, mut file_cfg, format) = match file {
-        Some(rel) => {
-            let file_cfg = DeclarativeConfig {
-                packages: all
-                    .packages
-                    .iter()
-                    .filter(|x| in_file(&x.origin, &rel))
-                    .cloned()
-                    .collect(),
-                channels: all
-                    .channels
-                    .iter()
-                    .filter(|x| in_file(&x.origin, &rel))
-                    .cloned()
-                    .collect(),
-                bundles: all
-                    .bundles
-                    .iter()
-                    .filter(|x| in_file(&x.origin, &rel))
-                    .cloned()
-                    .collect(),
-                deprecations: all
-                    .deprecations
-                    .iter()
-                    .filter(|x| in_file(&x.origin, &rel))
-                    .cloned()
-                    .collect(),
-                others: all
-                    .others
-                    .iter()
-                    .filter(|x| in_file(&x.origin, &rel))
-                    .cloned()
-                    .collect(),
-            };
-            let text = std::fs::read(dir.join(&rel)).unwrap_or_default();
-            let json = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-            (
-                rel,
-                file_cfg,
-                if json { Format::Json } else { Format::Yaml },
-            )
-        }
-        None => {
-            let yaml = loaded
-                .files
-                .iter()
-                .any(|f| f.ends_with(".yaml") || f.ends_with(".yml"));
-            let ext = if yaml { "yaml" } else { "json" };
-            (
-                format!("{package}/catalog.{ext}"),
-                DeclarativeConfig::default(),
-                if yaml { Format::Yaml } else { Format::Json },
-            )
-        }
-    };
+    let (rel, mut file_cfg, format) = package_file(dir, &loaded, &probe.bundle.package);
     let file_migrate = file_cfg.bundles.iter().any(|b| {
         b.properties
             .iter()
@@ -208,37 +142,22 @@ pub fn add_to_catalog(
         mode: options.mode,
         edges,
     };
-    let package_before = file_cfg
-        .packages
-        .iter()
-        .chain(all.packages.iter())
-        .find(|p| p.name == rendered.bundle.package)
-        .map(|p| p.default_channel.clone());
+    let default_of = |cfg: &DeclarativeConfig| {
+        cfg.packages
+            .iter()
+            .chain(all.packages.iter())
+            .find(|p| p.name == rendered.bundle.package)
+            .map(|p| p.default_channel.clone())
+    };
+    let package_before = default_of(&file_cfg);
     let outcome = add_bundle(&mut file_cfg, &request)?;
     let mut warnings = rendered.warnings.clone();
-    // The package's default channel is the catalog's choice; say when it is not the one the
-    // bundle's annotations name, so the difference is not silent.
-    let default_now = file_cfg
-        .packages
-        .iter()
-        .chain(all.packages.iter())
-        .find(|p| p.name == rendered.bundle.package)
-        .map(|p| p.default_channel.clone());
-    if let (Some(wanted), Some(now)) = (&rendered.default_channel, &default_now)
-        && !wanted.is_empty()
-        && wanted != now
-    {
-        warnings.push(match package_before {
-            Some(_) => format!(
-                "the bundle's default channel is {wanted:?}, but package {:?} keeps its default channel {now:?} (edit defaultChannel in {} to change it)",
-                rendered.bundle.package, rel
-            ),
-            None => format!(
-                "the bundle's default channel {wanted:?} is not one of the channels it was added to, so the new package {:?} gets default channel {now:?}",
-                rendered.bundle.package
-            ),
-        });
-    }
+    warnings.extend(default_channel_warning(
+        &rendered,
+        package_before.is_some(),
+        default_of(&file_cfg).as_deref(),
+        &rel,
+    ));
     let report = AddReport {
         outcome,
         file: rel.clone(),
@@ -249,48 +168,153 @@ pub fn add_to_catalog(
     if outcome == AddOutcome::AlreadyPresent {
         return Ok(report);
     }
+    check_addition(all, &file_cfg, &rel)?;
+    let mut bytes = Vec::new();
+    write_config(&mut bytes, &file_cfg, format).map_err(|e| AddFileError::Write {
+        path: rel.clone(),
+        message: e.to_string(),
+    })?;
+    write_atomic(&dir.join(&rel), &bytes).map_err(|source| AddFileError::Output {
+        path: rel.clone(),
+        source,
+    })?;
+    Ok(report)
+}
 
-    // Validate the whole catalog as it would be; refuse only problems the addition introduces.
-    let errors = |cfg: &DeclarativeConfig| -> Vec<String> {
-        crate::validate::catalog::validate(cfg)
-            .into_iter()
-            .filter(|d| d.severity == Severity::Error)
-            .map(|d| d.message)
-            .collect()
-    };
-    let before = errors(all);
-    let mut after_cfg = DeclarativeConfig {
+/// The blobs of `all` that live in the file `rel` (`inside`), or everywhere else (`!inside`).
+fn blobs_in(all: &DeclarativeConfig, rel: &str, inside: bool) -> DeclarativeConfig {
+    let keep = |o: &Origin| (o.file == rel) == inside;
+    DeclarativeConfig {
         packages: all
             .packages
             .iter()
-            .filter(|x| !in_file(&x.origin, &rel))
+            .filter(|x| keep(&x.origin))
             .cloned()
             .collect(),
         channels: all
             .channels
             .iter()
-            .filter(|x| !in_file(&x.origin, &rel))
+            .filter(|x| keep(&x.origin))
             .cloned()
             .collect(),
         bundles: all
             .bundles
             .iter()
-            .filter(|x| !in_file(&x.origin, &rel))
+            .filter(|x| keep(&x.origin))
             .cloned()
             .collect(),
         deprecations: all
             .deprecations
             .iter()
-            .filter(|x| !in_file(&x.origin, &rel))
+            .filter(|x| keep(&x.origin))
             .cloned()
             .collect(),
         others: all
             .others
             .iter()
-            .filter(|x| !in_file(&x.origin, &rel))
+            .filter(|x| keep(&x.origin))
             .cloned()
             .collect(),
+    }
+}
+
+/// The file `package` lives in (the first of its blobs found), its blobs and its format; or
+/// `<package>/catalog.<ext>` to create, in the format the folder already uses.
+fn package_file(
+    dir: &std::path::Path,
+    loaded: &crate::catalog::load::Loaded,
+    package: &str,
+) -> (String, DeclarativeConfig, crate::catalog::write::Format) {
+    use crate::catalog::write::Format;
+    let all = &loaded.config;
+    let file = all
+        .packages
+        .iter()
+        .filter(|p| p.name == package)
+        .map(|p| &p.origin.file)
+        .chain(
+            all.channels
+                .iter()
+                .filter(|c| c.package == package)
+                .map(|c| &c.origin.file),
+        )
+        .chain(
+            all.bundles
+                .iter()
+                .filter(|b| b.package == package)
+                .map(|b| &b.origin.file),
+        )
+        .next()
+        .cloned();
+    match file {
+        Some(rel) => {
+            let file_cfg = blobs_in(all, &rel, true);
+            let text = std::fs::read(dir.join(&rel)).unwrap_or_default();
+            let json = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+            (
+                rel,
+                file_cfg,
+                if json { Format::Json } else { Format::Yaml },
+            )
+        }
+        None => {
+            let yaml = loaded
+                .files
+                .iter()
+                .any(|f| f.ends_with(".yaml") || f.ends_with(".yml"));
+            let ext = if yaml { "yaml" } else { "json" };
+            (
+                format!("{package}/catalog.{ext}"),
+                DeclarativeConfig::default(),
+                if yaml { Format::Yaml } else { Format::Json },
+            )
+        }
+    }
+}
+
+/// The package's default channel is the catalog's choice; says when it is not the one the
+/// bundle's annotations name, so the difference is not silent.
+fn default_channel_warning(
+    rendered: &crate::action::bundle_source::SourceBundle,
+    package_existed: bool,
+    now: Option<&str>,
+    rel: &str,
+) -> Option<String> {
+    let (Some(wanted), Some(now)) = (&rendered.default_channel, now) else {
+        return None;
     };
+    if wanted.is_empty() || wanted == now {
+        return None;
+    }
+    Some(if package_existed {
+        format!(
+            "the bundle's default channel is {wanted:?}, but package {:?} keeps its default channel {now:?} (edit defaultChannel in {} to change it)",
+            rendered.bundle.package, rel
+        )
+    } else {
+        format!(
+            "the bundle's default channel {wanted:?} is not one of the channels it was added to, so the new package {:?} gets default channel {now:?}",
+            rendered.bundle.package
+        )
+    })
+}
+
+/// Validates the whole catalog as it would be with `file_cfg` as the file `rel`; refuses only
+/// problems the addition introduces.
+fn check_addition(
+    all: &DeclarativeConfig,
+    file_cfg: &DeclarativeConfig,
+    rel: &str,
+) -> Result<(), AddFileError> {
+    let errors = |cfg: &DeclarativeConfig| -> Vec<String> {
+        crate::validate::catalog::validate(cfg)
+            .into_iter()
+            .filter(|d| d.severity == crate::findings::Severity::Error)
+            .map(|d| d.message)
+            .collect()
+    };
+    let before = errors(all);
+    let mut after_cfg = blobs_in(all, rel, false);
     after_cfg.packages.extend(file_cfg.packages.iter().cloned());
     after_cfg.channels.extend(file_cfg.channels.iter().cloned());
     after_cfg.bundles.extend(file_cfg.bundles.iter().cloned());
@@ -302,24 +326,14 @@ pub fn add_to_catalog(
         .into_iter()
         .filter(|e| !before.contains(e))
         .collect();
-    if !new_errors.is_empty() {
-        return Err(AddFileError::Invalid(new_errors.join("\n")));
+    if new_errors.is_empty() {
+        Ok(())
+    } else {
+        Err(AddFileError::Invalid(new_errors.join("\n")))
     }
-
-    let mut bytes = Vec::new();
-    write_config(&mut bytes, &file_cfg, format).map_err(|e| AddFileError::Write {
-        path: rel.clone(),
-        message: e.to_string(),
-    })?;
-    write_atomic(&dir.join(&rel), &bytes).map_err(|message| AddFileError::Write {
-        path: rel.clone(),
-        message,
-    })?;
-    Ok(report)
 }
 
 /// Writes through a temp file in the same folder and a rename, so readers never see half a file.
-fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), crate::fsio::FsError> {
     crate::fsio::write(path, bytes, crate::fsio::Options::edit(0o644))
-        .map_err(|e| crate::errors::error_chain(&e))
 }

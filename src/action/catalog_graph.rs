@@ -3,7 +3,7 @@
 //!
 //! The source is a path, not a [`super::Location`]: the command reads local catalogs only, and
 //! a path that names an image (or another kind of local source) is refused with the same hint
-//! as `catalog validate` ([`super::catalog_validate::not_a_catalog`]).
+//! as `catalog validate` ([`super::source::not_a_catalog_message`]).
 
 use crate::catalog::graph::{build, to_dot, to_svg};
 use crate::catalog::load::{load_dir, load_file};
@@ -59,15 +59,18 @@ pub enum GraphError {
     /// The catalog was read but does not load, or its graph cannot be drawn.
     #[error("{0}")]
     Catalog(String),
+    /// The catalog folder could not be read.
+    #[error(transparent)]
+    Load(#[from] crate::catalog::load::LoadError),
 }
 
 /// Loads the catalog at `dir` and draws its graph.
 pub fn draw(dir: &Path, opts: &GraphOptions) -> Result<Drawn, GraphError> {
-    if let Some(message) = super::catalog_validate::not_a_catalog(dir) {
+    if let Some(message) = super::source::not_a_catalog_message(dir) {
         return Err(GraphError::Usage(message));
     }
     let loaded = if dir.is_dir() {
-        load_dir(dir).map_err(|e| GraphError::Usage(crate::errors::error_chain(&e)))?
+        load_dir(dir)?
     } else {
         load_file(dir).map_err(|e| GraphError::Usage(format!("{}: {e}", dir.display())))?
     };

@@ -17,10 +17,11 @@
 //! 4. The results ([`crate::mirror::results`]) or the archive's plan
 //!    ([`crate::mirror::archive`]), written last and only with what the target holds.
 
-use crate::action::catalog_build::{self, CatalogBuildOptions};
-use crate::action::catalog_filter::FilterOptions;
 use crate::action::catalog_render::{RenderOptions, load_source};
 use crate::action::sign::{PolicyCheckError, PolicyGate};
+use crate::action::step::build::{self as catalog_build, CatalogBuildOptions};
+use crate::action::step::filter as catalog_filter;
+use crate::action::step::filter::FilterOptions;
 use crate::image::Platform;
 use crate::location::{LocalImage, Location, Place};
 use crate::mirror::archive::{self, ArchiveError};
@@ -668,7 +669,7 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             crate::interrupt::watch(dir.path());
             let folder = match &opts.filter {
                 Some(f) => {
-                    let (filtered, w) = catalog_build::filter_folder(path, f, dir.path())
+                    let (filtered, w) = catalog_filter::filter_folder(path, f, dir.path())
                         .map_err(|e| fail(crate::errors::error_chain(&e)))?;
                     warnings.extend(w);
                     filtered
@@ -680,16 +681,19 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             let (cfg, w) =
                 load_source(&folder_location, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
-            let base_verified = match (&opts.policy, &opts.base) {
+            let base = match &opts.base {
+                Some(base) => Some(Location::parse(base).map_err(|e| fail(e.to_string()))?),
+                None => None,
+            };
+            let base_verified = match (&opts.policy, &base) {
                 (Some(gate), Some(base)) => {
-                    let base = Location::parse(base).map_err(|e| fail(e.to_string()))?;
-                    let checked = gate.admit(&base, &opts.source)?;
+                    let checked = gate.admit(base, &opts.source)?;
                     checked.verified_digest().map(str::to_string)
                 }
                 _ => None,
             };
             let build_opts = CatalogBuildOptions {
-                base: opts.base.clone(),
+                base,
                 base_verified,
                 registry: opts.source.clone(),
                 platforms: opts.platforms.clone().unwrap_or_default(),
@@ -818,7 +822,7 @@ fn filter_image(
     warnings: &mut Vec<String>,
     spool: &mut Option<tempfile::TempDir>,
 ) -> Result<crate::catalog::model::DeclarativeConfig, String> {
-    use crate::action::catalog_filter::{filter_config, read_config};
+    use crate::action::step::filter::{filter_config, read_config};
     let Some(filter) = &opts.filter else {
         return Ok(cfg);
     };

@@ -131,21 +131,12 @@ impl PreparedRender {
     }
 }
 
-/// Every source string classified ([`Location::parse`]), the first that names nothing readable
-/// refused before anything is read.
-pub fn parse_sources(sources: &[String]) -> Result<Vec<Location>, RenderError> {
-    sources
-        .iter()
-        .map(|s| Location::parse(s).map_err(|e| fail(s, e)))
-        .collect()
-}
-
 /// Renders every source and writes them, combined, in opm's order, into memory.
 pub fn render_catalog(
-    sources: &[String],
+    sources: &[Location],
     opts: &RenderOptions,
 ) -> Result<RenderOutput, RenderError> {
-    let mut prepared = prepare_render(&parse_sources(sources)?, opts)?;
+    let mut prepared = prepare_render(sources, opts)?;
     let blobs = prepared.blobs();
     let warnings = std::mem::take(&mut prepared.warnings);
     let mut bytes = Vec::new();

@@ -9,11 +9,10 @@
 //! opener). The rules never see such an input: the hint is about what the user typed, so the
 //! action words it and records it as the folder's `catalog/unreadable` finding.
 
-use super::source::{Kind, NotACatalog};
 use crate::findings::rules::Subject;
 use crate::findings::{Diagnostic, Report, Rule};
 use crate::validate::catalog::validate_dirs_for;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Options from the flags.
 #[derive(Debug, Clone, Default)]
@@ -103,30 +102,7 @@ pub fn rule_lines() -> Vec<String> {
         .collect()
 }
 
-/// The message for a path given where a file-based catalog is expected that is another kind of
-/// source ([`super::source::not_a_catalog`]), with the command that reads it; `None` for
-/// anything that may be a catalog. An image, a package-manifest package, a bundle folder or an
-/// sqlite database would otherwise give a raw `No such file or directory` or a page of
-/// missing-schema errors. `catalog graph` words its refusal the same way.
-pub fn not_a_catalog(path: &Path) -> Option<String> {
-    let s = path.display().to_string();
-    Some(match super::source::not_a_catalog(path)? {
-        NotACatalog::Image => format!(
-            "{s} names an image, not a catalog folder: `olmpack catalog render {s} -o yaml` prints the catalog it holds; write that to a folder (DIR/catalog.yaml) to validate or graph it"
-        ),
-        NotACatalog::Local(Kind::PackageManifestDir) => format!(
-            "{s} is a package-manifest package (the legacy format), not a file-based catalog: `olmpack bundle validate {s}` checks it, `olmpack catalog render {s}` converts it to a catalog"
-        ),
-        NotACatalog::Local(Kind::BundleDir) => format!(
-            "{s} is a bundle folder, not a catalog: `olmpack bundle validate {s}` checks it; `olmpack catalog render {s}` gives its olm.bundle blob and `olmpack catalog add CATALOG-DIR {s}` adds it to a catalog"
-        ),
-        NotACatalog::Local(_) => format!(
-            "{s} is an sqlite index database, not a file-based catalog: `olmpack catalog render {s}` converts it"
-        ),
-    })
-}
-
-/// Validates `dirs`: inputs of another kind ([`not_a_catalog`]) are reported as unreadable
+/// Validates `dirs`: inputs of another kind ([`super::source::not_a_catalog_message`]) are reported as unreadable
 /// with the command that reads them, the rest are validated in parallel; with the `olmv1`
 /// group, each catalog's bundles are checked against what OLM v1 refuses too.
 pub fn validate(
@@ -142,7 +118,10 @@ pub fn validate(
     }
     let mut io_failure = false;
     let mut readiness = serde_json::Map::new();
-    let wrong: Vec<Option<String>> = dirs.iter().map(|d| not_a_catalog(d)).collect();
+    let wrong: Vec<Option<String>> = dirs
+        .iter()
+        .map(|d| super::source::not_a_catalog_message(d))
+        .collect();
     let catalogs: Vec<PathBuf> = dirs
         .iter()
         .zip(&wrong)

@@ -8,15 +8,22 @@ use crate::registry::push::PushOptions;
 use crate::transport::sink::{Delivery, output_names};
 use std::path::PathBuf;
 
-/// Why the flags name no delivery: the whole message, causes included (a usage error).
+/// Why the flags name no delivery (a usage error); the cause is kept, and the command
+/// prints it with its whole chain.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct FlagError(pub(crate) String);
+pub enum FlagError {
+    /// The flags do not go together.
+    #[error("{0}")]
+    Conflict(String),
+    /// A flag's value is not valid.
+    #[error(transparent)]
+    Invalid(Box<dyn std::error::Error + Send + Sync>),
+}
 
 impl FlagError {
-    /// The error and its causes, as one message.
-    pub(crate) fn chain(e: &dyn std::error::Error) -> Self {
-        FlagError(crate::errors::error_chain(e))
+    /// The error of a flag's value, kept with its causes.
+    pub(crate) fn chain(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        FlagError::Invalid(Box::new(e))
     }
 }
 
@@ -58,14 +65,14 @@ impl Planned {
 /// The delivery the flags ask for: the local output parsed (the default one when nothing is
 /// asked), its names, the references to push to.
 pub fn plan(flags: &DeliveryFlags<'_>) -> Result<Planned, FlagError> {
-    let parse = |s: &str| s.parse::<Destination>().map_err(|e| FlagError::chain(&e));
+    let parse = |s: &str| s.parse::<Destination>().map_err(FlagError::chain);
     let dest = match (flags.output, flags.push) {
         (Some(out), _) => Some(parse(out)?),
         (None, false) => Some(parse(flags.default_output)?),
         (None, true) => None,
     };
     let names = match &dest {
-        Some(dest) => output_names(dest, flags.tags).map_err(|e| FlagError::chain(&e))?,
+        Some(dest) => output_names(dest, flags.tags).map_err(FlagError::chain)?,
         None => Vec::new(),
     };
     let delivery = Delivery {

@@ -22,8 +22,10 @@
 //!   the library's registry options;
 //! - [`labels`], [`delivery`]: the `--label` rules and the output and push flags both builds
 //!   share;
-//! - [`catalog_build`]: `catalog build` (configs layer, base image, multi-platform index) and
-//!   `catalog generate-dockerfile`;
+//! - [`catalog_build`]: `catalog build` (validate or filter, then the build, deliver and sign
+//!   steps); [`catalog_dockerfile`]: `catalog generate-dockerfile`;
+//! - [`step`]: the steps commands are made of (build, filter, deliver, sign), each written
+//!   once; a command's module (its door) calls steps, never another door;
 //! - [`copy`]: `copy` (any image source to any sink, platforms and signatures included);
 //! - [`catalog_filter`], [`catalog_diff`]: `catalog filter` (catalog-filter's semantics, the
 //!   result validated) and `catalog diff` (changes and upgrade-path regressions);
@@ -48,6 +50,7 @@ pub mod catalog_add;
 pub mod catalog_build;
 pub mod catalog_cache;
 pub mod catalog_diff;
+pub mod catalog_dockerfile;
 pub mod catalog_filter;
 pub mod catalog_graph;
 pub mod catalog_init;
@@ -65,6 +68,7 @@ pub mod labels;
 pub mod reference;
 pub mod sign;
 pub mod source;
+pub mod step;
 
 /// Every action takes its sources as a parsed [`Location`]; commands parse them with this.
 pub use crate::location::Location;

@@ -299,29 +299,6 @@ pub fn policy_failure(e: PolicyCheckError) -> Failure {
     }
 }
 
-/// The signing step of `bundle build --push` and `catalog build --push`: each pushed
-/// `REF:TAG@DIGEST` signed as `opts` say, reported on stderr (stdout keeps the build's own
-/// lines).
-pub fn sign_pushed(
-    opts: &SignOptions,
-    pushed: &[String],
-    registry: &action::RegistryOptions,
-) -> Result<(), Failure> {
-    for reference in pushed {
-        let location = Location::parse(reference)?;
-        let (digest, written) = action::sign(&location, registry, opts).map_err(|e| {
-            Failure::usage(format!(
-                "pushed {reference}, but signing it failed: {}",
-                super::error_chain(&e)
-            ))
-        })?;
-        for w in written {
-            eprintln!("signed {digest} ({}): {}", w.format, w.location);
-        }
-    }
-    Ok(())
-}
-
 /// Reads the signing keys of a build before anything is built or pushed; signing needs
 /// `--push` (a signature names a registry image).
 pub fn build_sign_options(sign: &SignArgs, push: bool) -> Result<Option<SignOptions>, Failure> {

@@ -40,7 +40,10 @@ fn render(path: &Path, format: Format) -> Vec<u8> {
         format,
         ..RenderOptions::default()
     };
-    match render_catalog(&[path.to_string_lossy().into_owned()], &opts) {
+    match render_catalog(
+        &[olmpack::location::Location::parse(&path.to_string_lossy()).expect("a path")],
+        &opts,
+    ) {
         Ok(out) => out.bytes,
         Err(e) => panic!("{}: {e}", path.display()),
     }

@@ -1124,3 +1124,69 @@ fn build_push_signs_what_it_pushes() {
     let (accepted, why) = skopeo_accepts(d, &cat_image, &p_one, &rd);
     assert!(accepted, "skopeo accepts the signed catalog image: {why}");
 }
+
+/// Signing is the last delivery step (issue 42 item 4): `bundle build --push --sign-key` signs
+/// the digest it has just pushed, without asking the registry again what the tag points at (a
+/// second read would be wasted at best, and at worst would sign whatever the tag was moved to
+/// in between). Counted through the proxy: after the manifest PUT, no manifest of the pushed
+/// tag is read again.
+#[test]
+fn build_push_signs_the_pushed_digest_without_reading_it_back() {
+    use crate::support::registry::{Fault, Proxy};
+    let reg = Registry::start(Mode::Plain);
+    let proxy = Proxy::start(reg.port, |_, _| Fault::Pass);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "c"],
+    ));
+    let bundle = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bundles/valid-basic");
+    let image = format!("{}/built/bundle:v1", proxy.host());
+    let o = out(&mut olmpack(
+        d,
+        &[
+            "bundle",
+            "build",
+            bundle.to_str().expect("utf8"),
+            "-t",
+            &image,
+            "--push",
+            "--sign-key",
+            "c.key",
+        ],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    let digest = stdout
+        .split_whitespace()
+        .next()
+        .expect("a digest line")
+        .to_string();
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("signed {digest} (cosign)")),
+        "{}",
+        text(&o)
+    );
+    let seen = proxy.seen();
+    let put = seen
+        .iter()
+        .position(|s| s.method == "PUT" && s.path == "/v2/built/bundle/manifests/v1")
+        .expect("the manifest was pushed through the proxy");
+    let read_back: Vec<String> = seen[put + 1..]
+        .iter()
+        .filter(|s| {
+            (s.method == "GET" || s.method == "HEAD")
+                && (s.path.ends_with("/manifests/v1")
+                    || s.path.ends_with(&format!("/manifests/{digest}")))
+        })
+        .map(|s| format!("{} {}", s.method, s.path))
+        .collect();
+    assert!(
+        read_back.is_empty(),
+        "the pushed manifest was read again to sign it: {read_back:?}"
+    );
+    // The signature verifies against the digest printed.
+    let v = ok(&mut olmpack(d, &["verify", &image, "--key", "c.pub"]));
+    assert!(v.contains(&digest), "{v}");
+}

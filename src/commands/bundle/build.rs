@@ -15,7 +15,7 @@
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::bundle_build::{
-    self, BundleBuildEvent, BundleBuildOutcome, BundleBuildRun, Format,
+    self, BundleBuildEvent, BundleBuildOutcome, BundleBuildResult, BundleBuildRun, Format,
 };
 use crate::action::delivery::{self, DeliveryFlags, Destination};
 use crate::action::labels::parse_label;
@@ -137,33 +137,44 @@ pub fn run(args: &Args) -> Outcome {
         &args.labels,
         args.single_layer,
     )?;
-    let (dest, names) = (&planned.dest, &planned.names);
     let request = BundleBuildRun {
         dir: args.dir.clone(),
         validate: !args.no_validate,
         options,
         delivery: planned.delivery.clone(),
         // Read only for a push (`--password-stdin` reads stdin).
-        registry: registry_opts.clone(),
+        registry: registry_opts,
+        sign: signing.map(std::sync::Arc::new),
     };
     let color = super::color_on(std::io::stderr().is_terminal());
+    let mut printed: Result<(), Failure> = Ok(());
     let outcome = bundle_build::run(&request, &mut |event| match event {
         BundleBuildEvent::Findings(report) => {
             let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
         }
         BundleBuildEvent::Warning(w) => eprintln!("warning: {w}"),
-    })
-    .map_err(|e| Failure::usage(error_chain(&e)))?;
-    let built = match outcome {
+        BundleBuildEvent::Delivered(built) => printed = print_built(&planned, built),
+        BundleBuildEvent::Signed(pushed, w) => {
+            eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
+        }
+    });
+    printed?;
+    match outcome.map_err(|e| Failure::usage(error_chain(&e)))? {
         BundleBuildOutcome::Invalid => {
             eprintln!(
                 "not building {}: fix the errors above, or pass --no-validate",
                 args.dir.display()
             );
-            return Ok(EXIT_FINDINGS);
+            Ok(EXIT_FINDINGS)
         }
-        BundleBuildOutcome::Built(built) => built,
-    };
+        BundleBuildOutcome::Built(_) => Ok(EXIT_OK),
+    }
+}
+
+/// Where the image went, and the digest lines on stdout (before any signing, so a signing
+/// failure still leaves the pushed references printed).
+fn print_built(planned: &delivery::Planned, built: &BundleBuildResult) -> Result<(), Failure> {
+    let (dest, names) = (&planned.dest, &planned.names);
     if let Some(dest) = dest {
         eprintln!(
             "wrote {} ({} layer{}, {}) as {}",
@@ -191,8 +202,5 @@ pub fn run(args: &Args) -> Outcome {
     for reference in &built.pushed {
         outln!("{reference}")?;
     }
-    if let Some(opts) = &signing {
-        super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;
-    }
-    Ok(EXIT_OK)
+    Ok(())
 }

@@ -206,7 +206,8 @@ fn print_summary(plan: &Plan, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// Validates the written bundle; validation errors make the exit code 1 so CI notices.
 fn validate_result(plan: &Plan) -> Outcome {
-    let report = bundle_init::validate_written(plan).map_err(Failure::usage)?;
+    let report =
+        bundle_init::validate_written(plan).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let color = super::color_on(std::io::stderr().is_terminal());

@@ -33,7 +33,7 @@ pub fn run(args: &Args) -> Outcome {
             }
             return Err(Failure::with_code(EXIT_FINDINGS, message));
         }
-        Err(other) => return Err(Failure::usage(other.to_string())),
+        Err(other) => return Err(Failure::usage(super::error_chain(&other))),
     };
     let mut out = std::io::stdout().lock();
     for line in &done.written {

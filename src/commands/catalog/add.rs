@@ -94,6 +94,7 @@ pub fn run(args: &Args) -> Outcome {
         Err(e @ (AddFileError::Invalid(_) | AddFileError::Add(_) | AddFileError::Broken(_))) => {
             return Err(Failure::with_code(EXIT_FINDINGS, e.to_string()));
         }
+        Err(e @ AddFileError::Output { .. }) => return Err(Failure::usage(super::error_chain(&e))),
         Err(e) => return Err(Failure::usage(e.to_string())),
     };
     for w in &report.warnings {

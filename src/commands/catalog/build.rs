@@ -5,10 +5,11 @@
 
 use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use crate::action::Location;
 use crate::action::catalog_build::types::{DEFAULT_CACHE_DIR, LayerUse, Platform};
 use crate::action::catalog_build::{
-    self, CatalogBuildEvent, CatalogBuildFlags, CatalogBuildOutcome, CatalogBuildRun,
-    DEFAULT_CONFIGS_DIR,
+    self, CatalogBuildEvent, CatalogBuildFlags, CatalogBuildOutcome, CatalogBuildResult,
+    CatalogBuildRun, DEFAULT_CONFIGS_DIR, FilterOptions,
 };
 use crate::action::delivery::{self, DeliveryFlags};
 use crate::action::labels::parse_label;
@@ -134,13 +135,43 @@ pub struct Args {
     pub policy: super::super::sign::PolicyArgs,
 }
 
-/// Runs `olmpack catalog build`.
+/// Runs `olmpack catalog build`: flags into a [`CatalogBuildRun`], one library call, its
+/// events printed as they come.
 pub fn run(args: &Args) -> Outcome {
     if args.push && args.tags.is_empty() {
         return Err(Failure::usage(
             "--push needs at least one -t REF to push to",
         ));
     }
+    let (request, planned) = request(args)?;
+    let color = super::color_on(std::io::stderr().is_terminal());
+    let mut printed: Result<(), Failure> = Ok(());
+    let outcome = catalog_build::run(&request, &mut |event| match event {
+        CatalogBuildEvent::Findings(report) => {
+            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
+        }
+        CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
+        CatalogBuildEvent::Delivered(built) => printed = print_built(args, &planned, built),
+        CatalogBuildEvent::Signed(pushed, w) => {
+            eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
+        }
+    });
+    printed?;
+    match outcome.map_err(|e| Failure::usage(error_chain(&e)))? {
+        CatalogBuildOutcome::Invalid => {
+            eprintln!(
+                "not building {}: fix the errors above, or pass --no-validate",
+                args.dir.display()
+            );
+            Ok(EXIT_FINDINGS)
+        }
+        CatalogBuildOutcome::Built(_) => Ok(EXIT_OK),
+    }
+}
+
+/// The run the flags ask for: keys read (before anything is built), registries and policy
+/// checked, the outputs planned.
+fn request(args: &Args) -> Result<(CatalogBuildRun, delivery::Planned), Failure> {
     let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
     // Read once (`--password-stdin` reads stdin).
     let registry_opts = args.registry.options(
@@ -157,15 +188,16 @@ pub fn run(args: &Args) -> Outcome {
             .collect::<Vec<_>>(),
     )?;
     // Each image is read at the digest the policy verified (when one did).
-    let base_verified = match &args.base {
+    let (base, base_verified) = match &args.base {
         Some(base) => {
-            let location = crate::action::Location::parse(base)?;
+            let location = Location::parse(base)?;
             let checked = args.policy.check(&location, &registry_opts)?;
-            checked.verified_digest().map(str::to_string)
+            let verified = checked.verified_digest().map(str::to_string);
+            (Some(location), verified)
         }
-        None => None,
+        None => (None, None),
     };
-    let image = match catalog_build::image_source(&args.dir, args.filter.is_some())? {
+    let image = match image_source(&args.dir, args.filter.is_some())? {
         Some(location) => Some(args.policy.check(&location, &registry_opts)?),
         None => None,
     };
@@ -182,51 +214,63 @@ pub fn run(args: &Args) -> Outcome {
         labels: &args.labels,
         configs_dir: &args.configs_dir,
         from_image: image.is_some(),
-        base: args.base.as_deref(),
+        base,
         base_verified,
         cache: args.cache,
         no_cache: args.no_cache,
         cache_dir: &args.cache_dir,
         cache_format: &args.cache_format,
-        registry: registry_opts.clone(),
+        registry: registry_opts,
         docker_archive: planned.is_docker_archive(),
     })?;
-    let (dest, names) = (&planned.dest, &planned.names);
-    let request = CatalogBuildRun {
+    let run = CatalogBuildRun {
         dir: args.dir.clone(),
         options,
         validate: !args.no_validate,
         allow_empty: args.allow_empty,
-        filter: args
-            .filter
-            .as_ref()
-            .map(|config| crate::action::catalog_filter::FilterOptions {
-                config: config.clone(),
-                catalog: args.filter_catalog.clone(),
-                ..Default::default()
-            }),
+        filter: args.filter.as_ref().map(|config| FilterOptions {
+            config: config.clone(),
+            catalog: args.filter_catalog.clone(),
+            ..Default::default()
+        }),
         image,
         delivery: planned.delivery.clone(),
         opm_compat: args.opm_compat,
+        sign: signing.map(std::sync::Arc::new),
     };
-    let color = super::color_on(std::io::stderr().is_terminal());
-    let outcome = catalog_build::run(&request, &mut |event| match event {
-        CatalogBuildEvent::Findings(report) => {
-            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
-        }
-        CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
-    })
-    .map_err(|e| Failure::usage(error_chain(&e)))?;
-    let built = match outcome {
-        CatalogBuildOutcome::Invalid => {
-            eprintln!(
-                "not building {}: fix the errors above, or pass --no-validate",
-                args.dir.display()
-            );
-            return Ok(EXIT_FINDINGS);
-        }
-        CatalogBuildOutcome::Built(built) => built,
+    Ok((run, planned))
+}
+
+/// The catalog image a `catalog build` SOURCE names, when it names one: a string that is not
+/// an existing path and reads as an image (a registry reference, `oci:`, an archive). With
+/// `filter` a string that names nothing is an error naming it (a mistyped folder is never sent
+/// to a registry); without, the folder build reports it as before.
+fn image_source(
+    dir: &std::path::Path,
+    filter: bool,
+) -> Result<Option<Location>, crate::location::LocationError> {
+    if std::fs::symlink_metadata(dir).is_ok() {
+        return Ok(None);
+    }
+    let Some(text) = dir.to_str() else {
+        return Ok(None);
     };
+    match Location::parse(text) {
+        Ok(l) if !matches!(l.place(), crate::location::Place::Path(_)) => Ok(Some(l)),
+        Ok(_) => Ok(None),
+        Err(e) if filter => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// What was built, where it went, and the digest lines on stdout (before any signing, so a
+/// signing failure still leaves the pushed references printed).
+fn print_built(
+    args: &Args,
+    planned: &delivery::Planned,
+    built: &CatalogBuildResult,
+) -> Result<(), Failure> {
+    let (dest, names) = (&planned.dest, &planned.names);
     if let Some(dest) = dest {
         let content = match (built.layers, built.platforms) {
             (_, Some(n)) => format!("{n} platforms"),
@@ -243,30 +287,7 @@ pub fn run(args: &Args) -> Outcome {
             },
         );
     }
-    if !built.source_layers.is_empty() {
-        let kept = built
-            .source_layers
-            .iter()
-            .filter(|l| l.action == LayerUse::Keep)
-            .count();
-        eprintln!(
-            "source {}: {kept} of its layers kept as they are",
-            args.dir.display()
-        );
-        for l in &built.source_layers {
-            match (&l.action, &l.rewritten) {
-                (LayerUse::Drop, _) => eprintln!(
-                    "source layer {} dropped (only the catalog or serve cache)",
-                    l.digest
-                ),
-                (LayerUse::Rewrite, Some(new)) => eprintln!(
-                    "source layer {} rewritten without the catalog and serve cache: {new}",
-                    l.digest
-                ),
-                _ => {}
-            }
-        }
-    }
+    print_source_layers(args, built);
     if let Some(c) = &built.serve_cache {
         eprintln!(
             "serve cache: {} files, {} bytes, digest {} (opm checks it at start)",
@@ -288,8 +309,34 @@ pub fn run(args: &Args) -> Outcome {
     for r in &built.pushed {
         outln!("{r}")?;
     }
-    if let Some(opts) = &signing {
-        super::super::sign::sign_pushed(opts, &built.pushed, &registry_opts)?;
+    Ok(())
+}
+
+/// What became of each layer of a catalog image source.
+fn print_source_layers(args: &Args, built: &CatalogBuildResult) {
+    if built.source_layers.is_empty() {
+        return;
     }
-    Ok(EXIT_OK)
+    let kept = built
+        .source_layers
+        .iter()
+        .filter(|l| l.action == LayerUse::Keep)
+        .count();
+    eprintln!(
+        "source {}: {kept} of its layers kept as they are",
+        args.dir.display()
+    );
+    for l in &built.source_layers {
+        match (&l.action, &l.rewritten) {
+            (LayerUse::Drop, _) => eprintln!(
+                "source layer {} dropped (only the catalog or serve cache)",
+                l.digest
+            ),
+            (LayerUse::Rewrite, Some(new)) => eprintln!(
+                "source layer {} rewritten without the catalog and serve cache: {new}",
+                l.digest
+            ),
+            _ => {}
+        }
+    }
 }

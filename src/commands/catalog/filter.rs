@@ -60,18 +60,27 @@ pub fn run(args: &Args) -> Outcome {
         } else {
             super::EXIT_USAGE
         };
-        Failure::with_code(code, e.to_string())
+        Failure::with_code(code, filter_text(&e))
     })?;
     for w in &out.warnings {
         eprintln!("warning: {w}");
     }
     match &args.output_dir {
         Some(dir) => {
-            write_dir(dir, &out.config, opts.format).map_err(|e| Failure::usage(e.to_string()))?
+            write_dir(dir, &out.config, opts.format).map_err(|e| Failure::usage(filter_text(&e)))?
         }
         None => std::io::stdout()
             .write_all(&out.bytes)
             .map_err(|e| Failure::usage(format!("cannot write to standard output: {e}")))?,
     }
     Ok(EXIT_OK)
+}
+
+/// A filter failure as one line: a file that could not be written with its cause, anything
+/// else as it reads.
+fn filter_text(e: &crate::action::catalog_filter::FilterCatalogError) -> String {
+    match e {
+        crate::action::catalog_filter::FilterCatalogError::Output(_) => super::error_chain(e),
+        e => e.to_string(),
+    }
 }

@@ -1,8 +1,8 @@
 //! `olmpack catalog generate-dockerfile`: the Dockerfile `opm generate dockerfile` writes, for
-//! builds that still use docker or buildah (`action::catalog_build` writes it).
+//! builds that still use docker or buildah (`action::catalog_dockerfile` writes it).
 
 use super::{EXIT_OK, Outcome};
-use crate::action::catalog_build::{self, DEFAULT_OPM_IMAGE};
+use crate::action::catalog_dockerfile::{self, DEFAULT_OPM_IMAGE};
 use std::path::PathBuf;
 
 /// Arguments of `olmpack catalog generate-dockerfile`.
@@ -33,8 +33,8 @@ pub struct Args {
 
 /// Runs `olmpack catalog generate-dockerfile`.
 pub fn run(args: &Args) -> Outcome {
-    let labels = catalog_build::parse_dockerfile_labels(&args.extra_labels)?;
-    let path = catalog_build::generate_dockerfile(
+    let labels = catalog_dockerfile::parse_dockerfile_labels(&args.extra_labels)?;
+    let path = catalog_dockerfile::generate_dockerfile(
         &args.dir,
         &args.base_image,
         &args.builder_image,

@@ -62,7 +62,7 @@ pub fn run(args: &Args) -> Outcome {
     };
     let drawn = catalog_graph::draw(&args.dir, &opts).map_err(|e| match e {
         GraphError::Catalog(m) => Failure::with_code(EXIT_FINDINGS, m),
-        other => Failure::usage(other.to_string()),
+        other => Failure::usage(super::error_chain(&other)),
     })?;
     for w in drawn.warnings {
         eprintln!("{w}");

@@ -2,13 +2,13 @@
 //! plan or the progress and summary out, exit 1 when an image could not be copied.
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
-use crate::action::catalog_filter::FilterOptions;
 use crate::action::catalog_mirror::types::{
     self as mirror, ImageResult, Platform, Rewrites, Status,
 };
 use crate::action::catalog_mirror::{
-    self, MirrorError, MirrorEvent, MirrorOptions, MirrorSource, MirrorTarget,
+    self, MirrorError, MirrorEvent, MirrorOptions, MirrorOutcome, MirrorSource, MirrorTarget,
 };
+use crate::action::step::filter::FilterOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -176,75 +176,10 @@ fn image_line(r: &ImageResult) -> String {
     }
 }
 
-/// Runs `olmpack catalog mirror`.
+/// Runs `olmpack catalog mirror`: flags into [`MirrorOptions`], one library call, progress
+/// on stderr, then the plan (`--dry-run`) or the report.
 pub fn run(args: &Args) -> Outcome {
-    let platforms = if args.platform.is_empty() {
-        None
-    } else {
-        Some(
-            args.platform
-                .iter()
-                .map(|p| {
-                    p.parse::<Platform>()
-                        .map_err(|e| Failure::usage(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        )
-    };
-    let source_named: Vec<&str> = args.source.iter().map(String::as_str).collect();
-    let target_named: Vec<&str> = args.to.iter().map(String::as_str).collect();
-    let mut source_opts = crate::commands::copy::end(
-        &args.src_authfile,
-        &args.src_creds,
-        (&source_named, "--src-creds"),
-        args.src_plain_http,
-        &args.src_ca_file,
-        args.retries,
-    )?;
-    source_opts.client.insecure = !args.src_tls_verify;
-    let mut target_opts = crate::commands::copy::end(
-        &args.dest_authfile,
-        &args.dest_creds,
-        (&target_named, "--dest-creds"),
-        args.dest_plain_http,
-        &args.dest_ca_file,
-        args.retries,
-    )?;
-    target_opts.client.insecure = !args.dest_tls_verify;
-    if let Some(secs) = args.timeout {
-        source_opts.client.timeout = std::time::Duration::from_secs(secs);
-        target_opts.client.timeout = std::time::Duration::from_secs(secs);
-    }
-    let rewrites = match &args.registries_conf {
-        Some(p) => Rewrites::read(p)?,
-        None => Rewrites::default(),
-    };
-    if args.jobs == Some(0) {
-        return Err(Failure::usage("-j/--jobs must be at least 1"));
-    }
-    if args.max_components == Some(0) {
-        return Err(Failure::usage("--max-components must be at least 1"));
-    }
-    let opts = MirrorOptions {
-        source: source_opts.clone(),
-        target: target_opts,
-        platforms,
-        signatures: !args.no_signatures,
-        jobs: args.jobs.unwrap_or_else(mirror::default_jobs),
-        max_components: args.max_components,
-        dry_run: args.dry_run,
-        results_dir: args.results_dir.clone(),
-        rewrites,
-        filter: args.filter.as_ref().map(|config| FilterOptions {
-            config: config.clone(),
-            catalog: args.filter_catalog.clone(),
-            registry: source_opts,
-            ..FilterOptions::default()
-        }),
-        catalog_name: args.catalog_name.clone(),
-        base: args.base.clone(),
-        policy: args.policy.gate()?,
-    };
+    let opts = options(args)?;
     let source = match (&args.from_archive, &args.source) {
         (Some(dir), _) => MirrorSource::Archive(dir.clone()),
         (None, Some(s)) => MirrorSource::Catalog(s.clone()),
@@ -303,67 +238,152 @@ pub fn run(args: &Args) -> Outcome {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
-    let Some(report) = outcome.report else {
-        // The plan, one line per image: kind, source, target, digest, size.
-        let dest = args
-            .to
-            .as_deref()
-            .map(mirror::Destination::parse)
-            .transpose()?;
-        let mut failed = 0;
-        for i in &outcome.plan.images {
-            let target = match &dest {
-                Some(d) => d
-                    .repository(&i.repository, args.max_components)
-                    .map(|r| format!("{}/{r}:{}", d.registry, i.tag))
-                    .unwrap_or_else(|e| format!("({e})")),
-                None => match &args.to_archive {
-                    Some(dir) => format!(
-                        "{}:{}",
-                        mirror::layout(dir).display(),
-                        i.digest
-                            .as_deref()
-                            .map(mirror::image_name)
-                            .unwrap_or_default()
-                    ),
-                    None => format!("{}:{}", i.repository, i.tag),
-                },
-            };
-            match &i.error {
-                Some(e) => {
-                    failed += 1;
-                    outln!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source)?;
-                }
-                None => outln!(
-                    "{}\t{}\t{}\t{}\t{}",
-                    i.kind,
-                    i.source,
-                    target,
-                    i.digest.as_deref().unwrap_or("-"),
-                    i.size.map_or_else(|| "?".to_string(), |s| s.to_string())
-                )?,
-            }
-        }
-        let (count, bytes, unknown) = outcome.plan.totals();
-        let count_of = |k: mirror::Kind| outcome.plan.images.iter().filter(|i| i.kind == k).count();
-        outln!(
-            "total: {count} images ({} catalog, {} bundles, {} related), {} ({bytes} bytes){}{}; nothing copied (--dry-run)",
-            count_of(mirror::Kind::Catalog),
-            count_of(mirror::Kind::Bundle),
-            count_of(mirror::Kind::Related),
-            human(bytes),
-            if unknown > 0 {
-                format!(", {unknown} sizes unknown")
-            } else {
-                String::new()
+    if outcome.report.is_none() {
+        return print_plan(args, &outcome);
+    }
+    print_report(args, &target, &outcome)
+}
+
+/// The mirror options from the flags: platforms, both registry ends, rewrites, limits.
+fn options(args: &Args) -> Result<MirrorOptions, Failure> {
+    let platforms = if args.platform.is_empty() {
+        None
+    } else {
+        Some(
+            args.platform
+                .iter()
+                .map(|p| {
+                    p.parse::<Platform>()
+                        .map_err(|e| Failure::usage(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        )
+    };
+    let source_named: Vec<&str> = args.source.iter().map(String::as_str).collect();
+    let target_named: Vec<&str> = args.to.iter().map(String::as_str).collect();
+    let mut source_opts = crate::commands::copy::end(
+        &args.src_authfile,
+        &args.src_creds,
+        (&source_named, "--src-creds"),
+        args.src_plain_http,
+        &args.src_ca_file,
+        args.retries,
+    )?;
+    source_opts.client.insecure = !args.src_tls_verify;
+    let mut target_opts = crate::commands::copy::end(
+        &args.dest_authfile,
+        &args.dest_creds,
+        (&target_named, "--dest-creds"),
+        args.dest_plain_http,
+        &args.dest_ca_file,
+        args.retries,
+    )?;
+    target_opts.client.insecure = !args.dest_tls_verify;
+    if let Some(secs) = args.timeout {
+        source_opts.client.timeout = std::time::Duration::from_secs(secs);
+        target_opts.client.timeout = std::time::Duration::from_secs(secs);
+    }
+    let rewrites = match &args.registries_conf {
+        Some(p) => Rewrites::read(p)?,
+        None => Rewrites::default(),
+    };
+    if args.jobs == Some(0) {
+        return Err(Failure::usage("-j/--jobs must be at least 1"));
+    }
+    if args.max_components == Some(0) {
+        return Err(Failure::usage("--max-components must be at least 1"));
+    }
+    Ok(MirrorOptions {
+        source: source_opts.clone(),
+        target: target_opts,
+        platforms,
+        signatures: !args.no_signatures,
+        jobs: args.jobs.unwrap_or_else(mirror::default_jobs),
+        max_components: args.max_components,
+        dry_run: args.dry_run,
+        results_dir: args.results_dir.clone(),
+        rewrites,
+        filter: args.filter.as_ref().map(|config| FilterOptions {
+            config: config.clone(),
+            catalog: args.filter_catalog.clone(),
+            registry: source_opts,
+            ..FilterOptions::default()
+        }),
+        catalog_name: args.catalog_name.clone(),
+        base: args.base.clone(),
+        policy: args.policy.gate()?,
+    })
+}
+
+/// The `--dry-run` plan, one line per image: kind, source, target, digest, size; then totals.
+fn print_plan(args: &Args, outcome: &MirrorOutcome) -> Outcome {
+    let plan = &outcome.plan;
+    // The plan, one line per image: kind, source, target, digest, size.
+    let dest = args
+        .to
+        .as_deref()
+        .map(mirror::Destination::parse)
+        .transpose()?;
+    let mut failed = 0;
+    for i in &plan.images {
+        let target = match &dest {
+            Some(d) => d
+                .repository(&i.repository, args.max_components)
+                .map(|r| format!("{}/{r}:{}", d.registry, i.tag))
+                .unwrap_or_else(|e| format!("({e})")),
+            None => match &args.to_archive {
+                Some(dir) => format!(
+                    "{}:{}",
+                    mirror::layout(dir).display(),
+                    i.digest
+                        .as_deref()
+                        .map(mirror::image_name)
+                        .unwrap_or_default()
+                ),
+                None => format!("{}:{}", i.repository, i.tag),
             },
-            if failed > 0 {
-                format!(", {failed} cannot be resolved")
-            } else {
-                String::new()
+        };
+        match &i.error {
+            Some(e) => {
+                failed += 1;
+                outln!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source)?;
             }
-        )?;
-        return Ok(if failed > 0 { EXIT_FINDINGS } else { EXIT_OK });
+            None => outln!(
+                "{}\t{}\t{}\t{}\t{}",
+                i.kind,
+                i.source,
+                target,
+                i.digest.as_deref().unwrap_or("-"),
+                i.size.map_or_else(|| "?".to_string(), |s| s.to_string())
+            )?,
+        }
+    }
+    let (count, bytes, unknown) = plan.totals();
+    let count_of = |k: mirror::Kind| plan.images.iter().filter(|i| i.kind == k).count();
+    outln!(
+        "total: {count} images ({} catalog, {} bundles, {} related), {} ({bytes} bytes){}{}; nothing copied (--dry-run)",
+        count_of(mirror::Kind::Catalog),
+        count_of(mirror::Kind::Bundle),
+        count_of(mirror::Kind::Related),
+        human(bytes),
+        if unknown > 0 {
+            format!(", {unknown} sizes unknown")
+        } else {
+            String::new()
+        },
+        if failed > 0 {
+            format!(", {failed} cannot be resolved")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(if failed > 0 { EXIT_FINDINGS } else { EXIT_OK })
+}
+
+/// The summary of a run, where the results went, and each failure.
+fn print_report(args: &Args, target: &MirrorTarget, outcome: &MirrorOutcome) -> Outcome {
+    let Some(report) = &outcome.report else {
+        return Ok(EXIT_OK);
     };
     let s = &report.summary;
     eprintln!(
@@ -377,14 +397,14 @@ pub fn run(args: &Args) -> Outcome {
         human(s.bytes_copied),
         s.seconds
     );
-    if let MirrorTarget::Registry(_) = &target {
+    if let MirrorTarget::Registry(_) = target {
         let ok = report.images.iter().find(|r| r.status != Status::Failed);
         let example = ok.map(|r| (r.source.as_str(), r.target.as_str()));
         if let Some(note) = crate::action::sign::mirror_note(report.settings.signatures, example) {
             eprintln!("{note}");
         }
     }
-    match &target {
+    match target {
         MirrorTarget::Registry(_) => eprintln!("results written to {}", args.results_dir.display()),
         MirrorTarget::Archive(dir) => eprintln!("archive written to {}", dir.display()),
     }

@@ -4,7 +4,7 @@
 
 use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::catalog_render::{BundleImage, RenderOptions, parse_sources, prepare_render};
+use crate::action::catalog_render::{BundleImage, RenderError, RenderOptions, prepare_render};
 use crate::action::catalog_render::{CompatParseError, MigrateLevel, OpmCompat};
 
 /// Arguments of `olmpack catalog render`.
@@ -91,4 +91,18 @@ pub fn run(args: &Args) -> Outcome {
         .write_to(&mut std::io::stdout())
         .map_err(|e| Failure::usage(format!("cannot write to standard output: {e}")))?;
     Ok(EXIT_OK)
+}
+
+/// Every source string classified ([`crate::action::Location::parse`]), the first that names
+/// nothing readable refused before anything is read.
+fn parse_sources(sources: &[String]) -> Result<Vec<crate::action::Location>, RenderError> {
+    sources
+        .iter()
+        .map(|s| {
+            crate::action::Location::parse(s).map_err(|e| RenderError::Source {
+                source_ref: s.clone(),
+                message: e.to_string(),
+            })
+        })
+        .collect()
 }

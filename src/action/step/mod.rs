@@ -1,0 +1,27 @@
+//! The steps commands are made of, each written once and shared by every command that takes
+//! it: a door (`action/<command>.rs`) checks its options and chains steps; it calls steps,
+//! never another door. Steps hand each other typed values (a [`crate::location::Location`],
+//! a [`crate::reference::Reference`], an opened or built image), never a string to parse
+//! again, and fail with typed errors that keep their causes; only `commands/` turns an error
+//! into text.
+//!
+//! - [`build`]: a catalog image from a folder, on a base or on scratch, or a catalog image
+//!   rebuilt around a filtered catalog ([`build::from_image`]); [`build::base`] opens a base
+//!   for the platforms wanted;
+//! - [`filter`]: a catalog folder filtered into a folder a build reads;
+//! - [`deliver`]: a built image written, pushed and its digest recorded, the pushed
+//!   references kept as references;
+//! - [`sign`]: each pushed reference signed at the digest that was pushed (the last delivery
+//!   step: nothing is read back from the registry).
+//!
+//! Opening sources ([`super::source`]), reading bundle images ([`super::bundle_image`]) and
+//! resolving a bundle under its published reference ([`super::bundle_source`]) are the open,
+//! load and resolve steps the bundle and render doors share.
+//!
+//! Why under `action/`: steps are what the command layer is made of, and they stay in the CLI
+//! crate with the doors after the workspace split; `commands/` keeps calling `action/` only.
+
+pub mod build;
+pub mod deliver;
+pub mod filter;
+pub mod sign;

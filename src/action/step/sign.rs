@@ -1,0 +1,45 @@
+//! The sign step: the last step of a delivery. Each reference a build pushed is signed at the
+//! digest the push wrote, from what the push reported: nothing is read back from the registry
+//! (a read would cost a request per tag and, if the tag moved in between, sign someone
+//! else's image).
+
+use super::deliver::Pushed;
+use crate::action::sign::{SignOptions, Written, sign_target};
+use crate::signature::SignatureError;
+use crate::signature::store::{Target, Where};
+use crate::transport::RegistryOptions;
+
+/// Why a pushed image could not be signed; the push itself succeeded.
+#[derive(Debug, thiserror::Error)]
+#[error("pushed {reference}, but signing it failed")]
+pub struct SignPushedError {
+    /// The reference pushed (`REF:TAG@sha256:…`).
+    pub reference: String,
+    /// Why.
+    #[source]
+    pub source: SignatureError,
+}
+
+/// Signs `pushed` at its pushed digest as `opts` say (cosign, simple signing, or both).
+pub fn sign_pushed(
+    pushed: &Pushed,
+    registry: &RegistryOptions,
+    opts: &SignOptions,
+) -> Result<Vec<Written>, SignPushedError> {
+    let fail = |source: SignatureError| SignPushedError {
+        reference: pushed.shown.clone(),
+        source,
+    };
+    let client = registry
+        .client_for(&pushed.reference)
+        .map_err(|e| fail(e.into()))?;
+    let target = Target {
+        name: pushed.shown.clone(),
+        place: Where::Registry {
+            client: Box::new(client),
+            reference: pushed.reference.clone(),
+        },
+        digest: pushed.digest.clone(),
+    };
+    sign_target(&target, opts).map_err(fail)
+}
