@@ -17,6 +17,7 @@ pub mod pull;
 pub mod push;
 pub mod retry;
 pub mod tags;
+pub mod tls;
 pub mod token;
 
 pub use crate::reference::{self, Reference};
