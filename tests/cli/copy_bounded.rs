@@ -24,7 +24,9 @@ const MAX_INDEX_ENTRIES: usize = 1024;
 /// `PUT /v2/REPO/manifests/REF` of a manifest or index, straight over HTTP (the registry
 /// checks the digest when `REF` is one).
 fn put_manifest(reg: &Registry, reference: &str, media_type: &str, bytes: &[u8]) {
-    let resp = reqwest::blocking::Client::new()
+    let resp = olmpack::registry::tls::client_builder()
+        .build()
+        .expect("HTTP client")
         .put(format!(
             "http://{}/v2/{REPO}/manifests/{reference}",
             reg.host

@@ -5,8 +5,8 @@
 use sha2::{Digest as _, Sha256};
 use std::io::{self, Write};
 
-/// Formats a finished SHA-256 state as `sha256:<64 lowercase hex>` (sha2 0.11 no longer formats
-/// its output as hex). The one digest formatter of the crate: the registry client uses it too.
+/// Formats a finished SHA-256 state as `sha256:<64 lowercase hex>`. The one digest formatter
+/// of the crate: the registry client uses it too.
 pub fn format_digest(hasher: Sha256) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = hasher.finalize();

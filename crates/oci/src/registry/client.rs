@@ -341,7 +341,7 @@ impl Client {
         } else {
             "https"
         };
-        let mut builder = reqwest::blocking::Client::builder()
+        let mut builder = super::tls::client_builder()
             .user_agent(opts.user_agent.clone())
             .timeout(opts.timeout)
             .connect_timeout(opts.connect_timeout)

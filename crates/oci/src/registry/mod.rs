@@ -26,6 +26,7 @@ pub mod remote;
 pub mod repository;
 pub mod retry;
 pub mod tags;
+pub mod tls;
 pub mod token;
 
 pub use client::{Client, ClientOptions};

@@ -187,7 +187,7 @@ pub fn for_each(
 ) -> Result<(), SignatureError> {
     let http = if base.starts_with("http://") || base.starts_with("https://") {
         Some(
-            reqwest::blocking::Client::builder()
+            crate::registry::tls::client_builder()
                 .timeout(std::time::Duration::from_secs(30))
                 .build()
                 .map_err(|e| SignatureError::Lookaside {

@@ -140,7 +140,7 @@ impl PublicKey {
             }
             PublicKey::Rsa(k) => {
                 let digest = sha2::Sha256::digest(msg);
-                k.verify(rsa::Pkcs1v15Sign::new::<sha2_010::Sha256>(), &digest, sig)
+                k.verify(rsa::Pkcs1v15Sign::new::<sha2::Sha256>(), &digest, sig)
                     .is_ok()
             }
         }
