@@ -190,14 +190,7 @@ fn catalog_bundle(
         .iter()
         .filter(|b| b.package == package)
     {
-        let v = b
-            .properties
-            .iter()
-            .find(|p| p.type_ == "olm.package")
-            .and_then(|p| serde_json::from_str::<serde_json::Value>(p.value.get()).ok())
-            .and_then(|v| v.get("version").and_then(|v| v.as_str()).map(String::from))
-            .and_then(|v| semver::Version::parse(&v).ok());
-        if let Some(v) = v {
+        if let Some(v) = b.version() {
             candidates.push((v, b));
         }
     }

@@ -235,26 +235,13 @@ fn fill_images(
         }
         BundleImage::Template(template) => {
             for b in cfg.bundles.iter_mut().filter(|b| b.image.is_empty()) {
-                let version = bundle_version(b);
+                let version = b.version_text();
                 b.image = expand_image_template(template, &b.package, &b.name, &version)
                     .map_err(|e| fail(source, e))?;
             }
             Ok(false)
         }
     }
-}
-
-/// The version of a catalog bundle, from its `olm.package` property (`""` without one).
-fn bundle_version(bundle: &crate::catalog::model::Bundle) -> String {
-    bundle
-        .properties
-        .iter()
-        .filter(|p| p.type_ == crate::catalog::model::SCHEMA_PACKAGE)
-        .find_map(|p| {
-            let v: serde_json::Value = serde_json::from_str(p.value.get()).ok()?;
-            v.get("version")?.as_str().map(str::to_string)
-        })
-        .unwrap_or_default()
 }
 
 /// One source read as `catalog render` reads it, with render's post-processing: the model

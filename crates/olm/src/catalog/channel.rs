@@ -92,6 +92,8 @@ pub enum HeadError {
 /// keeps its first place and its last entry's edges.
 #[derive(Debug, Clone)]
 pub struct ChannelGraph<'c> {
+    /// The channel's entries as listed (repeats included), for [`ChannelGraph::listed_edges`].
+    listed: &'c [ChannelEntry],
     entries: Vec<&'c ChannelEntry>,
     index: HashMap<&'c str, usize>,
     versions: Vec<Option<Version>>,
@@ -149,6 +151,7 @@ impl<'c> ChannelGraph<'c> {
             }
         }
         ChannelGraph {
+            listed: entries,
             entries: kept,
             index,
             versions,
@@ -354,23 +357,10 @@ impl<'c> ChannelGraph<'c> {
     pub fn edges(&self) -> Vec<Edge> {
         let mut out = BTreeSet::new();
         for (i, e) in self.entries.iter().enumerate() {
-            let to = &e.name;
-            if !e.replaces.is_empty() {
-                out.insert(edge(&e.replaces, to, EdgeKind::Replaces));
-            }
-            for s in &e.skips {
-                out.insert(edge(s, to, EdgeKind::Skips));
-            }
-            if let Some(range) = &self.ranges[i] {
-                for (j, v) in self.versions.iter().enumerate() {
-                    if j != i
-                        && let Some(v) = v
-                        && range.matches(v)
-                    {
-                        out.insert(edge(&self.entries[j].name, to, EdgeKind::SkipRange));
-                    }
-                }
-            }
+            let others = self.entries.iter().map(|o| o.name.as_str());
+            self.edges_into(e, self.ranges[i].as_ref(), others, &mut |x| {
+                out.insert(x);
+            });
         }
         for (base, subs) in &self.substitutes {
             for &s in subs {
@@ -378,6 +368,47 @@ impl<'c> ChannelGraph<'c> {
             }
         }
         out.into_iter().collect()
+    }
+
+    /// The edges as the channel lists them, each with the entry it leads to: entry by entry in
+    /// channel order (a repeated name each time it is listed), its `replaces`, then its `skips`,
+    /// then a `skipRange` edge from each listed entry the range covers. What a drawing shows,
+    /// arrow for arrow.
+    pub fn listed_edges(&self) -> Vec<(&'c ChannelEntry, Edge)> {
+        let mut out = Vec::new();
+        for e in self.listed {
+            let range = (!e.skip_range.is_empty())
+                .then(|| semver_range::parse(&e.skip_range).ok())
+                .flatten();
+            let others = self.listed.iter().map(|o| o.name.as_str());
+            self.edges_into(e, range.as_ref(), others, &mut |x| out.push((e, x)));
+        }
+        out
+    }
+
+    /// The edges into `e`: its `replaces`, its `skips`, and a `skipRange` edge from each of
+    /// `others` (but `e` itself) whose version `range` covers. The one place edges are made.
+    fn edges_into<'n>(
+        &self,
+        e: &ChannelEntry,
+        range: Option<&Range>,
+        others: impl Iterator<Item = &'n str>,
+        push: &mut impl FnMut(Edge),
+    ) {
+        let to = &e.name;
+        if !e.replaces.is_empty() {
+            push(edge(&e.replaces, to, EdgeKind::Replaces));
+        }
+        for s in &e.skips {
+            push(edge(s, to, EdgeKind::Skips));
+        }
+        if let Some(range) = range {
+            for other in others {
+                if other != to && self.version(other).is_some_and(|v| range.matches(v)) {
+                    push(edge(other, to, EdgeKind::SkipRange));
+                }
+            }
+        }
     }
 
     /// Entries an installed bundle called `name` with `version` may upgrade to in one step
@@ -515,20 +546,6 @@ pub fn substitutes_for(b: &Bundle) -> Option<String> {
         .filter(|p| p.type_ == crate::catalog::model::property_type::CSV_METADATA)
         .filter_map(|p| serde_json::from_str::<serde_json::Value>(p.value.get()).ok())
         .find_map(|v| annotation(&v, "/annotations/olm.substitutesFor"))
-}
-
-/// The version of a bundle from its `olm.package` property, when it parses as semver.
-pub fn bundle_version(b: &Bundle) -> Option<Version> {
-    #[derive(serde::Deserialize)]
-    struct Pkg {
-        #[serde(default)]
-        version: String,
-    }
-    b.properties
-        .iter()
-        .find(|p| p.type_ == crate::catalog::model::property_type::PACKAGE)
-        .and_then(|p| serde_json::from_str::<Pkg>(p.value.get()).ok())
-        .and_then(|p| Version::parse(&p.version).ok())
 }
 
 #[cfg(test)]

@@ -5,25 +5,14 @@
 //! nothing at all, so olmpack draws it itself with a layered layout (see [`svg`]): one band per
 //! channel, bundles ranked by version, every arc routed in lanes inside its band, a legend.
 
+use crate::catalog::channel::{ChannelGraph, EdgeKind};
 use crate::catalog::mermaid::{MermaidError, bundle_versions};
 use crate::catalog::model::{DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE};
-use crate::semver_range;
 use semver::Version;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 mod svg;
-
-/// Which edge an arrow stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EdgeKind {
-    /// `replaces`.
-    Replaces,
-    /// One name of `skips`.
-    Skips,
-    /// A `skipRange` that matches the older entry.
-    SkipRange,
-}
 
 /// One entry of a channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +27,8 @@ pub struct GraphNode {
     pub deprecated: bool,
 }
 
-/// One arrow, from the older entry to the one that upgrades from it.
+/// One arrow, from the older entry to the one that upgrades from it (never
+/// [`EdgeKind::Substitutes`]: a drawing shows the channel's own edges).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphEdge {
     /// The entry upgraded from (it may be outside the channel).
@@ -51,9 +41,10 @@ pub struct GraphEdge {
     pub label: String,
 }
 
-/// The graph of one channel.
+/// The picture of one channel: its entries and edges (from the one [`ChannelGraph`]) laid out
+/// for drawing, with what a reader needs to see (default, deprecated, heads).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChannelGraph {
+pub struct ChannelDrawing {
     /// Package name.
     pub package: String,
     /// Channel name.
@@ -68,12 +59,12 @@ pub struct ChannelGraph {
     pub edges: Vec<GraphEdge>,
 }
 
-/// Builds the channel graphs, sorted by package then channel, optionally filtered.
+/// Draws the channel graphs, sorted by package then channel, optionally filtered.
 pub fn build(
     cfg: &DeclarativeConfig,
     package: Option<&str>,
     channel: Option<&str>,
-) -> Result<Vec<ChannelGraph>, MermaidError> {
+) -> Result<Vec<ChannelDrawing>, MermaidError> {
     let versions = bundle_versions(cfg)?;
     let mut dep_pkg = HashSet::new();
     let mut dep_channel = HashSet::new();
@@ -106,11 +97,9 @@ pub fn build(
             continue;
         }
         let entries: Vec<_> = c.entries.iter().flatten().collect();
-        // opm's head rule, from the one channel graph (versions play no part in it).
-        let heads: HashSet<&str> = crate::catalog::channel::ChannelGraph::new(c, |_| None)
-            .heads()
-            .into_iter()
-            .collect();
+        let graph = ChannelGraph::new(c, |n| versions.get(n).cloned());
+        // opm's head rule (versions play no part in it).
+        let heads: HashSet<&str> = graph.heads().into_iter().collect();
         let mut nodes: Vec<GraphNode> = entries
             .iter()
             .map(|e| GraphNode {
@@ -126,42 +115,21 @@ pub fn build(
             (Some(_), None) => std::cmp::Ordering::Greater,
             (None, None) => a.name.cmp(&b.name),
         });
-        let mut edges = Vec::new();
-        for e in &entries {
-            if !e.replaces.is_empty() {
-                edges.push(GraphEdge {
-                    from: e.replaces.clone(),
-                    to: e.name.clone(),
-                    kind: EdgeKind::Replaces,
-                    label: String::new(),
-                });
-            }
-            for s in &e.skips {
-                edges.push(GraphEdge {
-                    from: s.clone(),
-                    to: e.name.clone(),
-                    kind: EdgeKind::Skips,
-                    label: String::new(),
-                });
-            }
-            if let Ok(range) = semver_range::parse(&e.skip_range)
-                && !e.skip_range.is_empty()
-            {
-                for other in &entries {
-                    if other.name != e.name
-                        && versions.get(&other.name).is_some_and(|v| range.matches(v))
-                    {
-                        edges.push(GraphEdge {
-                            from: other.name.clone(),
-                            to: e.name.clone(),
-                            kind: EdgeKind::SkipRange,
-                            label: e.skip_range.clone(),
-                        });
-                    }
-                }
-            }
-        }
-        out.push(ChannelGraph {
+        let edges = graph
+            .listed_edges()
+            .into_iter()
+            .map(|(entry, e)| GraphEdge {
+                label: if e.kind == EdgeKind::SkipRange {
+                    entry.skip_range.clone()
+                } else {
+                    String::new()
+                },
+                from: e.from,
+                to: e.to,
+                kind: e.kind,
+            })
+            .collect();
+        out.push(ChannelDrawing {
             package: c.package.clone(),
             channel: c.name.clone(),
             default: defaults.get(c.package.as_str()) == Some(&c.name.as_str()),
@@ -180,7 +148,7 @@ fn dot_quote(s: &str) -> String {
 }
 
 /// Graphviz DOT: one cluster per channel, heads with a double border, deprecated entries filled.
-pub fn to_dot(graphs: &[ChannelGraph]) -> String {
+pub fn to_dot(graphs: &[ChannelDrawing]) -> String {
     let mut out = String::from(
         "digraph catalog {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"sans-serif\"];\n  edge [fontname=\"sans-serif\", fontsize=10];\n",
     );
@@ -239,6 +207,7 @@ pub fn to_dot(graphs: &[ChannelGraph]) -> String {
                     "label={}, style=dotted",
                     dot_quote(&format!("skipRange({})", e.label))
                 ),
+                EdgeKind::Substitutes => "label=\"substitutesFor\", style=dashed".to_string(),
             };
             let _ = writeln!(out, "    {} -> {} [{attrs}];", id(&e.from), id(&e.to));
         }
@@ -253,7 +222,7 @@ pub fn to_dot(graphs: &[ChannelGraph]) -> String {
 /// dashed red, `skipRange` dotted blue, all with arrowheads; heads with a thick green border,
 /// deprecated entries filled orange, entries outside the channel dashed. The layout is in
 /// [`svg`]: arcs stay inside their band and everything inside the canvas.
-pub fn to_svg(graphs: &[ChannelGraph]) -> String {
+pub fn to_svg(graphs: &[ChannelDrawing]) -> String {
     svg::draw(graphs)
 }
 

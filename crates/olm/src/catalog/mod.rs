@@ -15,10 +15,14 @@ pub use model::{
 };
 
 pub mod add;
+pub mod bundle_facts;
 pub mod channel;
 pub mod compat;
 pub mod diff;
 pub mod filter;
+pub use bundle_facts::{
+    GoDecodeError, Gvk, ModelProblem, PackageProperty, PackagePropertyError, PropertyValue,
+};
 pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
 pub mod mermaid;

@@ -8,7 +8,9 @@
 //! the release as build metadata (`1.2.3+4`); opm reads that as the release, and so does
 //! olmpack.
 
-use crate::catalog::model::{Bundle, property_type};
+use crate::catalog::bundle_facts::{PackageProperty, PropertyValue};
+use crate::catalog::model::Bundle;
+use crate::catalog::model::property_type::{self, PACKAGE};
 use base64::Engine;
 use semver::{Prerelease, Version};
 use serde_json::Value as J;
@@ -88,44 +90,34 @@ pub fn of_bundle(b: &Bundle) -> Result<VersionRelease, String> {
                 property_type::PACKAGE
             ));
         }
-        let value: J = serde_json::from_str(p.value.get()).map_err(|e| {
-            format!(
-                "unable to unmarshal \"olm.package\" property for bundle {:?}: {e}",
-                b.name
-            )
-        })?;
-        let field = |name: &str| -> Result<String, String> {
-            match value.as_object().and_then(|m| {
-                m.iter()
-                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-                    .map(|(_, v)| v)
-                    .next_back()
-            }) {
-                None | Some(J::Null) => Ok(String::new()),
-                Some(J::String(s)) => Ok(s.clone()),
-                Some(_) => Err(format!(
-                    "unable to unmarshal \"olm.package\" property for bundle {:?}: json: field {name} is not a string",
+        let value = PropertyValue::decode(&p.value, PackageProperty::GO_TYPE)
+            .ok()
+            .filter(|v| !v.is_null())
+            .ok_or_else(|| {
+                format!(
+                    "unable to unmarshal {PACKAGE:?} property for bundle {:?}: not an object",
                     b.name
-                )),
-            }
+                )
+            })?;
+        let field = |name: &str| -> Result<String, String> {
+            value.string(name).map_err(|_| {
+                format!(
+                    "unable to unmarshal {PACKAGE:?} property for bundle {:?}: json: field {name} is not a string",
+                    b.name
+                )
+            })
         };
-        if !value.is_object() {
-            return Err(format!(
-                "unable to unmarshal \"olm.package\" property for bundle {:?}: not an object",
-                b.name
-            ));
-        }
         let version_text = field("version")?;
         let version = Version::parse(&version_text).map_err(|e| {
             format!(
-                "invalid semver version {version_text:?} in \"olm.package\" property for bundle {:?}: {e}",
+                "invalid semver version {version_text:?} in {PACKAGE:?} property for bundle {:?}: {e}",
                 b.name
             )
         })?;
         let release_text = field("release")?;
         let release = parse_release(&release_text).map_err(|e| {
             format!(
-                "invalid release {release_text:?} in \"olm.package\" property for bundle {:?}: {e}",
+                "invalid release {release_text:?} in {PACKAGE:?} property for bundle {:?}: {e}",
                 b.name
             )
         })?;
@@ -133,7 +125,7 @@ pub fn of_bundle(b: &Bundle) -> Result<VersionRelease, String> {
     }
     let Some(mut vr) = found else {
         return Err(format!(
-            "no \"olm.package\" property found for bundle {:?}",
+            "no {PACKAGE:?} property found for bundle {:?}",
             b.name
         ));
     };

@@ -24,6 +24,7 @@ use super::index::{
     ApiBundleRow, ApiRow, BundleValueRow, ChannelEntryRow, ChannelRow, IndexDb, OperatorBundleRow,
     PackageRow, RelatedImageRow,
 };
+use crate::catalog::model::property_type;
 use crate::gocompat::marshal::write_str;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -538,10 +539,10 @@ fn migrate_in_memory(db: &mut IndexDb, version: i64) {
                 let value = go_map_json(&[
                     ("group", &g),
                     ("kind", &k),
-                    ("type", "olm.gvk"),
+                    ("type", property_type::GVK),
                     ("version", &v),
                 ]);
-                db.add_dependency(&name, &bversion, &path, "olm.gvk", &value);
+                db.add_dependency(&name, &bversion, &path, property_type::GVK, &value);
             }
         }
     }
@@ -566,10 +567,10 @@ fn migrate_in_memory(db: &mut IndexDb, version: i64) {
                 .and_then(|e| e.package_name.clone())
                 .unwrap_or_default();
             let value = go_map_json(&[("packageName", &package), ("version", &bversion)]);
-            db.add_property(&name, &bversion, &path, "olm.package", &value);
+            db.add_property(&name, &bversion, &path, property_type::PACKAGE, &value);
             for (g, v, k) in apis {
                 let value = go_map_json(&[("group", &g), ("kind", &k), ("version", &v)]);
-                db.add_property(&name, &bversion, &path, "olm.gvk", &value);
+                db.add_property(&name, &bversion, &path, property_type::GVK, &value);
             }
         }
         // 009's `UPDATE dependencies SET value = (SELECT json_remove(value, "$.type") FROM

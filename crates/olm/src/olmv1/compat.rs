@@ -5,6 +5,9 @@
 //! and line it is about and upstream's words.
 
 use crate::bundle::{Bundle, Csv};
+use crate::catalog::model::property_type::{
+    CONSTRAINT, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED,
+};
 use crate::yaml::Node;
 
 /// Which refusal.
@@ -38,8 +41,7 @@ pub struct Finding {
 }
 
 /// The property types OLM v1 refuses (`NoDependencyValidation`).
-pub const DEPENDENCY_PROPERTIES: [&str; 3] =
-    ["olm.package.required", "olm.gvk.required", "olm.constraint"];
+pub const DEPENDENCY_PROPERTIES: [&str; 3] = [PACKAGE_REQUIRED, GVK_REQUIRED, CONSTRAINT];
 
 /// `NoDependencyValidation`'s message.
 pub fn dependency_message(bundle_name: &str, property: &str) -> String {
@@ -133,9 +135,9 @@ fn dependency_findings(bundle: &Bundle, csv: &Csv<'_>, out: &mut Vec<Finding>) {
         })
     };
     if let Some(first) = csv.required_crds().first() {
-        push("olm.gvk.required", &csv.object.file, first.pos.line);
+        push(GVK_REQUIRED, &csv.object.file, first.pos.line);
     } else if let Some(first) = csv.required_apis().first() {
-        push("olm.gvk.required", &csv.object.file, first.pos.line);
+        push(GVK_REQUIRED, &csv.object.file, first.pos.line);
     }
     if let Some(deps) = &bundle.dependencies {
         for d in deps
@@ -145,9 +147,9 @@ fn dependency_findings(bundle: &Bundle, csv: &Csv<'_>, out: &mut Vec<Finding>) {
             .unwrap_or(&[])
         {
             let property = match d.get("type").and_then(Node::scalar_text) {
-                Some("olm.package") => "olm.package.required",
-                Some("olm.gvk") => "olm.gvk.required",
-                Some("olm.constraint") => "olm.constraint",
+                Some(PACKAGE) => PACKAGE_REQUIRED,
+                Some(GVK) => GVK_REQUIRED,
+                Some(CONSTRAINT) => CONSTRAINT,
                 _ => continue,
             };
             push(property, &deps.file, d.line);

@@ -14,8 +14,10 @@
 //! `null` in `packages.json` (the loader does not keep the difference; opm reads both as empty).
 
 use super::csv::{self, CsvContext, MetadataError};
+use crate::catalog::bundle_facts::check_package;
+use crate::catalog::channel::{ChannelGraph, HeadError};
 use crate::catalog::model::property_type;
-use crate::catalog::{DeclarativeConfig, Property};
+use crate::catalog::{DeclarativeConfig, Gvk, Property};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -736,7 +738,13 @@ impl ServeModel {
                         pkg.name, ch.name
                     )));
                 }
-                ch.head = head(ch).map_err(|m| {
+                // opm's `Channel.Head`, from the one channel graph (the channel is not empty).
+                let channel = ch.bundles.values().next().map(|b| b.source.channel);
+                let head = channel
+                    .and_then(|ci| config.channels.get(ci))
+                    .map(|c| ChannelGraph::new(c, |_| None).head().map(str::to_string))
+                    .unwrap_or(Err(HeadError::Empty));
+                ch.head = head.map_err(|m| {
                     inv(format!(
                         "invalid package {:?}: invalid channel {:?}: {m}",
                         pkg.name, ch.name
@@ -1046,7 +1054,8 @@ impl ServeModel {
         }
         if csv_metadata > 1 {
             return Err(fail(format!(
-                "expected at most 1 property of type \"olm.csv.metadata\", found {csv_metadata}"
+                "expected at most 1 property of type {:?}, found {csv_metadata}",
+                property_type::CSV_METADATA
             )));
         }
         Ok(out)
@@ -1112,7 +1121,12 @@ impl ServeModel {
                 bundle: b.name.clone(),
                 message,
             };
-            let lost = || fail("olm.csv.metadata: compacted value lost".into());
+            let lost = || {
+                fail(format!(
+                    "{}: compacted value lost",
+                    property_type::CSV_METADATA
+                ))
+            };
             let synthesize = |meta: &serde_json::value::RawValue| {
                 csv::synthesize(
                     meta,
@@ -1161,75 +1175,20 @@ impl ServeModel {
     }
 }
 
-/// opm's `Channel.Head`: the one bundle no other bundle of the channel replaces or skips.
-fn head(ch: &CacheChannel) -> Result<String, String> {
-    let mut incoming: BTreeSet<&str> = BTreeSet::new();
-    for b in ch.bundles.values() {
-        if !b.replaces.is_empty() {
-            incoming.insert(&b.replaces);
-        }
-        incoming.extend(b.skips().iter().map(String::as_str));
-    }
-    let heads: Vec<&str> = ch
-        .bundles
-        .keys()
-        .map(String::as_str)
-        .filter(|n| !incoming.contains(n))
-        .collect();
-    match heads.as_slice() {
-        [one] => Ok((*one).to_string()),
-        [] => Err("no channel head found in graph".into()),
-        many => Err(format!(
-            "multiple channel heads found in graph: {}",
-            many.join(", ")
-        )),
-    }
-}
-
-/// The version of the bundle's single `olm.package` property (opm requires exactly one, and a
-/// semver version).
+/// The version of the bundle's single `olm.package` property: opm's model check of it, its
+/// texts (the one check `catalog validate` reports too).
 fn package_version(b: &crate::catalog::Bundle) -> Result<String, String> {
-    let props: Vec<&Property> = b
-        .properties
-        .iter()
-        .filter(|p| p.type_ == property_type::PACKAGE)
-        .collect();
-    if props.len() != 1 {
-        return Err(format!(
-            "package {:?} bundle {:?} must have exactly 1 \"olm.package\" property, found {}",
-            b.package,
-            b.name,
-            props.len()
-        ));
-    }
-    let f = csv::go_string_fields(
-        &props[0].value,
-        "property.Package",
-        &["packageName", "version"],
-    )
-    .map_err(|e| format!("parse properties for bundle {:?}: {e}", b.name))?;
-    if b.package != f[0] {
-        return Err(format!(
-            "package {:?} does not match \"olm.package\" property {:?}",
-            b.package, f[0]
-        ));
-    }
-    if let Err(e) = semver::Version::parse(&f[1]) {
-        return Err(format!(
-            "error parsing bundle {:?} version {:?}: {e}",
-            b.name, f[1]
-        ));
-    }
-    Ok(f[1].clone())
+    check_package(b)
+        .map(|(pp, _)| pp.version)
+        .map_err(|e| e.to_string())
 }
 
 fn gvk(p: &Property, i: usize) -> Result<GroupVersionKind, String> {
-    let f = csv::go_string_fields(&p.value, "property.GVK", &["group", "kind", "version"])
-        .map_err(|e| format!("parse property at index {i}: {e}"))?;
+    let g = Gvk::decode(&p.value).map_err(|e| format!("parse property at index {i}: {e}"))?;
     Ok(GroupVersionKind {
-        group: f[0].clone(),
-        version: f[2].clone(),
-        kind: f[1].clone(),
+        group: g.group,
+        version: g.version,
+        kind: g.kind,
         plural: String::new(),
     })
 }

@@ -13,7 +13,7 @@ mod report;
 
 pub use report::{render_json, render_markdown, render_text};
 
-use crate::catalog::channel::{ChannelGraph, Edge, EdgeKind, bundle_version};
+use crate::catalog::channel::{ChannelGraph, Edge, EdgeKind};
 use crate::catalog::model::{Bundle, Channel, DeclarativeConfig, property_type};
 use semver::Version;
 use serde::Serialize;
@@ -321,7 +321,7 @@ impl Pkg<'_> {
     fn versions(&self) -> HashMap<&str, Version> {
         self.bundles
             .iter()
-            .filter_map(|(n, b)| bundle_version(b).map(|v| (*n, v)))
+            .filter_map(|(n, b)| b.version().map(|v| (*n, v)))
             .collect()
     }
 
@@ -637,7 +637,7 @@ fn bundle_change(o: &Bundle, n: &Bundle) -> BundleDelta {
             new: n.image.clone(),
         }
     });
-    let (ov, nv) = (version_text(o), version_text(n));
+    let (ov, nv) = (o.version_text(), n.version_text());
     let version = (ov != nv).then(|| {
         what.push("version".to_string());
         Change { old: ov, new: nv }
@@ -685,20 +685,6 @@ fn normalize(json: &str) -> String {
     serde_json::from_str::<serde_json::Value>(json)
         .map(|v| v.to_string())
         .unwrap_or_else(|_| json.to_string())
-}
-
-fn version_text(b: &Bundle) -> String {
-    #[derive(serde::Deserialize)]
-    struct P {
-        #[serde(default)]
-        version: String,
-    }
-    b.properties
-        .iter()
-        .find(|p| p.type_ == property_type::PACKAGE)
-        .and_then(|p| serde_json::from_str::<P>(p.value.get()).ok())
-        .map(|p| p.version)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -20,8 +20,11 @@
 
 pub mod config;
 
+use crate::catalog::bundle_facts::{PackageProperty, PropertyValue};
 use crate::catalog::channel::{ChannelGraph, HeadError};
-use crate::catalog::model::{Bundle, Channel, ChannelEntry, DeclarativeConfig, property_type};
+use crate::catalog::model::{
+    Bundle, Channel, ChannelEntry, DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, property_type,
+};
 use crate::gocompat::mmsemver::Constraints;
 use config::{At, ConfigError, FilterConfig, PackageFilter};
 use semver::Version;
@@ -66,31 +69,29 @@ impl Cx<'_> {
 /// The package version of a bundle as catalog-filter reads it: the `olm.package` property's
 /// version, strict semver (no `v`, three numbers).
 fn strict_version(b: &Bundle) -> Result<Version, FilterError> {
-    #[derive(serde::Deserialize)]
-    struct Pkg {
-        #[serde(default)]
-        version: String,
-    }
-    let prop = b
-        .properties
-        .iter()
-        .find(|p| p.type_ == property_type::PACKAGE)
+    let (_, prop) = b
+        .properties_of(property_type::PACKAGE)
+        .next()
         .ok_or_else(|| {
             FilterError::Catalog(format!(
                 "bundle {:?} in package {:?} has no package property",
                 b.name, b.package
             ))
         })?;
-    let pkg: Pkg = serde_json::from_str(prop.value.get()).map_err(|e| {
-        FilterError::Catalog(format!(
-            "bundle {:?} in package {:?}: olm.package property: {e}",
-            b.name, b.package
-        ))
-    })?;
-    Version::parse(&pkg.version).map_err(|e| {
+    let version = PropertyValue::decode(&prop.value, PackageProperty::GO_TYPE)
+        .and_then(|v| v.string("version"))
+        .map_err(|e| {
+            FilterError::Catalog(format!(
+                "bundle {:?} in package {:?}: {} property: {e}",
+                b.name,
+                b.package,
+                property_type::PACKAGE
+            ))
+        })?;
+    Version::parse(&version).map_err(|e| {
         FilterError::Catalog(format!(
             "bundle {:?} in package {:?}: version {:?} is not semver: {e}",
-            b.name, b.package, pkg.version
+            b.name, b.package, version
         ))
     })
 }
@@ -516,10 +517,10 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
         for d in &mut cfg.deprecations {
             let pkg = d.package.clone();
             d.entries.retain(|e| match e.reference.schema.as_str() {
-                "olm.bundle" => keep
+                SCHEMA_BUNDLE => keep
                     .get(&pkg)
                     .is_none_or(|names| names.contains(&e.reference.name)),
-                "olm.channel" => channel_names.get(&pkg).is_none_or(|names| {
+                SCHEMA_CHANNEL => channel_names.get(&pkg).is_none_or(|names| {
                     names.contains(&e.reference.name)
                         && !emptied.contains(&(pkg.clone(), e.reference.name.clone()))
                 }),

@@ -21,7 +21,7 @@
 //! packages stacked, with a legend on top. Every coordinate is computed here, so the canvas is
 //! exactly as large as what is drawn.
 
-use super::{ChannelGraph, EdgeKind};
+use super::{ChannelDrawing, EdgeKind};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -107,6 +107,7 @@ fn kind_class(kind: EdgeKind) -> &'static str {
         EdgeKind::Replaces => "replaces",
         EdgeKind::Skips => "skips",
         EdgeKind::SkipRange => "skiprange",
+        EdgeKind::Substitutes => "substitutes",
     }
 }
 
@@ -117,6 +118,7 @@ fn kind_offset(kind: EdgeKind) -> f64 {
         EdgeKind::Replaces => 4.0,
         EdgeKind::Skips => 9.0,
         EdgeKind::SkipRange => 13.0,
+        EdgeKind::Substitutes => 16.0,
     }
 }
 
@@ -143,7 +145,7 @@ struct Group {
 
 /// A band laid out in its own coordinates (origin at its top-left corner).
 struct Band<'a> {
-    graph: &'a ChannelGraph,
+    graph: &'a ChannelDrawing,
     nodes: Vec<Node<'a>>,
     /// `replaces` between neighbouring rows: (from, to).
     straight: Vec<(usize, usize)>,
@@ -154,7 +156,7 @@ struct Band<'a> {
 }
 
 impl<'a> Band<'a> {
-    fn new(g: &'a ChannelGraph) -> Band<'a> {
+    fn new(g: &'a ChannelDrawing) -> Band<'a> {
         let mut nodes: Vec<Node<'a>> = Vec::new();
         let known: std::collections::HashSet<&str> =
             g.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -376,6 +378,7 @@ impl<'a> Band<'a> {
                 EdgeKind::Replaces => "replaces".to_string(),
                 EdgeKind::Skips => "skips".to_string(),
                 EdgeKind::SkipRange => format!("skipRange {}:", grp.label),
+                EdgeKind::Substitutes => "substitutesFor".to_string(),
             };
             let froms: Vec<&str> = grp.from.iter().map(|&f| self.nodes[f].name).collect();
             let _ = writeln!(
@@ -452,7 +455,7 @@ impl<'a> Band<'a> {
 }
 
 /// A band's title (the channel) and subtitle (facts about it).
-fn band_titles(g: &ChannelGraph, rows: usize) -> (String, String) {
+fn band_titles(g: &ChannelDrawing, rows: usize) -> (String, String) {
     let entries = g.nodes.len();
     let mut sub = format!(
         "{entries} {}",
@@ -546,7 +549,7 @@ fn legend(out: &mut String) -> f64 {
 }
 
 /// Lays out and draws `graphs` (sorted by package, then channel).
-pub fn draw(graphs: &[ChannelGraph]) -> String {
+pub fn draw(graphs: &[ChannelDrawing]) -> String {
     let mut body = String::new();
     let legend_w = legend(&mut body);
     let mut ids = Ids::default();

@@ -314,7 +314,10 @@ fn detect(first: Option<&Node>, compat: OpmCompat) -> Result<TemplateType, Locat
         basic::SCHEMA => Ok(TemplateType::Basic),
         semver::SCHEMA => Ok(TemplateType::Semver),
         // Before v1.44 a basic template was a plain FBC stream.
-        "olm.package" | "olm.channel" | "olm.bundle" | "olm.deprecations"
+        crate::catalog::model::SCHEMA_PACKAGE
+        | crate::catalog::model::SCHEMA_CHANNEL
+        | crate::catalog::model::SCHEMA_BUNDLE
+        | crate::catalog::model::SCHEMA_DEPRECATIONS
             if !compat.at_least(1, 44) =>
         {
             Ok(TemplateType::Basic)

@@ -7,6 +7,7 @@
 //! pin different releases, and the checked-in catalogs show each era's edges.
 
 use super::{BundleRenderer, Located, OpmCompat, TemplateOptions, json_kind, render_all};
+use crate::catalog::bundle_facts::{PackageProperty, PropertyValue};
 use crate::catalog::model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Icon, Origin, Package, SCHEMA_CHANNEL,
     SCHEMA_PACKAGE, property_type,
@@ -358,30 +359,17 @@ fn bool_of(node: &Node) -> Result<Option<bool>, ()> {
     }
 }
 
-/// The `olm.package` property of a rendered bundle: (package name, version text).
+/// The `olm.package` property of a rendered bundle: (package name, version text); a field
+/// that is not a string reads as empty here, as before (opm's template reads the model).
 pub(crate) fn package_property(bundle: &Bundle) -> Result<(String, String), String> {
     let mut found = Vec::new();
-    for (i, p) in bundle.properties.iter().enumerate() {
-        if p.type_ != property_type::PACKAGE {
-            continue;
-        }
-        let value: serde_json::Value = serde_json::from_str(p.value.get()).map_err(|e| {
-            format!(
-                "parse properties for bundle {:?}: parse property[{i}] of type {:?}: {e}",
-                bundle.name, p.type_
-            )
-        })?;
+    for (_, p) in bundle.properties_of(property_type::PACKAGE) {
+        let value = PropertyValue::decode(&p.value, PackageProperty::GO_TYPE).ok();
         let field = |name: &str| -> String {
             value
-                .as_object()
-                .and_then(|m| {
-                    m.iter()
-                        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-                        .filter_map(|(_, v)| v.as_str())
-                        .next_back()
-                })
+                .as_ref()
+                .and_then(|v| v.string(name).ok())
                 .unwrap_or_default()
-                .to_string()
         };
         found.push((field("packageName"), field("version")));
     }

@@ -73,7 +73,8 @@ pub(super) fn validate(model: &BTreeMap<String, MPackage>) -> Result<(), Convert
                 }
                 if !parse_failed && packages != 1 {
                     errors.push(format!(
-                        "{at}: must be exactly one property with type \"olm.package\""
+                        "{at}: must be exactly one property with type {:?}",
+                        crate::catalog::model::property_type::PACKAGE
                     ));
                 }
                 if b.image.is_empty() && b.objects.is_empty() {

@@ -8,6 +8,7 @@ use super::graph::Loaded;
 use super::{PackageDir, Version, validate};
 use crate::bundle::Csv;
 use crate::catalog::model::DeclarativeConfig;
+use crate::catalog::model::property_type;
 use crate::findings::Diagnostic;
 use crate::gocompat::marshal::marshal_string;
 use crate::legacy::index::{IndexDb, OperatorBundleRow};
@@ -98,7 +99,7 @@ pub fn to_index(pkg: &PackageDir, loaded: &Loaded) -> Result<IndexDb, CatalogErr
             marshal_string(&serde_json::Value::from(loaded.package.as_str()), true),
             marshal_string(&serde_json::Value::from(v.version.as_str()), true)
         );
-        db.add_property(name, &v.version, "", "olm.package", &value);
+        db.add_property(name, &v.version, "", property_type::PACKAGE, &value);
     }
     Ok(db)
 }
@@ -143,7 +144,7 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         required.insert(gvk(d.written_group.unwrap_or_default(), d.kind, d.version));
     }
     for value in &required {
-        db.add_dependency(&v.name, &v.version, "", "olm.gvk", value);
+        db.add_dependency(&v.name, &v.version, "", property_type::GVK, value);
     }
     let mut props: Vec<(String, String)> = Vec::new();
     let mut push = |t: String, val: String| {
@@ -152,7 +153,7 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         }
     };
     for (g, ver, k, _plural) in validate::provided_apis(v) {
-        push("olm.gvk".into(), gvk(&g, &k, &ver));
+        push(property_type::GVK.into(), gvk(&g, &k, &ver));
     }
     if let Some(raw) = csv_node
         .path(&[

@@ -6,6 +6,7 @@
 //! resolver supports them, opm's validator only knows the `cel` form.
 
 use super::{Ctx, Diagnostic, Rule};
+use crate::catalog::model::property_type::{CONSTRAINT, GVK, PACKAGE};
 use crate::semver_range::Range;
 use crate::yaml::Node;
 
@@ -73,7 +74,7 @@ fn dependencies(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
             continue;
         };
         match ty {
-            "olm.package" => {
+            PACKAGE => {
                 let name = str_field(value, "packageName");
                 if name.is_empty() {
                     err(ctx, value.line, "Package name is empty".into());
@@ -92,7 +93,7 @@ fn dependencies(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
                     );
                 }
             }
-            "olm.gvk" => {
+            GVK => {
                 for (field, label) in [
                     ("group", "API Group"),
                     ("version", "API Version"),
@@ -108,7 +109,7 @@ fn dependencies(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
                     err(ctx, value.line, "Label information is missing".into());
                 }
             }
-            "olm.constraint" => constraint(ctx, file, &format!("dependencies[{i}]"), value, 0),
+            CONSTRAINT => constraint(ctx, file, &format!("dependencies[{i}]"), value, 0),
             other => err(
                 ctx,
                 item.line,
@@ -335,7 +336,7 @@ fn properties(ctx: &mut Ctx<'_>, file: &str, root: &Node) {
                 .at(file, item.line),
             );
         }
-        if ty == "olm.package" || ty == "olm.gvk" {
+        if ty == PACKAGE || ty == GVK {
             ctx.push(
                 Diagnostic::new(
                     Rule::Properties,

@@ -2,6 +2,7 @@
 //! properties parsed once into a [`BundleInfo`] that the other checks read.
 
 use super::*;
+use crate::catalog::bundle_facts::{self, ModelProblem, PackageProperty};
 
 /// Indexes the olm.bundle blobs by (package, name), reporting those opm's `ConvertToModel`
 /// refuses and parsing each one's properties ([`bundle_info`]).
@@ -59,18 +60,10 @@ pub(super) fn index<'a>(
     bundles
 }
 
-/// A bundle's parsed `olm.package` property.
-#[derive(Debug, Clone)]
-pub(super) struct PkgProp {
-    pub(super) package_name: String,
-    pub(super) version: String,
-    pub(super) release: String,
-}
-
 /// What the rules know about one bundle after its properties are parsed.
 pub(super) struct BundleInfo<'a> {
     pub(super) bundle: &'a Bundle,
-    pub(super) packages: Vec<PkgProp>,
+    pub(super) packages: Vec<PackageProperty>,
     pub(super) version: Option<semver::Version>,
     /// `version[-release]`, opm's duplicate-version key.
     pub(super) version_key: Option<String>,
@@ -99,12 +92,12 @@ pub(super) fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> Bundl
         out.push(at(
             Rule::CatalogPackageProperty,
             &b.origin,
-            format!(
-                "package {:?} bundle {:?} must have exactly 1 \"olm.package\" property, found {}",
-                b.package,
-                b.name,
-                info.packages.len()
-            ),
+            ModelProblem::PackageCount {
+                package: b.package.clone(),
+                bundle: b.name.clone(),
+                count: info.packages.len(),
+            }
+            .to_string(),
         ));
         return info;
     }
@@ -114,8 +107,11 @@ pub(super) fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> Bundl
             Rule::CatalogBundlePackage,
             &b.origin,
             format!(
-                "package {:?} does not match \"olm.package\" property {:?}: make them equal",
-                b.package, pp.package_name
+                "{}: make them equal",
+                ModelProblem::PackageMismatch {
+                    package: b.package.clone(),
+                    property: pp.package_name.clone(),
+                }
             ),
         ));
     }
@@ -174,11 +170,10 @@ fn parse_properties<'a>(
         }
         let J::Object(m) = &value else { continue };
         match p.type_.as_str() {
-            property_type::PACKAGE => info.packages.push(PkgProp {
-                package_name: str_field(m, "packageName").unwrap_or_default(),
-                version: str_field(m, "version").unwrap_or_default(),
-                release: str_field(m, "release").unwrap_or_default(),
-            }),
+            property_type::PACKAGE => {
+                info.packages
+                    .push(PackageProperty::decode(&p.value).unwrap_or_default());
+            }
             property_type::GVK => {
                 let k = str_field(m, "kind").unwrap_or_default();
                 if !k.is_empty() {
@@ -234,16 +229,18 @@ fn check_images(b: &Bundle, out: &mut Vec<Diagnostic>) {
 
 /// The olm.package version (strict semver) and release, the normalized name a release asks for,
 /// and opm's duplicate-version key.
-fn check_version(b: &Bundle, pp: &PkgProp, info: &mut BundleInfo, out: &mut Vec<Diagnostic>) {
-    match reference::semver(&pp.version) {
+fn check_version(
+    b: &Bundle,
+    pp: &PackageProperty,
+    info: &mut BundleInfo,
+    out: &mut Vec<Diagnostic>,
+) {
+    match bundle_facts::check_version(b, &pp.version) {
         Ok(v) => info.version = Some(v),
         Err(e) => out.push(at(
             Rule::CatalogVersion,
             &b.origin,
-            format!(
-                "error parsing bundle {:?} version {:?}: {e}: use a strict semantic version such as 1.2.3",
-                b.name, pp.version
-            ),
+            format!("{e}: use a strict semantic version such as 1.2.3"),
         )),
     }
     let mut release_ok = true;

@@ -15,7 +15,9 @@
 
 use super::Origin;
 use crate::catalog::OpmCompat;
-use crate::catalog::model::DeclarativeConfig;
+use crate::catalog::model::{
+    DeclarativeConfig, SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE,
+};
 use crate::findings::{Diagnostic, Rule};
 use serde::Serialize;
 use serde_json::Value;
@@ -55,21 +57,29 @@ pub fn check(cfg: &DeclarativeConfig, opm: OpmCompat) -> Vec<Diagnostic> {
         serde_json::to_value(v).ok()
     }
     for p in &cfg.packages {
-        blob(format!("olm.package {:?}", p.name), &p.origin, to_value(p));
+        blob(
+            format!("{SCHEMA_PACKAGE} {:?}", p.name),
+            &p.origin,
+            to_value(p),
+        );
     }
     for c in &cfg.channels {
         blob(
-            format!("olm.channel {:?} of package {:?}", c.name, c.package),
+            format!("{SCHEMA_CHANNEL} {:?} of package {:?}", c.name, c.package),
             &c.origin,
             to_value(c),
         );
     }
     for b in &cfg.bundles {
-        blob(format!("olm.bundle {:?}", b.name), &b.origin, to_value(b));
+        blob(
+            format!("{SCHEMA_BUNDLE} {:?}", b.name),
+            &b.origin,
+            to_value(b),
+        );
     }
     for d in &cfg.deprecations {
         blob(
-            format!("olm.deprecations of package {:?}", d.package),
+            format!("{SCHEMA_DEPRECATIONS} of package {:?}", d.package),
             &d.origin,
             to_value(d),
         );

@@ -1,0 +1,398 @@
+//! What a catalog bundle says about itself, read from its properties once, as opm reads them:
+//! its package and version (the `olm.package` property), the APIs it provides and requires
+//! (`olm.gvk`, `olm.gvk.required`), its objects and its CSV.
+//!
+//! Why here: the model keeps properties as raw JSON (their bytes are part of the output), and
+//! every consumer (render, filter, diff, drawing, the rules, serve) needs the same few facts
+//! from them. Each used to decode the `olm.package` value itself, with its own key rules;
+//! now they all read it through [`PropertyValue`], which decodes a value as Go's
+//! `json.Unmarshal` decodes it into opm's `property` structs: keys match fields
+//! case-insensitively, `null` and absent fields are `""`, a field of another type is an error.
+//! Consumers still word their own errors (they answer as different opm commands do).
+
+use crate::catalog::model::{Bundle, Property, property_type};
+use crate::catalog::version_release::{self, VersionRelease};
+use semver::Version;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+
+/// Why a property value does not decode into opm's Go struct; the text is Go's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("json: cannot unmarshal {found} into Go struct field {field} of type {go_type}")]
+pub struct GoDecodeError {
+    /// Go's name of the JSON type found (`object`, `array`, `string`, `number`, `bool`).
+    pub found: &'static str,
+    /// `Struct.field` as Go prints it (the struct's own name for a value that is no object).
+    pub field: String,
+    /// The Go type expected.
+    pub go_type: &'static str,
+}
+
+fn kind_of(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "bool",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+/// A property value decoded as a Go struct of string fields, fields read on demand (so a
+/// consumer that reads only `version` fails only on `version`, as opm's struct of that
+/// consumer would).
+#[derive(Debug, Clone)]
+pub struct PropertyValue<'a> {
+    /// `None` for `null` (Go leaves every field empty).
+    fields: Option<BTreeMap<String, &'a RawValue>>,
+    /// `property.Package` and the like, for error texts.
+    go_type: &'static str,
+}
+
+impl<'a> PropertyValue<'a> {
+    /// Decodes `raw` as Go decodes it into a value of `go_type` (e.g. `property.Package`):
+    /// an object or `null`; anything else is Go's type error.
+    pub fn decode(raw: &'a RawValue, go_type: &'static str) -> Result<Self, GoDecodeError> {
+        let not_object = || GoDecodeError {
+            found: kind_of(raw),
+            field: go_type.to_string(),
+            go_type,
+        };
+        if raw.get() == "null" {
+            return Ok(PropertyValue {
+                fields: None,
+                go_type,
+            });
+        }
+        if kind_of(raw) != "object" {
+            return Err(not_object());
+        }
+        let fields = serde_json::from_str(raw.get()).map_err(|_| not_object())?;
+        Ok(PropertyValue {
+            fields: Some(fields),
+            go_type,
+        })
+    }
+
+    /// Whether the value was JSON `null`.
+    pub fn is_null(&self) -> bool {
+        self.fields.is_none()
+    }
+
+    /// The string field `name` (the last key matching it case-insensitively, in key order);
+    /// `""` when absent or `null`; Go's error when it holds another type.
+    pub fn string(&self, name: &str) -> Result<String, GoDecodeError> {
+        let Some(raw) = self.fields.as_ref().and_then(|m| {
+            m.iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| *v)
+                .next_back()
+        }) else {
+            return Ok(String::new());
+        };
+        if raw.get() == "null" {
+            return Ok(String::new());
+        }
+        serde_json::from_str::<String>(raw.get()).map_err(|_| GoDecodeError {
+            found: kind_of(raw),
+            field: format!(
+                "{}.{name}",
+                self.go_type.rsplit('.').next().unwrap_or(self.go_type)
+            ),
+            go_type: "string",
+        })
+    }
+
+    /// The string fields `names`, in that order, failing at the first that is not a string.
+    pub fn strings(&self, names: &[&str]) -> Result<Vec<String>, GoDecodeError> {
+        names.iter().map(|n| self.string(n)).collect()
+    }
+}
+
+/// The `olm.package` property (opm's `property.Package`): the bundle's package and version.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageProperty {
+    /// `packageName`.
+    pub package_name: String,
+    /// `version`, as written (not checked as semver here).
+    pub version: String,
+    /// `release` (opm v1.62 and later), `""` when absent.
+    pub release: String,
+}
+
+impl PackageProperty {
+    /// Go's name of the struct the value decodes into.
+    pub const GO_TYPE: &'static str = "property.Package";
+
+    /// Decodes one `olm.package` value (package name, version, release, in that order).
+    pub fn decode(raw: &RawValue) -> Result<PackageProperty, GoDecodeError> {
+        let v = PropertyValue::decode(raw, Self::GO_TYPE)?;
+        Ok(PackageProperty {
+            package_name: v.string("packageName")?,
+            version: v.string("version")?,
+            release: v.string("release")?,
+        })
+    }
+}
+
+/// Why a bundle has no single readable `olm.package` property.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PackagePropertyError {
+    /// None, or more than one (opm requires exactly one).
+    #[error("must have exactly 1 {pkg:?} property, found {0}", pkg = property_type::PACKAGE)]
+    Count(usize),
+    /// The one property's value does not decode (its index among the bundle's properties).
+    #[error("parse property at index {index}: {error}")]
+    Value {
+        /// Index among the bundle's properties.
+        index: usize,
+        /// Go's decoding error.
+        error: GoDecodeError,
+    },
+}
+
+/// What opm's `ConvertToModel` refuses in a bundle's package facts, worded as opm words it:
+/// `catalog serve` and `catalog build` fail with the first of them, `catalog validate` reports
+/// each (adding how to fix it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelProblem {
+    /// No `olm.package` property, or several.
+    #[error(
+        "package {package:?} bundle {bundle:?} must have exactly 1 {:?} property, found {count}",
+        property_type::PACKAGE
+    )]
+    PackageCount {
+        /// The bundle's package.
+        package: String,
+        /// The bundle's name.
+        bundle: String,
+        /// How many there are.
+        count: usize,
+    },
+    /// The property's value does not decode.
+    #[error("parse properties for bundle {bundle:?}: {error}")]
+    PackageValue {
+        /// The bundle's name.
+        bundle: String,
+        /// Go's decoding error.
+        error: GoDecodeError,
+    },
+    /// The bundle's `package` is not the property's `packageName`.
+    #[error(
+        "package {package:?} does not match {:?} property {property:?}",
+        property_type::PACKAGE
+    )]
+    PackageMismatch {
+        /// The bundle's package.
+        package: String,
+        /// The property's package name.
+        property: String,
+    },
+    /// The version is not a semantic version.
+    #[error("error parsing bundle {bundle:?} version {version:?}: {error}")]
+    Version {
+        /// The bundle's name.
+        bundle: String,
+        /// The version text.
+        version: String,
+        /// The semver parser's reason.
+        error: String,
+    },
+}
+
+/// opm's checks of a bundle's `olm.package` property, in opm's order: exactly one, decodable,
+/// naming the bundle's package, with a semantic version. Returns the property and its version.
+pub fn check_package(b: &Bundle) -> Result<(PackageProperty, Version), ModelProblem> {
+    let pp = b.package_property().map_err(|e| match e {
+        PackagePropertyError::Count(count) => ModelProblem::PackageCount {
+            package: b.package.clone(),
+            bundle: b.name.clone(),
+            count,
+        },
+        PackagePropertyError::Value { error, .. } => ModelProblem::PackageValue {
+            bundle: b.name.clone(),
+            error,
+        },
+    })?;
+    if b.package != pp.package_name {
+        return Err(ModelProblem::PackageMismatch {
+            package: b.package.clone(),
+            property: pp.package_name,
+        });
+    }
+    let version = check_version(b, &pp.version)?;
+    Ok((pp, version))
+}
+
+/// opm's version check of a bundle: strict semver.
+pub fn check_version(b: &Bundle, version: &str) -> Result<Version, ModelProblem> {
+    Version::parse(version).map_err(|e| ModelProblem::Version {
+        bundle: b.name.clone(),
+        version: version.to_string(),
+        error: e.to_string(),
+    })
+}
+
+/// An API (opm's `property.GVK`), provided (`olm.gvk`) or required (`olm.gvk.required`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Gvk {
+    /// API group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Go's name of the struct the value decodes into.
+    pub const GO_TYPE: &'static str = "property.GVK";
+
+    /// Decodes one `olm.gvk` or `olm.gvk.required` value (group, kind, version, in that order,
+    /// as opm's struct declares them).
+    pub fn decode(raw: &RawValue) -> Result<Gvk, GoDecodeError> {
+        let v = PropertyValue::decode(raw, Self::GO_TYPE)?;
+        let group = v.string("group")?;
+        let kind = v.string("kind")?;
+        let version = v.string("version")?;
+        Ok(Gvk {
+            group,
+            version,
+            kind,
+        })
+    }
+}
+
+impl Bundle {
+    /// The bundle's properties of type `type_`, with their index among all its properties.
+    pub fn properties_of<'b>(
+        &'b self,
+        type_: &'b str,
+    ) -> impl Iterator<Item = (usize, &'b Property)> + 'b {
+        self.properties
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| p.type_ == type_)
+    }
+
+    /// The bundle's one `olm.package` property, decoded; opm refuses a bundle with none or
+    /// several.
+    pub fn package_property(&self) -> Result<PackageProperty, PackagePropertyError> {
+        let found: Vec<(usize, &Property)> = self.properties_of(property_type::PACKAGE).collect();
+        let [(index, p)] = found.as_slice() else {
+            return Err(PackagePropertyError::Count(found.len()));
+        };
+        PackageProperty::decode(&p.value).map_err(|error| PackagePropertyError::Value {
+            index: *index,
+            error,
+        })
+    }
+
+    /// The version text of the first `olm.package` property, `""` when there is none or it
+    /// does not decode: what a listing or a report shows.
+    pub fn version_text(&self) -> String {
+        self.properties_of(property_type::PACKAGE)
+            .next()
+            .and_then(|(_, p)| {
+                PropertyValue::decode(&p.value, PackageProperty::GO_TYPE)
+                    .and_then(|v| v.string("version"))
+                    .ok()
+            })
+            .unwrap_or_default()
+    }
+
+    /// [`Bundle::version_text`] when it is a semantic version: what graphs order and
+    /// `skipRange`s match.
+    pub fn version(&self) -> Option<Version> {
+        Version::parse(&self.version_text()).ok()
+    }
+
+    /// Version and release as opm orders bundles (opm's `Bundle.VersionRelease()`, its texts).
+    pub fn version_release(&self) -> Result<VersionRelease, String> {
+        version_release::of_bundle(self)
+    }
+
+    /// The APIs the bundle provides (`olm.gvk`), in property order.
+    pub fn provided_apis(&self) -> Result<Vec<Gvk>, PackagePropertyError> {
+        self.gvks(property_type::GVK)
+    }
+
+    /// The APIs the bundle requires (`olm.gvk.required`), in property order.
+    pub fn required_apis(&self) -> Result<Vec<Gvk>, PackagePropertyError> {
+        self.gvks(property_type::GVK_REQUIRED)
+    }
+
+    fn gvks(&self, type_: &str) -> Result<Vec<Gvk>, PackagePropertyError> {
+        self.properties_of(type_)
+            .map(|(index, p)| {
+                Gvk::decode(&p.value).map_err(|error| PackagePropertyError::Value { index, error })
+            })
+            .collect()
+    }
+
+    /// The bundle's manifests (decoded `olm.bundle.object` values, compact JSON), empty when
+    /// the catalog carries none (e.g. only `olm.csv.metadata`).
+    pub fn objects(&self) -> &[String] {
+        &self.objects
+    }
+
+    /// The CSV among the bundle's objects, as compact JSON (opm's `CsvJSON`). This is the seam
+    /// for the typed CSV view: bundle/ owns the CSV model, and a typed accessor belongs next to
+    /// it, built from this text.
+    pub fn csv_json(&self) -> Option<&str> {
+        self.csv_json.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(props: &[(&str, &str)]) -> Bundle {
+        Bundle {
+            schema: crate::catalog::model::SCHEMA_BUNDLE.into(),
+            name: "op.v1.0.0".into(),
+            package: "op".into(),
+            image: String::new(),
+            properties: props
+                .iter()
+                .map(|(t, v)| Property::new(*t, v.to_string()).unwrap())
+                .collect(),
+            related_images: vec![],
+            objects: vec![],
+            csv_json: None,
+            origin: Default::default(),
+        }
+    }
+
+    #[test]
+    fn package_property_is_read_as_go_reads_it() {
+        let b = bundle(&[(
+            property_type::PACKAGE,
+            r#"{"PackageName":"op","version":"1.2.3","release":null}"#,
+        )]);
+        assert_eq!(
+            b.package_property(),
+            Ok(PackageProperty {
+                package_name: "op".into(),
+                version: "1.2.3".into(),
+                release: String::new(),
+            })
+        );
+        assert_eq!(b.version(), Some(Version::new(1, 2, 3)));
+        let b = bundle(&[(property_type::PACKAGE, r#"{"version":3}"#)]);
+        assert_eq!(
+            b.package_property().unwrap_err().to_string(),
+            "parse property at index 0: json: cannot unmarshal number into Go struct field Package.version of type string"
+        );
+        assert_eq!(b.version_text(), "");
+        let b = bundle(&[(property_type::GVK, "{}")]);
+        assert_eq!(
+            b.package_property().unwrap_err().to_string(),
+            "must have exactly 1 \"olm.package\" property, found 0"
+        );
+        assert_eq!(b.provided_apis().unwrap(), vec![Gvk::default()]);
+        assert!(b.required_apis().unwrap().is_empty());
+    }
+}
