@@ -37,6 +37,11 @@ pub fn signature_tag(digest: &str) -> String {
     format!("{}.sig", digest.replacen(':', "-", 1))
 }
 
+/// The longest tag a registry takes (the distribution spec's `[\w][\w.-]{0,127}`): a sha512
+/// digest's `sha512-<128 hex>.sig` does not fit, so such an image has no tag-based cosign
+/// signatures (containers/image's `sigstoreAttachmentTag` refuses it the same way).
+const MAX_TAG_LEN: usize = 128;
+
 /// The payload cosign writes, byte for byte (Go's struct order, `"optional":null`).
 pub fn payload(identity: &str, digest: &str) -> Vec<u8> {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
@@ -71,6 +76,12 @@ pub fn sign(
     identity: &str,
 ) -> Result<Signed, SignatureError> {
     let tag = signature_tag(&target.digest);
+    if tag.len() > MAX_TAG_LEN {
+        return Err(SignatureError::Unsupported(format!(
+            "{}: cosign keeps signatures under the tag <algorithm>-<hex>.sig, which for {} is longer than the {MAX_TAG_LEN} characters a tag may have; sign the image by tag or by its sha256 digest",
+            target.name, target.digest
+        )));
+    }
     let body = payload(identity, &target.digest);
     let sig_b64 = B64.encode(key.sign(&body)?);
     let payload_digest = sha256_digest(&body);
@@ -225,7 +236,12 @@ pub fn verify(
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
     let tag = signature_tag(&target.digest);
-    if let Some(m) = target.manifest_by_tag(&tag)? {
+    let attached = if tag.len() <= MAX_TAG_LEN {
+        target.manifest_by_tag(&tag)?
+    } else {
+        None
+    };
+    if let Some(m) = attached {
         let where_ = format!("{}:{tag}", base_name(target));
         match serde_json::from_slice::<serde_json::Value>(&m.bytes) {
             Err(e) => out.push(Checked {

@@ -56,6 +56,7 @@ mod second_hour;
 mod serve_cache;
 mod serve_cache_pogreb;
 mod serve_image_cache;
+mod sha512_digests;
 mod signing;
 mod signing_identity;
 mod signing_key_kinds;
