@@ -125,7 +125,7 @@ impl PublicKey {
             "an ECDSA signature (ASN.1 DER, P-521 size)".into()
         } else if sig.len() == 64 {
             "an Ed25519 signature (64 raw bytes)".into()
-        } else if sig.len() >= 128 && sig.len() % 64 == 0 {
+        } else if sig.len() >= 128 && sig.len().is_multiple_of(64) {
             format!("an RSA signature ({} bits)", sig.len() * 8)
         } else {
             format!("no known kind ({} bytes)", sig.len())
