@@ -83,7 +83,12 @@ fn main() {
     for tag in &tags {
         let loc = Location::parse(&format!("oci:{}:{tag}", layout.display())).expect("loc");
         let target = Target::resolve(&loc, &opts).expect("resolve");
-        cosign::sign(&target, &key, &format!("quay.io/bench/{tag}")).expect("sign");
+        cosign::sign(
+            &target,
+            &key.clone().into(),
+            &format!("quay.io/bench/{tag}"),
+        )
+        .expect("sign");
     }
     println!(
         "set-up: {n} images written and cosign-signed into one layout in {:.2} s",
@@ -209,7 +214,12 @@ fn main() {
         let t = Instant::now();
         let loc = Location::parse(&tag).expect("loc");
         let target = Target::resolve(&loc, &ropts).expect("resolve");
-        cosign::sign(&target, &key, &format!("{}/bench/signed-{i}", reg.host)).expect("sign");
+        cosign::sign(
+            &target,
+            &key.clone().into(),
+            &format!("{}/bench/signed-{i}", reg.host),
+        )
+        .expect("sign");
         sign_only.push(t.elapsed());
         signed.push(s.elapsed());
     }

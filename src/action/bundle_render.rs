@@ -19,6 +19,8 @@ pub struct RenderSource {
     pub package: Option<String>,
     /// With `package`: the bundle version (default: the highest).
     pub version: Option<String>,
+    /// `--policy`: a bundle image is checked first and read at the digest verified.
+    pub policy: Option<super::sign::PolicyGate>,
 }
 
 /// Why `bundle render` produced nothing.
@@ -52,6 +54,9 @@ pub enum BundleRenderError {
     /// The `--deployment-config` file could not be read or is no deploymentConfig.
     #[error("{0}")]
     Config(String),
+    /// The signature policy refuses the image, or could not be read.
+    #[error(transparent)]
+    Policy(#[from] super::sign::PolicyCheckError),
 }
 
 /// Reads a ClusterExtension `deploymentConfig` file (YAML or JSON), for [`RenderOptions`].
@@ -131,6 +136,10 @@ pub fn load_source(
             _dir: None,
         }),
         _ => {
+            let loc = match &src.policy {
+                Some(gate) => gate.admit(&loc, registry)?,
+                None => loc,
+            };
             let fetched = crate::action::bundle_image::fetch_bundle(&loc, registry)?;
             let bundle = load_folder(fetched.dir.path()).map_err(|e| match e {
                 BundleRenderError::Load { source, .. } => BundleRenderError::Load {

@@ -2,6 +2,7 @@
 //! folder and its cache folder ([`crate::serve::verify`] does the checking; the source is
 //! opened here, with the catalog label read by [`super::source`]).
 
+use crate::location::Location;
 pub use crate::serve::verify::VerifyReport;
 use crate::transport::RegistryOptions;
 use std::path::PathBuf;
@@ -13,12 +14,15 @@ pub struct CacheError(pub String);
 
 /// Verifies `source`: a catalog folder with `cache_dir` (required), or a catalog image (opened
 /// with the options `registry` gives, asked only then) with its catalog folder from
-/// `configs_dir` or its label and its cache folder from `cache_dir`, CMD or its files.
+/// `configs_dir` or its label and its cache folder from `cache_dir`, CMD or its files. An
+/// image passes `admit` first (the signature policy), which gives back the location to read
+/// (pinned to the digest it verified).
 pub fn verify<E: From<CacheError>>(
     source: &str,
     configs_dir: Option<&str>,
     cache_dir: Option<&str>,
     registry: impl FnOnce() -> Result<RegistryOptions, E>,
+    admit: impl FnOnce(&Location, &RegistryOptions) -> Result<Location, E>,
 ) -> Result<VerifyReport, E> {
     let path = PathBuf::from(source);
     let usage = |m: String| E::from(CacheError(m));
@@ -43,7 +47,13 @@ pub fn verify<E: From<CacheError>>(
             )));
         }
         let opts = registry()?;
-        verify_image(source, &opts, configs_dir, cache_dir)
+        let location = Location::parse(source).map_err(|e| {
+            usage(format!(
+                "{source}: no such folder here, and as an image: {e}"
+            ))
+        })?;
+        let location = admit(&location, &opts)?;
+        verify_image(source, &location, &opts, configs_dir, cache_dir)
     }
     .map_err(|e| {
         let chain = crate::errors::error_chain(&e);
@@ -58,14 +68,13 @@ pub fn verify<E: From<CacheError>>(
 
 fn verify_image(
     source: &str,
+    location: &Location,
     opts: &RegistryOptions,
     configs: Option<&str>,
     cache_dir: Option<&str>,
 ) -> Result<VerifyReport, crate::serve::verify::VerifyError> {
     use crate::serve::verify::VerifyError;
-    let location =
-        crate::location::Location::parse(source).map_err(|e| VerifyError::Usage(e.to_string()))?;
-    let opened = super::source::open(&location, opts)?;
+    let opened = super::source::open(location, opts)?;
     let configs = super::source::configs_label_path(source, &opened.labels(), configs)
         .map_err(VerifyError::Usage)?;
     crate::serve::verify::verify_image(source, &opened, configs, cache_dir)

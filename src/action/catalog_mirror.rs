@@ -225,7 +225,7 @@ pub fn run(
         }
     };
     let prepared = match source {
-        MirrorSource::Archive(dir) => from_archive(dir)?,
+        MirrorSource::Archive(dir) => from_archive(dir, opts)?,
         MirrorSource::Catalog(s) => prepare_catalog(s, opts)?,
     };
     let mut warnings = prepared.warnings.clone();
@@ -563,13 +563,24 @@ fn target_digest(reference: &Reference, opts: &RegistryOptions) -> Option<String
         .digest
 }
 
-/// The plan of an archive, each image read from its layout.
-fn from_archive(dir: &Path) -> Result<Prepared, MirrorError> {
+/// The plan of an archive, each image read from its layout. Under a policy each image is
+/// checked as the `oci:` image it is read from (the archive's layout and its name there), and
+/// the digest verified must be the one the plan copies; a refusal fails that image.
+fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared, MirrorError> {
     let mut plan = archive::read_existing(dir)?;
     for image in &mut plan.images {
         match &image.digest {
             Some(d) => image.pull_from = Some(archive::image_location(dir, d)),
             None => image.error = Some("the archive records no digest for it".into()),
+        }
+        if let (Some(gate), Some(pull), None) = (&opts.policy, &image.pull_from, &image.error) {
+            let checked = Location::parse(pull)
+                .map_err(|e| e.to_string())
+                .and_then(|l| gate.admit(&l, &opts.source).map_err(|e| e.to_string()))
+                .and_then(|c| same_digest(&c, image.digest.as_deref()));
+            if let Err(e) = checked {
+                image.error = Some(e);
+            }
         }
     }
     Ok(Prepared {

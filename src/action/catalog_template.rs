@@ -46,6 +46,9 @@ pub struct TemplateRequest<'a> {
     pub bundle_map: Option<&'a Path>,
     /// How each bundle is rendered.
     pub source: SourceOptions,
+    /// `--policy`: every bundle image is checked first and read at the digest verified (bundle
+    /// folders are not images and pass).
+    pub policy: Option<super::sign::PolicyGate>,
 }
 
 /// The output form of `catalog template`.
@@ -76,12 +79,20 @@ pub fn render(
         None => BundleMap::default(),
     };
     let source_options = &request.source;
+    let admit = |source: &Location| -> Result<Location, BundleRenderError> {
+        match &request.policy {
+            Some(gate) => gate
+                .admit(source, &source_options.registry)
+                .map_err(BundleRenderError::new),
+            None => Ok(source.clone()),
+        }
+    };
     let local = |source: &Location, image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        render_source(source, image_ref, source_options).map(|b| vec![b.bundle])
+        render_source(&admit(source)?, image_ref, source_options).map(|b| vec![b.bundle])
     };
     let remote = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
         let location = Location::parse(image_ref).map_err(BundleRenderError::new)?;
-        render_source(&location, image_ref, source_options).map(|b| vec![b.bundle])
+        render_source(&admit(&location)?, image_ref, source_options).map(|b| vec![b.bundle])
     };
     let renderer = MappedRenderer {
         map: &map,

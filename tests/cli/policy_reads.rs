@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
 
 /// A bundle image whose CSV has `version` (the marker that tells the two images apart).
-fn bundle(dir: &Path, version: &str) -> olmpack::image::Image {
+pub(crate) fn bundle(dir: &Path, version: &str) -> olmpack::image::Image {
     std::fs::create_dir_all(dir).expect("mkdir");
     let csv = format!(
         "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: swapop.v{version}\nspec:\n  version: {version}\n  displayName: Swap\n"
@@ -39,7 +39,7 @@ fn bundle(dir: &Path, version: &str) -> olmpack::image::Image {
 }
 
 /// A catalog image holding packages `names` (one bundle each).
-fn catalog(dir: &Path, names: &[&str]) -> olmpack::image::Image {
+pub(crate) fn catalog(dir: &Path, names: &[&str]) -> olmpack::image::Image {
     std::fs::create_dir_all(dir).expect("mkdir");
     let mut text = String::new();
     for n in names {
@@ -56,7 +56,7 @@ fn catalog(dir: &Path, names: &[&str]) -> olmpack::image::Image {
 }
 
 /// Pushes `image` to `reference` (through a layout, with skopeo); its manifest digest.
-fn push(image: &olmpack::image::Image, dir: &Path, reference: &str) -> String {
+pub(crate) fn push(image: &olmpack::image::Image, dir: &Path, reference: &str) -> String {
     let layout = dir.join(format!("push-{}", reference.replace(['/', ':'], "_")));
     write_layout(image, &layout, "x");
     ok(tool("skopeo").args([
@@ -70,7 +70,7 @@ fn push(image: &olmpack::image::Image, dir: &Path, reference: &str) -> String {
 }
 
 /// The digest of the image `tag` names in the layout `dir` (the first entry, as skopeo reads).
-fn skopeo_digest(image: &str) -> String {
+pub(crate) fn skopeo_digest(image: &str) -> String {
     let raw = out(tool("skopeo").args(["inspect", "--raw", image]));
     assert!(raw.status.success(), "{}", text(&raw));
     sha256(&raw.stdout)
@@ -118,15 +118,15 @@ fn serve_line(mut cmd: Command) -> Result<String, String> {
 
 /// A registry behind a proxy that, once armed, answers the first `GET` of a `…/manifests/v1`
 /// with the image tagged `v1` and every later one with the image tagged `evil`.
-struct Swapping {
-    reg: Registry,
-    proxy: Proxy,
+pub(crate) struct Swapping {
+    pub(crate) reg: Registry,
+    pub(crate) proxy: Proxy,
     armed: Arc<AtomicBool>,
-    served: Arc<AtomicUsize>,
+    pub(crate) served: Arc<AtomicUsize>,
 }
 
 impl Swapping {
-    fn start() -> Swapping {
+    pub(crate) fn start() -> Swapping {
         let reg = Registry::start(Mode::Plain);
         let armed = Arc::new(AtomicBool::new(false));
         let served = Arc::new(AtomicUsize::new(0));
@@ -150,12 +150,12 @@ impl Swapping {
     }
 
     /// Arms the swap afresh (the next `GET` of `v1` is the first).
-    fn arm(&self) {
+    pub(crate) fn arm(&self) {
         self.served.store(0, Ordering::SeqCst);
         self.armed.store(true, Ordering::SeqCst);
     }
 
-    fn reference(&self, repo: &str, tag: &str) -> String {
+    pub(crate) fn reference(&self, repo: &str, tag: &str) -> String {
         format!("{}/{repo}:{tag}", self.proxy.host())
     }
 }

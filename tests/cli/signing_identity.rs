@@ -427,21 +427,69 @@ fn broken_policies_are_refused_whole_as_skopeo_refuses_them() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // A valid policy that asks for Rekor loads (skopeo loads it too) and refuses the image by
-    // name: olmpack cannot check Rekor, so it never skips the requirement.
-    let rekor = d.join("rekor.json");
-    write_json(
-        &rekor,
-        &json!({"default": [{"type": "reject"}], "transports": {"docker": {h.clone(): [
-            {"type": "sigstoreSigned", "keyPath": "/k.pub", "rekorPublicKeyPath": "/r.pub"}]}}}),
-    );
-    let (s, _) = skopeo_accepts(d, &image, &rekor, &rd);
-    let (o, why) = olmpack_accepts(d, &image, &rekor, &rd);
-    assert!(!s && !o, "{why}");
-    assert!(
-        why.contains("Rekor") && why.contains("sigstoreSigned"),
-        "{why}"
-    );
+    // Valid policies that ask for Fulcio, PKI or Rekor (skopeo loads them): olmpack cannot
+    // check them, so the file is refused when loaded (exit 2), naming the requirement, even
+    // when the image read is in another scope whose requirement is met (never skipped).
+    let fulcio = json!({"caPath": "/ca", "oidcIssuer": "https://issuer.invalid", "subjectEmail": "a@example.invalid"});
+    let kinds = [
+        (
+            "rekor",
+            json!({"type": "sigstoreSigned", "keyPath": "/k.pub", "rekorPublicKeyPath": "/r.pub"}),
+            "rekorPublicKeyPath (Rekor",
+        ),
+        (
+            "rekor-datas",
+            json!({"type": "sigstoreSigned", "keyPath": "/k.pub", "rekorPublicKeyDatas": ["YWJj"]}),
+            "rekorPublicKeyDatas (Rekor",
+        ),
+        (
+            "fulcio",
+            json!({"type": "sigstoreSigned", "fulcio": fulcio, "rekorPublicKeyPath": "/r.pub"}),
+            "fulcio (keyless",
+        ),
+        (
+            "pki",
+            json!({"type": "sigstoreSigned", "pki": {"caRootsPath": "/roots.pem", "subjectEmail": "a@example.invalid"}}),
+            "pki (signatures with an X.509",
+        ),
+    ];
+    for (name, req, word) in kinds {
+        for (how, scopes) in [
+            ("on the image", json!({h.clone(): [req.clone()]})),
+            (
+                "elsewhere",
+                json!({h.clone(): accept.clone(), "other.invalid/x": [req.clone()]}),
+            ),
+        ] {
+            let file = d.join(format!("{name}-{}.json", how.replace(' ', "-")));
+            write_json(
+                &file,
+                &json!({"default": [{"type": "reject"}], "transports": {"docker": scopes}}),
+            );
+            let o = out(olmpack(
+                d,
+                &[
+                    "bundle",
+                    "inspect",
+                    &image,
+                    "--policy",
+                    file.to_str().expect("utf8"),
+                    "--no-files",
+                ],
+            )
+            .env("OLMPACK_REGISTRIES_D", &rd));
+            let msg = text(&o);
+            if code(&o) != 2
+                || !msg.contains(word)
+                || !msg.contains("sigstoreSigned")
+                || !msg.contains("cannot check")
+                || !msg.contains(file.file_name().and_then(|f| f.to_str()).expect("name"))
+            {
+                failures.push(format!("{name} {how}: exit {}: {msg}", code(&o)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A layout `real/app` with one bundle image tagged `v1`, a folder `real/other` and a link

@@ -65,6 +65,9 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before a bundle image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack bundle render`.
@@ -89,6 +92,7 @@ pub fn run(args: &Args) -> Outcome {
         source: args.source.clone(),
         package: args.package.clone(),
         version: args.version.clone(),
+        policy: args.policy.gate()?,
     };
     let objects = match bundle_render::render(&src, &opts, &args.registry.options(&[&args.source])?)
     {
@@ -100,6 +104,7 @@ pub fn run(args: &Args) -> Outcome {
             );
             return Ok(EXIT_FINDINGS);
         }
+        Err(BundleRenderError::Policy(e)) => return Err(super::super::sign::policy_failure(e)),
         Err(e) => return Err(Failure::usage(super::error_chain(&e))),
     };
     let json = args.output == OutputFormat::Json;

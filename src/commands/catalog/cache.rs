@@ -43,6 +43,9 @@ pub struct VerifyArgs {
     /// Registry connection flags.
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
+    /// Signature policy checked before a catalog image is read.
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack catalog cache ...`.
@@ -58,6 +61,7 @@ fn verify(args: &VerifyArgs) -> Outcome {
         args.configs_dir.as_deref(),
         args.cache_dir.as_deref(),
         || args.registry.options(Default::default(), &[&args.source]),
+        |location, registry| args.policy.check(location, registry),
     )?;
     outln!("{}", report.to_text().trim_end_matches('\n'))?;
     Ok(if report.accepted {

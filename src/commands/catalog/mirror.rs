@@ -106,7 +106,8 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
     /// Signature policy checked before each image is read: the catalog and --base (a refusal
-    /// stops the run), every bundle and operand image (a refusal fails that image).
+    /// stops the run), every bundle and operand image (a refusal fails that image); with
+    /// --from-archive each image as the oci: image read from the archive.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
 }

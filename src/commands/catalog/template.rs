@@ -63,6 +63,9 @@ pub struct Args {
     /// Registry options (for references that are not in the bundle map).
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Signature policy checked before each bundle image is read (a bundle map's images too).
+    #[command(flatten)]
+    pub policy: super::super::sign::PolicyArgs,
 }
 
 /// Runs `olmpack catalog template`.
@@ -86,6 +89,7 @@ pub fn run(args: &Args) -> Outcome {
         offline: args.offline,
         bundle_map: args.bundle_map.as_deref(),
         source,
+        policy: args.policy.gate()?,
     };
     let (cfg, warnings) = catalog_template::render(&args.file, &text, &request).map_err(failure)?;
     for w in warnings {

@@ -229,8 +229,8 @@ pub enum ImageError {
         /// What is wrong.
         reason: String,
     },
-    /// A digest olmpack cannot verify (only sha256 is supported).
-    #[error("cannot verify digest {0}: only sha256 is supported")]
+    /// A digest olmpack cannot verify (only sha256 and sha512 are supported).
+    #[error("cannot verify digest {0}: only sha256 and sha512 are supported")]
     UnsupportedDigest(String),
     /// Reading the content failed midway.
     #[error("reading blob {digest}: {source}")]

@@ -138,6 +138,13 @@ pub struct Image {
 }
 
 impl Descriptor {
+    /// The algorithm and hex of a digest olmpack can verify (sha256 or sha512): how an OCI
+    /// layout (`blobs/<algorithm>/<hex>`) and a spool name the blob. `None` for any other.
+    pub fn algorithm_hex(&self) -> Option<(&str, &str)> {
+        super::digest::Algorithm::of(&self.digest)?;
+        self.digest.split_once(':')
+    }
+
     /// The 64 hex digits after `sha256:`, which name the blob file in an OCI layout
     /// (`blobs/sha256/<hex>`) and in a docker-archive. `None` for any other algorithm.
     pub fn sha256_hex(&self) -> Option<&str> {

@@ -94,12 +94,15 @@ fn get_manifest(
             limit: MAX_MANIFEST_BYTES,
         });
     }
-    let digest = sha256_digest(&bytes);
-    if what.contains(':') && !what.starts_with("sha256:") {
-        // A pinned digest olmpack cannot verify is refused rather than trusted.
-        return Err(RegistryError::Protocol(format!(
-            "cannot verify {what}: only sha256 digests are supported; pull by tag or sha256 digest"
-        )));
+    let mut digest = sha256_digest(&bytes);
+    if what.contains(':') {
+        // A pinned digest is checked with the algorithm it names; one olmpack cannot verify
+        // is refused rather than trusted.
+        digest = crate::image::digest::digest_as(what, &bytes).ok_or_else(|| {
+            RegistryError::Protocol(format!(
+                "cannot verify {what}: only sha256 and sha512 digests are supported; pull by tag or by such a digest"
+            ))
+        })?;
     }
     if what.contains(':') && digest != what {
         return Err(RegistryError::DigestMismatch {
@@ -125,9 +128,9 @@ pub fn open_blob(
             limit,
         });
     }
-    if !desc.digest.starts_with("sha256:") {
+    if desc.algorithm_hex().is_none() {
         return Err(RegistryError::Protocol(format!(
-            "cannot verify digest {}: only sha256 is supported",
+            "cannot verify digest {}: only sha256 and sha512 are supported",
             desc.digest
         )));
     }

@@ -20,8 +20,6 @@ use super::{Checked, Rejection, SignatureError, sha256_digest};
 use crate::image::{Blob, Descriptor};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
 
 /// Media type of a cosign simple-signing payload layer.
 pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -38,6 +36,11 @@ pub const SIGN_PREDICATE_TYPE: &str = "https://sigstore.dev/cosign/sign/v1";
 pub fn signature_tag(digest: &str) -> String {
     format!("{}.sig", digest.replacen(':', "-", 1))
 }
+
+/// The longest tag a registry takes (the distribution spec's `[\w][\w.-]{0,127}`): a sha512
+/// digest's `sha512-<128 hex>.sig` does not fit, so such an image has no tag-based cosign
+/// signatures (containers/image's `sigstoreAttachmentTag` refuses it the same way).
+const MAX_TAG_LEN: usize = 128;
 
 /// The payload cosign writes, byte for byte (Go's struct order, `"optional":null`).
 pub fn payload(identity: &str, digest: &str) -> Vec<u8> {
@@ -67,11 +70,20 @@ pub struct Signed {
 /// Signs `target` with `key`: adds one layer to its `sha256-<hex>.sig` manifest (creating it
 /// when missing), keeping every signature already there. `identity` is the
 /// `critical.identity.docker-reference` (the repository, as cosign writes it).
-pub fn sign(target: &Target, key: &SigningKey, identity: &str) -> Result<Signed, SignatureError> {
+pub fn sign(
+    target: &Target,
+    key: &super::keys::PrivateKey,
+    identity: &str,
+) -> Result<Signed, SignatureError> {
     let tag = signature_tag(&target.digest);
+    if tag.len() > MAX_TAG_LEN {
+        return Err(SignatureError::Unsupported(format!(
+            "{}: cosign keeps signatures under the tag <algorithm>-<hex>.sig, which for {} is longer than the {MAX_TAG_LEN} characters a tag may have; sign the image by tag or by its sha256 digest",
+            target.name, target.digest
+        )));
+    }
     let body = payload(identity, &target.digest);
-    let sig: Signature = key.sign(&body);
-    let sig_b64 = B64.encode(sig.to_der().as_bytes());
+    let sig_b64 = B64.encode(key.sign(&body)?);
     let payload_digest = sha256_digest(&body);
     let mut layers: Vec<serde_json::Value> = Vec::new();
     if let Some(existing) = target.manifest_by_tag(&tag)? {
@@ -149,15 +161,21 @@ fn check_signature(keys: &[PublicKey], body: &[u8], sig_b64: &str) -> Result<(),
     } else if !keys.iter().any(|k| k.can_read(&raw)) {
         let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
         Err(Rejection::Malformed(format!(
-            "the signature is not in the form a {} key signs with",
-            kinds.join(" or ")
+            "the signature is not in the form {} key signs with: it looks like {}; a key of one kind cannot verify a signature of another, so give the public key of the key that signed",
+            if keys.len() == 1 {
+                format!("the {}", kinds.join(""))
+            } else {
+                format!("any of the {} keys", kinds.join(", "))
+            },
+            PublicKey::signature_form(&raw)
         )))
     } else {
         let kinds: Vec<&str> = keys.iter().map(PublicKey::kind).collect();
         Err(Rejection::WrongKey(format!(
-            "the signature does not verify with the {} given ({})",
+            "the signature does not verify with the {} given ({}); it looks like {}",
             if keys.len() == 1 { "key" } else { "keys" },
-            kinds.join(", ")
+            kinds.join(", "),
+            PublicKey::signature_form(&raw)
         )))
     }
 }
@@ -218,7 +236,12 @@ pub fn verify(
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
     let tag = signature_tag(&target.digest);
-    if let Some(m) = target.manifest_by_tag(&tag)? {
+    let attached = if tag.len() <= MAX_TAG_LEN {
+        target.manifest_by_tag(&tag)?
+    } else {
+        None
+    };
+    if let Some(m) = attached {
         let where_ = format!("{}:{tag}", base_name(target));
         match serde_json::from_slice::<serde_json::Value>(&m.bytes) {
             Err(e) => out.push(Checked {

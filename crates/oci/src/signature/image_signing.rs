@@ -12,13 +12,12 @@ use crate::location::Location;
 use crate::reference::Reference;
 /// The registry options signing and verifying read images with.
 pub use crate::transport::RegistryOptions;
-use p256::ecdsa::SigningKey;
 
 /// How to sign.
 #[derive(Debug, Default)]
 pub struct SignOptions {
     /// A cosign private key (decrypted).
-    pub cosign_key: Option<SigningKey>,
+    pub cosign_key: Option<super::keys::PrivateKey>,
     /// An OpenPGP secret key for simple signing.
     pub gpg: Option<GpgSigner>,
     /// The identity to claim (`docker-reference`); default: the image reference.

@@ -12,6 +12,12 @@
 //!
 //! The secretbox key is `scrypt(passphrase, salt, N, r, p, 32)`; the box is NaCl's (the 16-byte
 //! Poly1305 tag before the XSalsa20 ciphertext). The public key is a PKIX `PUBLIC KEY` PEM.
+//!
+//! The PKCS#8 key inside may be of any kind cosign signs with (`cosign import-key-pair` and
+//! other signers write them; `cosign generate-key-pair` makes P-256 only, and so does
+//! `olmpack key generate`): ECDSA on P-256, P-384 or P-521, Ed25519, or RSA. Each signs as
+//! containers/image and cosign 2 verify (`LoadVerifier` with SHA-256): ECDSA over SHA-256 of
+//! the payload, ASN.1 DER; Ed25519 over the payload itself; RSA PKCS #1 v1.5 with SHA-256.
 
 use super::SignatureError;
 pub use super::public_key::PublicKey;
@@ -22,6 +28,7 @@ use p256::pkcs8::der::pem::LineEnding;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, EncodePublicKey};
 use rand_core::{OsRng, RngCore};
 use serde::{Deserialize, Serialize};
+use sha2::Digest as _;
 
 /// The PEM label cosign 2 and later write.
 pub const SIGSTORE_PRIVATE_KEY_LABEL: &str = "ENCRYPTED SIGSTORE PRIVATE KEY";
@@ -93,6 +100,119 @@ pub struct KeyPairPem {
     pub public_pem: String,
 }
 
+/// A decrypted cosign private key: the kinds cosign signs with, so a key imported into cosign
+/// (or written by another signer) signs in olmpack too.
+#[derive(Clone)]
+pub enum PrivateKey {
+    /// ECDSA on NIST P-256 (cosign's and olmpack's generated keys).
+    P256(SigningKey),
+    /// ECDSA on NIST P-384.
+    P384(p384::ecdsa::SigningKey),
+    /// ECDSA on NIST P-521.
+    P521(Box<p521::ecdsa::SigningKey>),
+    /// Ed25519.
+    Ed25519(Box<ed25519_dalek::SigningKey>),
+    /// RSA, signing PKCS #1 v1.5 with SHA-256.
+    Rsa(Box<rsa::RsaPrivateKey>),
+}
+
+impl std::fmt::Debug for PrivateKey {
+    // Never the key material: only what kind of key it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PrivateKey({})", self.public().kind())
+    }
+}
+
+impl From<SigningKey> for PrivateKey {
+    fn from(k: SigningKey) -> Self {
+        PrivateKey::P256(k)
+    }
+}
+
+impl PrivateKey {
+    /// Reads a PKCS#8 DER private key of any kind cosign signs with; `name` names the file.
+    pub fn from_pkcs8_der(der: &[u8], name: &str) -> Result<PrivateKey, SignatureError> {
+        if let Ok(k) = SigningKey::from_pkcs8_der(der) {
+            return Ok(PrivateKey::P256(k));
+        }
+        if let Ok(k) = p384::ecdsa::SigningKey::from_pkcs8_der(der) {
+            return Ok(PrivateKey::P384(k));
+        }
+        if let Ok(k) = p521::SecretKey::from_pkcs8_der(der)
+            && let Ok(k) = p521::ecdsa::SigningKey::from_bytes(&k.to_bytes())
+        {
+            return Ok(PrivateKey::P521(Box::new(k)));
+        }
+        if let Ok(k) = ed25519_dalek::SigningKey::from_pkcs8_der(der) {
+            return Ok(PrivateKey::Ed25519(Box::new(k)));
+        }
+        if let Ok(k) = rsa::RsaPrivateKey::from_pkcs8_der(der) {
+            use rsa::traits::PublicKeyParts as _;
+            if k.size() < 256 {
+                return Err(SignatureError::key(
+                    name,
+                    format!(
+                        "the RSA key has {} bits; cosign and containers/image need at least 2048",
+                        k.size() * 8
+                    ),
+                ));
+            }
+            return Ok(PrivateKey::Rsa(Box::new(k)));
+        }
+        Err(SignatureError::key(
+            name,
+            "the decrypted key is not a PKCS#8 key of a kind cosign signs with (ECDSA P-256, P-384 or P-521, Ed25519, RSA)",
+        ))
+    }
+
+    /// The public half, to check a signature just made and to write `cosign.pub`.
+    pub fn public(&self) -> PublicKey {
+        match self {
+            PrivateKey::P256(k) => PublicKey::P256(*k.verifying_key()),
+            PrivateKey::P384(k) => PublicKey::P384(*k.verifying_key()),
+            PrivateKey::P521(k) => PublicKey::P521(Box::new(p521::PublicKey::from_secret_scalar(
+                k.as_nonzero_scalar(),
+            ))),
+            PrivateKey::Ed25519(k) => PublicKey::Ed25519(k.verifying_key()),
+            PrivateKey::Rsa(k) => PublicKey::Rsa(Box::new(k.to_public_key())),
+        }
+    }
+
+    /// Signs `msg` as containers/image and cosign verify it: the raw signature bytes (ASN.1
+    /// DER for ECDSA).
+    pub fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, SignatureError> {
+        use p256::ecdsa::signature::Signer as _;
+        use p256::ecdsa::signature::hazmat::PrehashSigner as _;
+        let failed = |e: String| SignatureError::key("private key", format!("signing failed: {e}"));
+        let prehash = sha2::Sha256::digest(msg);
+        Ok(match self {
+            PrivateKey::P256(k) => {
+                let s: p256::ecdsa::Signature = k.sign(msg);
+                s.to_der().as_bytes().to_vec()
+            }
+            PrivateKey::P384(k) => {
+                let s: p384::ecdsa::Signature = k
+                    .sign_prehash(&prehash)
+                    .map_err(|e| failed(e.to_string()))?;
+                s.to_der().as_bytes().to_vec()
+            }
+            PrivateKey::P521(k) => {
+                // The ecdsa crate wants a prehash of at least half the field (33 bytes): a
+                // leading zero byte gives the same integer Go's hashToInt reads from SHA-256.
+                let mut short = vec![0u8];
+                short.extend_from_slice(&prehash);
+                let s: p521::ecdsa::Signature =
+                    k.sign_prehash(&short).map_err(|e| failed(e.to_string()))?;
+                s.to_der().as_bytes().to_vec()
+            }
+            PrivateKey::Ed25519(k) => k.sign(msg).to_bytes().to_vec(),
+            PrivateKey::Rsa(k) => k
+                .sign(rsa::Pkcs1v15Sign::new::<sha2_010::Sha256>(), &prehash)
+                .map_err(|e| failed(e.to_string()))?,
+        })
+    }
+}
+
 /// Generates an ECDSA P-256 key pair (cosign's default) and encrypts the private key with
 /// `passphrase`.
 pub fn generate(passphrase: &[u8]) -> Result<KeyPairPem, SignatureError> {
@@ -160,7 +280,7 @@ pub fn decrypt_private_key(
     pem: &[u8],
     passphrase: &[u8],
     name: &str,
-) -> Result<SigningKey, SignatureError> {
+) -> Result<PrivateKey, SignatureError> {
     let text = std::str::from_utf8(pem).map_err(|_| SignatureError::key(name, "not a PEM file"))?;
     let (label, body) = p256::pkcs8::der::pem::decode_vec(text.trim().as_bytes())
         .map_err(|e| SignatureError::key(name, format!("not a PEM file: {e}")))?;
@@ -229,12 +349,7 @@ pub fn decrypt_private_key(
                 "cannot decrypt the private key: wrong passphrase (or a damaged file)",
             )
         })?;
-    SigningKey::from_pkcs8_der(&der).map_err(|e| {
-        SignatureError::key(
-            name,
-            format!("the decrypted key is not an ECDSA P-256 PKCS#8 key: {e}"),
-        )
-    })
+    PrivateKey::from_pkcs8_der(&der, name)
 }
 
 /// Reads a PKIX `PUBLIC KEY` PEM (cosign's `cosign.pub`): ECDSA P-256, P-384 or P-521,
@@ -286,7 +401,7 @@ mod tests {
         );
         let key = decrypt_private_key(pair.private_pem.as_bytes(), b"secret", "k").unwrap();
         let public = parse_public_key(pair.public_pem.as_bytes(), "p").unwrap();
-        assert_eq!(PublicKey::from(*key.verifying_key()), public);
+        assert_eq!(key.public(), public);
         let err = decrypt_private_key(pair.private_pem.as_bytes(), b"other", "k").unwrap_err();
         assert!(err.to_string().contains("wrong passphrase"), "{err}");
     }

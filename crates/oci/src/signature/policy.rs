@@ -10,9 +10,9 @@
 //! then `""` and `default`; `docker-archive:` has only `""` and `default`. Requirements:
 //! `insecureAcceptAnything`, `reject`, `signedBy` (`keyType: GPGKeys`; `keyPath`, `keyPaths` or
 //! `keyData`; `signedIdentity`) and `sigstoreSigned` (`keyPath`, `keyPaths`, `keyData` or
-//! `keyDatas`; `signedIdentity`). The file is checked whole when loaded ([`config`]); what it
-//! asks that olmpack cannot check (Fulcio, PKI, Rekor, X.509 key types, `signedBaseLayer`)
-//! refuses the images it applies to, by name, never skipped.
+//! `keyDatas`; `signedIdentity`). The file is checked whole when loaded ([`config`]): Fulcio,
+//! PKI or Rekor anywhere in it refuses the file, by name; X.509 key types and
+//! `signedBaseLayer` refuse the images they apply to, by name; nothing is skipped.
 
 pub mod config;
 pub mod scopes;
@@ -174,17 +174,7 @@ impl Policy {
                     }
                     ("signedBy", keys, identity)
                 }
-                Requirement::Sigstore {
-                    keys,
-                    identity,
-                    unsupported,
-                } => match (keys, unsupported) {
-                    (_, Some(why)) => return Err(refuse("sigstoreSigned", why.clone()).into()),
-                    (Some(keys), None) => ("sigstoreSigned", keys, identity),
-                    (None, None) => {
-                        return Err(refuse("sigstoreSigned", "no key to check with".into()).into());
-                    }
-                },
+                Requirement::Sigstore { keys, identity } => ("sigstoreSigned", keys, identity),
             };
             let rule = bind(spec, location).map_err(|r| refuse(typ, r))?;
             if target.is_none() {

@@ -114,6 +114,24 @@ impl PublicKey {
         }
     }
 
+    /// What kind of key `sig` looks made by, judged from its form alone (for the message when
+    /// a key of one kind is given with a signature of another).
+    pub fn signature_form(sig: &[u8]) -> String {
+        if p256::ecdsa::Signature::from_der(sig).is_ok() {
+            "an ECDSA signature (ASN.1 DER, P-256 size)".into()
+        } else if p384::ecdsa::Signature::from_der(sig).is_ok() {
+            "an ECDSA signature (ASN.1 DER, P-384 size)".into()
+        } else if p521::ecdsa::Signature::from_der(sig).is_ok() {
+            "an ECDSA signature (ASN.1 DER, P-521 size)".into()
+        } else if sig.len() == 64 {
+            "an Ed25519 signature (64 raw bytes)".into()
+        } else if sig.len() >= 128 && sig.len().is_multiple_of(64) {
+            format!("an RSA signature ({} bits)", sig.len() * 8)
+        } else {
+            format!("no known kind ({} bytes)", sig.len())
+        }
+    }
+
     /// Whether `sig` (the raw bytes: ASN.1 DER for ECDSA) is this key's signature of `msg`.
     pub fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
         match self {

@@ -80,9 +80,9 @@ pub enum TransportError {
         /// The platform asked for.
         platform: String,
     },
-    /// A registry layer's digest is not sha256, the only algorithm blobs are stored under.
+    /// A registry layer's digest is neither sha256 nor sha512, the algorithms olmpack verifies.
     #[error(
-        "{source_name}: layer digest {digest} is not sha256, which is the only algorithm supported"
+        "{source_name}: layer digest {digest} is neither sha256 nor sha512, the algorithms olmpack verifies"
     )]
     UnsupportedDigest {
         /// The source as typed.

@@ -1,4 +1,5 @@
-//! OCI image layout folders (`oci-layout`, `index.json`, `blobs/sha256/<hex>`), written and read:
+//! OCI image layout folders (`oci-layout`, `index.json`, `blobs/<algorithm>/<hex>`: sha256, or
+//! sha512 where a manifest names it), written and read:
 //! the `oci:PATH[:TAG]` transport in both directions, so the two can never disagree on where a
 //! blob lives ([`blob_path`]). An `oci-archive` is this layout inside a tar ([`super::archive`]).
 //!
@@ -34,7 +35,6 @@ use crate::image::media::{ANNOTATION_REF_NAME, OCI_INDEX as MEDIA_OCI_INDEX};
 use crate::image::model::{Artifact, Blob, BlobSource, Descriptor, Image, ImageIndex};
 use crate::image::parse::{IndexEntry, parse_index, parse_manifest};
 use crate::reference::valid_digest;
-use crate::registry::digest as reg_digest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fs;
@@ -349,22 +349,27 @@ pub fn read_index(dir: &Path) -> Result<Value, OutputError> {
 /// time as they open ([`crate::image::ImageIndex::for_each_image`]), and a blob written once
 /// in this call (a config or layer the images share) is not looked at again.
 fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
-    let blobs_dir = dir.join("blobs").join("sha256");
-    fs::create_dir_all(&blobs_dir).map_err(|e| OutputError::io("create", &blobs_dir, e))?;
     let mut done = std::collections::HashSet::new();
     let mut write = |blob: &Blob| -> Result<(), OutputError> {
         if !done.insert(blob.descriptor.digest.clone()) {
             return Ok(());
         }
         let target = blob_path(dir, &blob.descriptor.digest)
-            .filter(|_| blob.descriptor.sha256_hex().is_some())
+            .filter(|_| blob.descriptor.algorithm_hex().is_some())
             .ok_or_else(|| {
-                OutputError::Unsupported(format!("digest {} is not sha256", blob.descriptor.digest))
+                OutputError::Unsupported(format!(
+                    "digest {} is neither sha256 nor sha512",
+                    blob.descriptor.digest
+                ))
             })?;
+        if let Some(blobs_dir) = target.parent() {
+            fs::create_dir_all(blobs_dir).map_err(|e| OutputError::io("create", blobs_dir, e))?;
+        }
         if let Ok(meta) = fs::metadata(&target)
             && meta.is_file()
             && meta.len() == blob.descriptor.size
-            && file_digest(&target).as_deref() == Some(blob.descriptor.digest.as_str())
+            && file_digest(&target, &blob.descriptor.digest).as_deref()
+                == Some(blob.descriptor.digest.as_str())
         {
             return Ok(());
         }
@@ -382,10 +387,12 @@ fn write_blobs(image: Artifact<'_>, dir: &Path) -> Result<(), OutputError> {
     }
 }
 
-/// The `sha256:` digest of a file's content, `None` when it cannot be read.
-fn file_digest(path: &Path) -> Option<String> {
+/// The digest of a file's content in the algorithm `expected` names, `None` when it cannot be
+/// read.
+fn file_digest(path: &Path, expected: &str) -> Option<String> {
+    let algorithm = crate::image::digest::Algorithm::of(expected)?;
     let mut file = fs::File::open(path).ok()?;
-    let mut hashing = HashingWriter::new(std::io::sink());
+    let mut hashing = HashingWriter::with_algorithm(std::io::sink(), algorithm);
     std::io::copy(&mut file, &mut hashing).ok()?;
     Some(hashing.finish().1)
 }
@@ -446,7 +453,13 @@ pub fn read_verified(
     }
     let bytes = crate::fsio::untrusted::read_limited(&p, cap)
         .map_err(|e| invalid(name, format!("cannot read blob {digest}: {e}")))?;
-    let actual = reg_digest::sha256(&bytes);
+    // Checked with the algorithm the digest names (sha256 or sha512), never another.
+    let actual = crate::image::digest::digest_as(digest, &bytes).ok_or_else(|| {
+        invalid(
+            name,
+            format!("cannot verify digest {digest}: only sha256 and sha512 are supported"),
+        )
+    })?;
     if actual != digest {
         return Err(LocalError::DigestMismatch {
             source_name: name.to_string(),

@@ -650,7 +650,7 @@ pub fn fetch_remote_layers(
     if let Some(l) = image
         .layers
         .iter()
-        .find(|l| remote(l) && l.descriptor.sha256_hex().is_none())
+        .find(|l| remote(l) && l.descriptor.algorithm_hex().is_none())
     {
         return Err(TransportError::UnsupportedDigest {
             source_name: name.to_string(),
@@ -661,10 +661,13 @@ pub fn fetch_remote_layers(
         let BlobSource::Remote { fetcher, .. } = &layer.source else {
             continue;
         };
-        let Some(hex) = layer.descriptor.sha256_hex() else {
+        let Some((algorithm, hex)) = layer.descriptor.algorithm_hex() else {
             continue;
         };
-        let path = spool.join(format!("{hex}.layer"));
+        let path = match algorithm {
+            "sha256" => spool.join(format!("{hex}.layer")),
+            _ => spool.join(format!("{algorithm}-{hex}.layer")),
+        };
         // Written only after its digest was verified, so an existing file is this layer.
         if !path.exists() {
             let Some(fetcher) = fetcher else {
@@ -714,9 +717,9 @@ impl BlobFetcher for RegistryBlobs {
                 limit: MAX_LAYER_BYTES,
             }));
         }
-        if descriptor.sha256_hex().is_none() {
+        if descriptor.algorithm_hex().is_none() {
             return Err(std::io::Error::other(RegistryError::Protocol(format!(
-                "cannot verify digest {}: only sha256 is supported",
+                "cannot verify digest {}: only sha256 and sha512 are supported",
                 descriptor.digest
             ))));
         }
@@ -987,11 +990,11 @@ mod tests {
     /// A registry image whose layers are not sha256 must not reach the spool: two such
     /// layers once shared the file `blob.layer`, and the second got the first one's bytes.
     #[test]
-    fn fetch_layers_refuses_non_sha256_digests() {
+    fn fetch_layers_refuses_digests_olmpack_cannot_verify() {
         let layer = |n: u8| Blob {
             descriptor: Descriptor {
                 media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-                digest: format!("sha512:{}", format!("{n:02x}").repeat(64)),
+                digest: format!("sha384:{}", format!("{n:02x}").repeat(48)),
                 size: 1,
             },
             source: BlobSource::Remote {
@@ -1008,10 +1011,10 @@ mod tests {
         let spool = tempfile::tempdir().unwrap();
         let err = fetch_remote_layers(&mut image, spool.path(), "127.0.0.1:1/x/y:1").unwrap_err();
         assert!(
-            matches!(&err, TransportError::UnsupportedDigest { digest, .. } if digest.starts_with("sha512:01")),
+            matches!(&err, TransportError::UnsupportedDigest { digest, .. } if digest.starts_with("sha384:01")),
             "{err}"
         );
-        assert!(err.to_string().contains("sha512:01"), "{err}");
+        assert!(err.to_string().contains("sha384:01"), "{err}");
         assert_eq!(std::fs::read_dir(spool.path()).unwrap().count(), 0);
     }
 }

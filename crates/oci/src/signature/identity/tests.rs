@@ -212,6 +212,34 @@ fn match_repo_digest_or_exact_follows_containers_image() {
     }
 }
 
+/// The same tables with every digest a sha512 one (references may name sha512, as go-digest
+/// and containers/image accept it): the same verdicts, and a sha256 and a sha512 digest are
+/// never the same image.
+#[test]
+fn sha512_digests_are_matched_as_sha256_ones_are() {
+    const D512: &str = "@sha512:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const D512_OTHER: &str = "@sha512:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let swap = |t: &str| t.replace(D, D512).replace(D_OTHER, D512_OTHER);
+    let exact = |i: &str| IdentityRule::MatchExact(i.into());
+    let rde = |i: &str| IdentityRule::MatchRepoDigestOrExact(i.into());
+    let mut n = 0;
+    for (a, b, r) in exact_table() {
+        if a.contains(D) || b.contains(D) || a.contains(D_OTHER) || b.contains(D_OTHER) {
+            n += both_ways(&exact, &swap(&a), &swap(&b), r);
+        }
+    }
+    for (img, sig, r) in repo_digest_or_exact_table() {
+        assert_eq!(rde(&swap(&img)).accepts(&swap(&sig)), r, "{img} vs. {sig}");
+        n += 1;
+    }
+    assert!(n > 10, "{n}");
+    assert!(!exact(&s("busybox", D)).accepts(&s("busybox", D512)));
+    assert!(!exact(&s("busybox", D512)).accepts(&s("busybox", D)));
+    let reference = IdentityRule::ExactReference(s("quay.io/a/b", D512));
+    assert!(reference.accepts(&s("quay.io/a/b", D512)));
+    assert!(!reference.accepts(&s("quay.io/a/b", D512_OTHER)));
+}
+
 #[test]
 fn exact_reference_and_repository_follow_containers_image() {
     // The configured reference need not parse: an invalid one matches nothing.

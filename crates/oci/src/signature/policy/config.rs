@@ -7,9 +7,12 @@
 //! Parsing is serde's: `deny_unknown_fields` on each object, derive's own refusal of repeated
 //! fields, [`UniqueMap`] for the objects keyed by transport and scope (where serde_json would let
 //! the last one win), and `serde_path_to_error` to say where in the file a fault is.
-//! Requirements olmpack reads correctly but cannot enforce (Fulcio, PKI, Rekor, X.509 key
-//! types, `signedBaseLayer`) load, so a system policy that uses them elsewhere stays usable, and
-//! refuse every image they apply to, by name.
+//! Requirements olmpack cannot check are never skipped: a `sigstoreSigned` that asks for
+//! Fulcio (keyless), PKI (X.509 roots) or Rekor (a transparency log) refuses the whole file when
+//! it is loaded, naming where it is and which of the three it asks for, whatever image the
+//! command reads; X.509 key types and `signedBaseLayer` load (containers/image loads them too)
+//! and refuse every image they apply to, by name, as containers/image does when it evaluates
+//! them.
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -224,15 +227,12 @@ pub enum Requirement {
     },
     /// `signedBaseLayer`: valid, never satisfied (containers/image does not implement it).
     SignedBaseLayer,
-    /// `sigstoreSigned`.
+    /// `sigstoreSigned` with public keys (Fulcio, PKI and Rekor refuse the file at load).
     Sigstore {
-        /// The public keys (`None` with Fulcio or PKI).
-        keys: Option<Keys>,
+        /// The public keys.
+        keys: Keys,
         /// `signedIdentity`.
         identity: IdentitySpec,
-        /// What of the requirement olmpack cannot check (Fulcio, PKI, Rekor): the image is
-        /// refused saying so.
-        unsupported: Option<String>,
     },
 }
 
@@ -497,20 +497,31 @@ fn sigstore(s: RawSigstore) -> Result<Requirement, String> {
     if s.pki.is_some() && !rekor.is_empty() {
         return Err("sigstoreSigned: rekorPublicKey* is not supported with pki".into());
     }
-    let unsupported = match (sources[0], rekor.first()) {
-        ("fulcio", _) => Some("fulcio (keyless) signatures are not checked by olmpack".to_string()),
-        ("pki", _) => Some("pki (X.509) signatures are not checked by olmpack".to_string()),
-        (_, Some(r)) => Some(format!(
-            "{r}: olmpack does not check Rekor inclusion, so it cannot enforce this requirement"
-        )),
-        _ => None,
+    // Checked only now, so a file that is wrong in other ways is refused for that first, as
+    // containers/image refuses it.
+    let refused = |what: &str| {
+        format!(
+            "sigstoreSigned: {what} is a requirement olmpack cannot check, so the policy is refused rather than the requirement skipped (use keyPath, keyPaths, keyData or keyDatas without rekorPublicKey*)"
+        )
+    };
+    match (sources[0], rekor.first()) {
+        ("fulcio", _) => {
+            return Err(refused(
+                "fulcio (keyless signatures with a Fulcio certificate)",
+            ));
+        }
+        ("pki", _) => return Err(refused("pki (signatures with an X.509 certificate chain)")),
+        (_, Some(r)) => return Err(refused(&format!("{r} (Rekor transparency-log inclusion)"))),
+        _ => {}
+    }
+    let Some(keys) = keys else {
+        return Err("sigstoreSigned: no key".into());
     };
     Ok(Requirement::Sigstore {
         keys,
         identity: s
             .signed_identity
             .unwrap_or(IdentitySpec::MatchRepoDigestOrExact),
-        unsupported,
     })
 }
 

@@ -141,11 +141,6 @@ fn unsupported_requirements_refuse_by_name() {
             "signedBy",
             "X509Certificates",
         ),
-        (
-            serde_json::json!({"type": "sigstoreSigned", "keyPath": "/k", "rekorPublicKeyPath": "/r"}),
-            "sigstoreSigned",
-            "Rekor",
-        ),
     ] {
         let policy = write_policy(d.path(), serde_json::json!({"default": [req]}));
         let loc = Location::parse("127.0.0.1:1/x/y:v1").unwrap();

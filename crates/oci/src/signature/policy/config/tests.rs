@@ -100,9 +100,8 @@ fn containers_image_fixture_parses() {
     assert_eq!(
         scope("example.com/sigstore/key-path-example")[0],
         Requirement::Sigstore {
-            keys: Some(Keys::Paths(vec!["/keys/public-key".into()])),
+            keys: Keys::Paths(vec!["/keys/public-key".into()]),
             identity: IdentitySpec::MatchRepository,
-            unsupported: None,
         }
     );
     // NewPolicyFromBytes("") fails.
@@ -486,38 +485,63 @@ fn sigstore_signed_is_parsed_paranoidly() {
     );
 }
 
+/// Fulcio, PKI and Rekor (each form of Rekor key) are valid per containers/image, and olmpack
+/// cannot check them: the whole file is refused when loaded, saying where and which, whether
+/// the requirement is the default or a scope's (issue 39 item 7, issue 39 follow-up item 4).
 #[test]
-fn what_olmpack_cannot_check_loads_and_is_marked() {
+fn what_olmpack_cannot_check_refuses_the_file_by_name() {
+    let fulcio = json!({"caData": "YWJj", "oidcIssuer": "https://x", "subjectEmail": "a@b"});
     let cases = [
         (
             json!({"type": "sigstoreSigned", "keyPath": "/k.pub", "rekorPublicKeyPath": "/rekor.pub"}),
-            "Rekor",
+            "rekorPublicKeyPath (Rekor",
         ),
         (
-            json!({"type": "sigstoreSigned", "fulcio": {"caData": "YWJj", "oidcIssuer": "https://x", "subjectEmail": "a@b"}, "rekorPublicKeyData": "YWJj"}),
-            "fulcio",
+            json!({"type": "sigstoreSigned", "keyPath": "/k.pub", "rekorPublicKeyPaths": ["/r1", "/r2"]}),
+            "rekorPublicKeyPaths (Rekor",
+        ),
+        (
+            json!({"type": "sigstoreSigned", "keyData": "YWJj", "rekorPublicKeyData": "YWJj"}),
+            "rekorPublicKeyData (Rekor",
+        ),
+        (
+            json!({"type": "sigstoreSigned", "keyDatas": ["YWJj"], "rekorPublicKeyDatas": ["YWJj"]}),
+            "rekorPublicKeyDatas (Rekor",
+        ),
+        (
+            json!({"type": "sigstoreSigned", "fulcio": fulcio, "rekorPublicKeyData": "YWJj"}),
+            "fulcio (keyless",
         ),
         (
             json!({"type": "sigstoreSigned", "pki": {"caRootsData": "YWJj", "subjectHostname": "x"}}),
-            "pki",
+            "pki (signatures with an X.509",
         ),
     ];
     for (req, word) in cases {
-        let p = parses(&with_default(req.clone())).expect("valid per containers/image");
-        match &p.default.0[0] {
-            Requirement::Sigstore {
-                unsupported: Some(why),
-                ..
-            } => assert!(why.contains(word), "{why}"),
-            other => panic!("{req}: {other:?}"),
+        for (policy, at) in [
+            (with_default(req.clone()), "default[0]"),
+            (
+                json!({"default": [{"type": "reject"}], "transports": {"docker": {"quay.io/x": [{"type": "insecureAcceptAnything"}, req.clone()]}}}),
+                "transports.docker.quay.io/x[1]",
+            ),
+        ] {
+            let e = parses(&policy).expect_err(&policy.to_string());
+            assert!(
+                e.contains(word) && e.contains(at) && e.contains("cannot check"),
+                "{policy}\n  gave: {e}"
+            );
         }
     }
+    // A broken Fulcio block is refused for what is wrong with it first, as containers/image
+    // refuses it.
+    let e = parses(&with_default(json!({"type": "sigstoreSigned", "fulcio": {"caData": "YWJj", "oidcIssuer": "https://x"}, "rekorPublicKeyData": "YWJj"}))).unwrap_err();
+    assert!(e.contains("subjectEmail"), "{e}");
     let p = parses(&with_default(
         json!({"type": "sigstoreSigned", "keyDatas": ["YWJj", "ZGVm"]}),
     ))
     .expect("valid");
     assert!(
-        matches!(&p.default.0[0], Requirement::Sigstore { keys: Some(Keys::Data(d)), unsupported: None, .. } if d.len() == 2)
+        matches!(&p.default.0[0], Requirement::Sigstore { keys: Keys::Data(d), .. } if d.len() == 2)
     );
 }
 
