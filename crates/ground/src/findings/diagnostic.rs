@@ -4,30 +4,9 @@
 use super::rules::{Rule, Stage};
 use std::fmt;
 
-/// How serious a finding is. Errors fail validation; warnings fail it only under `--strict`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// Fails validation.
-    Error,
-    /// Reported; fails validation only under `--strict`.
-    Warning,
-}
-
-impl Severity {
-    /// The word used in both output formats (`error` / `warning`, as operator-sdk's json-alpha1).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Severity is its own module (rules name a default one, findings carry one); re-exported here
+/// where callers have always found it.
+pub use super::severity::Severity;
 
 /// One finding of one rule.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 
 pub mod diagnostic;
 pub mod rules;
+pub mod severity;
 
 pub use diagnostic::{Diagnostic, Report, Severity};
 pub use rules::{Group, Rule};

@@ -3,9 +3,9 @@
 //! wrong types refused, as the JSON schema operator-controller validates with does), and applied
 //! to each Deployment as `applyCustomConfigToDeployment` does.
 
-use super::generate::set_path;
 use super::load::str_of;
 use super::typed::types;
+use super::value_path::set_path;
 use serde_json::{Map, Value};
 
 /// The keys `SubscriptionConfig` has.

@@ -6,6 +6,7 @@
 use super::load::{RegistryV1, str_of};
 use super::typed::{Ty, types};
 use super::validators::is_supported;
+use super::value_path::set_path;
 use super::{CertProvider, RenderOptions, RenderedObject, config};
 use crate::bundle::keys;
 use crate::gocompat::hash::deep_hash;
@@ -566,34 +567,6 @@ pub fn generate(
         }
     }
     Ok(out)
-}
-
-/// Sets a nested key, creating (or replacing non-object) parents.
-pub fn set_path(v: &mut Value, path: &[&str], value: Value) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let mut cur = v;
-    for p in parents {
-        if !cur.is_object() {
-            *cur = Value::Object(Map::new());
-        }
-        let Some(m) = cur.as_object_mut() else {
-            return;
-        };
-        cur = m
-            .entry(p.to_string())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if cur.is_null() {
-            *cur = Value::Object(Map::new());
-        }
-    }
-    if !cur.is_object() {
-        *cur = Value::Object(Map::new());
-    }
-    if let Some(m) = cur.as_object_mut() {
-        m.insert(last.to_string(), value);
-    }
 }
 
 /// `ensureCorrectDeploymentCertVolumes`.

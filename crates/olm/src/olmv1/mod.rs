@@ -19,6 +19,7 @@ pub mod output;
 pub mod permissions;
 pub mod typed;
 pub mod validators;
+pub mod value_path;
 
 use serde_json::Value;
 

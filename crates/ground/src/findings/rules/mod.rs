@@ -16,7 +16,7 @@ mod catalog;
 mod olmv1;
 mod packagemanifest;
 
-use super::diagnostic::Severity;
+use super::severity::Severity;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -193,7 +193,7 @@ macro_rules! records {
                 pub const $variant: crate::findings::rules::Rule =
                     crate::findings::rules::Rule(&crate::findings::rules::RuleRecord {
                         id: $id,
-                        severity: crate::findings::diagnostic::Severity::$sev,
+                        severity: crate::findings::severity::Severity::$sev,
                         group: crate::findings::rules::Group::$group,
                         subject: crate::findings::rules::Subject::$subject,
                         stage: crate::findings::rules::stage!($($stage)?),
