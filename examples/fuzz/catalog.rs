@@ -95,10 +95,9 @@ pub fn run_catalog(dir: &Path, variant: u64, stages: &mut Stages) {
         }
     });
     stages.run("catalog render", || {
-        let _ = render_catalog(
-            &[dir.to_string_lossy().into_owned()],
-            &render_options(variant),
-        );
+        if let Ok(at) = olmpack::location::Location::parse(&dir.to_string_lossy()) {
+            let _ = render_catalog(&[at], &render_options(variant));
+        }
     });
     stages.run("catalog graph", || {
         if let Ok(loaded) = load::load_dir_with(
@@ -152,6 +151,8 @@ pub fn run_bundle_render(bundle: &Path, variant: u64, stages: &mut Stages) {
             image: BundleImage::Fixed("quay.io/fuzz/bundle:v1".into()),
             ..render_options(variant)
         };
-        let _ = render_catalog(&[bundle.to_string_lossy().into_owned()], &opts);
+        if let Ok(at) = olmpack::location::Location::parse(&bundle.to_string_lossy()) {
+            let _ = render_catalog(&[at], &opts);
+        }
     });
 }

@@ -15,9 +15,9 @@ use crate::transport::RegistryOptions;
 pub struct SignPushedError {
     /// The reference pushed (`REF:TAG@sha256:…`).
     pub reference: String,
-    /// Why.
+    /// Why (boxed: signature errors are large, and this one rides in every build error).
     #[source]
-    pub source: SignatureError,
+    pub source: Box<SignatureError>,
 }
 
 /// Signs `pushed` at its pushed digest as `opts` say (cosign, simple signing, or both).
@@ -28,15 +28,15 @@ pub fn sign_pushed(
 ) -> Result<Vec<Written>, SignPushedError> {
     let fail = |source: SignatureError| SignPushedError {
         reference: pushed.shown.clone(),
-        source,
+        source: Box::new(source),
     };
-    let client = registry
-        .client_for(&pushed.reference)
+    let repository = registry
+        .repository(&pushed.reference)
         .map_err(|e| fail(e.into()))?;
     let target = Target {
         name: pushed.shown.clone(),
         place: Where::Registry {
-            client: Box::new(client),
+            repository: Box::new(repository),
             reference: pushed.reference.clone(),
         },
         digest: pushed.digest.clone(),

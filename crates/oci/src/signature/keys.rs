@@ -207,7 +207,7 @@ impl PrivateKey {
             }
             PrivateKey::Ed25519(k) => k.sign(msg).to_bytes().to_vec(),
             PrivateKey::Rsa(k) => k
-                .sign(rsa::Pkcs1v15Sign::new::<sha2_010::Sha256>(), &prehash)
+                .sign(rsa::Pkcs1v15Sign::new::<sha2::Sha256>(), &prehash)
                 .map_err(|e| failed(e.to_string()))?,
         })
     }
