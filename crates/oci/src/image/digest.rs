@@ -145,37 +145,6 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
-/// Copies a blob's bytes into `out`, checking digest and size on the way (`shown` names the
-/// file being written, for messages). Every sink and the read-back check use it.
-pub fn copy_verified(
-    blob: &super::model::Blob,
-    out: &mut dyn std::io::Write,
-    shown: &std::path::Path,
-) -> Result<(), super::error::OutputError> {
-    use super::error::OutputError;
-    let algorithm = Algorithm::of(&blob.descriptor.digest).ok_or_else(|| {
-        OutputError::Unsupported(format!(
-            "cannot verify digest {}: only sha256 and sha512 are supported",
-            blob.descriptor.digest
-        ))
-    })?;
-    let mut reader = blob
-        .open()
-        .map_err(|e| OutputError::io("read", blob.location(), e))?;
-    let mut hashing = HashingWriter::with_algorithm(out, algorithm);
-    std::io::copy(&mut reader, &mut hashing).map_err(|e| OutputError::io("write", shown, e))?;
-    let (out, digest, size) = hashing.finish();
-    out.flush()
-        .map_err(|e| OutputError::io("write", shown, e))?;
-    if digest != blob.descriptor.digest || size != blob.descriptor.size {
-        return Err(OutputError::BlobMismatch {
-            digest: blob.descriptor.digest.clone(),
-            path: blob.location(),
-        });
-    }
-    Ok(())
-}
-
 /// A reader that hashes and counts what passes through it, so a blob streamed from anywhere (a
 /// registry response, a layout file, an archive entry) is verified against its descriptor
 /// without a second read. Reading past the descriptor's size (or `limit`) fails at once;
@@ -185,7 +154,7 @@ pub struct VerifyingReader<R: io::Read> {
     /// `None` for a digest olmpack cannot verify: every read then fails.
     hasher: Option<Hasher>,
     count: u64,
-    expected: super::model::Descriptor,
+    expected: super::descriptor::Descriptor,
     limit: u64,
     check_at_eof: bool,
 }
@@ -193,7 +162,7 @@ pub struct VerifyingReader<R: io::Read> {
 impl<R: io::Read> VerifyingReader<R> {
     /// Wraps `inner`, which must yield exactly the bytes of `expected`; at most `limit` bytes are
     /// read before the stream is refused.
-    pub fn new(inner: R, expected: super::model::Descriptor, limit: u64) -> Self {
+    pub fn new(inner: R, expected: super::descriptor::Descriptor, limit: u64) -> Self {
         VerifyingReader {
             inner,
             hasher: Algorithm::of(&expected.digest).map(Hasher::new),
@@ -207,7 +176,7 @@ impl<R: io::Read> VerifyingReader<R> {
     /// A reader that also checks digest and size when the stream ends, failing the last read
     /// (`InvalidData`) on a mismatch: for consumers that only know `Read` (a layout writer, an
     /// archive writer) and must never accept bytes that are not the blob's.
-    pub fn strict(inner: R, expected: super::model::Descriptor) -> Self {
+    pub fn strict(inner: R, expected: super::descriptor::Descriptor) -> Self {
         let limit = expected.size;
         VerifyingReader {
             check_at_eof: true,
@@ -216,7 +185,7 @@ impl<R: io::Read> VerifyingReader<R> {
     }
 
     /// The descriptor the bytes must match.
-    pub fn expected(&self) -> &super::model::Descriptor {
+    pub fn expected(&self) -> &super::descriptor::Descriptor {
         &self.expected
     }
 

@@ -20,6 +20,7 @@
 
 pub mod build;
 pub mod config;
+pub mod descriptor;
 pub mod digest;
 pub mod error;
 pub mod extend;

@@ -84,16 +84,8 @@ impl std::fmt::Debug for Manifests {
     }
 }
 
-/// A content descriptor as the OCI image spec defines it: what a manifest points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Descriptor {
-    /// Media type of the referenced content.
-    pub media_type: String,
-    /// `sha256:<64 hex>` digest of the content bytes.
-    pub digest: String,
-    /// Length of the content in bytes.
-    pub size: u64,
-}
+/// The descriptor, in a module below the model so parsing and digest checks can name it.
+pub use super::descriptor::Descriptor;
 
 /// Where a blob's bytes are: small JSON blobs stay in memory, layers are spooled to files.
 #[derive(Debug, Clone)]

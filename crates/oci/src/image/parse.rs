@@ -3,8 +3,8 @@
 //! disagree on what a manifest says, and its failures are [`ImageError`]s, never registry ones.
 
 use super::config::Platform;
+use super::descriptor::Descriptor;
 use super::error::ImageError;
-use super::model::Descriptor;
 use serde::Deserialize;
 
 /// Manifests and indexes are small; anything bigger is refused before it is read (the

@@ -3,7 +3,7 @@
 //! back; a pusher can run it before uploading.
 
 use super::config::canonical_json;
-use super::digest::{HashingWriter, sha256_digest};
+use super::digest::{Algorithm, HashingWriter, sha256_digest};
 use super::error::OutputError;
 use super::manifest::descriptor_json;
 use super::model::{Blob, Image};
@@ -69,15 +69,46 @@ pub fn is_canonical_json(bytes: &[u8]) -> bool {
 
 fn check_blob(blob: &Blob) -> Result<(), OutputError> {
     let mut sink = io::sink();
-    super::digest::copy_verified(blob, &mut sink, &blob.location())
+    copy_verified(blob, &mut sink, &blob.location())
 }
 
 fn read_json(blob: &Blob) -> Result<Value, OutputError> {
     let mut bytes = Vec::new();
-    super::digest::copy_verified(blob, &mut bytes, &blob.location())?;
+    copy_verified(blob, &mut bytes, &blob.location())?;
     debug_assert_eq!(sha256_digest(&bytes), blob.descriptor.digest);
     serde_json::from_slice(&bytes).map_err(|e| OutputError::BadLayout {
         path: blob.location(),
         reason: format!("not JSON: {e}"),
     })
+}
+
+/// Copies a blob's bytes into `out`, checking digest and size on the way (`shown` names the
+/// file being written, for messages). Every sink and the read-back check use it.
+pub fn copy_verified(
+    blob: &Blob,
+    out: &mut dyn std::io::Write,
+    shown: &std::path::Path,
+) -> Result<(), super::error::OutputError> {
+    use super::error::OutputError;
+    let algorithm = Algorithm::of(&blob.descriptor.digest).ok_or_else(|| {
+        OutputError::Unsupported(format!(
+            "cannot verify digest {}: only sha256 and sha512 are supported",
+            blob.descriptor.digest
+        ))
+    })?;
+    let mut reader = blob
+        .open()
+        .map_err(|e| OutputError::io("read", blob.location(), e))?;
+    let mut hashing = HashingWriter::with_algorithm(out, algorithm);
+    std::io::copy(&mut reader, &mut hashing).map_err(|e| OutputError::io("write", shown, e))?;
+    let (out, digest, size) = hashing.finish();
+    out.flush()
+        .map_err(|e| OutputError::io("write", shown, e))?;
+    if digest != blob.descriptor.digest || size != blob.descriptor.size {
+        return Err(OutputError::BlobMismatch {
+            digest: blob.descriptor.digest.clone(),
+            path: blob.location(),
+        });
+    }
+    Ok(())
 }

@@ -25,8 +25,8 @@ use base64::engine::general_purpose::STANDARD as B64;
 pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
 /// Annotation holding the base64 signature of a payload layer.
 pub const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
-/// `critical.type` of a cosign payload.
-pub const PAYLOAD_TYPE: &str = "cosign container image signature";
+/// `critical.type` of a cosign payload (the payload reader's, which checks it).
+pub use super::payload::COSIGN_PAYLOAD_TYPE as PAYLOAD_TYPE;
 /// Media type (and artifact type) of a Sigstore bundle v0.3.
 pub const BUNDLE_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+json";
 /// The in-toto predicate type cosign v3 signs images with.

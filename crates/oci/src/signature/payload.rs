@@ -98,11 +98,16 @@ pub enum Flavour {
     Cosign,
 }
 
+/// `critical.type` of a simple signing payload.
+pub const SIMPLE_PAYLOAD_TYPE: &str = "atomic container signature";
+/// `critical.type` of a cosign payload.
+pub const COSIGN_PAYLOAD_TYPE: &str = "cosign container image signature";
+
 impl Flavour {
     fn typ(self) -> &'static str {
         match self {
-            Flavour::Simple => super::simple::PAYLOAD_TYPE,
-            Flavour::Cosign => super::cosign::PAYLOAD_TYPE,
+            Flavour::Simple => SIMPLE_PAYLOAD_TYPE,
+            Flavour::Cosign => COSIGN_PAYLOAD_TYPE,
         }
     }
 }

@@ -14,8 +14,8 @@ use pgp::crypto::hash::HashAlgorithm;
 use pgp::types::{KeyDetails, Password};
 use rand_core::OsRng;
 
-/// `critical.type` of a simple signing payload.
-pub const PAYLOAD_TYPE: &str = "atomic container signature";
+/// `critical.type` of a simple signing payload (the payload reader's, which checks it).
+pub use super::payload::SIMPLE_PAYLOAD_TYPE as PAYLOAD_TYPE;
 
 /// The payload containers/image writes: `critical` with its three members, `optional` with the
 /// creator and the time of signing.

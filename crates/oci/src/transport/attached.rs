@@ -7,7 +7,7 @@
 //! any two of them, either way, is this code. Archives hold one image: nothing is attached to
 //! them.
 
-use super::copy::{CopyOptions, Target};
+use super::copy_options::{CopyOptions, Target};
 use super::error::TransportError;
 use super::layout_repository::LayoutRepository;
 use super::sink;
@@ -18,59 +18,12 @@ use crate::location::{LocalImage, Location, Place};
 use crate::reference::Reference;
 use crate::registry::repository::Repository;
 pub use crate::registry::repository::digest_tag;
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
 
 /// The tag suffixes of cosign's tag convention: signatures, attestations, SBOMs.
 pub const ATTACHED_TAG_SUFFIXES: [&str; 3] = ["sig", "att", "sbom"];
 
-/// What a run learns once about attached things at the source registries, shared by its copies
-/// (cloning shares it):
-/// - each repository's tag list: one `GET …/tags/list` answers whether any image of that
-///   repository has a cosign tag (`sha256-<hex>.sig`, `.att`, `.sbom`) or a referrers
-///   fallback tag (`sha256-<hex>`), where one `HEAD` per tag and image would be needed;
-/// - whether each registry has the referrers API: a registry that has it never answers `404`
-///   (OCI distribution 1.1), so one `404` stands for the registry and the question is not
-///   asked again for every image.
-///
-/// The tag list is a snapshot of the run's start: an attached tag pushed to the source while
-/// the run goes on is left for the next run. A repository whose tags cannot be listed is
-/// asked tag by tag, as without the lookup.
-#[derive(Debug, Clone, Default)]
-pub struct AttachedLookup(Arc<LookupInner>);
-
-type TagSlot = Arc<OnceLock<Option<Arc<HashSet<String>>>>>;
-
-#[derive(Debug, Default)]
-struct LookupInner {
-    tags: Mutex<HashMap<String, TagSlot>>,
-    referrers: Mutex<HashMap<String, bool>>,
-}
-
-impl AttachedLookup {
-    /// The tags of `repository` (listed once per run; `None` when they cannot be listed, and
-    /// the copy then asks tag by tag).
-    fn tags(&self, repository: &dyn Repository) -> Option<Arc<HashSet<String>>> {
-        let slot = {
-            let mut map = self.0.tags.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(map.entry(repository.name()).or_default())
-        };
-        // Other copies of the same repository wait for the one listing it.
-        slot.get_or_init(|| repository.tags().ok().map(Arc::new))
-            .clone()
-    }
-
-    /// Whether `registry` has the referrers API, when known.
-    fn referrers(&self, registry: &str) -> Option<bool> {
-        let map = self.0.referrers.lock().unwrap_or_else(|p| p.into_inner());
-        map.get(registry).copied()
-    }
-
-    fn set_referrers(&self, registry: &str, supported: bool) {
-        let mut map = self.0.referrers.lock().unwrap_or_else(|p| p.into_inner());
-        map.insert(registry.to_string(), supported);
-    }
-}
+/// The run-wide lookup of attached things, an option of the copy.
+pub use super::copy_options::AttachedLookup;
 
 /// The registry (or store) part of a repository's name, which the referrers API support is
 /// known for.

@@ -30,71 +30,14 @@ use super::attached::copy_attached;
 pub use super::attached::{
     ATTACHED_TAG_SUFFIXES, Attached, AttachedLookup, digest_tag, may_have_attached,
 };
+pub use super::copy_options::{CopyOptions, Target};
 use super::error::TransportError;
-use super::options::RegistryOptions;
 use super::sink;
 use super::source::open_to_copy;
 use crate::image::parse::parse_index;
-use crate::image::{Artifact, ImageOrIndex, Platform};
-use crate::location::{LocalImage, Location, Place, Transport};
-use crate::reference::Reference;
-use crate::registry::push::{BlobReport, PushOptions};
-
-/// Where a copy writes: a registry reference, or an image in a local format. Unlike a source
-/// [`Location`], a local target need not exist yet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A registry repository, with a tag (default `latest`) or a digest the image must have.
-    Registry(Reference),
-    /// `oci:`, `oci-archive:` or `docker-archive:`.
-    Local(LocalImage),
-}
-
-impl std::str::FromStr for Target {
-    type Err = TransportError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if Transport::split(s).is_some() {
-            let local: LocalImage = s
-                .parse()
-                .map_err(crate::location::LocationError::from)
-                .map_err(TransportError::from)?;
-            return Ok(Target::Local(local));
-        }
-        Ok(Target::Registry(Reference::parse(s)?))
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Target::Registry(r) => write!(f, "{r}"),
-            Target::Local(l) => write!(f, "{l}"),
-        }
-    }
-}
-
-/// How to copy. `Default`: anonymous on both ends, every platform, nothing attached.
-#[derive(Debug, Clone, Default)]
-pub struct CopyOptions {
-    /// Credentials and connection settings for reading the source.
-    pub source: RegistryOptions,
-    /// Credentials and connection settings for writing the target.
-    pub target: RegistryOptions,
-    /// `None`: an index is copied whole (its digest unchanged). `Some`: only the entries for
-    /// these platforms (a rewritten index). Ignored for a single image.
-    pub platforms: Option<Vec<Platform>>,
-    /// Copy the signatures, attestations and SBOMs attached to every copied manifest.
-    pub with_signatures: bool,
-    /// Blob upload settings for a registry target (progress, chunking, concurrency, and the
-    /// blobs known at the target that several copies of one run share,
-    /// [`PushOptions::known_blobs`]).
-    pub push: PushOptions,
-    /// What the copies of one run share about the sources' attached things (`catalog
-    /// mirror`): each repository's tag list and each registry's referrers API support, asked
-    /// once. `None` (the default): each copy asks for each tag it looks for.
-    pub attached_lookup: Option<AttachedLookup>,
-}
+use crate::image::{Artifact, ImageOrIndex};
+use crate::location::{LocalImage, Location, Place};
+use crate::registry::push::BlobReport;
 
 /// What a copy did.
 #[derive(Debug, Clone)]

@@ -27,6 +27,7 @@
 pub mod archive;
 pub mod attached;
 pub mod copy;
+pub mod copy_options;
 pub mod error;
 pub mod layout;
 pub mod layout_repository;

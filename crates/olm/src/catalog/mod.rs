@@ -8,6 +8,7 @@ pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1
 pub mod init;
 pub mod load;
 pub mod model;
+pub mod property_value;
 
 pub use model::{
     Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, DeprecationEntry, Icon, Meta,

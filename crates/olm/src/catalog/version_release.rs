@@ -8,9 +8,9 @@
 //! the release as build metadata (`1.2.3+4`); opm reads that as the release, and so does
 //! olmpack.
 
-use crate::catalog::bundle_facts::{PackageProperty, PropertyValue};
 use crate::catalog::model::Bundle;
 use crate::catalog::model::property_type::{self, PACKAGE};
+use crate::catalog::property_value::{PackageProperty, PropertyValue};
 use base64::Engine;
 use semver::{Prerelease, Version};
 use serde_json::Value as J;
