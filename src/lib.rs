@@ -47,4 +47,4 @@ pub use olmpack_ground::{
 };
 pub use olmpack_oci::{image, registry, signature, transport};
 pub use olmpack_olm::{bundle, catalog, legacy, olmv1, scaffold, validate};
-pub use olmpack_serve::serve;
+pub use olmpack_serve::{cache, serve};

@@ -108,9 +108,9 @@ pub struct CatalogBuildResult {
     /// `REF@sha256:…` for every tag pushed.
     pub pushed: Vec<String>,
     /// The serve cache shipped, if any.
-    pub serve_cache: Option<crate::serve::cache::CacheSummary>,
+    pub serve_cache: Option<crate::cache::CacheSummary>,
     /// Who owns the serve cache's entries, and why.
-    pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
+    pub cache_owners: Vec<crate::cache::owner::CacheOwner>,
     /// For a catalog image source: what became of each of its layers.
     pub source_layers: Vec<SourceLayer>,
 }
@@ -269,9 +269,9 @@ fn deliver_built(
 /// What the command names: the platform its registry options are read for, the serve cache's
 /// default place in the image, and what became of each layer of a source image.
 pub mod types {
+    pub use crate::cache::DEFAULT_CACHE_DIR;
     pub use crate::image::Platform;
     pub use crate::image::strip::LayerUse;
-    pub use crate::serve::cache::DEFAULT_CACHE_DIR;
 }
 
 /// The `catalog build` flags that shape the image, as typed.
@@ -310,7 +310,7 @@ pub fn build_options(
     flags: &CatalogBuildFlags<'_>,
 ) -> Result<CatalogBuildOptions, super::delivery::FlagError> {
     use super::delivery::FlagError;
-    use crate::serve::cache::{CacheFormat, ServeCache};
+    use crate::cache::{CacheFormat, ServeCache};
     let platforms = flags
         .platforms
         .iter()

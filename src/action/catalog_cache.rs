@@ -1,9 +1,9 @@
 //! `catalog cache verify`: would opm accept the serve cache of a catalog image, or of a catalog
-//! folder and its cache folder ([`crate::serve::verify`] does the checking; the source is
+//! folder and its cache folder ([`crate::cache::verify`] does the checking; the source is
 //! opened here, with the catalog label read by [`super::source`]).
 
+pub use crate::cache::VerifyReport;
 use crate::location::Location;
-pub use crate::serve::verify::VerifyReport;
 use crate::transport::RegistryOptions;
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ pub fn verify<E: From<CacheError>>(
                 cache.display()
             )));
         }
-        crate::serve::verify::verify_dir(&path, &cache)
+        crate::cache::verify::verify_dir(&path, &cache)
     } else {
         if path.exists() {
             return Err(usage(format!(
@@ -72,10 +72,10 @@ fn verify_image(
     opts: &RegistryOptions,
     configs: Option<&str>,
     cache_dir: Option<&str>,
-) -> Result<VerifyReport, crate::serve::verify::VerifyError> {
-    use crate::serve::verify::VerifyError;
+) -> Result<VerifyReport, crate::cache::verify::VerifyError> {
+    use crate::cache::verify::VerifyError;
     let opened = super::source::open(location, opts)?;
     let configs = super::source::configs_label_path(source, &opened.labels(), configs)
         .map_err(VerifyError::Usage)?;
-    crate::serve::verify::verify_image(source, &opened, configs, cache_dir)
+    crate::cache::verify::verify_image(source, &opened, configs, cache_dir)
 }

@@ -65,7 +65,7 @@ impl Prepared {
                 if !path.is_dir() {
                     return Err(no_cache(&name, cache_dir));
                 }
-                let mut report = crate::serve::verify::verify_dir(folder, &path)
+                let mut report = crate::cache::verify::verify_dir(folder, &path)
                     .map_err(|e| CacheCheckError::Unreadable(format!("{name}: {e}")))?;
                 report.cache_dir = report
                     .cache_dir
@@ -79,7 +79,7 @@ impl Prepared {
             } => {
                 let root = image.root();
                 // Inside the image: hashed with the modes its layers give, not the unpacker's.
-                if !crate::serve::verify::clean_abs(cache_dir)
+                if !crate::cache::verify::clean_abs(cache_dir)
                     .is_some_and(|rel| root.join(rel).is_dir())
                 {
                     return Err(no_cache(&name, cache_dir));
@@ -96,7 +96,7 @@ impl Prepared {
                     .map_err(|_| unreadable(&"the catalog folder is outside the image"))?
                     .to_string_lossy()
                     .into_owned();
-                crate::serve::verify::verify_unpacked(&name, &opened, root, &rel, cache_dir)
+                crate::cache::verify::verify_unpacked(&name, &opened, root, &rel, cache_dir)
                     .map_err(|e| unreadable(&crate::errors::error_chain(&e)))?
             }
         };

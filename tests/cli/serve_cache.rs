@@ -267,8 +267,8 @@ fn cache_digest_is_opms_on_every_shared_catalog() {
         let configs = tmp.path().join(format!("{i}/configs"));
         let cache = tmp.path().join(format!("{i}/cache"));
         copy_as_in_image(folder, &configs);
-        let tree = olmpack::serve::cache::catalog_tree_in_image(folder).unwrap();
-        let summary = olmpack::serve::cache::write_cache(&model, &tree, &cache).unwrap();
+        let tree = olmpack::cache::catalog_tree_in_image(folder).unwrap();
+        let summary = olmpack::cache::write_cache(&model, &tree, &cache).unwrap();
         assert_eq!(
             std::fs::read_to_string(cache.join("digest")).unwrap(),
             summary.digest

@@ -10,4 +10,5 @@ use olmpack_ground::{findings, fsio, gocompat, interrupt, parallel};
 use olmpack_oci::{image, registry, transport};
 use olmpack_olm::catalog;
 
+pub mod cache;
 pub mod serve;

@@ -468,7 +468,7 @@ pub fn configs_label_path(
     given: Option<&str>,
 ) -> Result<String, String> {
     match given.or(labels.get(CONFIGS_LABEL).map(String::as_str)) {
-        Some(c) => crate::serve::verify::clean_abs(c).ok_or_else(|| {
+        Some(c) => crate::cache::verify::clean_abs(c).ok_or_else(|| {
             format!("{source}: the catalog folder {c:?} is not a clean absolute path")
         }),
         None => Err(format!(

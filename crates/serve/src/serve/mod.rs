@@ -3,7 +3,6 @@
 //! (what OLM v1 clients read).
 
 pub mod api;
-pub mod cache;
 pub mod codec;
 pub mod csv;
 pub mod experimental;
@@ -11,12 +10,9 @@ pub mod health;
 pub mod http;
 pub mod index;
 pub mod model;
-pub mod owner;
-pub mod pogreb;
 pub mod registry;
 pub mod server;
 pub mod store;
-pub mod verify;
 
 pub use model::{
     ApiBundle, ApiDeprecation, ApiProperty, BundleKey, CacheBundle, CacheChannel, CacheDeprecation,

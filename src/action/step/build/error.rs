@@ -64,7 +64,7 @@ pub enum CatalogBuildError {
     Transport(#[from] TransportError),
     /// opm's serve cache could not be built.
     #[error(transparent)]
-    Cache(#[from] crate::serve::cache::CacheError),
+    Cache(#[from] crate::cache::CacheError),
     /// The owner of the serve cache (the base's user) could not be found.
     #[error("{base}: {source}")]
     BaseUser {
@@ -72,7 +72,7 @@ pub enum CatalogBuildError {
         base: String,
         /// Why.
         #[source]
-        source: crate::serve::owner::OwnerError,
+        source: crate::cache::owner::OwnerError,
     },
     /// The catalog image given as source cannot be rebuilt (not a catalog image, platforms
     /// holding different catalogs, a flag that does not apply to it).

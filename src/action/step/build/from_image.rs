@@ -33,12 +33,12 @@ use super::{
     BuiltArtifact, BuiltCatalog, CONFIGS_LABEL, CatalogBuildError, CatalogBuildOptions,
     CatalogBuildRunError, configs_dir, dedup, spool,
 };
+use crate::cache::{CacheLayer, DEFAULT_CACHE_DIR, ServeCache, cache_dir_in_image};
 use crate::catalog::filter::config::FilterConfig;
 use crate::image::Image;
 use crate::image::extend::{ConfigEdit, extend_image, folder_layer, index_of};
 use crate::image::strip::{self, Areas, LayerUse};
 use crate::location::Location;
-use crate::serve::cache::{CacheLayer, DEFAULT_CACHE_DIR, ServeCache, cache_dir_in_image};
 use crate::transport::source::OpenedImage;
 use crate::transport::unpack::{self, Limits};
 use serde_json::Value;
@@ -129,10 +129,7 @@ pub fn build_from_image(
     .map_err(|e| cx.fail(e.into()))?;
     warnings.extend(whiteouts.into_iter().map(super::whiteout_warning));
     let files = if plans.iter().any(|p| p.cache_dir.is_some()) {
-        Some(
-            crate::serve::cache::cache_files(&filtered, spool.path())
-                .map_err(|e| cx.fail(e.into()))?,
-        )
+        Some(crate::cache::cache_files(&filtered, spool.path()).map_err(|e| cx.fail(e.into()))?)
     } else {
         None
     };
@@ -519,12 +516,12 @@ impl Rebuild<'_> {
         built: Image,
         image: &OpenedImage,
         dir: &str,
-        files: &crate::serve::cache::CacheFiles,
+        files: &crate::cache::CacheFiles,
         spool: &std::path::Path,
         cache_layers: &mut Vec<(String, CacheLayer)>,
     ) -> Result<Image, CatalogBuildRunError> {
         let epoch = self.opts.source_date_epoch.unwrap_or(0);
-        let owner = crate::serve::owner::base_cache_owner(image).map_err(|source| {
+        let owner = crate::cache::owner::base_cache_owner(image).map_err(|source| {
             self.fail(CatalogBuildError::BaseUser {
                 base: self.name.clone(),
                 source,

@@ -15,9 +15,9 @@
 //! under `/tmp/cache` (or `--cache-dir`) and CMD gets `--cache-dir=…`, as `opm generate
 //! dockerfile` images have: opm then enforces the cache's integrity at start and skips
 //! rebuilding it (CATALOG.md F.2, SERVE.md A.3). olmpack cannot run opm, so it writes the cache
-//! itself ([`crate::serve::cache`]) with the digest opm recomputes over the catalog folder as
+//! itself ([`crate::cache`]) with the digest opm recomputes over the catalog folder as
 //! this image holds it; `--no-cache` keeps the old image (opm rebuilds its cache at every start).
-//! The cache is owned as a `RUN` step in the base would own it ([`crate::serve::owner`]): the
+//! The cache is owned as a `RUN` step in the base would own it ([`crate::cache::owner`]): the
 //! base's user and group, so a pod that runs it in its own group can still read it.
 //!
 //! A multi-platform base gives one image per platform (or per `--platform`), all sharing the
@@ -77,11 +77,11 @@ pub struct CatalogBuildOptions {
     /// How to reach the base's registry.
     pub registry: RegistryOptions,
     /// Whether to ship opm's serve cache (default: with a base).
-    pub serve_cache: crate::serve::cache::ServeCache,
+    pub serve_cache: crate::cache::ServeCache,
     /// Where the cache goes in the image (default `/tmp/cache`).
     pub cache_dir: Option<String>,
     /// Which of opm's cache formats (default JSON).
-    pub cache_format: crate::serve::cache::CacheFormat,
+    pub cache_format: crate::cache::CacheFormat,
 }
 
 /// The built image or index.
@@ -103,9 +103,9 @@ pub struct BuiltCatalog {
     /// The configs layer's digest (shared by every platform image).
     pub configs_layer: String,
     /// The serve cache shipped, if any (its layer follows the configs layer).
-    pub serve_cache: Option<crate::serve::cache::CacheSummary>,
+    pub serve_cache: Option<crate::cache::CacheSummary>,
     /// Who owns the serve cache's entries (one per distinct owner among the platform images).
-    pub cache_owners: Vec<crate::serve::owner::CacheOwner>,
+    pub cache_owners: Vec<crate::cache::owner::CacheOwner>,
     /// For a catalog image source: what became of each of its layers (kept, dropped,
     /// rewritten without the catalog and cache); empty for a folder.
     pub source_layers: Vec<SourceLayer>,
@@ -218,10 +218,10 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         epoch,
         &spool.path().join("configs.tar.gz"),
     )?;
-    let cache_dir = crate::serve::cache::cache_dir_in_image(
+    let cache_dir = crate::cache::cache_dir_in_image(
         opts.cache_dir
             .as_deref()
-            .unwrap_or(crate::serve::cache::DEFAULT_CACHE_DIR),
+            .unwrap_or(crate::cache::DEFAULT_CACHE_DIR),
         &configs,
     )?;
     let cache = CacheLayers::build(dir, opts, &bases, &cache_dir, spool.path())?;
@@ -253,7 +253,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         let edit = ConfigEdit {
             labels: labels.clone(),
             entrypoint: Some(vec![OPM_ENTRYPOINT.to_string()]),
-            cmd: Some(crate::serve::cache::serve_cmd(
+            cmd: Some(crate::cache::serve_cmd(
                 &configs,
                 (!cache.layers.is_empty()).then_some(cache_dir.as_str()),
             )),
@@ -354,7 +354,7 @@ fn not_opm_warning(base: &str, first: &OpenedImage, configs: &str) -> String {
 /// the platform images (each owned by that platform's base user, as a RUN step there would
 /// own it), and which layer each base gets.
 struct CacheLayers {
-    layers: Vec<crate::serve::cache::CacheLayer>,
+    layers: Vec<crate::cache::CacheLayer>,
     /// For the `i`-th base (scratch: the only one), the index of its layer.
     layer_of: Vec<usize>,
     cache_dir: String,
@@ -377,9 +377,9 @@ impl CacheLayers {
             return Ok(out);
         }
         let epoch = opts.source_date_epoch.unwrap_or(0);
-        let files = crate::serve::cache::cache_files_as(dir, spool, opts.cache_format)?;
+        let files = crate::cache::cache_files_as(dir, spool, opts.cache_format)?;
         let owners = if bases.is_empty() {
-            vec![crate::serve::owner::CacheOwner::root(
+            vec![crate::cache::owner::CacheOwner::root(
                 "a scratch image has no user, so root",
             )]
         } else {
@@ -391,7 +391,7 @@ impl CacheLayers {
             bases
                 .iter()
                 .map(|(b, _)| {
-                    crate::serve::owner::base_cache_owner(b).map_err(|source| {
+                    crate::cache::owner::base_cache_owner(b).map_err(|source| {
                         CatalogBuildError::BaseUser {
                             base: base_name.clone(),
                             source,
@@ -401,9 +401,8 @@ impl CacheLayers {
                 .collect::<Result<Vec<_>, _>>()?
         };
         for owner in owners {
-            let same = |l: &crate::serve::cache::CacheLayer| {
-                (l.owner.uid, l.owner.gid) == (owner.uid, owner.gid)
-            };
+            let same =
+                |l: &crate::cache::CacheLayer| (l.owner.uid, l.owner.gid) == (owner.uid, owner.gid);
             match out.layers.iter().position(same) {
                 Some(at) => out.layer_of.push(at),
                 None => {

@@ -1,7 +1,8 @@
 //! opm's `model.Validate` on the converted model: package and channel rules and each channel's
 //! replaces chain (one head, no cycle, nothing stranded), with opm's messages.
 
-use super::{convert::*, model::*};
+use super::api_bundle::*;
+use super::model::*;
 use crate::catalog::channel::{ChainWalk, ChannelGraph};
 use crate::catalog::model::{ChannelEntry, property_type};
 use serde_json::Value;

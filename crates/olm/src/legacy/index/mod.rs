@@ -21,11 +21,13 @@
 //! which v1.26.5 matches on every point that reaches the output except the order of the
 //! `olm.bundle.object` properties (see [`IndexDb::to_declarative_config`]).
 //!
-//! The jobs, one module each: `tables` (the rows), `loader` (the loader's `INSERT`s, for the
+//! The jobs, one module each: `tables` (the rows), `api_bundle` (opm's `api.Bundle` and the
+//! conversion's error), `loader` (the loader's `INSERT`s, for the
 //! package-manifest reader), `convert` (the query layer and the conversion), `model` (opm's
 //! in-memory package model), `check` (opm's `model.Validate`, replaces chains included) and
 //! `to_fbc` (the model as a catalog).
 
+mod api_bundle;
 mod check;
 mod convert;
 mod loader;
@@ -36,7 +38,7 @@ mod to_fbc;
 #[cfg(test)]
 mod tests;
 
-pub use convert::ConvertError;
+pub use api_bundle::ConvertError;
 pub use tables::{
     ApiBundleRow, ApiRow, BundleValueRow, ChannelEntryRow, ChannelRow, DEPRECATED_PROPERTY,
     IndexDb, OperatorBundleRow, PackageRow, RelatedImageRow,

@@ -1,7 +1,7 @@
 //! opm's in-memory `model` of a package (`model.Package`, `model.Bundle`) as the conversion builds
 //! it from API bundles (`api.ConvertAPIBundleToModelBundle`), reduced to what reaches the output.
 
-use super::convert::*;
+use super::api_bundle::*;
 use crate::catalog::model::{Icon, RelatedImage, property_type};
 use crate::gocompat::marshal::{get_ci, write_str};
 use serde_json::Value;

@@ -14,11 +14,12 @@
 //!
 //! opm writes folders 0770 and files 0660 here (with umask 0).
 
-use super::cache::{CacheError, CacheSummary, io_err};
-use super::model::{ServeModel, index_to_go_json};
-use super::verify::{ChangedFile, VerifyReport};
+use super::error::{CacheError, io_err};
+use super::report::CacheSummary;
+use super::report::{ChangedFile, VerifyReport};
 use crate::gocompat::pogreb::{Reader, Writer};
 use crate::gocompat::tar::Fnv64a;
+use crate::serve::model::{ServeModel, index_to_go_json};
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -73,7 +74,7 @@ pub fn expected_entries(model: &ServeModel) -> Result<Vec<(String, Vec<u8>)>, Ca
     }
     let mut out = metas;
     for (pkg, ch, b) in model.keys() {
-        let wire = super::store::to_wire(model.convert(pkg, b)?);
+        let wire = crate::serve::store::to_wire(model.convert(pkg, b)?);
         out.push((
             bundle_key(&pkg.name, &ch.name, &b.name),
             prost::Message::encode_to_vec(&wire),

@@ -7,9 +7,10 @@
 //! the modes its layers give), then, to say *why*, rebuilds the cache this catalog gives and
 //! compares it file by file with the shipped one.
 
-use super::cache::{CACHE_DIR_MODE, CACHE_FILE_MODE};
-use super::model::ServeModel;
+use super::report::{CacheEntryOwner, ChangedFile, VerifyReport};
+use super::write::{CACHE_DIR_MODE, CACHE_FILE_MODE};
 use crate::gocompat::tar::{self as gotar, TreeEntry};
+use crate::serve::model::ServeModel;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -45,66 +46,6 @@ pub enum VerifyError {
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
     let what = what.into();
     move |source| VerifyError::Io { what, source }
-}
-
-/// One cache file that differs from what the catalog gives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangedFile {
-    /// Path under the cache folder (`cache/…`).
-    pub path: String,
-    /// What it holds and where that comes from in the catalog.
-    pub about: String,
-}
-
-/// The verdict.
-#[derive(Debug, Clone, Default)]
-pub struct VerifyReport {
-    /// The catalog folder (as named in the image or given).
-    pub catalog: String,
-    /// The cache folder.
-    pub cache_dir: String,
-    /// The digest the cache records (`digest` file), if any.
-    pub recorded: Option<String>,
-    /// The digest opm computes now.
-    pub computed: String,
-    /// Whether `opm serve --cache-dir … --cache-enforce-integrity` starts on it.
-    pub accepted: bool,
-    /// Why not, or things to know (one sentence each).
-    pub notes: Vec<String>,
-    /// Cache files whose bytes differ from what the catalog gives.
-    pub changed: Vec<ChangedFile>,
-    /// Cache files the catalog gives but the cache lacks.
-    pub missing: Vec<ChangedFile>,
-    /// Cache files the catalog does not give.
-    pub extra: Vec<String>,
-    /// Cache entries whose mode is not opm's (the digest covers modes).
-    pub modes: Vec<String>,
-    /// Files in the catalog folder / in the cache.
-    pub counts: (usize, usize),
-    /// The image has no serve cache and needs none (its CMD names no `--cache-dir`): opm
-    /// builds one at start, which is fine (`accepted` is set).
-    pub no_cache: bool,
-    /// Owner and mode of every entry of the cache folder (itself as `.`).
-    pub ownership: Vec<CacheEntryOwner>,
-    /// Who can read the cache (images: the image's user, an arbitrary uid in group 0).
-    pub readers: Vec<String>,
-    /// What works as the image is run by default but breaks in another pod setting.
-    pub warnings: Vec<String>,
-}
-
-/// Owner and mode of one entry of the cache folder, as the image (or the disk) gives them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CacheEntryOwner {
-    /// Path under the cache folder (`.` for the folder itself).
-    pub path: String,
-    /// Owner uid.
-    pub uid: u32,
-    /// Owner gid.
-    pub gid: u32,
-    /// Permission bits.
-    pub mode: u32,
-    /// A folder (needs read and execute).
-    pub dir: bool,
 }
 
 /// Verifies a catalog folder and the cache folder opm was given (`--cache-dir`), with the
@@ -391,7 +332,7 @@ fn verify_in(
         judge_readers(
             &mut report,
             root,
-            &crate::serve::owner::config_user(&config),
+            &crate::cache::owner::config_user(&config),
         );
     }
     for w in &opened.warnings {
@@ -457,8 +398,8 @@ const ARBITRARY_UID: u32 = 1_000_650_000;
 /// Adds who reads the cache: the image's user (refused when it cannot: opm exits at start) and
 /// an arbitrary uid in group 0; warns when the image's user reads it only through group 0.
 fn judge_readers(report: &mut VerifyReport, root: &Path, user: &str) {
+    use crate::cache::owner::{Access, access};
     use crate::gocompat::execuser::{ExecUser, exec_user};
-    use crate::serve::owner::{Access, access};
     if report.ownership.is_empty() {
         return;
     }
@@ -705,7 +646,7 @@ pub fn verify_trees(
         .tempdir()
         .map_err(io("create a temp folder"))?;
     crate::interrupt::watch(expected.path());
-    if let Err(e) = super::cache::write_cache_files(&model, expected.path()) {
+    if let Err(e) = super::write::write_cache_files(&model, expected.path()) {
         r.notes.push(e.to_string());
         return Ok(r);
     }

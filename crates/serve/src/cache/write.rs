@@ -4,7 +4,7 @@
 //! Why the JSON format: every opm from v1.26.3 to today reads it (current opm checks for its
 //! pogreb format first and falls back to this one), it is plain files, and its digest is
 //! reproducible. Layout under the cache folder (`/tmp/cache` by default):
-//! - `cache/packages.json`: the package index ([`super::model::PackageIndex`]);
+//! - `cache/packages.json`: the package index ([`crate::serve::model::PackageIndex`]);
 //! - `cache/<package>_<channel>_<bundle>.json`: one `api.Bundle` per channel membership;
 //! - `cache/metas/<schema>/<package>/<fnv64a>.json`: blobs of other schemas (opm v1.69+);
 //! - `digest`: [`crate::gocompat::tar::json_cache_digest`] of the catalog folder *as the image holds
@@ -14,12 +14,14 @@
 //! `RUN` step in the base would own them ([`super::owner`]): the base's user and its group (the
 //! opm image: 1001 and group 0), root without a base or user. opm's digest ignores owners.
 
-use super::model::{ModelError, ServeModel, index_to_go_json};
+use super::error::{CacheError, io_err};
 use super::owner::CacheOwner;
+use super::report::CacheSummary;
 use crate::gocompat::tar::{self as gotar, Content, TreeEntry};
 use crate::image::BuildError;
 use crate::image::layer::LayerBlob;
 use crate::image::walk::{Entry, EntryKind, Walker};
+use crate::serve::model::{ServeModel, index_to_go_json};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -33,42 +35,6 @@ pub const CACHE_FILE_MODE: u32 = 0o640;
 const IMAGE_DIR_MODE: u32 = crate::image::layer::DIR_MODE;
 /// Mode of the catalog's files in an olmpack image.
 const IMAGE_FILE_MODE: u32 = crate::image::layer::FILE_MODE;
-
-/// Why a serve cache could not be made.
-#[derive(Debug, thiserror::Error)]
-pub enum CacheError {
-    /// The catalog cannot be served (opm would not build a cache either).
-    #[error("cannot build opm's serve cache: {0}")]
-    Model(#[from] ModelError),
-    /// A name cannot be a cache file name (opm would fail writing it).
-    #[error("cannot build opm's serve cache: {0}")]
-    Name(String),
-    /// Writing or reading a file failed.
-    #[error("cannot build opm's serve cache: {0}")]
-    Io(#[from] crate::fsio::FsError),
-    /// Hashing a file for the digest failed.
-    #[error("cannot compute the serve cache digest: {0}")]
-    Digest(#[from] gotar::TarError),
-    /// Walking the catalog folder or writing the layer failed.
-    #[error(transparent)]
-    Build(#[from] BuildError),
-}
-
-/// [`CacheError::Io`] for a failed write (or folder creation) of `path`.
-pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CacheError + '_ {
-    move |source| crate::fsio::at("write", path)(source).into()
-}
-
-/// What was written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CacheSummary {
-    /// The digest opm will recompute and compare (16 hex digits).
-    pub digest: String,
-    /// Files under `cache/` (packages.json, bundles, metas).
-    pub files: usize,
-    /// Their total size.
-    pub bytes: u64,
-}
 
 /// The catalog folder as an image built from it holds it, in `fs.WalkDir` order: what opm
 /// hashes when it checks the cache inside the image.

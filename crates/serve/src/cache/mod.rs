@@ -1,0 +1,16 @@
+//! opm's serve cache, at build time: writing it as the base's opm reads it (the JSON cache in
+//! `write.rs`, pogreb for opm v1.41+ in `pogreb.rs`), who owns it inside an image (`owner.rs`),
+//! and checking that an image's cache is the one its catalog gives (`verify.rs`). Apart from
+//! `serve`, which reads a cache to answer queries: these open images and write layers, the
+//! servers do neither.
+
+pub mod error;
+pub mod owner;
+pub mod pogreb;
+pub mod report;
+pub mod verify;
+pub mod write;
+
+pub use error::CacheError;
+pub use report::{CacheEntryOwner, CacheSummary, ChangedFile, VerifyReport};
+pub use write::*;
