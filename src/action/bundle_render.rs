@@ -20,7 +20,7 @@ pub struct RenderSource {
     /// With `package`: the bundle version (default: the highest).
     pub version: Option<String>,
     /// `--policy`: a bundle image is checked first and read at the digest verified.
-    pub policy: Option<super::sign::PolicyGate>,
+    pub policy: Option<super::step::policy::PolicyGate>,
 }
 
 /// Why `bundle render` produced nothing.
@@ -56,7 +56,7 @@ pub enum BundleRenderError {
     Config(String),
     /// The signature policy refuses the image, or could not be read.
     #[error(transparent)]
-    Policy(#[from] super::sign::PolicyCheckError),
+    Policy(#[from] super::step::policy::PolicyCheckError),
 }
 
 /// Reads a ClusterExtension `deploymentConfig` file (YAML or JSON), for [`RenderOptions`].

@@ -18,10 +18,10 @@
 //!    ([`crate::mirror::archive`]), written last and only with what the target holds.
 
 use crate::action::catalog_render::{RenderOptions, load_source};
-use crate::action::sign::{PolicyCheckError, PolicyGate};
 use crate::action::step::build::{self as catalog_build, CatalogBuildOptions};
 use crate::action::step::filter as catalog_filter;
 use crate::action::step::filter::FilterOptions;
+use crate::action::step::policy::{PolicyCheckError, PolicyGate};
 use crate::image::Platform;
 use crate::location::{LocalImage, Location, Place};
 use crate::mirror::archive::{self, ArchiveError};

@@ -48,7 +48,7 @@ pub struct TemplateRequest<'a> {
     pub source: SourceOptions,
     /// `--policy`: every bundle image is checked first and read at the digest verified (bundle
     /// folders are not images and pass).
-    pub policy: Option<super::sign::PolicyGate>,
+    pub policy: Option<super::step::policy::PolicyGate>,
 }
 
 /// The output form of `catalog template`.

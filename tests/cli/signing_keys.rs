@@ -5,92 +5,14 @@
 //! gpgme); strict payloads against skopeo; bounded lookaside and `.sig` walks against crafted
 //! servers; cosign keys on other curves against the Python cosign implementation.
 
-use crate::support::cmd::olmpack_path;
-use crate::support::registry::{Mode, Registry, bundle_image, write_layout};
+use crate::support::registry::{Mode, Registry};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 const PY: &str = "/usr/bin/python3";
-const PASSPHRASE: &str = "olmpack-test-passphrase";
 const ATOMIC: &str = "atomic container signature";
 
-fn tool(name: &str) -> Command {
-    let found = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {name}"))
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "{name} is not installed: run scripts/test.sh, which installs the test tools"
-    );
-    Command::new(name)
-}
-
-fn out(cmd: &mut Command) -> Output {
-    cmd.output().expect("command runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let o = out(cmd);
-    assert!(o.status.success(), "{cmd:?} failed: {}", text(&o));
-    String::from_utf8_lossy(&o.stdout).into()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn olmpack(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(olmpack_path());
-    c.current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("COSIGN_PASSWORD", PASSPHRASE)
-        .env("HOME", dir)
-        .env_remove("OLMPACK_POLICY");
-    c
-}
-
-fn py(args: &[&str]) -> Command {
-    let mut c = tool(PY);
-    c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/cosign_interop.py"))
-        .args(args)
-        .env("COSIGN_PASSWORD", PASSPHRASE);
-    c
-}
-
-/// Pushes a small bundle image (different per `n`) with skopeo; returns its manifest digest.
-fn push(reg: &Registry, tmp: &Path, repo: &str, tag: &str, n: usize) -> String {
-    let dir = tmp.join(format!("img-{repo}-{tag}"));
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let image = bundle_image(&dir, n, "keys-operator");
-    let layout = dir.join("layout");
-    write_layout(&image, &layout, "v1");
-    ok(tool("skopeo").args([
-        "copy",
-        "--quiet",
-        "--dest-tls-verify=false",
-        &format!("oci:{}:v1", layout.display()),
-        &format!("docker://{}", reg.reference(repo, tag)),
-    ]));
-    let raw = out(tool("skopeo").args([
-        "inspect",
-        "--raw",
-        "--tls-verify=false",
-        &format!("docker://{}", reg.reference(repo, tag)),
-    ]));
-    assert!(raw.status.success(), "{}", text(&raw));
-    crate::support::registry::sha256(&raw.stdout)
-}
+use super::signing::{code, ok, olmpack, out, push, py, text, tool};
 
 /// registries.d naming one lookaside store (a `file://` folder or an `http://` URL).
 fn registries_d(d: &Path, name: &str, store: &str) -> PathBuf {

@@ -11,6 +11,8 @@
 //! - [`filter`]: a catalog folder filtered into a folder a build reads;
 //! - [`deliver`]: a built image written, pushed and its digest recorded, the pushed
 //!   references kept as references;
+//! - [`policy`]: an image admitted under `policy.json`, its location pinned to the verified
+//!   digest;
 //! - [`sign`]: each pushed reference signed at the digest that was pushed (the last delivery
 //!   step: nothing is read back from the registry).
 //!
@@ -24,4 +26,5 @@
 pub mod build;
 pub mod deliver;
 pub mod filter;
+pub mod policy;
 pub mod sign;
