@@ -88,8 +88,7 @@ pub fn copy_verified(
     blob: &Blob,
     out: &mut dyn std::io::Write,
     shown: &std::path::Path,
-) -> Result<(), super::error::OutputError> {
-    use super::error::OutputError;
+) -> Result<(), OutputError> {
     let algorithm = Algorithm::of(&blob.descriptor.digest).ok_or_else(|| {
         OutputError::Unsupported(format!(
             "cannot verify digest {}: only sha256 and sha512 are supported",
