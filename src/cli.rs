@@ -70,6 +70,9 @@ enum CatalogCommand {
     Template(commands::catalog::template::Args),
     /// Turn a catalog file into a basic or substitutes template (opm alpha convert-template).
     ConvertTemplate(commands::catalog::convert_template::Args),
+    /// Render an operator's templates for every OpenShift catalog its ci.yaml maps them to, as
+    /// the pipelines' make catalogs writes them, and check the catalogs agree.
+    Matrix(commands::catalog::matrix::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
     Graph(commands::catalog::graph::Args),
     /// Add a bundle (folder or image) and its channel entries to a catalog folder.
@@ -150,6 +153,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Init(a) => commands::catalog::init::run(a),
             CatalogCommand::Template(a) => commands::catalog::template::run(a),
             CatalogCommand::ConvertTemplate(a) => commands::catalog::convert_template::run(a),
+            CatalogCommand::Matrix(a) => commands::catalog::matrix::run(a),
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
             CatalogCommand::Filter(a) => commands::catalog::filter::run(a),

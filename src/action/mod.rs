@@ -54,6 +54,7 @@ pub mod catalog_dockerfile;
 pub mod catalog_filter;
 pub mod catalog_graph;
 pub mod catalog_init;
+pub mod catalog_matrix;
 pub mod catalog_mirror;
 pub mod catalog_olmv1;
 pub mod catalog_render;

@@ -9,6 +9,7 @@ pub mod filter;
 pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;
+pub mod matrix;
 pub mod mirror;
 pub mod render;
 pub mod serve;

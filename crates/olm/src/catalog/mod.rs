@@ -26,8 +26,10 @@ pub use bundle_facts::{
 };
 pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
+pub mod matrix;
 pub mod mermaid;
 pub mod render;
+pub mod repo_layout;
 pub mod template;
 pub mod version_release;
 pub mod write;

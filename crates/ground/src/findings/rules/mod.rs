@@ -13,6 +13,7 @@
 
 mod bundle;
 mod catalog;
+mod matrix;
 mod olmv1;
 mod packagemanifest;
 
@@ -231,10 +232,14 @@ pub const FAMILIES: &[&[Rule]] = &[
     olmv1::RULES,
     catalog::RULES,
     packagemanifest::RULES,
+    matrix::RULES,
 ];
 
-const RULE_COUNT: usize =
-    bundle::RULES.len() + olmv1::RULES.len() + catalog::RULES.len() + packagemanifest::RULES.len();
+const RULE_COUNT: usize = bundle::RULES.len()
+    + olmv1::RULES.len()
+    + catalog::RULES.len()
+    + packagemanifest::RULES.len()
+    + matrix::RULES.len();
 
 /// The families laid end to end at compile time, so [`Rule::ALL`] stays a plain slice.
 const ALL_RULES: [Rule; RULE_COUNT] = {
