@@ -17,6 +17,7 @@ mod catalog_filter;
 mod catalog_graph;
 mod catalog_graph_opm;
 mod catalog_init;
+mod catalog_matrix;
 mod catalog_mirror;
 mod catalog_render;
 mod catalog_render_registry;

@@ -1,0 +1,406 @@
+//! `catalog matrix` on a repository we wrote (`testdata/matrix/repo`: one operator, three
+//! templates, five OpenShift targets, bundles 1.1.0 named by tag and 1.2.0 by digest): the files
+//! it writes equal, byte for byte, `catalog template` run per target as the pipelines run opm
+//! (`-o yaml`, `--migrate-level bundle-object-to-csv-metadata` from v4.17, the Makefile's opm),
+//! and the checked-in files; each consistency rule fires on a mutation made for it; `--offline`
+//! runs without a network namespace; a broken ci.yaml is named with its line and nothing is
+//! written. The last test runs the shared real packages (the pipelines' own opm output).
+
+use crate::support::cmd::{olmpack, olmpack_path};
+use crate::support::fixtures::testdata;
+use crate::support::fs::copy_dir;
+use crate::support::proc::{Bounded, can_unshare_network, without_network};
+use crate::support::shared;
+use std::path::{Path, PathBuf};
+
+const OP: &str = "kvstore-operator";
+const DIGEST_REF: &str = "quay.io/example/kvstore-operator-bundle@sha256:1b2c3d4e5f60718293a4b5c6d7e8f9011b2c3d4e5f60718293a4b5c6d7e8f901";
+const TAG_REF: &str = "quay.io/example/kvstore-operator-bundle:v1.1.0";
+/// (template, target) as ci.yaml maps them.
+const TARGETS: &[(&str, &str)] = &[
+    ("basic-old.yaml", "v4.15"),
+    ("basic-old.yaml", "v4.16"),
+    ("basic.yaml", "v4.17"),
+    ("basic.yaml", "v4.18"),
+    ("semver.yaml", "v4.19"),
+];
+
+/// A copy of the crafted repository.
+fn repo() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("repo");
+    copy_dir(&testdata("matrix/repo"), &root);
+    (tmp, root)
+}
+
+fn catalog(root: &Path, ocp: &str) -> PathBuf {
+    root.join("catalogs")
+        .join(ocp)
+        .join(OP)
+        .join("catalog.yaml")
+}
+
+fn run_matrix(root: &Path, extra: &[&str]) -> std::process::Output {
+    olmpack()
+        .args(["catalog", "matrix", "--offline", "--repo"])
+        .arg(root)
+        .args(extra)
+        .bounded_output()
+        .expect("olmpack runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `catalog template` for one target, as the pipelines' render_catalogs.sh runs opm.
+fn template_output(root: &Path, template: &str, ocp: &str, compat: &str) -> Vec<u8> {
+    let op = root.join("operators").join(OP);
+    let map = root.join("bundles.map");
+    std::fs::write(
+        &map,
+        format!(
+            "{TAG_REF}\t{}\n{DIGEST_REF}\t{}\n",
+            op.join("1.1.0").display(),
+            op.join("1.2.0").display()
+        ),
+    )
+    .expect("map");
+    let mut cmd = olmpack();
+    cmd.args(["catalog", "template", "--offline", "-o", "yaml"])
+        .args(["--opm-compat", compat, "--bundle-map"])
+        .arg(&map)
+        .arg(op.join("catalog-templates").join(template));
+    if ocp != "v4.15" && ocp != "v4.16" {
+        cmd.args(["--migrate-level", "bundle-object-to-csv-metadata"]);
+    }
+    let out = cmd.bounded_output().expect("template runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::remove_file(&map).expect("map removed");
+    out.stdout
+}
+
+#[test]
+fn writes_every_target_as_catalog_template_renders_it() {
+    let (_tmp, root) = repo();
+    let checked_in: Vec<Vec<u8>> = TARGETS
+        .iter()
+        .map(|(_, ocp)| std::fs::read(catalog(&root, ocp)).expect("checked-in catalog"))
+        .collect();
+    // Nothing to do on the checked-in repository: every target is reproduced as it is.
+    let out = run_matrix(&root, &["--check", OP]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("\tunchanged\t").count(), 5, "{stdout}");
+    assert!(stdout.contains("opm 1.46 (pinned at "), "{stdout}");
+    assert!(
+        text(&out.stderr).contains(
+            "kvstore-operator: 5 catalogs (5 unchanged) from 3 template(s), 2 bundles, 0 findings"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // Remove every catalog but v4.15 (which places the digest reference): the matrix writes
+    // them back, each equal to catalog template's output for its target and to the file.
+    for (_, ocp) in &TARGETS[1..] {
+        std::fs::remove_file(catalog(&root, ocp)).expect("remove");
+    }
+    let out = run_matrix(&root, &[OP]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (i, (template, ocp)) in TARGETS.iter().enumerate() {
+        let written = std::fs::read(catalog(&root, ocp)).expect("written");
+        let expected = template_output(&root, template, ocp, "1.46");
+        assert!(written == expected, "{ocp}: differs from catalog template");
+        assert!(written == checked_in[i], "{ocp}: differs from testdata");
+    }
+    let v417 = text(&std::fs::read(catalog(&root, "v4.17")).expect("v4.17"));
+    assert!(v417.contains("olm.csv.metadata") && !v417.contains("olm.bundle.object"));
+    let v416 = text(&std::fs::read(catalog(&root, "v4.16")).expect("v4.16"));
+    assert!(v416.contains("olm.bundle.object") && !v416.contains("olm.csv.metadata"));
+}
+
+#[test]
+fn finds_the_opm_release_that_wrote_each_catalog() {
+    let (_tmp, root) = repo();
+    // v4.19 checked in as opm 1.71 writes a semver template (package icon and description
+    // copied from the head CSV since 1.65): the pipelines' pin, not the Makefile's 1.46.
+    let by_171 = template_output(&root, "semver.yaml", "v4.19", "1.71");
+    assert!(by_171 != std::fs::read(catalog(&root, "v4.19")).expect("v4.19"));
+    std::fs::write(catalog(&root, "v4.19"), &by_171).expect("write");
+    let out = run_matrix(&root, &["--check", OP]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("/v4.19/"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("\tunchanged\t") && line.ends_with("opm 1.71 (the pipelines' pin)"),
+        "{line}"
+    );
+    // --opm-compat forces one release: v4.19 then changes.
+    let out = run_matrix(&root, &["--check", "--opm-compat", "1.46", OP]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("v4.19/kvstore-operator/catalog.yaml\tchanged"));
+}
+
+/// Replaces `from` by `to` in a file of the repository (the test fails if it is not there).
+fn edit(root: &Path, rel: &str, from: &str, to: &str) {
+    let p = root.join(rel);
+    let t = std::fs::read_to_string(&p).expect("read");
+    assert!(t.contains(from), "{rel} lacks {from:?}");
+    std::fs::write(&p, t.replacen(from, to, 1)).expect("write");
+}
+
+fn findings(root: &Path) -> String {
+    let out = run_matrix(root, &["--check", OP]);
+    assert!(out.status.code().is_some(), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("error[") || l.starts_with("warning["))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn each_consistency_rule_fires_on_its_mutation() {
+    let (_tmp, root) = repo();
+    assert_eq!(findings(&root), "", "the crafted repository is consistent");
+    let templates = "operators/kvstore-operator/catalog-templates";
+
+    // matrix/image-differs: basic.yaml names 1.2.0 by another reference.
+    let (_t1, r) = repo();
+    edit(
+        &r,
+        &format!("{templates}/basic.yaml"),
+        DIGEST_REF,
+        "quay.io/example/kvstore-operator-bundle:v1.2.0",
+    );
+    let f = findings(&r);
+    assert!(
+        f.contains("error[matrix/image-differs] operators/kvstore-operator/catalog-templates/basic.yaml:24: kvstore-operator.v1.2.0 is quay.io/example/kvstore-operator-bundle@sha256:"),
+        "{f}"
+    );
+
+    // matrix/bundle-missing and matrix/channel-head-differs: v4.16 rendered from a template
+    // without 1.2.0, which supports v4.12 and later and ships in v4.15 and v4.17.
+    let (_t2, r) = repo();
+    let old = std::fs::read_to_string(r.join(templates).join("basic-old.yaml")).expect("read");
+    let without: String = old
+        .replace(
+            "  - name: kvstore-operator.v1.2.0\n    replaces: kvstore-operator.v1.1.0\n",
+            "",
+        )
+        .replace(
+            &format!("- schema: olm.bundle\n  image: {DIGEST_REF}\n"),
+            "",
+        );
+    std::fs::write(r.join(templates).join("hole.yaml"), without).expect("write");
+    edit(
+        &r,
+        "operators/kvstore-operator/ci.yaml",
+        "catalog_names: [\"v4.15\", \"v4.16\"]\n      type: olm.template.basic",
+        "catalog_names: [\"v4.15\"]\n      type: olm.template.basic\n    - template_name: hole.yaml\n      catalog_names: [\"v4.16\"]\n      type: olm.template.basic",
+    );
+    let f = findings(&r);
+    assert!(
+        f.contains("warning[matrix/bundle-missing] operators/kvstore-operator/ci.yaml:11: kvstore-operator.v1.2.0 is missing from v4.16 (template hole.yaml)"),
+        "{f}"
+    );
+    assert!(
+        f.contains("warning[matrix/channel-head-differs] operators/kvstore-operator/ci.yaml:11: channel stable: head kvstore-operator.v1.2.0 in v4.15"),
+        "{f}"
+    );
+    // The same hole outside the bundle's range is no finding: 1.2.0 supports v4.17 and later.
+    edit(
+        &r,
+        "operators/kvstore-operator/1.2.0/metadata/annotations.yaml",
+        "com.redhat.openshift.versions: \"v4.12\"",
+        "com.redhat.openshift.versions: \"=v4.15\"",
+    );
+    let f = findings(&r);
+    assert!(!f.contains("matrix/bundle-missing"), "{f}");
+    assert!(!f.contains("head kvstore-operator.v1.2.0 in v4.15"), "{f}");
+
+    // matrix/default-channel-differs: basic.yaml defaults to fast; both targets have both.
+    let (_t3, r) = repo();
+    edit(
+        &r,
+        &format!("{templates}/basic.yaml"),
+        "defaultChannel: stable",
+        "defaultChannel: fast",
+    );
+    let f = findings(&r);
+    assert!(
+        f.contains("warning[matrix/default-channel-differs] operators/kvstore-operator/catalog-templates/basic.yaml:6: default channel stable in v4.16 (basic-old.yaml) but fast in v4.17 (basic.yaml)"),
+        "{f}"
+    );
+
+    // matrix/unmapped-catalog: a v4.14 folder no mapping names.
+    let (_t4, r) = repo();
+    std::fs::create_dir_all(r.join("catalogs/v4.14").join(OP)).expect("mkdir");
+    std::fs::copy(catalog(&r, "v4.15"), catalog(&r, "v4.14")).expect("copy");
+    let f = findings(&r);
+    assert!(
+        f.contains("warning[matrix/unmapped-catalog] catalogs/v4.14/kvstore-operator/catalog.yaml: catalogs/v4.14/kvstore-operator is produced by no template"),
+        "{f}"
+    );
+}
+
+#[test]
+fn offline_needs_no_network_and_names_what_it_cannot_place() {
+    if !can_unshare_network() {
+        shared::skip("`unshare -n` does not work here (util-linux, root or user namespaces)");
+        return;
+    }
+    let (_tmp, root) = repo();
+    for (_, ocp) in TARGETS {
+        std::fs::remove_file(catalog(&root, ocp)).ok();
+    }
+    // Without the checked-in catalogs the digest cannot be placed; say which, where, and that
+    // nothing was written.
+    let out = without_network(olmpack_path())
+        .args(["catalog", "matrix", "--offline", "--repo"])
+        .arg(&root)
+        .arg(OP)
+        .bounded_output()
+        .expect("run");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("error: operator kvstore-operator: "))
+            && err.contains("catalog-templates/basic-old.yaml:23: rendering template: ")
+            && err.contains(&format!(
+                "{DIGEST_REF}: cannot place it on a bundle folder of operators/kvstore-operator/"
+            )),
+        "{err}"
+    );
+    assert!(!catalog(&root, "v4.15").exists() && !catalog(&root, "v4.17").exists());
+    // A --bundle-map places it: the whole matrix renders with no network at all.
+    let map = root.join("digest.map");
+    std::fs::write(&map, format!("{DIGEST_REF}\toperators/{OP}/1.2.0\n")).expect("map");
+    let out = without_network(olmpack_path())
+        .args(["catalog", "matrix", "--offline", "--bundle-map"])
+        .arg(&map)
+        .arg("--repo")
+        .arg(&root)
+        .arg(OP)
+        .bounded_output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (_, ocp) in TARGETS {
+        let written = std::fs::read(catalog(&root, ocp)).expect("written");
+        let expected = std::fs::read(catalog(&testdata("matrix/repo"), ocp)).expect("expected");
+        assert!(written == expected, "{ocp} differs");
+    }
+}
+
+#[test]
+fn broken_ci_yaml_is_named_and_nothing_is_written() {
+    let (_tmp, root) = repo();
+    let before = std::fs::read(catalog(&root, "v4.17")).expect("v4.17");
+    std::fs::write(catalog(&root, "v4.17"), b"stale\n").expect("write");
+    edit(
+        &root,
+        "operators/kvstore-operator/ci.yaml",
+        "type: olm.semver",
+        "type: olm.veneer",
+    );
+    let out = run_matrix(&root, &[OP]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: operator kvstore-operator: ")
+            && err.contains("operators/kvstore-operator/ci.yaml:15: fbc.catalog_mapping[2].type: unknown template type \"olm.veneer\""),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(catalog(&root, "v4.17")).expect("v4.17"),
+        b"stale\n"
+    );
+    // A template that fails after others rendered: still nothing of the operator is written.
+    edit(
+        &root,
+        "operators/kvstore-operator/ci.yaml",
+        "type: olm.veneer",
+        "type: olm.semver",
+    );
+    edit(
+        &root,
+        "operators/kvstore-operator/catalog-templates/semver.yaml",
+        TAG_REF,
+        "quay.io/example/kvstore-operator-bundle:v9.9.9",
+    );
+    let out = run_matrix(&root, &[OP]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("its tag names version 9.9.9, which no bundle folder holds"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(catalog(&root, "v4.17")).expect("v4.17"),
+        b"stale\n"
+    );
+    assert!(before != b"stale\n");
+}
+
+/// The shared real packages (`../shared/catalogs/packages`): every checked-in catalog whose
+/// template and bundles are in the data is reproduced byte for byte (34 files, the same as
+/// `catalog_template`'s loop); ecr-secret-operator's 7 newer-template files change and
+/// kubernaut-operator names a bundle with no folder.
+#[test]
+fn shared_real_packages_reproduce_their_catalogs() {
+    let Some(dir) = shared::shared_catalogs("packages") else {
+        return;
+    };
+    let mut unchanged = 0;
+    let mut changed = Vec::new();
+    let mut failed = Vec::new();
+    for repo in ["community-operators-prod", "certified-operators"] {
+        let out = olmpack()
+            .args([
+                "catalog",
+                "matrix",
+                "--offline",
+                "--check",
+                "--all",
+                "--repo",
+            ])
+            .arg(dir.join("packages").join(repo))
+            .bounded_output()
+            .expect("run");
+        for line in text(&out.stdout).lines() {
+            let cols: Vec<&str> = line.split('\t').collect();
+            match cols.get(1) {
+                Some(&"unchanged") => unchanged += 1,
+                Some(_) => changed.push(
+                    cols[0]
+                        .rsplit("/catalogs/")
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
+                None => {}
+            }
+        }
+        failed.extend(
+            text(&out.stderr)
+                .lines()
+                .filter(|l| l.contains(": failed, nothing written"))
+                .map(|l| l.split(':').next().unwrap_or_default().to_string()),
+        );
+    }
+    changed.sort();
+    assert_eq!(failed, ["kubernaut-operator"]);
+    assert_eq!(
+        changed,
+        [
+            "v4.16", "v4.17", "v4.18", "v4.19", "v4.20", "v4.21", "v4.22"
+        ]
+        .iter()
+        .map(|v| format!("{v}/ecr-secret-operator/catalog.yaml"))
+        .collect::<Vec<_>>()
+    );
+    shared::cases("catalog_matrix real catalogs reproduced", unchanged, 34);
+}
