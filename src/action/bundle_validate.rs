@@ -94,7 +94,7 @@ fn parse_k8s_version(text: &str) -> Option<semver::Version> {
 pub fn rule_lines() -> Vec<String> {
     Rule::ALL
         .iter()
-        .filter(|r| !r.is_catalog())
+        .filter(|r| matches!(r.subject(), Subject::Bundle | Subject::PackageManifest))
         .map(|rule| {
             format!(
                 "{:<40} {:<8} {:<15} {}",

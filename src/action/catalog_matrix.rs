@@ -10,7 +10,6 @@
 //! place: an operator that fails leaves every file of it untouched.
 
 use super::bundle_source::{SourceOptions, render_source};
-use crate::catalog::OpmCompat;
 use crate::catalog::matrix::consistency::{self, Finding, RenderedTarget};
 use crate::catalog::matrix::place::Placement;
 use crate::catalog::matrix::{OperatorPlan, Writer, as_make_writes, writers};
@@ -29,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub use crate::catalog::OpmCompat;
 pub use crate::catalog::matrix::consistency::Finding as ConsistencyFinding;
 
 /// What `catalog matrix` was asked for.

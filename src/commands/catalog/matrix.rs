@@ -3,8 +3,8 @@
 //! consistency between those catalogs.
 
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome, flags::RegistryArgs};
+use crate::action::catalog_matrix::OpmCompat;
 use crate::action::catalog_matrix::{self, MatrixRequest, OperatorReport};
-use crate::catalog::OpmCompat;
 use std::path::PathBuf;
 
 /// Arguments of `olmpack catalog matrix`.

@@ -219,7 +219,7 @@ pub fn json(
                 .collect();
             json!({ "passed": passed, "bundles": bundles })
         }
-        (Subject::Catalog, _) => {
+        (Subject::Catalog | Subject::Repository, _) => {
             let subjects: Vec<serde_json::Value> = reports
                 .iter()
                 .map(|r| subject_value(r, kind, strict))

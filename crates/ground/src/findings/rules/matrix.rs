@@ -5,7 +5,7 @@
 
 super::records! {
     /// The catalog matrix family, in documentation order.
-    family RULES = Catalog;
+    family RULES = Repository;
 
     MatrixImageDiffers = "matrix/image-differs", Error, Default, since "0.1.0", opm None;
     summary "One bundle name points at different images (or digests) in two OpenShift targets."

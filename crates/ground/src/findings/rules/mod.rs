@@ -101,6 +101,9 @@ pub enum Subject {
     /// Legacy package-manifest folders (`<package>.package.yaml` + version folders), checked by
     /// `bundle validate`.
     PackageManifest,
+    /// An operator repository's catalogs for several OpenShift versions, side by side
+    /// (`catalog matrix`).
+    Repository,
 }
 
 impl Subject {
@@ -110,6 +113,7 @@ impl Subject {
             Subject::Bundle => "bundle",
             Subject::Catalog => "catalog",
             Subject::PackageManifest => "package manifest",
+            Subject::Repository => "repository",
         }
     }
 
@@ -448,6 +452,12 @@ mod tests {
             assert_eq!(
                 r.subject == Subject::PackageManifest,
                 r.id.starts_with("packagemanifest/"),
+                "{}",
+                r.id
+            );
+            assert_eq!(
+                r.subject == Subject::Repository,
+                r.id.starts_with("matrix/"),
                 "{}",
                 r.id
             );
