@@ -271,8 +271,8 @@ impl Ctx<'_> {
                 let mut chosen: Option<(usize, TargetStatus)> = None;
                 for (wi, writer) in candidates.iter().enumerate() {
                     let key = (ti, target.csv_metadata, wi);
-                    if !rendered.contains_key(&key) {
-                        let r = self.render(
+                    if let std::collections::hash_map::Entry::Vacant(slot) = rendered.entry(key) {
+                        slot.insert(self.render(
                             op,
                             template,
                             &text,
@@ -280,8 +280,7 @@ impl Ctx<'_> {
                             target.csv_metadata,
                             placement,
                             &cache,
-                        )?;
-                        rendered.insert(key, r);
+                        )?);
                     }
                     let same = match (rendered.get(&key), &existing) {
                         (Some(r), Some(old)) => &r.bytes == old,
@@ -434,8 +433,11 @@ impl Ctx<'_> {
 /// releases differ in (object order before 1.28, csv.metadata for images in 1.28 to 1.45).
 #[derive(Default)]
 struct BundleCache {
-    done: Mutex<HashMap<(String, bool, bool), Result<Bundle, BundleRenderError>>>,
+    done: Mutex<CacheMap>,
 }
+
+/// (reference, objects in file order, csv.metadata for images) → the rendered bundle.
+type CacheMap = HashMap<(String, bool, bool), Result<Bundle, BundleRenderError>>;
 
 impl BundleCache {
     fn get(
@@ -457,10 +459,7 @@ impl BundleCache {
         result
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<(String, bool, bool), Result<Bundle, BundleRenderError>>>
-    {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheMap> {
         self.done
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

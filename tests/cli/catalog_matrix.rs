@@ -268,7 +268,7 @@ fn offline_needs_no_network_and_names_what_it_cannot_place() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(&format!("error: operator kvstore-operator: "))
+        err.contains("error: operator kvstore-operator: ")
             && err.contains("catalog-templates/basic-old.yaml:23: rendering template: ")
             && err.contains(&format!(
                 "{DIGEST_REF}: cannot place it on a bundle folder of operators/kvstore-operator/"
