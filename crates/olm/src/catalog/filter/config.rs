@@ -44,6 +44,9 @@ pub struct FilterConfig {
     pub full: bool,
     /// Notes for the user (keys ignored, as catalog-filter ignores them).
     pub warnings: Vec<String>,
+    /// Keep the selection as it is, without the bundles its requirements need
+    /// (`--no-dependencies`; catalog-filter's and oc-mirror's behaviour).
+    pub no_dependencies: bool,
 }
 
 /// One package of the filter.
