@@ -152,11 +152,15 @@ pub fn run(
         )));
     }
     let operators: Vec<String> = if request.all {
+        // A ci.yaml that cannot be read fails its operator (named, with its line), not the run.
         layout
-            .fbc_operators()
+            .operators()
             .map_err(|e| MatrixError::Usage(e.to_string()))?
             .into_iter()
-            .map(|c| c.operator)
+            .filter(|op| match layout.read_ci(op) {
+                Ok(ci) => !ci.mappings.is_empty(),
+                Err(_) => true,
+            })
             .collect()
     } else {
         for op in &request.operators {

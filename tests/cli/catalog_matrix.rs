@@ -345,6 +345,29 @@ fn broken_ci_yaml_is_named_and_nothing_is_written() {
     assert!(before != b"stale\n");
 }
 
+#[test]
+fn all_renders_the_others_when_one_ci_yaml_is_broken() {
+    let (_tmp, root) = repo();
+    std::fs::write(catalog(&root, "v4.17"), b"stale\n").expect("write");
+    let broken = root.join("operators/broken-operator");
+    std::fs::create_dir_all(&broken).expect("mkdir");
+    std::fs::write(
+        broken.join("ci.yaml"),
+        "fbc:\n  catalog_mapping: {template_name: x}\n",
+    )
+    .expect("write");
+    let out = run_matrix(&root, &["--all"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: operator broken-operator: ")
+            && err.contains("operators/broken-operator/ci.yaml:2: fbc.catalog_mapping: expected a list, found mapping"),
+        "{err}"
+    );
+    let expected = std::fs::read(catalog(&testdata("matrix/repo"), "v4.17")).expect("expected");
+    assert!(std::fs::read(catalog(&root, "v4.17")).expect("v4.17") == expected);
+}
+
 /// The shared real packages (`../shared/catalogs/packages`): every checked-in catalog whose
 /// template and bundles are in the data is reproduced byte for byte (34 files, the same as
 /// `catalog_template`'s loop); ecr-secret-operator's 7 newer-template files change and
