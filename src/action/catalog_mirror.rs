@@ -635,7 +635,7 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 Some(gate) => gate.admit(&location, &opts.source)?,
                 None => location.clone(),
             };
-            let opened = crate::transport::open_artifact(&location, &opts.source)
+            let opened = super::source::open_all(&location, &opts.source)
                 .map_err(|e| fail(crate::errors::error_chain(&e)))?;
             let digest = opened.value.digest().to_string();
             drop(opened);
