@@ -13,8 +13,6 @@
 //!
 //! Templates live in `scaffolds/` at the crate root and are embedded with `include_str!`.
 
-pub mod annotations;
-pub mod dependencies;
 pub mod dockerfile;
 pub mod error;
 pub mod manifests;
@@ -27,6 +25,7 @@ pub const DOCKERFILE: &str = "bundle.Dockerfile";
 pub use error::ScaffoldError;
 
 use crate::bundle::keys;
+use crate::bundle::metadata::{annotations, dependencies};
 use crate::fsio;
 use annotations::Entry;
 use std::fs;
