@@ -59,8 +59,9 @@ pub fn default_jobs() -> usize {
 /// Where the images come from.
 #[derive(Debug, Clone)]
 pub enum MirrorSource {
-    /// A catalog: image reference, `oci:`/archive image, or catalog folder.
-    Catalog(String),
+    /// A catalog: image reference, `oci:`/archive image, or catalog folder, as given (what the
+    /// plan and the report call it) and as the command line parsed it.
+    Catalog(String, Location),
     /// An archive written by `--to-archive`.
     Archive(PathBuf),
 }
@@ -101,7 +102,7 @@ pub struct MirrorOptions {
     /// image (`NAME[:TAG]`, default `catalog` and the local tag or `latest`).
     pub catalog_name: Option<String>,
     /// Base image for a folder source's catalog image (`catalog build --base`).
-    pub base: Option<String>,
+    pub base: Option<Location>,
     /// The signature policy every image read is checked against first (`--policy`): the
     /// catalog and `base` (a refusal stops the run), each bundle and operand image (a refusal
     /// fails that image). Each is then read at the digest whose signatures were verified.
@@ -226,7 +227,7 @@ pub fn run(
     };
     let prepared = match source {
         MirrorSource::Archive(dir) => from_archive(dir, opts)?,
-        MirrorSource::Catalog(s) => prepare_catalog(s, opts)?,
+        MirrorSource::Catalog(s, location) => prepare_catalog(s, location, opts)?,
     };
     let mut warnings = prepared.warnings.clone();
     let plan = prepared.plan.clone();
@@ -284,7 +285,7 @@ pub fn run(
         });
     let summary = Summary::of(&results, start.elapsed().as_secs_f64());
     let source_name = match source {
-        MirrorSource::Catalog(s) => s.clone(),
+        MirrorSource::Catalog(s, _) => s.clone(),
         MirrorSource::Archive(d) => d.display().to_string(),
     };
     let report = Report {
@@ -477,10 +478,7 @@ fn mirror_one(
             ..before.clone()
         };
     }
-    let location = match Location::parse(pull_from) {
-        Ok(l) => l,
-        Err(e) => return failed(p, name, e.to_string()),
-    };
+    let location = pull_from;
     // Without a record of an earlier run: a target that already holds the image under its
     // tag at the source's digest needs no copy (one HEAD, no blob asked about), unless
     // something attached at the source may be missing there.
@@ -488,7 +486,7 @@ fn mirror_one(
         && copy_opts.platforms.is_none()
         && target_digest(reference, &copy_opts.target).as_ref() == Some(digest)
         && !(copy_opts.with_signatures
-            && crate::transport::copy::may_have_attached(&location, copy_opts))
+            && crate::transport::copy::may_have_attached(location, copy_opts))
     {
         return ImageResult {
             status: Status::Present,
@@ -497,7 +495,7 @@ fn mirror_one(
             ..failed(p, name, String::new())
         };
     }
-    match crate::transport::copy(&location, &sink, copy_opts) {
+    match crate::transport::copy(location, &sink, copy_opts) {
         Ok(report) => {
             let mut copied = 0;
             let mut skipped = 0;
@@ -570,13 +568,16 @@ fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared, MirrorErro
     let mut plan = archive::read_existing(dir)?;
     for image in &mut plan.images {
         match &image.digest {
-            Some(d) => image.pull_from = Some(archive::image_location(dir, d)),
+            Some(d) => match Location::local(archive::image_location(dir, d)) {
+                Ok(l) => image.pull_from = Some(l),
+                Err(e) => image.error = Some(e.to_string()),
+            },
             None => image.error = Some("the archive records no digest for it".into()),
         }
         if let (Some(gate), Some(pull), None) = (&opts.policy, &image.pull_from, &image.error) {
-            let checked = Location::parse(pull)
+            let checked = gate
+                .admit(pull, &opts.source)
                 .map_err(|e| e.to_string())
-                .and_then(|l| gate.admit(&l, &opts.source).map_err(|e| e.to_string()))
                 .and_then(|c| same_digest(&c, image.digest.as_deref()));
             if let Err(e) = checked {
                 image.error = Some(e);
@@ -591,12 +592,15 @@ fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared, MirrorErro
 }
 
 /// The catalog read (and built, for a folder), every image it needs collected and resolved.
-fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, MirrorError> {
+fn prepare_catalog(
+    source: &str,
+    location: &Location,
+    opts: &MirrorOptions,
+) -> Result<Prepared, MirrorError> {
     let fail = |message: String| MirrorError::Catalog {
         source_name: source.to_string(),
         message,
     };
-    let location = Location::parse(source).map_err(|e| fail(e.to_string()))?;
     let render = RenderOptions {
         registry: opts.source.clone(),
         ..RenderOptions::default()
@@ -613,7 +617,7 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             // Checked before anything else is read; then read at the digest the plan pins,
             // which must be the one whose signatures were verified.
             let checked = match &opts.policy {
-                Some(gate) => Some(gate.admit(&location, &opts.source)?),
+                Some(gate) => Some(gate.admit(location, &opts.source)?),
                 None => None,
             };
             let mut catalog = plan::resolve(Kind::Catalog, source, &resolve_opts);
@@ -623,7 +627,7 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             if let Some(checked) = &checked {
                 same_digest(checked, catalog.digest.as_deref()).map_err(fail)?;
             }
-            let pinned = Location::parse(pull).map_err(|e| fail(e.to_string()))?;
+            let pinned = pull.clone();
             let (cfg, w) = load_source(&pinned, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
             let cfg = filter_image(&pinned, cfg, opts, &mut catalog, &mut warnings, &mut spool)
@@ -631,8 +635,9 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
             (catalog, cfg)
         }
         Place::Local(local) => {
+            let given = location;
             let location = match &opts.policy {
-                Some(gate) => gate.admit(&location, &opts.source)?,
+                Some(gate) => gate.admit(location, &opts.source)?,
                 None => location.clone(),
             };
             let opened = super::source::open_all(&location, &opts.source)
@@ -653,7 +658,7 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 by_tag: true,
                 digest: Some(digest),
                 size: None,
-                pull_from: Some(source.to_string()),
+                pull_from: Some(given.clone()),
                 error: None,
             };
             let cfg = filter_image(
@@ -688,14 +693,11 @@ fn prepare_catalog(source: &str, opts: &MirrorOptions) -> Result<Prepared, Mirro
                 None => path.clone(),
             };
             let folder_location =
-                Location::parse(&folder.display().to_string()).map_err(|e| fail(e.to_string()))?;
+                Location::path(folder.clone()).map_err(|e| fail(e.to_string()))?;
             let (cfg, w) =
                 load_source(&folder_location, &render).map_err(|e| fail(e.to_string()))?;
             warnings.extend(w);
-            let base = match &opts.base {
-                Some(base) => Some(Location::parse(base).map_err(|e| fail(e.to_string()))?),
-                None => None,
-            };
+            let base = opts.base.clone();
             let base_verified = match (&opts.policy, &base) {
                 (Some(gate), Some(base)) => {
                     let checked = gate.admit(base, &opts.source)?;
@@ -763,8 +765,7 @@ fn admit_planned(
     planned: &PlannedImage,
     registry: &RegistryOptions,
 ) -> Result<(), String> {
-    let location =
-        Location::parse(&format!("docker://{}", planned.source)).map_err(|e| e.to_string())?;
+    let location = Location::reference(&planned.source).map_err(|e| e.to_string())?;
     let checked = gate.admit(&location, registry).map_err(|e| e.to_string())?;
     same_digest(&checked, planned.digest.as_deref())
 }
@@ -782,11 +783,11 @@ fn same_digest(checked: &Location, planned: Option<&str>) -> Result<(), String> 
 }
 
 /// A built catalog image written into `spool/catalog-image` (base layers fetched first):
-/// its digest, size and `oci:` name.
+/// its digest, size and `oci:` location.
 fn into_layout(
     mut built: catalog_build::BuiltCatalog,
     spool: &Path,
-) -> Result<(String, u64, String), String> {
+) -> Result<(String, u64, Location), String> {
     built
         .fetch_base_layers()
         .map_err(|e| crate::errors::error_chain(&e))?;
@@ -817,7 +818,8 @@ fn into_layout(
     }
     let size = blobs.values().sum();
     let (digest, _) = built.digest();
-    Ok((digest.to_string(), size, local.to_string()))
+    let local = Location::local(local).map_err(|e| e.to_string())?;
+    Ok((digest.to_string(), size, local))
 }
 
 /// `--filter` on a catalog image: the model filtered (for the images to mirror) and the image
