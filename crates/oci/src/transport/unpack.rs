@@ -350,7 +350,7 @@ fn copy_hard_link(
     };
     let parent_rel = rel.parent().map(Path::to_path_buf).unwrap_or_default();
     let dest = root.join(rel);
-    let target_rel = safe_relative(&target)
+    let target_rel = safe_relative(target)
         .map_err(|r| err(format!("hardlink {}: {r}", rel.display())))?
         .ok_or_else(|| err(format!("hardlink {} to the root", rel.display())))?;
     check_no_symlink_parents(root, &target_rel).map_err(err)?;
