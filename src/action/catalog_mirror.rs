@@ -129,18 +129,22 @@ impl Default for MirrorOptions {
     }
 }
 
+/// The cause of a [`MirrorError::Catalog`]: the typed error of the step that failed (opening,
+/// filtering, building the catalog image), or a sentence where there is no error value.
+pub type Why = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why a run could not start or finish (an image that fails is not an error: it is in the
 /// report).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MirrorError {
     /// The catalog source cannot be read.
-    #[error("cannot read the catalog {source_name}: {message}")]
+    #[error("cannot read the catalog {source_name}")]
     Catalog {
         /// As given.
         source_name: String,
-        /// Why.
-        message: String,
+        /// Why (the error of the step that failed, or a sentence).
+        source: Why,
     },
     /// `--to` or `--max-components` is wrong.
     #[error(transparent)]

@@ -2,7 +2,7 @@
 //! an image, or an archive's plan) into the plan: the catalog's own planned image first, then
 //! every image it names, resolved and checked against the signature policy.
 
-use super::{MirrorError, MirrorOptions, Prepared};
+use super::{MirrorError, MirrorOptions, Prepared, Why};
 use crate::action::catalog_render::{RenderOptions, load_source};
 use crate::action::step::build::{self as catalog_build, CatalogBuildOptions};
 use crate::action::step::filter as catalog_filter;
@@ -110,10 +110,10 @@ struct CatalogRead<'a> {
 type CatalogAndModel = (PlannedImage, crate::catalog::model::DeclarativeConfig);
 
 impl CatalogRead<'_> {
-    fn fail(&self, message: String) -> MirrorError {
+    fn fail(&self, why: impl Into<Why>) -> MirrorError {
         MirrorError::Catalog {
             source_name: self.source.to_string(),
-            message,
+            source: why.into(),
         }
     }
 
@@ -126,22 +126,22 @@ impl CatalogRead<'_> {
         spool: &mut Option<tempfile::TempDir>,
     ) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
-        let fail = |m| self.fail(m);
         let checked = match &opts.policy {
             Some(gate) => Some(gate.admit(location, &opts.source)?),
             None => None,
         };
         let mut catalog = plan::resolve(Kind::Catalog, self.source, &self.resolve);
         let (Some(pull), None) = (&catalog.pull_from, &catalog.error) else {
-            return Err(fail(catalog.error.clone().unwrap_or_default()));
+            return Err(self.fail(catalog.error.clone().unwrap_or_default()));
         };
         if let Some(checked) = &checked {
-            same_digest(checked, catalog.digest.as_deref()).map_err(fail)?;
+            same_digest(checked, catalog.digest.as_deref()).map_err(|e| self.fail(e))?;
         }
         let pinned = pull.clone();
-        let (cfg, w) = load_source(&pinned, &self.render).map_err(|e| fail(e.to_string()))?;
+        let (cfg, w) = load_source(&pinned, &self.render).map_err(|e| self.fail(e.to_string()))?;
         warnings.extend(w);
-        let cfg = filter_image(&pinned, cfg, opts, &mut catalog, warnings, spool).map_err(fail)?;
+        let cfg = filter_image(&pinned, cfg, opts, &mut catalog, warnings, spool)
+            .map_err(|e| self.fail(e))?;
         Ok((catalog, cfg))
     }
 
@@ -154,16 +154,16 @@ impl CatalogRead<'_> {
         spool: &mut Option<tempfile::TempDir>,
     ) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
-        let fail = |m| self.fail(m);
         let location = match &opts.policy {
             Some(gate) => gate.admit(given, &opts.source)?,
             None => given.clone(),
         };
-        let opened = crate::action::source::open_all(&location, &opts.source)
-            .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+        let opened =
+            crate::action::source::open_all(&location, &opts.source).map_err(|e| self.fail(e))?;
         let digest = opened.value.digest().to_string();
         drop(opened);
-        let (cfg, w) = load_source(&location, &self.render).map_err(|e| fail(e.to_string()))?;
+        let (cfg, w) =
+            load_source(&location, &self.render).map_err(|e| self.fail(e.to_string()))?;
         warnings.extend(w);
         let default_tag = local
             .name()
@@ -180,8 +180,8 @@ impl CatalogRead<'_> {
             pull_from: Some(given.clone()),
             error: None,
         };
-        let cfg =
-            filter_image(&location, cfg, opts, &mut catalog, warnings, spool).map_err(fail)?;
+        let cfg = filter_image(&location, cfg, opts, &mut catalog, warnings, spool)
+            .map_err(|e| self.fail(e))?;
         Ok((catalog, cfg))
     }
 
@@ -194,29 +194,29 @@ impl CatalogRead<'_> {
         spool: &mut Option<tempfile::TempDir>,
     ) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
-        let fail = |m| self.fail(m);
         if !path.is_dir() {
-            return Err(fail(
-                "is a file: pass a catalog folder, an image reference or oci:DIR[:TAG]".into(),
-            ));
+            return Err(
+                self.fail("is a file: pass a catalog folder, an image reference or oci:DIR[:TAG]")
+            );
         }
         let dir = tempfile::Builder::new()
             .prefix("olmpack-mirror-")
             .tempdir()
-            .map_err(|e| fail(format!("cannot create a temp folder: {e}")))?;
+            .map_err(|e| self.fail(format!("cannot create a temp folder: {e}")))?;
         crate::interrupt::watch(dir.path());
         let folder = match &opts.filter {
             Some(f) => {
-                let (filtered, w) = catalog_filter::filter_folder(path, f, dir.path())
-                    .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+                let (filtered, w) =
+                    catalog_filter::filter_folder(path, f, dir.path()).map_err(|e| self.fail(e))?;
                 warnings.extend(w);
                 filtered
             }
             None => path.to_path_buf(),
         };
-        let folder_location = Location::path(folder.clone()).map_err(|e| fail(e.to_string()))?;
+        let folder_location =
+            Location::path(folder.clone()).map_err(|e| self.fail(e.to_string()))?;
         let (cfg, w) =
-            load_source(&folder_location, &self.render).map_err(|e| fail(e.to_string()))?;
+            load_source(&folder_location, &self.render).map_err(|e| self.fail(e.to_string()))?;
         warnings.extend(w);
         let base = opts.base.clone();
         let base_verified = match (&opts.policy, &base) {
@@ -233,10 +233,9 @@ impl CatalogRead<'_> {
             platforms: opts.platforms.clone().unwrap_or_default(),
             ..CatalogBuildOptions::default()
         };
-        let built = catalog_build::build(&folder, &build_opts)
-            .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+        let built = catalog_build::build(&folder, &build_opts).map_err(|e| self.fail(e))?;
         warnings.extend(built.warnings.iter().cloned());
-        let (digest, size, local) = into_layout(built, dir.path()).map_err(fail)?;
+        let (digest, size, local) = into_layout(built, dir.path()).map_err(|e| self.fail(e))?;
         let (repository, tag) = catalog_name(opts, None)?;
         let catalog = PlannedImage {
             kind: Kind::Catalog,
@@ -284,18 +283,15 @@ fn same_digest(checked: &Location, planned: Option<&str>) -> Result<(), String> 
 fn into_layout(
     mut built: catalog_build::BuiltCatalog,
     spool: &Path,
-) -> Result<(String, u64, Location), String> {
-    built
-        .fetch_base_layers()
-        .map_err(|e| crate::errors::error_chain(&e))?;
+) -> Result<(String, u64, Location), Why> {
+    built.fetch_base_layers()?;
     let layout = spool.join("catalog-image");
     std::fs::create_dir_all(&layout).map_err(|e| e.to_string())?;
     let local = LocalImage::OciLayout {
         path: layout,
         tag: Some("catalog".into()),
     };
-    crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])
-        .map_err(|e| crate::errors::error_chain(&e))?;
+    crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])?;
     // Everything the image holds: manifests, configs and layers (each blob once).
     let mut blobs: HashMap<&str, u64> = HashMap::new();
     let artifact = built.artifact();
@@ -331,20 +327,19 @@ fn filter_image(
     catalog: &mut PlannedImage,
     warnings: &mut Vec<String>,
     spool: &mut Option<tempfile::TempDir>,
-) -> Result<crate::catalog::model::DeclarativeConfig, String> {
+) -> Result<crate::catalog::model::DeclarativeConfig, Why> {
     use crate::action::step::filter::{filter_config, read_config};
     let Some(filter) = &opts.filter else {
         return Ok(cfg);
     };
-    let fc = read_config(filter).map_err(|e| crate::errors::error_chain(&e))?;
-    let out = filter_config(cfg, &fc, filter.format).map_err(|e| crate::errors::error_chain(&e))?;
+    let fc = read_config(filter)?;
+    let out = filter_config(cfg, &fc, filter.format)?;
     let build_opts = CatalogBuildOptions {
         registry: opts.source.clone(),
         platforms: opts.platforms.clone().unwrap_or_default(),
         ..CatalogBuildOptions::default()
     };
-    let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)
-        .map_err(|e| crate::errors::error_chain(&e))?;
+    let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)?;
     let dir = tempfile::Builder::new()
         .prefix("olmpack-mirror-")
         .tempdir()

@@ -192,7 +192,7 @@ pub fn run(args: &Args) -> Outcome {
         (None, Some(s)) => {
             let unreadable = |message: String| MirrorError::Catalog {
                 source_name: s.clone(),
-                message,
+                source: message.into(),
             };
             let location = Location::parse(s).map_err(|e| unreadable(e.to_string()))?;
             // --base matters only to a folder source, whose catalog image is built here.

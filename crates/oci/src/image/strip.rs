@@ -200,6 +200,60 @@ struct EntryView<'a> {
 /// Where an entry's bytes go: (kept output, taken-out output).
 type Route = (bool, bool);
 
+/// The names the extension headers before an entry give it (a PAX `path`/`linkpath`, or
+/// GNU's long name and long link), which win over its header's own.
+#[derive(Default)]
+struct LongNames {
+    long_name: Option<Vec<u8>>,
+    long_link: Option<Vec<u8>>,
+    pax_path: Option<Vec<u8>>,
+    pax_link: Option<Vec<u8>>,
+}
+
+impl LongNames {
+    /// Keeps what one extension header (`kind`, its data without padding) says.
+    fn record(&mut self, kind: tar::EntryType, mut data: Vec<u8>) -> Result<(), String> {
+        match kind {
+            tar::EntryType::XHeader => {
+                for ext in tar::PaxExtensions::new(&data) {
+                    let ext = ext.map_err(|e| format!("a bad PAX record: {e}"))?;
+                    match ext.key_bytes() {
+                        b"path" => self.pax_path = Some(ext.value_bytes().to_vec()),
+                        b"linkpath" => self.pax_link = Some(ext.value_bytes().to_vec()),
+                        _ => {}
+                    }
+                }
+            }
+            tar::EntryType::GNULongName => {
+                let end = data.iter().position(|b| *b == 0).unwrap_or(data.len());
+                data.truncate(end);
+                self.long_name = Some(data);
+            }
+            _ => {
+                let end = data.iter().position(|b| *b == 0).unwrap_or(data.len());
+                data.truncate(end);
+                self.long_link = Some(data);
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry's path and link target: PAX first, then GNU's, then the header's.
+    fn take(&mut self, header: &tar::Header) -> (Vec<u8>, Option<Vec<u8>>) {
+        let path = self
+            .pax_path
+            .take()
+            .or_else(|| self.long_name.take())
+            .unwrap_or_else(|| header.path_bytes().into_owned());
+        let link = self
+            .pax_link
+            .take()
+            .or_else(|| self.long_link.take())
+            .or_else(|| header.link_name_bytes().map(|l| l.into_owned()));
+        (path, link)
+    }
+}
+
 /// Walks a (decompressed) tar stream entry by entry, asking `route` where each goes and
 /// copying its raw bytes there. The end-of-archive blocks and anything after them go to `kept`
 /// as they are; `taken` gets two zero blocks. Returns after the whole stream was read.
@@ -221,10 +275,7 @@ fn walk<R: Read>(
     };
     let mut block = [0u8; BLOCK];
     let mut group: Vec<u8> = Vec::new();
-    let mut long_name: Option<Vec<u8>> = None;
-    let mut long_link: Option<Vec<u8>> = None;
-    let mut pax_path: Option<Vec<u8>> = None;
-    let mut pax_link: Option<Vec<u8>> = None;
+    let mut names = LongNames::default();
     loop {
         if !read_block(&mut r, &mut block).map_err(read_err)? {
             // No end-of-archive blocks: tolerated (some writers omit them), but nothing may
@@ -273,28 +324,7 @@ fn walk<R: Read>(
             r.read_exact(&mut data).map_err(read_err)?;
             group.extend_from_slice(&data);
             data.truncate(size as usize);
-            match kind {
-                tar::EntryType::XHeader => {
-                    for ext in tar::PaxExtensions::new(&data) {
-                        let ext = ext.map_err(|e| bad(format!("a bad PAX record: {e}")))?;
-                        match ext.key_bytes() {
-                            b"path" => pax_path = Some(ext.value_bytes().to_vec()),
-                            b"linkpath" => pax_link = Some(ext.value_bytes().to_vec()),
-                            _ => {}
-                        }
-                    }
-                }
-                tar::EntryType::GNULongName => {
-                    let end = data.iter().position(|b| *b == 0).unwrap_or(data.len());
-                    data.truncate(end);
-                    long_name = Some(data);
-                }
-                _ => {
-                    let end = data.iter().position(|b| *b == 0).unwrap_or(data.len());
-                    data.truncate(end);
-                    long_link = Some(data);
-                }
-            }
+            names.record(kind, data).map_err(bad)?;
             continue;
         }
         // Old GNU sparse files carry more sparse maps in blocks after the header.
@@ -315,14 +345,7 @@ fn walk<R: Read>(
         let (to_kept, to_taken) = if kind == tar::EntryType::XGlobalHeader {
             (true, false)
         } else {
-            let raw_path = pax_path
-                .take()
-                .or_else(|| long_name.take())
-                .unwrap_or_else(|| header.path_bytes().into_owned());
-            let raw_link = pax_link
-                .take()
-                .or_else(|| long_link.take())
-                .or_else(|| header.link_name_bytes().map(|l| l.into_owned()));
+            let (raw_path, raw_link) = names.take(header);
             let path = clean(&raw_path, layer)?;
             let link = match &raw_link {
                 Some(l) if kind.is_hard_link() => Some(clean(l, layer)?),
@@ -335,10 +358,7 @@ fn walk<R: Read>(
                 link: link.as_deref(),
             })?
         };
-        pax_path = None;
-        pax_link = None;
-        long_name = None;
-        long_link = None;
+        names = LongNames::default();
         if to_kept && let Some(k) = kept.as_deref_mut() {
             k.write_all(&group).map_err(write_err)?;
         }

@@ -313,39 +313,7 @@ pub fn unpack_layer<R: Read>(
             let target = link_name
                 .clone()
                 .ok_or_else(|| err(format!("hardlink {} has no target", rel.display())))?;
-            let target_rel = safe_relative(&target)
-                .map_err(|r| err(format!("hardlink {}: {r}", rel.display())))?
-                .ok_or_else(|| err(format!("hardlink {} to the root", rel.display())))?;
-            check_no_symlink_parents(root, &target_rel).map_err(err)?;
-            let src = root.join(&target_rel);
-            let meta = std::fs::symlink_metadata(&src).map_err(|_| {
-                err(format!(
-                    "hardlink {} points to {} which is not in the image",
-                    rel.display(),
-                    target_rel.display()
-                ))
-            })?;
-            if !meta.is_file() {
-                return Err(err(format!(
-                    "hardlink {} points to {} which is not a regular file",
-                    rel.display(),
-                    target_rel.display()
-                )));
-            }
-            create_dirs(root, &parent_rel)
-                .map_err(|e| err(format!("cannot create {}: {e}", parent_rel.display())))?;
-            remove_any(&dest);
-            // A copy, not a link: the folder is edited afterwards and must not alias files.
-            let n = std::fs::copy(&src, &dest)
-                .map_err(|e| err(format!("cannot copy {}: {e}", rel.display())))?;
-            stats.bytes += n;
-            if stats.bytes > limits.max_total_bytes {
-                return Err(err(format!(
-                    "total size limit {} exceeded (decompression bomb?)",
-                    limits.max_total_bytes
-                )));
-            }
-            set_mode(&dest, 0o644);
+            copy_hard_link(root, &rel, &target, layer, limits, stats)?;
         } else if matches!(
             kind,
             tar::EntryType::XHeader
@@ -362,6 +330,59 @@ pub fn unpack_layer<R: Read>(
         }
         created_here.insert(rel);
     }
+    Ok(())
+}
+
+/// A hard link extracted as a copy of its target (the folder is edited afterwards and must not
+/// alias files): the target must be a regular file already in the image, reached through no
+/// symlink, and the copy counts against the size limits.
+fn copy_hard_link(
+    root: &Path,
+    rel: &Path,
+    target: &Path,
+    layer: &str,
+    limits: &Limits,
+    stats: &mut Stats,
+) -> Result<(), ImageError> {
+    let err = |reason: String| ImageError::UnsafeLayer {
+        layer: layer.to_string(),
+        reason,
+    };
+    let parent_rel = rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dest = root.join(rel);
+    let target_rel = safe_relative(target)
+        .map_err(|r| err(format!("hardlink {}: {r}", rel.display())))?
+        .ok_or_else(|| err(format!("hardlink {} to the root", rel.display())))?;
+    check_no_symlink_parents(root, &target_rel).map_err(err)?;
+    let src = root.join(&target_rel);
+    let meta = std::fs::symlink_metadata(&src).map_err(|_| {
+        err(format!(
+            "hardlink {} points to {} which is not in the image",
+            rel.display(),
+            target_rel.display()
+        ))
+    })?;
+    if !meta.is_file() {
+        return Err(err(format!(
+            "hardlink {} points to {} which is not a regular file",
+            rel.display(),
+            target_rel.display()
+        )));
+    }
+    create_dirs(root, &parent_rel)
+        .map_err(|e| err(format!("cannot create {}: {e}", parent_rel.display())))?;
+    remove_any(&dest);
+    // A copy, not a link: the folder is edited afterwards and must not alias files.
+    let n = std::fs::copy(&src, &dest)
+        .map_err(|e| err(format!("cannot copy {}: {e}", rel.display())))?;
+    stats.bytes += n;
+    if stats.bytes > limits.max_total_bytes {
+        return Err(err(format!(
+            "total size limit {} exceeded (decompression bomb?)",
+            limits.max_total_bytes
+        )));
+    }
+    set_mode(&dest, 0o644);
     Ok(())
 }
 

@@ -631,14 +631,26 @@ pub fn verify_trees(
     if r.accepted {
         return Ok(r);
     }
-    // Why: rebuild the cache this catalog gives and compare.
+    explain_mismatch(catalog_dir, cache_base, has_cache, &mut r)?;
+    Ok(r)
+}
+
+/// Why a cache is refused: the cache this catalog gives, rebuilt in a temporary folder and
+/// compared file by file with the one there (missing, changed and extra files, each said
+/// what it holds), or a note when the catalog cannot be served at all.
+fn explain_mismatch(
+    catalog_dir: &Path,
+    cache_base: &Path,
+    has_cache: bool,
+    r: &mut VerifyReport,
+) -> Result<(), VerifyError> {
     let model = match ServeModel::from_dir(catalog_dir) {
         Ok(m) => m,
         Err(e) => {
             r.notes.push(format!(
                 "the catalog cannot be served ({e}), so no cache matches it"
             ));
-            return Ok(r);
+            return Ok(());
         }
     };
     let expected = tempfile::Builder::new()
@@ -648,7 +660,7 @@ pub fn verify_trees(
     crate::interrupt::watch(expected.path());
     if let Err(e) = super::write::write_cache_files(&model, expected.path()) {
         r.notes.push(e.to_string());
-        return Ok(r);
+        return Ok(());
     }
     // What each expected file holds, for messages.
     let mut about: BTreeMap<String, String> = BTreeMap::new();
@@ -721,7 +733,7 @@ pub fn verify_trees(
                 .into(),
         );
     }
-    Ok(r)
+    Ok(())
 }
 
 impl VerifyReport {

@@ -651,66 +651,7 @@ pub fn synthesize_template(
         labels: string_map(&m, "labels", P)?,
         annotations: string_map(&m, "annotations", P)?,
     };
-    let head = SpecHead {
-        install: Install {
-            strategy: "deployment",
-            spec: StrategySpec { deployments: None },
-        },
-        version: version.to_string(),
-        maturity: string(&m, "maturity", P)?,
-        customresourcedefinitions: OwnedRequired {
-            owned: structs(
-                &crds,
-                "owned",
-                "CustomResourceDefinitions",
-                "[]v1alpha1.CRDDescription",
-                "CRDDescription",
-                crd_description,
-            )?,
-            required: structs(
-                &crds,
-                "required",
-                "CustomResourceDefinitions",
-                "[]v1alpha1.CRDDescription",
-                "CRDDescription",
-                crd_description,
-            )?,
-        },
-        apiservicedefinitions: OwnedRequired {
-            owned: structs(
-                &apis,
-                "owned",
-                "APIServiceDefinitions",
-                "[]v1alpha1.APIServiceDescription",
-                "APIServiceDescription",
-                api_service_description,
-            )?,
-            required: structs(
-                &apis,
-                "required",
-                "APIServiceDefinitions",
-                "[]v1alpha1.APIServiceDescription",
-                "APIServiceDescription",
-                api_service_description,
-            )?,
-        },
-        native_apis: structs(
-            &m,
-            "nativeAPIs",
-            P,
-            "[]v1.GroupVersionKind",
-            "GroupVersionKind",
-            |o, p| {
-                Ok(Gvk {
-                    group: string(o, "group", p)?,
-                    version: string(o, "version", p)?,
-                    kind: string(o, "kind", p)?,
-                })
-            },
-        )?,
-        min_kube_version: string(&m, "minKubeVersion", P)?,
-        display_name: string(&m, "displayName", P)?,
-    };
+    let head = spec_head(&m, &crds, &apis, version)?;
     let middle = SpecMiddle {
         keywords: strings(&m, "keywords", P)?,
         maintainers: structs(
@@ -780,6 +721,77 @@ pub fn synthesize_template(
         text,
         description_at,
         icon_at,
+    })
+}
+
+/// `spec` up to `displayName` ([`SpecHead`]), read from the metadata `m` and its
+/// `crdDescriptions` and `apiServiceDefinitions` objects (decoded first, in Go's field order).
+fn spec_head(
+    m: &Obj<'_>,
+    crds: &Obj<'_>,
+    apis: &Obj<'_>,
+    version: &str,
+) -> Result<SpecHead, MetadataError> {
+    const P: &str = "CSVMetadata";
+    Ok(SpecHead {
+        install: Install {
+            strategy: "deployment",
+            spec: StrategySpec { deployments: None },
+        },
+        version: version.to_string(),
+        maturity: string(m, "maturity", P)?,
+        customresourcedefinitions: OwnedRequired {
+            owned: structs(
+                crds,
+                "owned",
+                "CustomResourceDefinitions",
+                "[]v1alpha1.CRDDescription",
+                "CRDDescription",
+                crd_description,
+            )?,
+            required: structs(
+                crds,
+                "required",
+                "CustomResourceDefinitions",
+                "[]v1alpha1.CRDDescription",
+                "CRDDescription",
+                crd_description,
+            )?,
+        },
+        apiservicedefinitions: OwnedRequired {
+            owned: structs(
+                apis,
+                "owned",
+                "APIServiceDefinitions",
+                "[]v1alpha1.APIServiceDescription",
+                "APIServiceDescription",
+                api_service_description,
+            )?,
+            required: structs(
+                apis,
+                "required",
+                "APIServiceDefinitions",
+                "[]v1alpha1.APIServiceDescription",
+                "APIServiceDescription",
+                api_service_description,
+            )?,
+        },
+        native_apis: structs(
+            m,
+            "nativeAPIs",
+            P,
+            "[]v1.GroupVersionKind",
+            "GroupVersionKind",
+            |o, p| {
+                Ok(Gvk {
+                    group: string(o, "group", p)?,
+                    version: string(o, "version", p)?,
+                    kind: string(o, "kind", p)?,
+                })
+            },
+        )?,
+        min_kube_version: string(m, "minKubeVersion", P)?,
+        display_name: string(m, "displayName", P)?,
     })
 }
 

@@ -566,193 +566,10 @@ impl ServeModel {
     /// [`ServeModel::new`]; without `keep_icons`, each package icon's bytes are dropped from
     /// the catalog as soon as the index has them as base64 (never both forms of every icon).
     fn build(mut config: DeclarativeConfig, keep_icons: bool) -> Result<ServeModel, ModelError> {
-        let inv = |m: String| ModelError::Invalid(m);
-        let mut index: PackageIndex = BTreeMap::new();
-        for p in &mut config.packages {
-            if p.name.is_empty() {
-                return Err(inv("config contains package with no name".into()));
-            }
-            if index.contains_key(&p.name) {
-                return Err(inv(format!("duplicate package {:?}", p.name)));
-            }
-            let icon = p.icon.as_ref().map(|i| {
-                use base64::Engine as _;
-                CacheIcon {
-                    base64data: i
-                        .base64data
-                        .as_ref()
-                        .map(|d| base64::engine::general_purpose::STANDARD.encode(d)),
-                    mediatype: i.mediatype.clone(),
-                }
-            });
-            if !keep_icons {
-                p.icon = None;
-            }
-            index.insert(
-                p.name.clone(),
-                CachePackage {
-                    name: p.name.clone(),
-                    description: p.description.clone(),
-                    icon,
-                    default_channel: p.default_channel.clone(),
-                    channels: BTreeMap::new(),
-                    deprecation: None,
-                },
-            );
-        }
-        // (package, bundle) -> [(channel index, entry index)]
-        let mut entries: HashMap<(&str, &str), Vec<(usize, usize)>> = HashMap::new();
-        for (ci, c) in config.channels.iter().enumerate() {
-            let Some(pkg) = index.get_mut(&c.package) else {
-                return Err(inv(format!(
-                    "unknown package {:?} for channel {:?}",
-                    c.package, c.name
-                )));
-            };
-            if c.name.is_empty() {
-                return Err(inv(format!(
-                    "package {:?} contains channel with no name",
-                    c.package
-                )));
-            }
-            if pkg.channels.contains_key(&c.name) {
-                return Err(inv(format!(
-                    "package {:?} has duplicate channel {:?}",
-                    c.package, c.name
-                )));
-            }
-            let mut bundles = BTreeMap::new();
-            for (ei, e) in c.entries.as_deref().unwrap_or(&[]).iter().enumerate() {
-                if bundles.contains_key(&e.name) {
-                    return Err(inv(format!(
-                        "invalid package {:?}, channel {:?}: duplicate entry {:?}",
-                        c.package, c.name, e.name
-                    )));
-                }
-                bundles.insert(
-                    e.name.clone(),
-                    CacheBundle {
-                        package: c.package.clone(),
-                        channel: c.name.clone(),
-                        name: e.name.clone(),
-                        replaces: e.replaces.clone(),
-                        skips: (!e.skips.is_empty()).then(|| e.skips.clone()),
-                        source: Source {
-                            bundle: usize::MAX,
-                            channel: ci,
-                            entry: ei,
-                        },
-                    },
-                );
-                entries
-                    .entry((c.package.as_str(), e.name.as_str()))
-                    .or_default()
-                    .push((ci, ei));
-            }
-            pkg.channels.insert(
-                c.name.clone(),
-                CacheChannel {
-                    name: c.name.clone(),
-                    head: String::new(),
-                    bundles,
-                    deprecation: None,
-                },
-            );
-        }
-        let mut info = Vec::with_capacity(config.bundles.len());
-        let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
-        for (bi, b) in config.bundles.iter().enumerate() {
-            if b.package.is_empty() {
-                return Err(inv(format!(
-                    "package name must be set for bundle {:?}",
-                    b.name
-                )));
-            }
-            let Some(pkg) = index.get_mut(&b.package) else {
-                return Err(inv(format!(
-                    "unknown package {:?} for bundle {:?}",
-                    b.package, b.name
-                )));
-            };
-            if !seen.insert((b.package.as_str(), b.name.as_str())) {
-                return Err(inv(format!(
-                    "package {:?} has duplicate bundle {:?}",
-                    b.package, b.name
-                )));
-            }
-            let version = package_version(b).map_err(inv)?;
-            let Some(places) = entries.get(&(b.package.as_str(), b.name.as_str())) else {
-                return Err(inv(format!(
-                    "package {:?}, bundle {:?} not found in any channel entries",
-                    b.package, b.name
-                )));
-            };
-            for &(ci, _) in places {
-                let ch = &config.channels[ci].name;
-                if let Some(cb) = pkg
-                    .channels
-                    .get_mut(ch)
-                    .and_then(|c| c.bundles.get_mut(&b.name))
-                {
-                    cb.source.bundle = bi;
-                }
-            }
-            info.push(BundleInfo {
-                version,
-                deprecation: None,
-            });
-        }
-        let mut entry_count = 0;
-        for pkg in index.values_mut() {
-            if !pkg.channels.contains_key(&pkg.default_channel) {
-                return Err(inv(if pkg.default_channel.is_empty() {
-                    format!(
-                        "invalid package {:?}: default channel must be set",
-                        pkg.name
-                    )
-                } else {
-                    format!(
-                        "invalid package {:?}: default channel {:?} not found in channels list",
-                        pkg.name, pkg.default_channel
-                    )
-                }));
-            }
-            for ch in pkg.channels.values_mut() {
-                let mut missing: Vec<&str> = ch
-                    .bundles
-                    .values()
-                    .filter(|b| b.source.bundle == usize::MAX)
-                    .map(|b| b.name.as_str())
-                    .collect();
-                if !missing.is_empty() {
-                    missing.sort_unstable();
-                    return Err(inv(format!(
-                        "no olm.bundle blobs found in package {:?} for olm.channel entries [{}]",
-                        pkg.name,
-                        missing.join(" ")
-                    )));
-                }
-                if ch.bundles.is_empty() {
-                    return Err(inv(format!(
-                        "invalid package {:?}: invalid channel {:?}: channel must contain at least one bundle",
-                        pkg.name, ch.name
-                    )));
-                }
-                // opm's `Channel.Head`, from the one channel graph (the channel is not empty).
-                let channel = ch.bundles.values().next().map(|b| b.source.channel);
-                let head = channel
-                    .and_then(|ci| config.channels.get(ci))
-                    .map(|c| ChannelGraph::new(c, |_| None).head().map(str::to_string))
-                    .unwrap_or(Err(HeadError::Empty));
-                ch.head = head.map_err(|m| {
-                    inv(format!(
-                        "invalid package {:?}: invalid channel {:?}: {m}",
-                        pkg.name, ch.name
-                    ))
-                })?;
-                entry_count += ch.bundles.len();
-            }
-        }
+        let mut index = index_packages(&mut config.packages, keep_icons)?;
+        let entries = index_channels(&config.channels, &mut index)?;
+        let info = index_bundles(&config, &entries, &mut index)?;
+        let entry_count = check_channels(&config, &mut index)?;
         let mut model = ServeModel {
             config,
             info,
@@ -1191,4 +1008,232 @@ fn gvk(p: &Property, i: usize) -> Result<GroupVersionKind, String> {
         kind: g.kind,
         plural: String::new(),
     })
+}
+
+/// Where each bundle is named in the channels: (package, bundle) -> [(channel, entry)].
+type EntryPlaces<'a> = HashMap<(&'a str, &'a str), Vec<(usize, usize)>>;
+
+fn inv(m: String) -> ModelError {
+    ModelError::Invalid(m)
+}
+
+/// opm's model check, first step: one package per name (its icon kept as base64; without
+/// `keep_icons` the catalog's bytes are dropped as soon as the index has them).
+fn index_packages(
+    packages: &mut [crate::catalog::model::Package],
+    keep_icons: bool,
+) -> Result<PackageIndex, ModelError> {
+    let mut index: PackageIndex = BTreeMap::new();
+    for p in packages {
+        if p.name.is_empty() {
+            return Err(inv("config contains package with no name".into()));
+        }
+        if index.contains_key(&p.name) {
+            return Err(inv(format!("duplicate package {:?}", p.name)));
+        }
+        let icon = p.icon.as_ref().map(|i| {
+            use base64::Engine as _;
+            CacheIcon {
+                base64data: i
+                    .base64data
+                    .as_ref()
+                    .map(|d| base64::engine::general_purpose::STANDARD.encode(d)),
+                mediatype: i.mediatype.clone(),
+            }
+        });
+        if !keep_icons {
+            p.icon = None;
+        }
+        index.insert(
+            p.name.clone(),
+            CachePackage {
+                name: p.name.clone(),
+                description: p.description.clone(),
+                icon,
+                default_channel: p.default_channel.clone(),
+                channels: BTreeMap::new(),
+                deprecation: None,
+            },
+        );
+    }
+    Ok(index)
+}
+
+/// The channels of each package, each entry once, and where every bundle is named.
+fn index_channels<'a>(
+    channels: &'a [crate::catalog::model::Channel],
+    index: &mut PackageIndex,
+) -> Result<EntryPlaces<'a>, ModelError> {
+    // (package, bundle) -> [(channel index, entry index)]
+    let mut entries: HashMap<(&str, &str), Vec<(usize, usize)>> = HashMap::new();
+    for (ci, c) in channels.iter().enumerate() {
+        let Some(pkg) = index.get_mut(&c.package) else {
+            return Err(inv(format!(
+                "unknown package {:?} for channel {:?}",
+                c.package, c.name
+            )));
+        };
+        if c.name.is_empty() {
+            return Err(inv(format!(
+                "package {:?} contains channel with no name",
+                c.package
+            )));
+        }
+        if pkg.channels.contains_key(&c.name) {
+            return Err(inv(format!(
+                "package {:?} has duplicate channel {:?}",
+                c.package, c.name
+            )));
+        }
+        let mut bundles = BTreeMap::new();
+        for (ei, e) in c.entries.as_deref().unwrap_or(&[]).iter().enumerate() {
+            if bundles.contains_key(&e.name) {
+                return Err(inv(format!(
+                    "invalid package {:?}, channel {:?}: duplicate entry {:?}",
+                    c.package, c.name, e.name
+                )));
+            }
+            bundles.insert(
+                e.name.clone(),
+                CacheBundle {
+                    package: c.package.clone(),
+                    channel: c.name.clone(),
+                    name: e.name.clone(),
+                    replaces: e.replaces.clone(),
+                    skips: (!e.skips.is_empty()).then(|| e.skips.clone()),
+                    source: Source {
+                        bundle: usize::MAX,
+                        channel: ci,
+                        entry: ei,
+                    },
+                },
+            );
+            entries
+                .entry((c.package.as_str(), e.name.as_str()))
+                .or_default()
+                .push((ci, ei));
+        }
+        pkg.channels.insert(
+            c.name.clone(),
+            CacheChannel {
+                name: c.name.clone(),
+                head: String::new(),
+                bundles,
+                deprecation: None,
+            },
+        );
+    }
+    Ok(entries)
+}
+
+/// Each bundle in its package and in every channel entry naming it, with its version.
+fn index_bundles(
+    config: &DeclarativeConfig,
+    entries: &EntryPlaces<'_>,
+    index: &mut PackageIndex,
+) -> Result<Vec<BundleInfo>, ModelError> {
+    let mut info = Vec::with_capacity(config.bundles.len());
+    let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+    for (bi, b) in config.bundles.iter().enumerate() {
+        if b.package.is_empty() {
+            return Err(inv(format!(
+                "package name must be set for bundle {:?}",
+                b.name
+            )));
+        }
+        let Some(pkg) = index.get_mut(&b.package) else {
+            return Err(inv(format!(
+                "unknown package {:?} for bundle {:?}",
+                b.package, b.name
+            )));
+        };
+        if !seen.insert((b.package.as_str(), b.name.as_str())) {
+            return Err(inv(format!(
+                "package {:?} has duplicate bundle {:?}",
+                b.package, b.name
+            )));
+        }
+        let version = package_version(b).map_err(inv)?;
+        let Some(places) = entries.get(&(b.package.as_str(), b.name.as_str())) else {
+            return Err(inv(format!(
+                "package {:?}, bundle {:?} not found in any channel entries",
+                b.package, b.name
+            )));
+        };
+        for &(ci, _) in places {
+            let ch = &config.channels[ci].name;
+            if let Some(cb) = pkg
+                .channels
+                .get_mut(ch)
+                .and_then(|c| c.bundles.get_mut(&b.name))
+            {
+                cb.source.bundle = bi;
+            }
+        }
+        info.push(BundleInfo {
+            version,
+            deprecation: None,
+        });
+    }
+    Ok(info)
+}
+
+/// Each package's default channel, and each channel's bundles and head (opm's
+/// `Channel.Head`, from the one channel graph). Returns the number of channel entries.
+fn check_channels(
+    config: &DeclarativeConfig,
+    index: &mut PackageIndex,
+) -> Result<usize, ModelError> {
+    let mut entry_count = 0;
+    for pkg in index.values_mut() {
+        if !pkg.channels.contains_key(&pkg.default_channel) {
+            return Err(inv(if pkg.default_channel.is_empty() {
+                format!(
+                    "invalid package {:?}: default channel must be set",
+                    pkg.name
+                )
+            } else {
+                format!(
+                    "invalid package {:?}: default channel {:?} not found in channels list",
+                    pkg.name, pkg.default_channel
+                )
+            }));
+        }
+        for ch in pkg.channels.values_mut() {
+            let mut missing: Vec<&str> = ch
+                .bundles
+                .values()
+                .filter(|b| b.source.bundle == usize::MAX)
+                .map(|b| b.name.as_str())
+                .collect();
+            if !missing.is_empty() {
+                missing.sort_unstable();
+                return Err(inv(format!(
+                    "no olm.bundle blobs found in package {:?} for olm.channel entries [{}]",
+                    pkg.name,
+                    missing.join(" ")
+                )));
+            }
+            if ch.bundles.is_empty() {
+                return Err(inv(format!(
+                    "invalid package {:?}: invalid channel {:?}: channel must contain at least one bundle",
+                    pkg.name, ch.name
+                )));
+            }
+            // opm's `Channel.Head`, from the one channel graph (the channel is not empty).
+            let channel = ch.bundles.values().next().map(|b| b.source.channel);
+            let head = channel
+                .and_then(|ci| config.channels.get(ci))
+                .map(|c| ChannelGraph::new(c, |_| None).head().map(str::to_string))
+                .unwrap_or(Err(HeadError::Empty));
+            ch.head = head.map_err(|m| {
+                inv(format!(
+                    "invalid package {:?}: invalid channel {:?}: {m}",
+                    pkg.name, ch.name
+                ))
+            })?;
+            entry_count += ch.bundles.len();
+        }
+    }
+    Ok(entry_count)
 }

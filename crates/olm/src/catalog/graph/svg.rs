@@ -327,6 +327,14 @@ impl<'a> Band<'a> {
             n(y + 35.0),
             xml(&sub)
         );
+        self.draw_edges(out, x, y, ids);
+        self.draw_nodes(out, x, y, ids);
+        out.push_str("  </g>\n");
+    }
+
+    /// The band's arcs: straight `replaces` lines between neighbours, then each group of
+    /// edges on its lane beside the boxes.
+    fn draw_edges(&self, out: &mut String, x: f64, y: f64, ids: &mut Ids) {
         let bx = x + PAD;
         let right = bx + self.box_w;
         let cx = bx + self.box_w / 2.0;
@@ -391,6 +399,12 @@ impl<'a> Band<'a> {
                 ))
             );
         }
+    }
+
+    /// The band's boxes, bottom (oldest) to top, with their classes and tooltips.
+    fn draw_nodes(&self, out: &mut String, x: f64, y: f64, ids: &mut Ids) {
+        let bx = x + PAD;
+        let cx = bx + self.box_w / 2.0;
         for (i, node) in self.nodes.iter().enumerate() {
             let id = ids.next("node");
             let top = y + self.row_top(i);
@@ -450,7 +464,6 @@ impl<'a> Band<'a> {
                 }
             }
         }
-        out.push_str("  </g>\n");
     }
 }
 

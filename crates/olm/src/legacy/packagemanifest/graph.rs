@@ -87,55 +87,7 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Diagnostic
         entries: Vec::new(),
         package_property_visits: Vec::new(),
     };
-    let mut has_default = false;
-    let mut seen_channels = HashSet::new();
-    for c in &manifest.channels {
-        if !seen_channels.insert(c.name.as_str()) {
-            // The second insert violates the channel primary key; opm reports and skips it.
-            errors.push(
-                Diagnostic::new(
-                    Rule::PmChannelDuplicate,
-                    format!(
-                        "channel \"{}\" is declared twice; opm cannot add it again",
-                        c.name
-                    ),
-                )
-                .near(manifest.file.clone(), c.line),
-            );
-            continue;
-        }
-        loaded.channels.push(ChannelRow {
-            name: c.name.clone(),
-            head: c.current_csv.clone(),
-        });
-        let is_default = manifest.default_channel.as_deref() == Some(c.name.as_str())
-            || manifest.channels.len() == 1;
-        if is_default {
-            has_default = true;
-            loaded.default_channel = c.name.clone();
-        }
-    }
-    if !has_default {
-        let why = match &manifest.default_channel {
-            Some(d) => format!(
-                "defaultChannel \"{d}\" is not one of the declared channels ({}); opm: no default channel specified for {}",
-                channel_list(manifest),
-                manifest.name
-            ),
-            None => format!(
-                "no defaultChannel and {} channels ({}): set defaultChannel (opm: no default channel specified for {})",
-                manifest.channels.len(),
-                channel_list(manifest),
-                manifest.name
-            ),
-        };
-        let rule = if manifest.default_channel.is_some() {
-            Rule::PmDefaultChannelUnknown
-        } else {
-            Rule::PmDefaultChannelMissing
-        };
-        errors.push(Diagnostic::new(rule, why).near(manifest.file.clone(), manifest.default_line));
-    }
+    channel_rows(manifest, &mut loaded, &mut errors);
 
     let mut next_id = 1i64;
     let mut insert = |entries: &mut Vec<EntryRow>, channel: &str, bundle: &str, depth: i64| {
@@ -228,6 +180,60 @@ pub fn load(pkg: &PackageDir, manifest: &PackageFile) -> (Loaded, Vec<Diagnostic
         }
     }
     (loaded, errors)
+}
+
+/// The channel rows opm inserts (a channel declared twice is reported and skipped) and the
+/// default channel (the one named, or the only one).
+fn channel_rows(manifest: &PackageFile, loaded: &mut Loaded, errors: &mut Vec<Diagnostic>) {
+    let mut has_default = false;
+    let mut seen_channels = HashSet::new();
+    for c in &manifest.channels {
+        if !seen_channels.insert(c.name.as_str()) {
+            // The second insert violates the channel primary key; opm reports and skips it.
+            errors.push(
+                Diagnostic::new(
+                    Rule::PmChannelDuplicate,
+                    format!(
+                        "channel \"{}\" is declared twice; opm cannot add it again",
+                        c.name
+                    ),
+                )
+                .near(manifest.file.clone(), c.line),
+            );
+            continue;
+        }
+        loaded.channels.push(ChannelRow {
+            name: c.name.clone(),
+            head: c.current_csv.clone(),
+        });
+        let is_default = manifest.default_channel.as_deref() == Some(c.name.as_str())
+            || manifest.channels.len() == 1;
+        if is_default {
+            has_default = true;
+            loaded.default_channel = c.name.clone();
+        }
+    }
+    if !has_default {
+        let why = match &manifest.default_channel {
+            Some(d) => format!(
+                "defaultChannel \"{d}\" is not one of the declared channels ({}); opm: no default channel specified for {}",
+                channel_list(manifest),
+                manifest.name
+            ),
+            None => format!(
+                "no defaultChannel and {} channels ({}): set defaultChannel (opm: no default channel specified for {})",
+                manifest.channels.len(),
+                channel_list(manifest),
+                manifest.name
+            ),
+        };
+        let rule = if manifest.default_channel.is_some() {
+            Rule::PmDefaultChannelUnknown
+        } else {
+            Rule::PmDefaultChannelMissing
+        };
+        errors.push(Diagnostic::new(rule, why).near(manifest.file.clone(), manifest.default_line));
+    }
 }
 
 fn channel_list(manifest: &PackageFile) -> String {

@@ -134,6 +134,27 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
             );
         }
     }
+    hub_icon(ctx, file, spec);
+    hub_annotations(ctx, csv);
+    for (field, what) in [("description", "a description"), ("keywords", "keywords")] {
+        let present = match spec.get(field) {
+            Some(n) => n.as_seq().is_some_and(|s| !s.is_empty()) || !text(Some(n)).is_empty(),
+            None => false,
+        };
+        if !present {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::HubDescription,
+                    format!("spec.{field} is empty: the listing needs {what}"),
+                )
+                .at(file, spec.line),
+            );
+        }
+    }
+}
+
+/// The listing's icon: one, with data and a media type the hub shows.
+fn hub_icon(ctx: &mut Ctx<'_>, file: &str, spec: &Node) {
     match spec.get("icon").and_then(Node::as_seq) {
         None | Some([]) => ctx.push(
             Diagnostic::new(Rule::HubIcon, "csv.Spec.Icon not specified")
@@ -172,6 +193,11 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
             }
         }
     }
+}
+
+/// The capability level and the categories annotations, against the hub's sets.
+fn hub_annotations(ctx: &mut Ctx<'_>, csv: &Object) {
+    let file = csv.file.as_str();
     let annotations = csv.root.path(&["metadata", "annotations"]);
     if let Some(cap) = annotations.and_then(|a| a.get("capabilities")) {
         // Compared as written, untrimmed, as operator-framework/api does.
@@ -207,21 +233,6 @@ fn operatorhub(ctx: &mut Ctx<'_>, csv: &Object) {
         }
         for message in bad {
             ctx.push(Diagnostic::new(Rule::HubCategories, message).at(file, cat.line));
-        }
-    }
-    for (field, what) in [("description", "a description"), ("keywords", "keywords")] {
-        let present = match spec.get(field) {
-            Some(n) => n.as_seq().is_some_and(|s| !s.is_empty()) || !text(Some(n)).is_empty(),
-            None => false,
-        };
-        if !present {
-            ctx.push(
-                Diagnostic::new(
-                    Rule::HubDescription,
-                    format!("spec.{field} is empty: the listing needs {what}"),
-                )
-                .at(file, spec.line),
-            );
         }
     }
 }
