@@ -9,6 +9,7 @@ pub mod images;
 pub mod loader;
 pub mod media_type;
 pub mod model;
+pub mod pin;
 
 pub use csv::Csv;
 pub use csv_json::CsvJson;
