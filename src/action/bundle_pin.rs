@@ -119,7 +119,11 @@ fn pinned_text(written: &str, reference: &Reference, digest: &str) -> String {
 }
 
 fn site_label(file: &Path, s: &ImageSite) -> String {
-    let who = if s.name.is_empty() { String::new() } else { format!(" {}", s.name) };
+    let who = if s.name.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", s.name)
+    };
     format!("{}:{} ({}{who})", file.display(), s.line, s.kind.label())
 }
 
@@ -134,7 +138,10 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
                 Some(f) => format!("no ClusterServiceVersion could be read ({f} does not parse)"),
                 None => "no ClusterServiceVersion in the bundle".to_string(),
             };
-            return Err(PinError::Csv { dir: dir.to_path_buf(), why });
+            return Err(PinError::Csv {
+                dir: dir.to_path_buf(),
+                why,
+            });
         }
         more => {
             return Err(PinError::Csv {
@@ -148,21 +155,27 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
     // The positions are the text's own: parse it again rather than trust a cached tree.
     let docs = yaml::parse_stream(&text).map_err(|e| PinError::Edit {
         file: file.clone(),
-        source: EditError { line: e.line, message: e.message },
+        source: EditError {
+            line: e.line,
+            message: e.message,
+        },
     })?;
     let root = docs
         .into_iter()
         .nth(object.doc)
         .map(|d| d.root)
-        .ok_or_else(|| PinError::Csv { dir: dir.to_path_buf(), why: format!("{} changed while it was read", object.file) })?;
+        .ok_or_else(|| PinError::Csv {
+            dir: dir.to_path_buf(),
+            why: format!("{} changed while it was read", object.file),
+        })?;
     let sites = pin::image_sites(&root);
 
     // Parse each distinct image; resolve those that parse.
     let mut parsed: BTreeMap<String, Result<Reference, String>> = BTreeMap::new();
     for s in &sites {
-        parsed
-            .entry(s.image.clone())
-            .or_insert_with(|| Reference::parse(&s.image).map_err(|e| format!("not an image reference: {}", e.reason)));
+        parsed.entry(s.image.clone()).or_insert_with(|| {
+            Reference::parse(&s.image).map_err(|e| format!("not an image reference: {}", e.reason))
+        });
     }
     let references: Vec<&Reference> = parsed.values().filter_map(|r| r.as_ref().ok()).collect();
     let resolved = resolve_images::resolve_all(places, references);
@@ -200,7 +213,10 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
                 });
             }
             Some(Err(ResolveError::NotFound { attempts, .. })) => {
-                let tried = attempts.iter().map(|(p, w)| format!("{p}: {w}")).collect::<Vec<_>>();
+                let tried = attempts
+                    .iter()
+                    .map(|(p, w)| format!("{p}: {w}"))
+                    .collect::<Vec<_>>();
                 unresolved.push(fail(if tried.is_empty() {
                     "no place may be contacted for it (its source is blocked and no mirror serves this kind of reference)".to_string()
                 } else {
@@ -212,14 +228,22 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
         }
     }
     if !unresolved.is_empty() {
-        return Err(PinError::Unresolved { unresolved, total: parsed.len() });
+        return Err(PinError::Unresolved {
+            unresolved,
+            total: parsed.len(),
+        });
     }
 
     let edits: Vec<Edit> = sites
         .iter()
         .filter_map(|s| {
             let new = pinned_of.get(&s.image)?;
-            (new != &s.image).then(|| Edit { line: s.line, col: s.col, old: s.image.clone(), new: new.clone() })
+            (new != &s.image).then(|| Edit {
+                line: s.line,
+                col: s.col,
+                old: s.image.clone(),
+                new: new.clone(),
+            })
         })
         .collect();
     let listed: BTreeSet<&str> = sites
@@ -239,7 +263,9 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
         .filter(|s| !matches!(s.kind, SiteKind::RelatedImage | SiteKind::Annotation))
         .chain(sites.iter().filter(|s| s.kind == SiteKind::Annotation));
     for s in namers {
-        let Some(image) = pinned_of.get(&s.image) else { continue };
+        let Some(image) = pinned_of.get(&s.image) else {
+            continue;
+        };
         if listed.contains(image.as_str()) || added.iter().any(|a| &a.image == image) {
             continue;
         }
@@ -251,18 +277,37 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
             n += 1;
         }
         names.insert(name.clone());
-        added.push(NewRelatedImage { name, image: image.clone() });
+        added.push(NewRelatedImage {
+            name,
+            image: image.clone(),
+        });
     }
 
     let mut images_sorted = images;
     images_sorted.sort_by(|a, b| a.image.cmp(&b.image));
     if edits.is_empty() && added.is_empty() {
-        return Ok(PinReport { csv: file, images: images_sorted, added, changed: false });
+        return Ok(PinReport {
+            csv: file,
+            images: images_sorted,
+            added,
+            changed: false,
+        });
     }
-    let out = pin::rewrite(&text, &root, &edits, &added).map_err(|source| PinError::Edit { file: file.clone(), source })?;
-    verify(&out, object.doc, &sites, &pinned_of, &added).map_err(|why| PinError::Verify { file: file.clone(), why })?;
+    let out = pin::rewrite(&text, &root, &edits, &added).map_err(|source| PinError::Edit {
+        file: file.clone(),
+        source,
+    })?;
+    verify(&out, object.doc, &sites, &pinned_of, &added).map_err(|why| PinError::Verify {
+        file: file.clone(),
+        why,
+    })?;
     fsio::write(&file, out.as_bytes(), fsio::Options::edit(0o644))?;
-    Ok(PinReport { csv: file, images: images_sorted, added, changed: true })
+    Ok(PinReport {
+        csv: file,
+        images: images_sorted,
+        added,
+        changed: true,
+    })
 }
 
 /// The edited text, parsed again, names the pinned images at the same places and lists the
@@ -275,21 +320,40 @@ fn verify(
     added: &[NewRelatedImage],
 ) -> Result<(), String> {
     let docs = yaml::parse_stream(out).map_err(|e| e.to_string())?;
-    let root = docs.into_iter().nth(doc).map(|d| d.root).ok_or("the document is gone")?;
+    let root = docs
+        .into_iter()
+        .nth(doc)
+        .map(|d| d.root)
+        .ok_or("the document is gone")?;
     let after = pin::image_sites(&root);
     let want: Vec<(SiteKind, String, String)> = before
         .iter()
-        .map(|s| (s.kind, s.name.clone(), pinned_of.get(&s.image).cloned().unwrap_or_default()))
-        .chain(added.iter().map(|a| (SiteKind::RelatedImage, a.name.clone(), a.image.clone())))
+        .map(|s| {
+            (
+                s.kind,
+                s.name.clone(),
+                pinned_of.get(&s.image).cloned().unwrap_or_default(),
+            )
+        })
+        .chain(
+            added
+                .iter()
+                .map(|a| (SiteKind::RelatedImage, a.name.clone(), a.image.clone())),
+        )
         .collect();
-    let got: Vec<(SiteKind, String, String)> = after.iter().map(|s| (s.kind, s.name.clone(), s.image.clone())).collect();
+    let got: Vec<(SiteKind, String, String)> = after
+        .iter()
+        .map(|s| (s.kind, s.name.clone(), s.image.clone()))
+        .collect();
     if want != got {
         let first = want
             .iter()
             .zip(&got)
             .find(|(w, g)| w != g)
             .map(|(w, g)| format!("expected {} {:?}, found {:?}", w.0.label(), w.2, g.2))
-            .unwrap_or_else(|| format!("{} image places expected, {} found", want.len(), got.len()));
+            .unwrap_or_else(|| {
+                format!("{} image places expected, {} found", want.len(), got.len())
+            });
         return Err(first);
     }
     Ok(())

@@ -69,16 +69,30 @@ fn push_as(host: &str, image: &str, work: &Path) {
         ])
         .output()
         .expect("run skopeo");
-    assert!(out.status.success(), "skopeo copy {image}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "skopeo copy {image}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// skopeo's digest of `host/image`.
 fn skopeo_digest(host: &str, image: &str) -> String {
     let out = std::process::Command::new("skopeo")
-        .args(["inspect", "--tls-verify=false", "--format", "{{.Digest}}", &format!("docker://{host}/{image}")])
+        .args([
+            "inspect",
+            "--tls-verify=false",
+            "--format",
+            "{{.Digest}}",
+            &format!("docker://{host}/{image}"),
+        ])
         .output()
         .expect("run skopeo");
-    assert!(out.status.success(), "skopeo inspect {image}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "skopeo inspect {image}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -106,7 +120,10 @@ const BOTH: [(&str, &str); 2] = [
 ];
 
 fn registries_of(images: &[String]) -> Vec<String> {
-    let mut r: Vec<String> = images.iter().map(|i| i.split('/').next().unwrap_or("").to_string()).collect();
+    let mut r: Vec<String> = images
+        .iter()
+        .map(|i| i.split('/').next().unwrap_or("").to_string())
+        .collect();
     r.sort();
     r.dedup();
     r
@@ -121,7 +138,10 @@ fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                out.insert(p.strip_prefix(dir).expect("under").to_path_buf(), std::fs::read(&p).expect("read"));
+                out.insert(
+                    p.strip_prefix(dir).expect("under").to_path_buf(),
+                    std::fs::read(&p).expect("read"),
+                );
             }
         }
     }
@@ -145,14 +165,29 @@ fn run_pin(dir: &Path, config: &Path) -> (bool, String, String) {
 }
 
 fn validate_summary(dir: &Path) -> String {
-    let out = olmpack().args(["bundle", "validate"]).arg(dir).output().expect("run olmpack");
+    let out = olmpack()
+        .args(["bundle", "validate"])
+        .arg(dir)
+        .output()
+        .expect("run olmpack");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    format!("{:?} {}", out.status.code(), text.lines().last().unwrap_or("").split(": ").nth(1).unwrap_or(""))
+    format!(
+        "{:?} {}",
+        out.status.code(),
+        text.lines()
+            .last()
+            .unwrap_or("")
+            .split(": ")
+            .nth(1)
+            .unwrap_or("")
+    )
 }
 
 #[test]
 fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
-    let Some(corpus) = shared_corpus() else { return };
+    let Some(corpus) = shared_corpus() else {
+        return;
+    };
     if !tool("skopeo", "skopeo") {
         return;
     }
@@ -179,7 +214,10 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
         let (ok, _, stderr) = run_pin(&dir, &idms_only);
         assert!(!ok, "{rel}: tags resolved through digest-only mirrors");
         for i in &images {
-            assert!(stderr.contains(&format!("error: {i}: ")), "{rel}: {i} not named:\n{stderr}");
+            assert!(
+                stderr.contains(&format!("error: {i}: ")),
+                "{rel}: {i} not named:\n{stderr}"
+            );
         }
         assert_eq!(files_of(&dir), before, "{rel}: a failed pin changed files");
 
@@ -196,7 +234,10 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
             let name = i.rsplit_once(':').expect("tag").0;
             let pinned = format!("{name}@{digest}");
             assert!(csv_after.contains(&pinned), "{rel}: {pinned} not written");
-            assert!(!csv_after.contains(&format!("{i}\n")), "{rel}: {i} left by tag");
+            assert!(
+                !csv_after.contains(&format!("{i}\n")),
+                "{rel}: {i} left by tag"
+            );
             pinned_of.insert(i.clone(), pinned);
         }
 
@@ -205,7 +246,12 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
         let after = files_of(&dir);
         for (path, bytes) in &before {
             if dir.join(path) != csv_path {
-                assert_eq!(after.get(path), Some(bytes), "{rel}: {} changed", path.display());
+                assert_eq!(
+                    after.get(path),
+                    Some(bytes),
+                    "{rel}: {} changed",
+                    path.display()
+                );
             }
         }
         assert_eq!(after.len(), before.len());
@@ -214,19 +260,37 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
         let mut b = 0;
         let mut added = Vec::new();
         for line in &after_lines {
-            let restored = pinned_of.iter().fold(line.to_string(), |l, (tag, pin)| l.replace(pin.as_str(), tag));
+            let restored = pinned_of.iter().fold(line.to_string(), |l, (tag, pin)| {
+                l.replace(pin.as_str(), tag)
+            });
             if b < before_lines.len() && restored == before_lines[b] {
                 b += 1;
             } else {
                 added.push(line.to_string());
             }
         }
-        assert_eq!(b, before_lines.len(), "{rel}: an original line was lost or changed beyond its image");
-        assert!(!added.is_empty() && added.len() % 2 == 0, "{rel}: added {added:?}");
+        assert_eq!(
+            b,
+            before_lines.len(),
+            "{rel}: an original line was lost or changed beyond its image"
+        );
+        assert!(
+            !added.is_empty() && added.len() % 2 == 0,
+            "{rel}: added {added:?}"
+        );
         for pair in added.chunks(2) {
-            let image = pair[0].trim_start().strip_prefix("- image: ").expect("an added entry starts with its image");
-            assert!(pinned_of.values().any(|p| p == image), "{rel}: added {image}");
-            assert!(pair[1].trim_start().starts_with("name: "), "{rel}: {pair:?}");
+            let image = pair[0]
+                .trim_start()
+                .strip_prefix("- image: ")
+                .expect("an added entry starts with its image");
+            assert!(
+                pinned_of.values().any(|p| p == image),
+                "{rel}: added {image}"
+            );
+            assert!(
+                pair[1].trim_start().starts_with("name: "),
+                "{rel}: {pair:?}"
+            );
         }
         // spec.relatedImages now lists every image.
         for pinned in pinned_of.values() {
@@ -249,7 +313,9 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
 
 #[test]
 fn a_registry_whose_digest_header_lies_is_refused() {
-    let Some(corpus) = shared_corpus() else { return };
+    let Some(corpus) = shared_corpus() else {
+        return;
+    };
     if !tool("skopeo", "skopeo") {
         return;
     }
@@ -277,19 +343,29 @@ fn a_registry_whose_digest_header_lies_is_refused() {
         }
     });
     let config = work.path().join("mirrors.yaml");
-    std::fs::write(&config, mirror_sets(&registries_of(&images), &proxy.host(), &BOTH)).expect("write");
+    std::fs::write(
+        &config,
+        mirror_sets(&registries_of(&images), &proxy.host(), &BOTH),
+    )
+    .expect("write");
     let (ok, _, stderr) = run_pin(&dir, &config);
     assert!(!ok, "a lying registry was believed");
     assert!(
         stderr.contains(&format!("error: {liar}: ")) && stderr.contains("refused"),
         "{stderr}"
     );
-    assert_eq!(std::fs::read_to_string(csv_of(&dir)).expect("csv"), csv_before, "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(csv_of(&dir)).expect("csv"),
+        csv_before,
+        "nothing written"
+    );
 }
 
 #[test]
 fn offline_pinning_reads_oci_layouts_only() {
-    let Some(corpus) = shared_corpus() else { return };
+    let Some(corpus) = shared_corpus() else {
+        return;
+    };
     let work = tempfile::tempdir().expect("tempdir");
     let dir = work.path().join("b");
     copy_dir(&corpus.join("bundles").join(BUNDLES[0]), &dir);
@@ -304,7 +380,12 @@ fn offline_pinning_reads_oci_layouts_only() {
         let build = work.path().join(format!("build{n}"));
         std::fs::create_dir_all(&build).expect("mkdir");
         let content = format!("the image {i}\n");
-        let built = image_from_layers(&build, &[vec![("etc/which", content.as_bytes())]], serde_json::json!({}), serde_json::json!({}));
+        let built = image_from_layers(
+            &build,
+            &[vec![("etc/which", content.as_bytes())]],
+            serde_json::json!({}),
+            serde_json::json!({}),
+        );
         if n + 1 < images.len() {
             write_layout(&built, &layouts.join(name), tag);
         }
@@ -321,15 +402,28 @@ fn offline_pinning_reads_oci_layouts_only() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     let missing = images.last().expect("an image");
-    assert!(stderr.contains(&format!("error: {missing}: ")) && stderr.contains("not in any --layout folder"), "{stderr}");
-    assert_eq!(stderr.matches("error: ").count(), 2, "only the missing image (and the summary): {stderr}");
+    assert!(
+        stderr.contains(&format!("error: {missing}: "))
+            && stderr.contains("not in any --layout folder"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("error: ").count(),
+        2,
+        "only the missing image (and the summary): {stderr}"
+    );
     assert_eq!(std::fs::read_to_string(&csv_path).expect("csv"), csv_before);
 
     let (name, tag) = missing.rsplit_once(':').expect("tag");
     let build = work.path().join("last");
     std::fs::create_dir_all(&build).expect("mkdir");
     let content = format!("the image {missing}\n");
-    let built = image_from_layers(&build, &[vec![("etc/which", content.as_bytes())]], serde_json::json!({}), serde_json::json!({}));
+    let built = image_from_layers(
+        &build,
+        &[vec![("etc/which", content.as_bytes())]],
+        serde_json::json!({}),
+        serde_json::json!({}),
+    );
     write_layout(&built, &layouts.join(name), tag);
     let out = olmpack()
         .args(["bundle", "pin"])
@@ -339,10 +433,17 @@ fn offline_pinning_reads_oci_layouts_only() {
         .arg(&layouts)
         .output()
         .expect("run olmpack");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv_after = std::fs::read_to_string(&csv_path).expect("csv");
     for (i, d) in &digests {
         let name = i.rsplit_once(':').expect("tag").0;
-        assert!(csv_after.contains(&format!("{name}@{d}")), "{i} not pinned to {d}");
+        assert!(
+            csv_after.contains(&format!("{name}@{d}")),
+            "{i} not pinned to {d}"
+        );
     }
 }

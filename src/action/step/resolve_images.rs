@@ -45,7 +45,10 @@ impl Opener for PlaceOpener<'_> {
             return Err(if self.0.layouts.is_empty() {
                 "--offline and no --layout".to_string()
             } else {
-                format!("not in any --layout folder (looked for {}/{})", r.registry, r.repository)
+                format!(
+                    "not in any --layout folder (looked for {}/{})",
+                    r.registry, r.repository
+                )
             });
         }
         let mut options = self.0.registry.clone();
@@ -67,11 +70,8 @@ pub fn resolve_all<'a>(
     let opener = PlaceOpener(places);
     let mut out = BTreeMap::new();
     for r in references {
-        let key = r.to_string();
-        if !out.contains_key(&key) {
-            let got = resolve::resolve(&places.mirrors, r, &opener);
-            out.insert(key, got);
-        }
+        out.entry(r.to_string())
+            .or_insert_with(|| resolve::resolve(&places.mirrors, r, &opener));
     }
     out
 }

@@ -79,7 +79,11 @@ pub fn run(args: &Args) -> Outcome {
     for a in &report.added {
         outln!("added to spec.relatedImages: {} {}", a.name, a.image)?;
     }
-    let state = if report.changed { "written" } else { "unchanged" };
+    let state = if report.changed {
+        "written"
+    } else {
+        "unchanged"
+    };
     outln!(
         "{} images, 100% pinned; {} {state}",
         report.images.len(),

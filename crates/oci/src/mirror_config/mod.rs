@@ -175,7 +175,10 @@ impl MirrorConfig {
     /// Where to read `reference` from, in order (`PullSourcesFromReference`): the mirrors that
     /// may serve it, then the source unless it is blocked. A reference no rule matches is read
     /// from where it says.
-    pub fn pull_sources(&self, reference: &Reference) -> Result<Vec<PullSource>, MirrorConfigError> {
+    pub fn pull_sources(
+        &self,
+        reference: &Reference,
+    ) -> Result<Vec<PullSource>, MirrorConfigError> {
         let Some(rule) = self.rule_for(reference) else {
             return Ok(vec![PullSource {
                 reference: reference.clone(),
@@ -235,7 +238,11 @@ pub fn matching_prefix(full: &str, prefix: &str) -> Option<usize> {
 
 /// `reference` with the rule's matched prefix replaced by `location` (`rewriteReference`); an
 /// empty location (a wildcard rule's source) leaves it as it is.
-fn rewrite(reference: &Reference, rule: &Rule, location: &str) -> Result<Reference, MirrorConfigError> {
+fn rewrite(
+    reference: &Reference,
+    rule: &Rule,
+    location: &str,
+) -> Result<Reference, MirrorConfigError> {
     if location.is_empty() {
         return Ok(reference.clone());
     }
@@ -270,17 +277,25 @@ fn parse_file(path: &Path, text: &str) -> Result<Vec<Rule>, MirrorConfigError> {
 pub(crate) fn clean_location(input: &str, what: &str) -> Result<String, String> {
     let trimmed = input.trim_end_matches('/');
     if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return Err(format!("invalid {what} {input:?}: URI schemes are not supported"));
+        return Err(format!(
+            "invalid {what} {input:?}: URI schemes are not supported"
+        ));
     }
     if trimmed.is_empty() {
         return Ok(String::new());
     }
     let probe = trimmed.strip_prefix("*.").unwrap_or(trimmed);
     // A location names a registry host first: check it parses as one with a repository under it.
-    let named = if probe.contains('/') || probe.contains('.') || probe.contains(':') || probe == "localhost" {
+    let named = if probe.contains('/')
+        || probe.contains('.')
+        || probe.contains(':')
+        || probe == "localhost"
+    {
         format!("{probe}/x")
     } else {
-        return Err(format!("invalid {what} {input:?}: it must start with a registry host (with a '.' or a port)"));
+        return Err(format!(
+            "invalid {what} {input:?}: it must start with a registry host (with a '.' or a port)"
+        ));
     };
     Reference::parse(&named).map_err(|e| format!("invalid {what} {input:?}: {}", e.reason))?;
     Ok(trimmed.to_string())

@@ -42,7 +42,12 @@ fn object(v: &Value, path: &Path, line: usize, rules: &mut Vec<Rule>) -> Result<
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
     let (list_key, used_for) = match kind {
         "List" => {
-            for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
+            for item in v
+                .get("items")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 object(item, path, line, rules)?;
             }
             return Ok(());
@@ -60,7 +65,11 @@ fn object(v: &Value, path: &Path, line: usize, rules: &mut Vec<Rule>) -> Result<
     let entries = match entries {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Array(a)) => a,
-        Some(_) => return Err(format!("{kind} at line {line}: spec.{list_key} is not a list")),
+        Some(_) => {
+            return Err(format!(
+                "{kind} at line {line}: spec.{list_key} is not a list"
+            ));
+        }
     };
     for (i, e) in entries.iter().enumerate() {
         let at = format!("{kind} at line {line}: spec.{list_key}[{i}]");
@@ -93,7 +102,12 @@ fn object(v: &Value, path: &Path, line: usize, rules: &mut Vec<Rule>) -> Result<
             }
         };
         let mut mirrors = Vec::new();
-        for m in map.get("mirrors").and_then(Value::as_array).into_iter().flatten() {
+        for m in map
+            .get("mirrors")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let m = m
                 .as_str()
                 .ok_or_else(|| format!("{at}: a mirror is not a string"))?;

@@ -63,7 +63,9 @@ pub fn looks_like_toml(text: &str) -> bool {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| l.starts_with('[') || l.split_once('=').is_some_and(|(k, _)| !k.contains(':')))
+        .is_some_and(|l| {
+            l.starts_with('[') || l.split_once('=').is_some_and(|(k, _)| !k.contains(':'))
+        })
 }
 
 /// The rules of a registries.conf.

@@ -12,8 +12,8 @@
 
 use super::{MirrorConfig, MirrorConfigError, PullSource};
 use crate::reference::Reference;
-use crate::registry::repository::{Repository, RepositoryError};
 use crate::registry::RegistryError;
+use crate::registry::repository::{Repository, RepositoryError};
 
 /// Opens the repository of one place (a registry repository, or an OCI layout).
 pub trait Opener {

@@ -48,7 +48,11 @@ fn containers_image_prefix_matching_table() {
         ("example.com/foo", "example.com", Some(11)),
         ("example.com/foo/bar", "example.com/foo", Some(15)),
         ("example.com/foo/bar:baz", "example.com/foo/bar", Some(19)),
-        ("example.com/foo/bar@sha256:x", "example.com/foo/bar", Some(19)),
+        (
+            "example.com/foo/bar@sha256:x",
+            "example.com/foo/bar",
+            Some(19),
+        ),
         ("example.com/foo-bar", "example.com/foo", None),
         ("sub.example.com/foo", "*.example.com", Some(15)),
         ("example.com/foo", "*.example.com", None),
@@ -79,7 +83,10 @@ fn idms_mirrors_serve_digests_only_in_order_then_the_source() {
     );
     assert!(sources(&c, "quay.io/org/special/x:v1").is_empty());
     // No rule: the reference itself.
-    assert_eq!(sources(&c, "docker.io/library/busybox:1"), vec!["docker.io/library/busybox:1"]);
+    assert_eq!(
+        sources(&c, "docker.io/library/busybox:1"),
+        vec!["docker.io/library/busybox:1"]
+    );
 }
 
 #[test]
@@ -90,9 +97,16 @@ fn an_itms_and_an_idms_for_one_source_merge() {
     let c = config(&[("idms.yaml", IDMS), ("itms.yaml", &itms)]).expect("loads");
     assert_eq!(
         sources(&c, "quay.io/org/op:v1"),
-        vec!["mirror.local:5000/one/op:v1", "mirror.local:5000/two/op:v1", "quay.io/org/op:v1"]
+        vec![
+            "mirror.local:5000/one/op:v1",
+            "mirror.local:5000/two/op:v1",
+            "quay.io/org/op:v1"
+        ]
     );
-    assert_eq!(sources(&c, "quay.io/org/special/x:v1"), vec!["other.local/special/x:v1"]);
+    assert_eq!(
+        sources(&c, "quay.io/org/special/x:v1"),
+        vec!["other.local/special/x:v1"]
+    );
 }
 
 #[test]
@@ -116,8 +130,14 @@ mirror-by-digest-only = true
 location = "m3.local"
 "#;
     let c = config(&[("registries.conf", conf)]).expect("loads");
-    assert_eq!(sources(&c, "quay.io/org/op:v1"), vec!["m1.local/org/op:v1", "m2.local/org/op:v1"]);
-    assert_eq!(sources(&c, &format!("quay.io/org/op@{D}")), vec![format!("m2.local/org/op@{D}")]);
+    assert_eq!(
+        sources(&c, "quay.io/org/op:v1"),
+        vec!["m1.local/org/op:v1", "m2.local/org/op:v1"]
+    );
+    assert_eq!(
+        sources(&c, &format!("quay.io/org/op@{D}")),
+        vec![format!("m2.local/org/op@{D}")]
+    );
     let insecure: Vec<bool> = c
         .pull_sources(&Reference::parse("quay.io/org/op:v1").expect("ref"))
         .expect("sources")
@@ -125,24 +145,42 @@ location = "m3.local"
         .map(|s| s.insecure)
         .collect();
     assert_eq!(insecure, vec![false, true]);
-    assert_eq!(sources(&c, "registry.example.com/a/b:v1"), vec!["registry.example.com/a/b:v1"]);
+    assert_eq!(
+        sources(&c, "registry.example.com/a/b:v1"),
+        vec!["registry.example.com/a/b:v1"]
+    );
     assert_eq!(
         sources(&c, &format!("registry.example.com/a/b@{D}")),
-        vec![format!("m3.local/a/b@{D}"), format!("registry.example.com/a/b@{D}")]
+        vec![
+            format!("m3.local/a/b@{D}"),
+            format!("registry.example.com/a/b@{D}")
+        ]
     );
 }
 
 #[test]
 fn what_is_not_understood_is_refused_by_name() {
     for (name, text, says) in [
-        ("a.conf", "[[registry]]\nlocation = \"a.io\"\nfoo = 1\n", "foo"),
-        ("b.conf", "[registries.search]\nregistries = [\"a.io\"]\n", "registries"),
+        (
+            "a.conf",
+            "[[registry]]\nlocation = \"a.io\"\nfoo = 1\n",
+            "foo",
+        ),
+        (
+            "b.conf",
+            "[registries.search]\nregistries = [\"a.io\"]\n",
+            "registries",
+        ),
         (
             "c.conf",
             "[[registry]]\nlocation = \"a.io\"\nmirror-by-digest-only = true\n[[registry.mirror]]\nlocation = \"b.io\"\npull-from-mirror = \"all\"\n",
             "at the same time",
         ),
-        ("d.conf", "[[registry]]\nlocation = \"https://a.io\"\n", "URI schemes"),
+        (
+            "d.conf",
+            "[[registry]]\nlocation = \"https://a.io\"\n",
+            "URI schemes",
+        ),
         ("e.yaml", "kind: ConfigMap\n", "ConfigMap"),
         (
             "f.yaml",

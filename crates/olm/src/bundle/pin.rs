@@ -85,7 +85,10 @@ pub fn image_sites(csv: &Node) -> Vec<ImageSite> {
         out.extend(site(SiteKind::Annotation, "", n));
     }
     let install = csv.member("spec").and_then(|s| s.field("install"));
-    let deployment = install.and_then(|i| i.field("strategy")).and_then(Tree::text) == Some("deployment");
+    let deployment = install
+        .and_then(|i| i.field("strategy"))
+        .and_then(Tree::text)
+        == Some("deployment");
     let deployments = install
         .and_then(|i| i.field("spec"))
         .and_then(|s| s.field("deployments"));
@@ -99,7 +102,11 @@ pub fn image_sites(csv: &Node) -> Vec<ImageSite> {
                 ("containers", SiteKind::Container),
                 ("initContainers", SiteKind::InitContainer),
             ] {
-                for c in pod.and_then(|p| p.field(list)).map(Tree::items).unwrap_or_default() {
+                for c in pod
+                    .and_then(|p| p.field(list))
+                    .map(Tree::items)
+                    .unwrap_or_default()
+                {
                     let name = text_of(c, "name");
                     if let Some(n) = c.field("image") {
                         out.extend(site(kind, name, n));
@@ -141,9 +148,19 @@ pub fn suggested_name(site: &ImageSite) -> String {
     let name: String = raw
         .to_ascii_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
-    if name.is_empty() { "image".to_string() } else { name }
+    if name.is_empty() {
+        "image".to_string()
+    } else {
+        name
+    }
 }
 
 /// One scalar replaced: the image at `line`:`col` (as [`ImageSite`] gives it) becomes `new`.
@@ -212,19 +229,36 @@ fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, 
     match this_line.chars().next() {
         Some(q @ ('"' | '\'')) => {
             let inner = &this_line[1..];
-            let close = inner
-                .find(q)
-                .ok_or_else(|| err(line, "the quoted image continues on the next line; pin edits one-line scalars only"))?;
+            let close = inner.find(q).ok_or_else(|| {
+                err(
+                    line,
+                    "the quoted image continues on the next line; pin edits one-line scalars only",
+                )
+            })?;
             if &inner[..close] != old || (q == '\'' && inner[close + 1..].starts_with('\'')) {
-                return Err(err(line, format!("the quoted scalar here is not written as {old:?} (escapes are not edited)")));
+                return Err(err(
+                    line,
+                    format!(
+                        "the quoted scalar here is not written as {old:?} (escapes are not edited)"
+                    ),
+                ));
             }
             Ok((at + 1, at + 1 + old.len()))
         }
-        Some('|' | '>') => Err(err(line, "the image is a block scalar; pin edits one-line scalars only")),
-        Some('&' | '*' | '!') => Err(err(line, "the image is written with an anchor, alias or tag; pin does not edit those")),
+        Some('|' | '>') => Err(err(
+            line,
+            "the image is a block scalar; pin edits one-line scalars only",
+        )),
+        Some('&' | '*' | '!') => Err(err(
+            line,
+            "the image is written with an anchor, alias or tag; pin does not edit those",
+        )),
         _ => {
             if !this_line.starts_with(old) {
-                return Err(err(line, format!("the text here is not the image {old:?} (a multi-line plain scalar?)")));
+                return Err(err(
+                    line,
+                    format!("the text here is not the image {old:?} (a multi-line plain scalar?)"),
+                ));
             }
             let after = this_line[old.len()..].trim_end_matches('\r');
             let rest_of_line = after.trim_start();
@@ -232,10 +266,16 @@ fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, 
                 || (after.starts_with([' ', '\t']) && rest_of_line.starts_with('#'))
                 || rest_of_line.starts_with([',', ']', '}']);
             if !ends {
-                return Err(err(line, format!("the scalar here is longer than the image {old:?}")));
+                return Err(err(
+                    line,
+                    format!("the scalar here is longer than the image {old:?}"),
+                ));
             }
             if rest_of_line.is_empty() && continues(text, at) {
-                return Err(err(line, "the image continues on the next line; pin edits one-line scalars only"));
+                return Err(err(
+                    line,
+                    "the image continues on the next line; pin edits one-line scalars only",
+                ));
             }
             Ok((at, at + old.len()))
         }
@@ -267,7 +307,12 @@ fn continues(text: &str, at: usize) -> bool {
 
 /// `text` with every edit applied and `added` inserted as `spec.relatedImages` entries of the
 /// CSV whose root is `csv` (parsed from `text`); nothing else changes.
-pub fn rewrite(text: &str, csv: &Node, edits: &[Edit], added: &[NewRelatedImage]) -> Result<String, EditError> {
+pub fn rewrite(
+    text: &str,
+    csv: &Node,
+    edits: &[Edit],
+    added: &[NewRelatedImage],
+) -> Result<String, EditError> {
     let starts = line_starts(text);
     let mut changes: Vec<(usize, usize, String)> = Vec::new();
     for e in edits {
@@ -391,10 +436,23 @@ fn insertion(
     let spec = csv
         .get("spec")
         .filter(|s| s.as_map().is_some())
-        .ok_or_else(|| err(csv.line, "the CSV has no spec mapping to add relatedImages to"))?;
-    let flow = |n: &Node| line_text(text, starts, n.line)[..].chars().nth(n.col - 1).is_some_and(|c| c == '{' || c == '[');
+        .ok_or_else(|| {
+            err(
+                csv.line,
+                "the CSV has no spec mapping to add relatedImages to",
+            )
+        })?;
+    let flow = |n: &Node| {
+        line_text(text, starts, n.line)[..]
+            .chars()
+            .nth(n.col - 1)
+            .is_some_and(|c| c == '{' || c == '[')
+    };
     if flow(spec) {
-        return Err(err(spec.line, "spec is written in flow style (JSON?); pin cannot add relatedImages to it"));
+        return Err(err(
+            spec.line,
+            "spec is written in flow style (JSON?); pin cannot add relatedImages to it",
+        ));
     }
     let line_start = |line: usize| starts.get(line - 1).copied().unwrap_or(text.len());
     let after_line = |line: usize| -> (usize, &'static str) {
@@ -408,30 +466,46 @@ fn insertion(
             let items = list.as_seq().unwrap_or(&[]);
             let first = &items[0];
             if first.as_map().is_none() || flow(first) {
-                return Err(err(first.line, "spec.relatedImages entries are not block mappings; pin cannot add to them"));
+                return Err(err(
+                    first.line,
+                    "spec.relatedImages entries are not block mappings; pin cannot add to them",
+                ));
             }
             let first_line = line_text(text, starts, first.line);
             let key_col = first.col - 1;
             let prefix: String = first_line.chars().take(key_col).collect();
             if !prefix.trim_start().starts_with('-') {
-                return Err(err(first.line, "cannot tell how spec.relatedImages entries are indented"));
+                return Err(err(
+                    first.line,
+                    "cannot tell how spec.relatedImages entries are indented",
+                ));
             }
             let dash_indent = indent_of(&prefix);
             let image_first = first
                 .as_map()
                 .and_then(|m| m.iter().position(|(k, _)| k.text == "image"))
-                .zip(first.as_map().and_then(|m| m.iter().position(|(k, _)| k.text == "name")))
+                .zip(
+                    first
+                        .as_map()
+                        .and_then(|m| m.iter().position(|(k, _)| k.text == "name")),
+                )
                 .is_none_or(|(i, n)| i < n);
             let last = items.last().unwrap_or(first);
             let end = end_line(text, starts, last, dash_indent);
             let (at, lead) = after_line(end);
             let lead = if lead.is_empty() { "" } else { nl };
-            Ok((at, at, format!("{lead}{}", render(added, &prefix, key_col, image_first, nl))))
+            Ok((
+                at,
+                at,
+                format!("{lead}{}", render(added, &prefix, key_col, image_first, nl)),
+            ))
         }
-        Some(list) if !list.is_null() && !(list.as_seq().is_some_and(<[Node]>::is_empty)) => Err(err(
-            list.line,
-            "spec.relatedImages is not a block sequence; pin cannot add to it",
-        )),
+        Some(list) if !list.is_null() && !(list.as_seq().is_some_and(<[Node]>::is_empty)) => {
+            Err(err(
+                list.line,
+                "spec.relatedImages is not a block sequence; pin cannot add to it",
+            ))
+        }
         Some(list) => Err(err(
             list.line,
             "spec.relatedImages is empty or null; write its entries as a block sequence or remove the key",
@@ -445,13 +519,18 @@ fn insertion(
             let body = render(added, &dash, key_col + seq + 2, true, nl);
             let block = format!("{indent}relatedImages:{nl}{body}");
             // Kept in key order when the keys are sorted (as operator-sdk writes them).
-            match entries.iter().find(|(k, _)| k.text.as_str() > "relatedImages") {
+            match entries
+                .iter()
+                .find(|(k, _)| k.text.as_str() > "relatedImages")
+            {
                 Some((k, _)) => {
                     let at = line_start(k.line);
                     Ok((at, at, block))
                 }
                 None => {
-                    let (k, v) = entries.last().ok_or_else(|| err(spec.line, "spec is empty"))?;
+                    let (k, v) = entries
+                        .last()
+                        .ok_or_else(|| err(spec.line, "spec is empty"))?;
                     let end = end_line(text, starts, v, key_col).max(k.line);
                     let (at, lead) = after_line(end);
                     let lead = if lead.is_empty() { "" } else { nl };

@@ -34,7 +34,10 @@ spec:
 const D: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
 
 fn root(text: &str) -> Node {
-    crate::yaml::parse_stream(text).expect("yaml").remove(0).root
+    crate::yaml::parse_stream(text)
+        .expect("yaml")
+        .remove(0)
+        .root
 }
 
 fn pinned(image: &str) -> String {
@@ -45,15 +48,27 @@ fn pinned(image: &str) -> String {
 fn sites_are_every_place_the_issue_names() {
     let csv = root(CSV);
     let sites = image_sites(&csv);
-    let got: Vec<(SiteKind, &str, &str, usize)> =
-        sites.iter().map(|s| (s.kind, s.name.as_str(), s.image.as_str(), s.line)).collect();
+    let got: Vec<(SiteKind, &str, &str, usize)> = sites
+        .iter()
+        .map(|s| (s.kind, s.name.as_str(), s.image.as_str(), s.line))
+        .collect();
     assert_eq!(
         got,
         vec![
             (SiteKind::Annotation, "", "quay.io/org/op:v1", 5),
             (SiteKind::Container, "manager", "quay.io/org/op:v1", 21),
-            (SiteKind::Env, "RELATED_IMAGE_AGENT_X", "quay.io/org/agent:v2", 18),
-            (SiteKind::InitContainer, "init", "docker.io/library/busybox:1", 24),
+            (
+                SiteKind::Env,
+                "RELATED_IMAGE_AGENT_X",
+                "quay.io/org/agent:v2",
+                18
+            ),
+            (
+                SiteKind::InitContainer,
+                "init",
+                "docker.io/library/busybox:1",
+                24
+            ),
         ]
     );
     assert_eq!(suggested_name(&sites[2]), "agent-x");
@@ -79,20 +94,32 @@ fn rewriting_touches_only_the_scalars_and_adds_related_images_in_key_order() {
     let want = CSV
         .replace("quay.io/org/op:v1", &pinned("quay.io/org/op:v1"))
         .replace("quay.io/org/agent:v2", &pinned("quay.io/org/agent:v2"))
-        .replace("docker.io/library/busybox:1", &pinned("docker.io/library/busybox:1"))
+        .replace(
+            "docker.io/library/busybox:1",
+            &pinned("docker.io/library/busybox:1"),
+        )
         .replace(
             "  version: 1.0.0\n",
-            &format!("  relatedImages:\n  - image: {}\n    name: manager\n  version: 1.0.0\n", pinned("quay.io/org/op:v1")),
+            &format!(
+                "  relatedImages:\n  - image: {}\n    name: manager\n  version: 1.0.0\n",
+                pinned("quay.io/org/op:v1")
+            ),
         );
     assert_eq!(out, want);
-    assert!(out.contains("quay.io/not/an-image:v0"), "other env values are left alone");
+    assert!(
+        out.contains("quay.io/not/an-image:v0"),
+        "other env values are left alone"
+    );
 }
 
 #[test]
 fn added_entries_follow_the_existing_entries_style() {
     let text = "kind: ClusterServiceVersion\nspec:\n  relatedImages:\n    -   name: a\n        image: quay.io/a:1\n  version: 1.0.0\n";
     let csv = root(text);
-    let added = vec![NewRelatedImage { name: "b".into(), image: "quay.io/b@x".into() }];
+    let added = vec![NewRelatedImage {
+        name: "b".into(),
+        image: "quay.io/b@x".into(),
+    }];
     let out = rewrite(text, &csv, &[], &added).expect("rewrites");
     assert_eq!(
         out,
@@ -107,8 +134,14 @@ fn added_entries_follow_the_existing_entries_style() {
 #[test]
 fn what_cannot_be_edited_in_place_is_refused_with_its_line() {
     for (text, says) in [
-        ("spec:\n  x:\n    image: quay.io/a:1\n      b\n", "continues"),
-        ("spec:\n  x:\n    image: >-\n      quay.io/a:1\n", "block scalar"),
+        (
+            "spec:\n  x:\n    image: quay.io/a:1\n      b\n",
+            "continues",
+        ),
+        (
+            "spec:\n  x:\n    image: >-\n      quay.io/a:1\n",
+            "block scalar",
+        ),
         ("spec:\n  x:\n    image: \"quay.io/a\\x3a1\"\n", "escapes"),
     ] {
         let csv = root(text);
