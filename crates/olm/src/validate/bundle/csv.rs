@@ -931,38 +931,6 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{Step, spell_trail, walk_at};
-    use crate::yaml::parse_stream;
-
-    #[test]
-    fn paths_are_spelled_with_keys_and_indexes_in_document_order() {
-        let text = "spec:\n  rules:\n  - verbs: [get]\n  - verbs: get\n  - other: 1\n";
-        let docs = parse_stream(text).expect("valid YAML");
-        let root = &docs[0].root;
-        let mut seen = Vec::new();
-        let mut trail = Vec::new();
-        walk_at(
-            root,
-            &["spec", "rules", "*", "verbs"],
-            &mut trail,
-            &mut |t, n| {
-                seen.push((spell_trail(t), n.line));
-            },
-        );
-        assert_eq!(
-            seen,
-            [
-                ("spec.rules[0].verbs".to_string(), 3),
-                ("spec.rules[1].verbs".to_string(), 4)
-            ]
-        );
-        assert!(trail.is_empty(), "the walk leaves the trail as it found it");
-        assert_eq!(spell_trail(&[Step::Index(2), Step::Key("a")]), "[2].a");
-    }
-}
-
 /// `spec.release` (operator-framework/api #454, opm v1.62+): a string of dot-separated
 /// pre-release identifiers, at most 20 characters, numeric ones without leading zeros (the CSV
 /// CRD's `MaxLength` and CEL rules, blang/semver's `NewPRVersion`); no build metadata in
@@ -1034,5 +1002,37 @@ fn release(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
             )
             .at(file, csv.line_of(&["metadata", "name"])),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Step, spell_trail, walk_at};
+    use crate::yaml::parse_stream;
+
+    #[test]
+    fn paths_are_spelled_with_keys_and_indexes_in_document_order() {
+        let text = "spec:\n  rules:\n  - verbs: [get]\n  - verbs: get\n  - other: 1\n";
+        let docs = parse_stream(text).expect("valid YAML");
+        let root = &docs[0].root;
+        let mut seen = Vec::new();
+        let mut trail = Vec::new();
+        walk_at(
+            root,
+            &["spec", "rules", "*", "verbs"],
+            &mut trail,
+            &mut |t, n| {
+                seen.push((spell_trail(t), n.line));
+            },
+        );
+        assert_eq!(
+            seen,
+            [
+                ("spec.rules[0].verbs".to_string(), 3),
+                ("spec.rules[1].verbs".to_string(), 4)
+            ]
+        );
+        assert!(trail.is_empty(), "the walk leaves the trail as it found it");
+        assert_eq!(spell_trail(&[Step::Index(2), Step::Key("a")]), "[2].a");
     }
 }
