@@ -108,6 +108,8 @@ enum BundleCommand {
     Pull(commands::bundle::pull::Args),
     /// Turn a package-manifest package into one registry+v1 bundle folder per version.
     Migrate(commands::bundle::migrate::Args),
+    /// Pin every image the CSV names to a digest (through the registry, mirror configurations or OCI layouts), in place.
+    Pin(commands::bundle::pin::Args),
     /// Render the Kubernetes objects OLM v1 applies for a bundle (as operator-controller does).
     // `--version` picks a catalog bundle here, so the subcommand has no version flag.
     #[command(disable_version_flag = true)]
@@ -141,6 +143,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Inspect(a) => commands::bundle::inspect::run(a),
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
             BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
+            BundleCommand::Pin(a) => commands::bundle::pin::run(a),
             BundleCommand::Render(a) => commands::bundle::render::run(a),
         },
         TopCommand::Copy(a) => commands::copy::run(a),

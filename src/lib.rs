@@ -45,6 +45,6 @@ pub use olmpack_ground::{
     bundle_keys, errors, findings, fsio, gocompat, guard, interrupt, location, parallel, reference,
     semver_range, yaml,
 };
-pub use olmpack_oci::{image, registry, signature, transport};
+pub use olmpack_oci::{image, mirror_config, registry, signature, transport};
 pub use olmpack_olm::{bundle, catalog, legacy, olmv1, scaffold, validate};
 pub use olmpack_serve::{cache, serve};

@@ -42,6 +42,7 @@ pub mod bundle_image;
 pub mod bundle_init;
 pub mod bundle_inspect;
 pub mod bundle_migrate;
+pub mod bundle_pin;
 pub mod bundle_pull;
 pub mod bundle_render;
 pub mod bundle_source;

@@ -7,6 +7,7 @@ mod support;
 mod build_cli;
 mod build_corpus;
 mod build_interop;
+mod bundle_pin;
 mod bundle_render;
 mod cache_owner;
 mod catalog_add;

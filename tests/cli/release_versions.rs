@@ -140,3 +140,52 @@ fn validate_holds_releases_to_opms_rules() {
         "{text}"
     );
 }
+
+/// `bundle init` reads the package from a release-style CSV name
+/// (`<package>-v<version>-<release>`, which has no `.v<version>` suffix to guess from), and
+/// says so when a CSV with a release is not named by that rule.
+#[test]
+fn init_knows_release_names() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (name, note) in [
+        ("kvstore-operator-v1.2.0-3", None),
+        (
+            "kvstore-operator.v1.2.0",
+            Some(
+                "opm and OLM expect it named kvstore-operator-v1.2.0-3, not kvstore-operator.v1.2.0",
+            ),
+        ),
+    ] {
+        let dir = with_release(tmp.path(), name, "\"3\"");
+        std::fs::remove_dir_all(dir.join("metadata")).expect("no metadata yet");
+        let out = olmpack()
+            .args(["bundle", "init"])
+            .arg(&dir)
+            .args(["--channels", "stable"])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // A misnamed CSV is still scaffolded; init's check of the result then fails on it.
+        assert_eq!(
+            out.status.code(),
+            Some(if note.is_some() { 1 } else { 0 }),
+            "{name}: {stderr}{stdout}"
+        );
+        let ann = std::fs::read_to_string(dir.join("metadata/annotations.yaml")).expect("written");
+        assert!(
+            ann.contains(
+                "operators.operatorframework.io.bundle.package.v1: \"kvstore-operator\"\n"
+            ),
+            "{name}: {ann}"
+        );
+        let said = format!("{stdout}{stderr}");
+        match note {
+            Some(n) => assert!(
+                said.contains(n) && said.contains("error[csv/release]"),
+                "{name}: {said}"
+            ),
+            None => assert!(!said.contains("spec.release"), "{name}: {said}"),
+        }
+    }
+}

@@ -486,6 +486,11 @@ fn cases() -> Vec<Case> {
         err("csv__name__replaces", "csv/name", CSV, 27),
         err("csv__version", "csv/version", CSV, 26),
         warn("csv__version__missing", "csv/version", CSV, 23),
+        err("csv__release", "csv/release", CSV, 27).message("leading zero"),
+        err("csv__release__name", "csv/release", CSV, 4)
+            .message("does not match expected name \"kvstore-operator-v1.2.0-1\""),
+        err("csv__release__build-metadata", "csv/release", CSV, 26).message("build metadata"),
+        err("csv__release__type", "csv/release", CSV, 27).message("is not a string"),
         err("csv__install-modes", "csv/install-modes", CSV, 23).message("install modes not found"),
         err(
             "csv__install-modes__duplicate",

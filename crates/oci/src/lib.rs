@@ -13,6 +13,7 @@
 use olmpack_ground::{bundle_keys, errors, fsio, guard, interrupt, location, reference, yaml};
 
 pub mod image;
+pub mod mirror_config;
 pub mod registry;
 pub mod signature;
 pub mod transport;

@@ -27,4 +27,5 @@ pub mod build;
 pub mod deliver;
 pub mod filter;
 pub mod policy;
+pub mod resolve_images;
 pub mod sign;

@@ -4,6 +4,7 @@ pub mod build;
 pub mod init;
 pub mod inspect;
 pub mod migrate;
+pub mod pin;
 pub mod pull;
 pub mod render;
 pub mod validate;

@@ -10,6 +10,7 @@ pub mod loader;
 pub mod media_type;
 pub mod metadata;
 pub mod model;
+pub mod pin;
 
 pub use csv::Csv;
 pub use csv_json::CsvJson;

@@ -72,7 +72,34 @@ pub fn parse_release(text: &str) -> Result<Prerelease, String> {
             "invalid release {text:?}: exceeds maximum length of {RELEASE_MAX_LENGTH} characters"
         ));
     }
+    // blang/semver's NewPRVersion parses a numeric identifier as a uint64: a longer number is
+    // refused there (the semver crate would accept it).
+    if let Some(big) = text.split('.').find(|id| {
+        id.bytes().all(|b| b.is_ascii_digit()) && id.parse::<u64>().is_err() && !id.is_empty()
+    }) {
+        return Err(format!(
+            "invalid release {text:?}: numeric identifier {big} does not fit a 64-bit unsigned integer"
+        ));
+    }
     Prerelease::new(text).map_err(|e| format!("invalid release {text:?}: {e}"))
+}
+
+/// operator-controller's `ParseLegacyVersionRelease` (OLM v1 without the release gate, and
+/// registry+v1 bundles): the version's build metadata is the release when it parses as one
+/// (and is then dropped from the version); otherwise the version keeps it and has no release.
+pub fn legacy_version_release(version: &str) -> Result<VersionRelease, String> {
+    let mut version = Version::parse(version).map_err(|e| e.to_string())?;
+    let build = version.build.as_str().to_string();
+    match parse_release(&build) {
+        Ok(release) if !release.is_empty() => {
+            version.build = semver::BuildMetadata::EMPTY;
+            Ok(VersionRelease { version, release })
+        }
+        _ => Ok(VersionRelease {
+            version,
+            release: Prerelease::EMPTY,
+        }),
+    }
 }
 
 /// opm's `Bundle.VersionRelease()`: exactly one `olm.package` property, its version parsed
@@ -284,5 +311,200 @@ mod tests {
             via_object.map(|v| v.release.to_string()),
             Ok("3".to_string())
         );
+    }
+
+    /// operator-registry `alpha/model/versionrelease_test.go` `TestNewRelease`, ported: the
+    /// input, and the identifiers or the words of the error.
+    #[test]
+    fn opm_new_release_table() {
+        let ok: &[(&str, &[&str])] = &[
+            ("", &[]),
+            ("alpha", &["alpha"]),
+            ("1", &["1"]),
+            ("alpha.1.beta.2", &["alpha", "1", "beta", "2"]),
+            ("rc-1.beta-2", &["rc-1", "beta-2"]),
+            ("12345678901234567890", &["12345678901234567890"]),
+            ("0", &["0"]),
+            ("0alpha", &["0alpha"]),
+        ];
+        for (input, ids) in ok {
+            let got = parse_release(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+            let got: Vec<&str> = if got.is_empty() {
+                Vec::new()
+            } else {
+                got.as_str().split('.').collect()
+            };
+            assert_eq!(&got, ids, "{input}");
+        }
+        for (input, says) in [
+            (
+                "123456789012345678901",
+                "exceeds maximum length of 20 characters",
+            ),
+            ("01", "leading zero"),
+            ("001", "leading zero"),
+            ("alpha_beta", "invalid"),
+            // Beyond opm's table: blang/semver refuses a numeric identifier past uint64.
+            ("99999999999999999999", "64-bit"),
+            ("a..b", "empty"),
+        ] {
+            let err = parse_release(input).expect_err(input);
+            assert!(err.to_lowercase().contains(says), "{input}: {err}");
+        }
+    }
+
+    /// operator-controller `catalogmetadata/compare/compare_test.go` `TestByVersionAndRelease`
+    /// ("all bundles valid"), ported: sorted highest first, the build metadata read as the
+    /// release (`ParseLegacyVersionRelease`); and `bundleutil` `TestGetVersionAndRelease`.
+    #[test]
+    fn operator_controller_by_version_and_release_table() {
+        let mut bundles = vec!["1.0.0-alpha+1", "0.0.1", "1.0.0-alpha+2", "1.0.0"];
+        bundles.sort_by(|a, b| {
+            let (a, b) = (
+                legacy_version_release(a).expect("a"),
+                legacy_version_release(b).expect("b"),
+            );
+            b.compare(&a)
+        });
+        assert_eq!(
+            bundles,
+            vec!["1.0.0", "1.0.0-alpha+2", "1.0.0-alpha+1", "0.0.1"]
+        );
+        let v = legacy_version_release("1.0.0-pre+1.alpha.2").expect("parses");
+        assert_eq!(
+            (v.version.to_string().as_str(), v.release.as_str()),
+            ("1.0.0-pre", "1.alpha.2")
+        );
+        // Build metadata that is not a release (a leading zero) stays in the version.
+        let v = legacy_version_release("1.0.0+001").expect("parses");
+        assert_eq!(
+            (v.version.to_string().as_str(), v.release.as_str()),
+            ("1.0.0+001", "")
+        );
+        assert!(legacy_version_release("abcd").is_err());
+    }
+
+    /// An ordering written independently from the semver 2.0 text (clause 11) and opm's
+    /// `Release.Compare`, on strings: the reference the property test holds `compare` to.
+    fn oracle(a: (&str, &str), b: (&str, &str)) -> Ordering {
+        fn core(v: &str) -> (&str, &str) {
+            let v = v.split('+').next().unwrap_or(v);
+            v.split_once('-').unwrap_or((v, ""))
+        }
+        fn ids(a: &str, b: &str) -> Ordering {
+            let (xs, ys): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
+            for (x, y) in xs.iter().zip(&ys) {
+                let num = |s: &str| s.bytes().all(|c| c.is_ascii_digit());
+                let o = match (num(x), num(y)) {
+                    (true, true) => x.len().cmp(&y.len()).then(x.cmp(y)),
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                    (false, false) => x.cmp(y),
+                };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            xs.len().cmp(&ys.len())
+        }
+        fn pre(a: &str, b: &str) -> Ordering {
+            match (a.is_empty(), b.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => ids(a, b),
+            }
+        }
+        let ((an, ap), (bn, bp)) = (core(a.0), core(b.0));
+        let nums = |n: &str| {
+            n.split('.')
+                .map(|x| x.parse::<u64>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        };
+        nums(an)
+            .cmp(&nums(bn))
+            .then_with(|| pre(ap, bp))
+            .then_with(|| match (a.1.is_empty(), b.1.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Less,
+                (false, true) => Ordering::Greater,
+                (false, false) => ids(a.1, b.1),
+            })
+    }
+
+    mod property {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn identifier() -> impl Strategy<Value = String> {
+            prop_oneof![
+                (0u64..4).prop_map(|n| n.to_string()),
+                any::<u64>().prop_map(|n| n.to_string()),
+                "[a-c]{1,2}",
+                "[0-9][a-z-]{1,2}",
+                "-[0-9]",
+            ]
+        }
+
+        fn dotted(max: usize) -> impl Strategy<Value = String> {
+            prop::collection::vec(identifier(), 1..=max).prop_map(|v| v.join("."))
+        }
+
+        fn version() -> impl Strategy<Value = String> {
+            (
+                0u64..3,
+                0u64..3,
+                0u64..3,
+                prop::option::of(dotted(3)),
+                prop::option::of("[a-z0-9]{1,3}"),
+            )
+                .prop_map(|(a, b, c, pre, build)| {
+                    let mut v = format!("{a}.{b}.{c}");
+                    if let Some(p) = pre {
+                        v.push('-');
+                        v.push_str(&p);
+                    }
+                    if let Some(b) = build {
+                        v.push('+');
+                        v.push_str(&b);
+                    }
+                    v
+                })
+        }
+
+        fn release() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(String::new()),
+                dotted(3).prop_filter("at most 20", |r| r.len() <= 20)
+            ]
+        }
+
+        fn parsed(v: &str, r: &str) -> VersionRelease {
+            VersionRelease {
+                version: Version::parse(v).unwrap_or_else(|e| panic!("{v}: {e}")),
+                release: parse_release(r).unwrap_or_else(|e| panic!("{r}: {e}")),
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// `compare` equals the independent ordering on every generated pair.
+            #[test]
+            fn compare_equals_the_reference(a in (version(), release()), b in (version(), release())) {
+                let got = parsed(&a.0, &a.1).compare(&parsed(&b.0, &b.1));
+                prop_assert_eq!(got, oracle((&a.0, &a.1), (&b.0, &b.1)), "{:?} vs {:?}", a, b);
+            }
+
+            /// A total order: antisymmetric and transitive over generated triples.
+            #[test]
+            fn compare_is_a_total_order(a in (version(), release()), b in (version(), release()), c in (version(), release())) {
+                let (x, y, z) = (parsed(&a.0, &a.1), parsed(&b.0, &b.1), parsed(&c.0, &c.1));
+                prop_assert_eq!(x.compare(&y), y.compare(&x).reverse());
+                if x.compare(&y) != Ordering::Greater && y.compare(&z) != Ordering::Greater {
+                    prop_assert_ne!(x.compare(&z), Ordering::Greater);
+                }
+            }
+        }
     }
 }

@@ -174,6 +174,19 @@ pub fn package_from_csv_name(name: &str) -> Option<&str> {
     })
 }
 
+/// The package a release-style CSV name implies (operator-framework/api #454): with
+/// `spec.release` set, the CSV is named `<package>-v<version>-<release>`, so the package is what
+/// precedes `-v<version>-<release>` (`None` when the name does not end so).
+pub fn package_from_release_name<'a>(
+    name: &'a str,
+    version: &str,
+    release: &str,
+) -> Option<&'a str> {
+    let version = semver::Version::parse(version).ok()?;
+    name.strip_suffix(&format!("-v{version}-{release}"))
+        .filter(|p| !p.is_empty())
+}
+
 /// The package a `bundle.Dockerfile` names in its
 /// `LABEL operators.operatorframework.io.bundle.package.v1=...`, looked for in the bundle
 /// folder (where `bundle init --dockerfile` writes it) and in its parent (where operator-sdk

@@ -502,7 +502,23 @@ impl Plan {
 
         // Package.
         let csv_name = manifests.csv_view().name().to_string();
-        let implied = manifests::package_from_csv_name(&csv_name).map(str::to_string);
+        let spec_text = |key: &str| {
+            manifests
+                .csv_view()
+                .spec()
+                .and_then(|s| s.get(key))
+                .and_then(crate::yaml::Node::as_str)
+                .map(str::to_string)
+        };
+        let release = spec_text("release").filter(|r| !r.is_empty());
+        let version = spec_text("version").unwrap_or_default();
+        // With spec.release the name is <package>-v<version>-<release> (api #454).
+        let from_release = release
+            .as_deref()
+            .and_then(|r| manifests::package_from_release_name(&csv_name, &version, r));
+        let implied = from_release
+            .or_else(|| manifests::package_from_csv_name(&csv_name))
+            .map(str::to_string);
         let package = match (&opts.package, old(keys::PACKAGE)) {
             (Some(flag), existing) => {
                 let flag = flag.trim().to_string();
@@ -555,6 +571,15 @@ impl Plan {
         if let Some(implied) = implied.filter(|i| *i != package.trim()) {
             self.notes.push(format!(
                 "package {package} differs from {implied}, the name the CSV {csv_name} implies; OLM uses the annotation"
+            ));
+        }
+        if let Some(r) = &release
+            && from_release.is_none_or(|p| p != package.trim())
+        {
+            let v = semver::Version::parse(&version).map_or(version.clone(), |v| v.to_string());
+            self.notes.push(format!(
+                "the CSV has spec.release {r}: opm and OLM expect it named {}-v{v}-{r}, not {csv_name} (bundle validate reports csv/release)",
+                package.trim()
             ));
         }
         core.push(entry(keys::PACKAGE, &package));

@@ -237,6 +237,12 @@ super::records! {
     bad "spec:\n  version: v1.0"
     fix "spec:\n  version: 1.0.0";
 
+    CsvRelease = "csv/release", Error, Default, since "0.1.0", opm None;
+    summary "spec.release must be a string of dot-separated pre-release identifiers (at most 20 characters, no leading zeros), spec.version must have no build metadata beside it, and the CSV must be named <package>-v<version>-<release>."
+    why "operator-framework/api (#454) and opm v1.62+ order builds of one version by release; the CSV CRD refuses a release outside this grammar and the bundle validator a name that does not carry it (olm-docs #342)."
+    bad "metadata:\n  name: acme.v1.2.0\nspec:\n  version: 1.2.0+build\n  release: \"01\""
+    fix "metadata:\n  name: acme-v1.2.0-1\nspec:\n  version: 1.2.0\n  release: \"1\"";
+
     CsvInstallModes = "csv/install-modes", Error, Default, since "0.1.0", opm None;
     summary "Install modes must be present, of known types, not duplicated, and at least one supported."
     why "OLM picks an OperatorGroup mode from this list; an unknown type (a real CSV has OwnNamespacejl) or none supported means the operator can never be installed."

@@ -159,6 +159,7 @@ fn check_csv(ctx: &mut Ctx<'_>, csv: &Object) {
             .at(file, spec.line),
         ),
     }
+    release(ctx, csv, spec);
     field_types(ctx, csv);
     required_fields(ctx, csv, spec);
     install_modes(ctx, csv, spec);
@@ -927,6 +928,80 @@ fn related_images(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
                 }
             }
         }
+    }
+}
+
+/// `spec.release` (operator-framework/api #454, opm v1.62+): a string of dot-separated
+/// pre-release identifiers, at most 20 characters, numeric ones without leading zeros (the CSV
+/// CRD's `MaxLength` and CEL rules, blang/semver's `NewPRVersion`); no build metadata in
+/// `spec.version` beside it (opm's check); and the CSV named `<package>-v<version>-<release>`
+/// (operator-framework/api's `validateBundleName`).
+fn release(ctx: &mut Ctx<'_>, csv: &Object, spec: &Node) {
+    let file = csv.file.as_str();
+    let Some(node) = spec.get("release") else {
+        return;
+    };
+    if node.is_null() {
+        return;
+    }
+    let Some(text) = node.as_str() else {
+        let shown = node.scalar_text().unwrap_or(node.kind_name());
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvRelease,
+                format!("spec.release {shown} is not a string: quote it (release: \"{shown}\"); the CSV's release is a string and a {} is refused when the CSV is decoded", node.kind_name()),
+            )
+            .at(file, node.line),
+        );
+        return;
+    };
+    if text.is_empty() {
+        return;
+    }
+    let release = match crate::catalog::version_release::parse_release(text) {
+        Ok(r) => r,
+        Err(why) => {
+            ctx.push(
+                Diagnostic::new(
+                    Rule::CsvRelease,
+                    format!("spec.release: {why} (dot-separated identifiers of letters, digits and '-', numbers without leading zeros, at most 20 characters)"),
+                )
+                .at(file, node.line),
+            );
+            return;
+        }
+    };
+    let Some(version) = spec
+        .get("version")
+        .and_then(Node::scalar_text)
+        .and_then(|v| names::semver(v).ok())
+    else {
+        return;
+    };
+    if !version.build.is_empty() {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvRelease,
+                format!("spec.version {version} has build metadata beside spec.release {release}: remove \"+{}\" (the release replaces it)", version.build),
+            )
+            .at(file, csv.line_of(&["spec", "version"])),
+        );
+        return;
+    }
+    let Some(package) = ctx.bundle.package() else {
+        return;
+    };
+    let expected = format!("{package}-v{version}-{release}");
+    if let Some(name) = &csv.name
+        && name != &expected
+    {
+        ctx.push(
+            Diagnostic::new(
+                Rule::CsvRelease,
+                format!("bundle name with release versioning \"{name}\" does not match expected name \"{expected}\": with spec.release the CSV is named <package>-v<version>-<release>"),
+            )
+            .at(file, csv.line_of(&["metadata", "name"])),
+        );
     }
 }
 
