@@ -13,6 +13,7 @@
 
 pub mod compat;
 pub mod config;
+pub mod crd_upgrade;
 pub mod generate;
 pub mod load;
 pub mod output;
