@@ -19,6 +19,7 @@ pub mod load;
 pub mod output;
 pub mod permissions;
 pub mod typed;
+pub mod upgrade;
 pub mod validators;
 pub mod value_path;
 

@@ -137,18 +137,9 @@ pub(crate) fn crd_wide(old: &Crd, new: &Crd) -> Vec<CrdWide> {
         let old_fields = flatten(ov.schema);
         let new_fields = flatten(nv.schema);
         for path in old_fields.keys().filter(|p| !new_fields.contains_key(*p)) {
-            // The line of the nearest surviving parent in the new CRD.
-            let mut parent = path.as_str();
-            let line = loop {
-                match parent.rfind('.') {
-                    Some(i) => {
-                        parent = &parent[..i];
-                        if let Some(p) = new_fields.get(parent) {
-                            break p.line;
-                        }
-                    }
-                    None => break nv.line,
-                }
+            let line = match nv.schema {
+                Some(_) => super::surviving_parent_line(path, &new_fields),
+                None => nv.line,
             };
             out.push((
                 "existingFieldRemoval",

@@ -202,7 +202,11 @@ fn compare_versions(
         let (mut a, mut b, line) = match new_flat.get(path) {
             Some(n) if n.props == o.props => continue,
             Some(n) => (o.props.clone(), n.props.clone(), n.line),
-            None => (o.props.clone(), Props::new(), o.line),
+            None => (
+                o.props.clone(),
+                Props::new(),
+                surviving_parent_line(path, &new_flat),
+            ),
         };
         for c in property::COMPARATORS {
             if let Some(message) = (c.compare)(&mut a, &mut b) {
@@ -227,6 +231,22 @@ fn compare_versions(
         }
     }
     out
+}
+
+/// The line of the nearest ancestor of `path` the new schema still has (what a removed
+/// property is reported at).
+pub(crate) fn surviving_parent_line(
+    path: &str,
+    flat: &BTreeMap<String, schema::FlatProp>,
+) -> usize {
+    let mut parent = path;
+    while let Some(i) = parent.rfind('.') {
+        parent = &parent[..i];
+        if let Some(p) = flat.get(parent) {
+            return p.line;
+        }
+    }
+    flat.get("^").map_or(1, |p| p.line)
 }
 
 /// operator-controller's concise "unhandled" text (`unhandled changes found (Format "" ->

@@ -1,6 +1,7 @@
 //! `catalog validate --select-optional olmv1`: the OLM v1 rules over every bundle of a catalog
 //! that carries its manifests (`olm.bundle.object`), reported at the bundle's blob, and a
-//! per-package readiness report: which bundles OLM v1 can install, and why not.
+//! per-package readiness report: which bundles OLM v1 can install, and why not; and the CRD
+//! upgrade preflight on every upgrade edge ([`crate::validate::crd_upgrade`]).
 
 use crate::bundle::{Annotation, Annotations, Bundle, Object, keys};
 use crate::catalog::model::DeclarativeConfig;
@@ -135,5 +136,10 @@ pub fn check(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>
             reasons,
         });
     }
+    // CRD upgrade safety of every upgrade edge whose bundles carry their manifests.
+    let (_, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
+    diagnostics.extend(crate::validate::crd_upgrade::catalog_diagnostics(
+        cfg, &edges,
+    ));
     (diagnostics, packages)
 }
