@@ -82,8 +82,15 @@ fn bundle_from_objects(file: &str, package: &str, objects: &[String]) -> Bundle 
     b
 }
 
-/// Runs the OLM v1 rules over every bundle of `cfg`.
-pub fn check(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>) {
+/// Runs the OLM v1 rules over every bundle of `cfg`, and the CRD upgrade preflight over every
+/// upgrade edge (with how many edges there were, and were checked).
+pub fn check(
+    cfg: &DeclarativeConfig,
+) -> (
+    Vec<Diagnostic>,
+    Vec<PackageReadiness>,
+    crate::validate::crd_upgrade::EdgeCounts,
+) {
     let mut diagnostics = Vec::new();
     let mut packages: Vec<PackageReadiness> = Vec::new();
     for b in &cfg.bundles {
@@ -137,9 +144,9 @@ pub fn check(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>
         });
     }
     // CRD upgrade safety of every upgrade edge whose bundles carry their manifests.
-    let (_, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
+    let (counts, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
     diagnostics.extend(crate::validate::crd_upgrade::catalog_diagnostics(
         cfg, &edges,
     ));
-    (diagnostics, packages)
+    (diagnostics, packages, counts)
 }
