@@ -33,6 +33,7 @@ mod completions_man;
 mod convert_template;
 mod copy;
 mod copy_bounded;
+mod crd_upgrade;
 mod filter_diff_substitutes;
 mod first_hour;
 mod hostile_images;
