@@ -10,6 +10,7 @@ pub mod generate_dockerfile;
 pub mod graph;
 pub mod init;
 pub mod mirror;
+pub mod query;
 pub mod render;
 pub mod serve;
 pub mod template;

@@ -18,6 +18,7 @@ pub mod generate;
 pub mod load;
 pub mod output;
 pub mod permissions;
+pub mod query;
 pub mod typed;
 pub mod upgrade;
 pub mod validators;

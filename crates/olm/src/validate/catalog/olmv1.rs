@@ -91,6 +91,17 @@ pub fn check(
     Vec<PackageReadiness>,
     crate::validate::crd_upgrade::EdgeCounts,
 ) {
+    let (mut diagnostics, packages) = check_bundles(cfg);
+    // CRD upgrade safety of every upgrade edge whose bundles carry their manifests.
+    let (counts, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
+    diagnostics.extend(crate::validate::crd_upgrade::catalog_diagnostics(
+        cfg, &edges,
+    ));
+    (diagnostics, packages, counts)
+}
+
+/// The OLM v1 rules over every bundle of `cfg`, without the upgrade edges (`catalog query`).
+pub fn check_bundles(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>) {
     let mut diagnostics = Vec::new();
     let mut packages: Vec<PackageReadiness> = Vec::new();
     for b in &cfg.bundles {
@@ -143,10 +154,5 @@ pub fn check(
             reasons,
         });
     }
-    // CRD upgrade safety of every upgrade edge whose bundles carry their manifests.
-    let (counts, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
-    diagnostics.extend(crate::validate::crd_upgrade::catalog_diagnostics(
-        cfg, &edges,
-    ));
-    (diagnostics, packages, counts)
+    (diagnostics, packages)
 }
