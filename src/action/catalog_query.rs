@@ -48,7 +48,7 @@ fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
         format!("{base}/api/v1/all")
     };
     let fail = |e: String| QueryError::Url(url.to_string(), e);
-    let client = reqwest::blocking::Client::builder()
+    let client = crate::registry::tls::client_builder()
         .timeout(std::time::Duration::from_secs(300))
         .build()
         .map_err(|e| fail(e.to_string()))?;

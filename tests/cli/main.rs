@@ -18,6 +18,7 @@ mod catalog_graph;
 mod catalog_graph_opm;
 mod catalog_init;
 mod catalog_mirror;
+mod catalog_query;
 mod catalog_render;
 mod catalog_render_registry;
 mod catalog_serve;
