@@ -133,6 +133,7 @@ pub fn catalog_edges(cfg: &DeclarativeConfig) -> (EdgeCounts, Vec<EdgeResult>) {
             packages.push(&c.package);
         }
     }
+    let mut memo: HashMap<(String, String), Vec<Violation>> = HashMap::new();
     for package in packages {
         let edges = package_edges(cfg, package);
         let mut parsed: HashMap<&str, Option<BundleDocs>> = HashMap::new();
@@ -180,7 +181,20 @@ pub fn catalog_edges(cfg: &DeclarativeConfig) -> (EdgeCounts, Vec<EdgeResult>) {
                 .filter_map(|d| Crd::from_node(&d.root, file))
                 .map(|c| (c.name.clone(), c))
                 .collect();
-            let violations = check_upgrade(&olds, &news);
+            // Edges often share a CRD pair (a CRD unchanged over several releases): each pair
+            // of texts is compared once.
+            let mut violations = Vec::new();
+            for (name, n) in &news {
+                let Some(o) = olds.get(name) else { continue };
+                let key = (
+                    old.raw.get(name).cloned().unwrap_or_default(),
+                    new.raw.get(name).cloned().unwrap_or_default(),
+                );
+                let found = memo
+                    .entry(key)
+                    .or_insert_with(|| crate::olmv1::crd_upgrade::check(o, n));
+                violations.extend(found.iter().cloned());
+            }
             if !violations.is_empty() {
                 counts.unsafe_edges += 1;
                 results.push(EdgeResult {

@@ -117,12 +117,21 @@ pub(crate) fn go_name(key: &str) -> &'static str {
 
 /// The normal form of a whole schema node (children included).
 pub fn normalize(node: &Node) -> Props {
+    normalize_but(node, &[])
+}
+
+/// [`normalize`] without the fields `skip` (the flattened walk leaves out `properties` and
+/// `items`, whose schemas are flattened on their own, instead of normalizing them at every
+/// level).
+fn normalize_but(node: &Node, skip: &[&str]) -> Props {
     let mut out = Props::new();
     let Some(map) = node.as_map() else {
         return out;
     };
-    for (key, kind_name, kind) in FIELDS {
-        let _ = kind_name;
+    for (key, _, kind) in FIELDS {
+        if skip.contains(key) {
+            continue;
+        }
         // Go's decoder matches keys case-insensitively; the last match wins.
         let Some(v) = map
             .iter()
@@ -290,9 +299,7 @@ pub fn flatten(root: Option<&Node>) -> BTreeMap<String, FlatProp> {
 }
 
 fn walk(node: &Node, path: String, out: &mut BTreeMap<String, FlatProp>) {
-    let mut props = normalize(node);
-    props.remove("properties");
-    props.remove("items");
+    let props = normalize_but(node, &["properties", "items"]);
     out.insert(
         path.clone(),
         FlatProp {
