@@ -4,9 +4,7 @@
 //! an installed version upgrades to on OLM v1 and on OLM v0, and where the two differ.
 
 use crate::action::Location;
-use crate::action::catalog_render::{RenderOptions, load_source};
 use crate::catalog::model::DeclarativeConfig;
-use crate::location::Place;
 use crate::olmv1::query::{Query, QueryPackage, answer, upgrade_differences};
 use crate::olmv1::upgrade::UpgradeChoice;
 use crate::transport::RegistryOptions;
@@ -16,10 +14,10 @@ pub use crate::olmv1::query::{Installable, Query as QueryOptions};
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
-    /// The folder or image could not be read as a catalog.
+    /// The folder or image could not be opened as a catalog.
     #[error(transparent)]
-    Source(#[from] crate::action::catalog_render::RenderError),
-    /// The URL did not answer with a catalog, or the folder could not be read.
+    Source(#[from] crate::action::source::CatalogSourceError),
+    /// The URL did not answer with a catalog, or the catalog folder could not be read.
     #[error("{0}: {1}")]
     Url(String, String),
 }
@@ -92,18 +90,15 @@ pub fn query(
     report: bool,
 ) -> Result<Answer, QueryError> {
     let cfg = match location {
-        Some(l) if matches!(l.place(), Place::Path(p) if p.is_dir()) => {
-            // A folder is read as `catalog validate` reads it (bundle manifests kept).
-            let loaded = crate::catalog::load::load_dir(std::path::Path::new(source))
+        Some(l) if !is_url(source) => {
+            // A folder, or a catalog image unpacked (its configs label followed), read as
+            // `catalog validate` reads a folder: bundle manifests kept.
+            let opened = crate::action::source::open_catalog::<QueryError>(l, |l| {
+                Ok((registry.clone(), l.clone()))
+            })?;
+            let loaded = crate::catalog::load::load_dir(opened.dir())
                 .map_err(|e| QueryError::Url(source.to_string(), e.to_string()))?;
             loaded.config
-        }
-        Some(l) if !is_url(source) => {
-            let opts = RenderOptions {
-                registry: registry.clone(),
-                ..Default::default()
-            };
-            load_source(l, &opts)?.0
         }
         _ => load_url(source)?,
     };
