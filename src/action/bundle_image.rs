@@ -6,7 +6,7 @@ use crate::bundle::{Bundle, LoadError};
 use crate::findings::Report;
 use crate::location::Location;
 use crate::registry::RegistryError;
-use crate::transport::source::OpenedImage;
+use crate::transport::OpenedImage;
 use crate::transport::unpack::EntryInfo;
 use crate::transport::{RegistryOptions, TransportError};
 use std::collections::BTreeMap;

@@ -13,8 +13,11 @@ use std::path::{Path, PathBuf};
 /// Where the bundle comes from.
 #[derive(Debug, Clone)]
 pub struct RenderSource {
-    /// A bundle folder, a bundle image, or (with `package`) a catalog folder.
+    /// A bundle folder, a bundle image, or (with `package`) a catalog folder, as typed (what
+    /// messages call it).
     pub source: String,
+    /// The same, as the command line parsed it.
+    pub location: Location,
     /// Take the bundle from a catalog: its package.
     pub package: Option<String>,
     /// With `package`: the bundle version (default: the highest).
@@ -114,7 +117,7 @@ pub fn load_source(
     src: &RenderSource,
     registry: &RegistryOptions,
 ) -> Result<LoadedSource, BundleRenderError> {
-    let loc = Location::parse(&src.source)?;
+    let loc = &src.location;
     if let Some(package) = &src.package {
         let Place::Path(path) = loc.place() else {
             return Err(BundleRenderError::Catalog(format!(
@@ -137,8 +140,8 @@ pub fn load_source(
         }),
         _ => {
             let loc = match &src.policy {
-                Some(gate) => gate.admit(&loc, registry)?,
-                None => loc,
+                Some(gate) => gate.admit(loc, registry)?,
+                None => loc.clone(),
             };
             let fetched = crate::action::bundle_image::fetch_bundle(&loc, registry)?;
             let bundle = load_folder(fetched.dir.path()).map_err(|e| match e {

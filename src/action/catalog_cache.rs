@@ -3,7 +3,7 @@
 //! opened here, with the catalog label read by [`super::source`]).
 
 pub use crate::cache::VerifyReport;
-use crate::location::Location;
+use crate::location::{Location, LocationError};
 use crate::transport::RegistryOptions;
 use std::path::PathBuf;
 
@@ -12,13 +12,16 @@ use std::path::PathBuf;
 #[error("{0}")]
 pub struct CacheError(pub String);
 
-/// Verifies `source`: a catalog folder with `cache_dir` (required), or a catalog image (opened
-/// with the options `registry` gives, asked only then) with its catalog folder from
-/// `configs_dir` or its label and its cache folder from `cache_dir`, CMD or its files. An
-/// image passes `admit` first (the signature policy), which gives back the location to read
-/// (pinned to the digest it verified).
+/// Verifies `source` (as typed; `parsed` is what the command line made of it): a catalog
+/// folder with `cache_dir` (required), or a catalog image (opened with the options `registry`
+/// gives, asked only then) with its catalog folder from `configs_dir` or its label and its
+/// cache folder from `cache_dir`, CMD or its files. An image passes `admit` first (the
+/// signature policy), which gives back the location to read (pinned to the digest it
+/// verified). A source that is no folder and no image is reported only once the registry
+/// options are known, so their errors come first, as for every other image source.
 pub fn verify<E: From<CacheError>>(
     source: &str,
+    parsed: Result<Location, LocationError>,
     configs_dir: Option<&str>,
     cache_dir: Option<&str>,
     registry: impl FnOnce() -> Result<RegistryOptions, E>,
@@ -47,7 +50,7 @@ pub fn verify<E: From<CacheError>>(
             )));
         }
         let opts = registry()?;
-        let location = Location::parse(source).map_err(|e| {
+        let location = parsed.map_err(|e| {
             usage(format!(
                 "{source}: no such folder here, and as an image: {e}"
             ))

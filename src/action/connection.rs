@@ -3,7 +3,7 @@
 //! hold what was typed (and read `--password-stdin`, which is the terminal's business), this
 //! says what it means.
 
-use crate::location::{Location, Place};
+use crate::location::Location;
 use crate::registry::RegistryError;
 use crate::registry::RetryPolicy;
 use crate::registry::auth::{self, AuthOptions, Secret};
@@ -121,20 +121,7 @@ impl Connection {
 pub fn named_registries(named: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for typed in named {
-        let host = match Location::parse(typed) {
-            Ok(l) => match l.place() {
-                Place::Registry(r) => Some(r.registry.clone()),
-                _ => None,
-            },
-            // A target that does not exist yet: a reference with a registry host names one.
-            Err(_) => crate::reference::Reference::parse(typed)
-                .ok()
-                .filter(|r| {
-                    r.registry != crate::reference::DOCKER_HUB || typed.contains("docker.io")
-                })
-                .map(|r| r.registry),
-        };
-        if let Some(h) = host
+        if let Some(h) = Location::registry_named(typed)
             && !out.contains(&h)
         {
             out.push(h);

@@ -1,8 +1,8 @@
 //! `olmpack copy SRC DST`: an image or a whole multi-platform index from any source (a registry
 //! reference, `oci:`, `oci-archive:`, `docker-archive:`) to any sink, with its signatures when
 //! asked: `crane cp` / `skopeo copy` over olmpack's one image model ([`crate::transport::copy`]).
-//! This door parses the two strings (the source must exist; a local target need not) and says
-//! which end failed.
+//! The command line parses the source (it must exist, see [`CopyError::Source`]); this door
+//! parses the target (a local target need not exist) and says which end failed.
 
 use crate::image::Platform;
 use crate::image::config::PlatformError;
@@ -99,23 +99,7 @@ pub enum CopyError {
     },
 }
 
-/// Copies `source` to `target` (see [`crate::transport::copy`]).
-pub fn copy(source: &str, target: &str, opts: &CopyOptions) -> Result<CopyReport, CopyError> {
-    copy_from(&source_location(source)?, target, opts)
-}
-
-/// The source string classified: an image (a folder or plain file is refused with what to
-/// type instead), for a caller that checks it (a signature policy) before [`copy_from`].
-pub fn source_location(source: &str) -> Result<Location, CopyError> {
-    Location::parse(source)
-        .and_then(Location::require_image)
-        .map_err(|e| CopyError::Source {
-            typed: source.to_string(),
-            source: Box::new(e),
-        })
-}
-
-/// [`copy`] from a classified source: one pinned to the digest a signature policy verified
+/// Copies a classified source to `target` (see [`crate::transport::copy`]): one pinned to the digest a signature policy verified
 /// ([`Location::pinned`]) is copied at that digest.
 pub fn copy_from(
     location: &Location,

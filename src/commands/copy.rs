@@ -3,7 +3,8 @@
 //! happened on stderr.
 
 use super::{EXIT_OK, Failure, Outcome};
-use crate::action::copy::{self, CopyOptions, RegistryOptions};
+use crate::action::Location;
+use crate::action::copy::{self, CopyError, CopyOptions, RegistryOptions};
 use std::path::PathBuf;
 
 /// Arguments of `olmpack copy`.
@@ -118,7 +119,13 @@ pub fn run(args: &Args) -> Outcome {
         opts.source.client.timeout = std::time::Duration::from_secs(secs);
         opts.target.client.timeout = std::time::Duration::from_secs(secs);
     }
-    let source = copy::source_location(&args.source)?;
+    // Classified once, here: an image (a folder or plain file is refused with what to type).
+    let source = Location::parse(&args.source)
+        .and_then(Location::require_image)
+        .map_err(|e| CopyError::Source {
+            typed: args.source.clone(),
+            source: Box::new(e),
+        })?;
     // Copied at the digest the policy verified (when one did).
     let source = args.policy.check(&source, &opts.source)?;
     let report = copy::copy_from(&source, &args.target, &opts)?;

@@ -3,7 +3,7 @@
 //! alone where a command takes its own platforms), handed to `action::connection` for the
 //! library's [`RegistryOptions`]; the report and catalog output formats; the render options of
 //! `catalog template` and `catalog add`. Nothing else: opening images lives in
-//! `transport::source`, pushing in `transport::sink`, bundle-image knowledge in
+//! `transport::open`, pushing in `transport::sink`, bundle-image knowledge in
 //! `action::bundle_image`.
 
 use super::Failure;

@@ -16,6 +16,7 @@
 //! machine as it is; `--from-archive` reads only it (no network to the source).
 
 use super::plan::Plan;
+use crate::location::LocalImage;
 use std::path::{Path, PathBuf};
 
 /// The plan file's name.
@@ -61,13 +62,12 @@ pub fn image_name(source_digest: &str) -> String {
     format!("img-{hex}")
 }
 
-/// The `oci:` source string of an image in the archive.
-pub fn image_location(dir: &Path, source_digest: &str) -> String {
-    format!(
-        "oci:{}:{}",
-        layout(dir).display(),
-        image_name(source_digest)
-    )
+/// An image in the archive, as the `oci:` image it is read from.
+pub fn image_location(dir: &Path, source_digest: &str) -> LocalImage {
+    LocalImage::OciLayout {
+        path: layout(dir),
+        tag: Some(image_name(source_digest)),
+    }
 }
 
 /// The lock a `--to-archive` run holds on its archive folder (in the folder, not in the

@@ -10,6 +10,7 @@
 
 use super::regconf::Rewrites;
 use crate::catalog::model::DeclarativeConfig;
+use crate::location::Location;
 use crate::reference::Reference;
 use crate::registry::Repository;
 use crate::transport::RegistryOptions;
@@ -61,8 +62,8 @@ pub struct PlannedImage {
     pub size: Option<u64>,
     /// Where it is read from in this run: a registry reference pinned by digest (after
     /// `--registries-conf` rewriting) or a local image. Not kept in an archive's plan.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pull_from: Option<String>,
+    #[serde(skip)]
+    pub pull_from: Option<Location>,
     /// Why it cannot be mirrored, when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -203,7 +204,10 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
                     (None, true) => super::naming::derived_tag(&digest),
                     (None, false) => "latest".to_string(),
                 };
-                planned.pull_from = Some(candidate.pinned(&digest));
+                match Location::reference(&candidate.pinned(&digest)) {
+                    Ok(pinned) => planned.pull_from = Some(pinned),
+                    Err(e) => planned.error = Some(e.to_string()),
+                }
                 planned.digest = Some(digest);
                 planned.size = size;
                 return planned;

@@ -8,7 +8,7 @@
 
 use crate::support::proc::Bounded;
 use olmpack::bundle::{Bundle, keys};
-use olmpack::scaffold::source::package_from_csv_name;
+use olmpack::scaffold::manifests::package_from_csv_name;
 use olmpack::validate::{self, Options};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -78,7 +78,7 @@ fn a_layout_tag_repointed_after_the_check_is_refused() {
         ),
     )
     .expect("write");
-    match olmpack::transport::source::open(&checked, &registry) {
+    match olmpack::transport::open(&checked, &registry) {
         Err(TransportError::NotVerified { actual, .. }) => {
             assert_eq!(actual, unsigned.manifest.descriptor.digest)
         }
@@ -90,6 +90,6 @@ fn a_layout_tag_repointed_after_the_check_is_refused() {
         ),
     }
     // Unpinned, the same string reads the unsigned image: the pin is what refused it.
-    let opened = olmpack::transport::source::open(&location, &registry).expect("opens");
+    let opened = olmpack::transport::open(&location, &registry).expect("opens");
     assert_eq!(opened.value.digest(), unsigned.manifest.descriptor.digest);
 }

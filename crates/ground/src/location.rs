@@ -276,26 +276,11 @@ impl Location {
         // skopeo's spelling of a registry reference: explicit, so a short name is Docker
         // Hub's (`docker://busybox` is `docker.io/library/busybox`), as skopeo reads it.
         if let Some(reference) = s.strip_prefix("docker://") {
-            return Ok(Location {
-                typed: reference.to_string(),
-                place: Place::Registry(Reference::parse(reference)?),
-                verified: None,
-            });
+            return Ok(Location::reference(reference)?);
         }
         if Transport::split(s).is_some() {
             let image: LocalImage = s.parse()?;
-            let image = image.with_path(join(image.path()));
-            if std::fs::symlink_metadata(image.path()).is_err() {
-                return Err(LocationError::NotFound {
-                    path: image.path().display().to_string(),
-                    hint: None,
-                });
-            }
-            return Ok(Location {
-                typed: image.to_string(),
-                place: Place::Local(image),
-                verified: None,
-            });
+            return Location::local(image.with_path(join(image.path())));
         }
         let path = join(Path::new(s));
         let shown = path.display().to_string();
@@ -322,6 +307,68 @@ impl Location {
             typed: s.to_string(),
             docker_hub: docker_hub_reading(s),
         })
+    }
+
+    /// An image reference known to be one (skopeo's `docker://` reading: a short name is
+    /// Docker Hub's): an image a catalog names, or one a plan pinned to its digest. Never
+    /// looked up on this machine, so a value the program built is not classified again.
+    pub fn reference(typed: &str) -> Result<Location, InvalidReference> {
+        Ok(Location {
+            typed: typed.to_string(),
+            place: Place::Registry(Reference::parse(typed)?),
+            verified: None,
+        })
+    }
+
+    /// A local image the program names itself (a layout it wrote): its file or folder must
+    /// exist, as for a typed one.
+    pub fn local(image: LocalImage) -> Result<Location, LocationError> {
+        if std::fs::symlink_metadata(image.path()).is_err() {
+            return Err(LocationError::NotFound {
+                path: image.path().display().to_string(),
+                hint: None,
+            });
+        }
+        Ok(Location {
+            typed: image.to_string(),
+            place: Place::Local(image),
+            verified: None,
+        })
+    }
+
+    /// A folder or file the program names itself (one it wrote): it must exist.
+    pub fn path(path: PathBuf) -> Result<Location, LocationError> {
+        let shown = path.display().to_string();
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Err(LocationError::NotFound {
+                path: shown,
+                hint: None,
+            });
+        }
+        Ok(Location {
+            typed: shown,
+            place: Place::Path(path),
+            verified: None,
+        })
+    }
+
+    /// The registry host a command-line string names, if it names one: a registry reference
+    /// (`quay.io/org/x:1`, `docker://…`), or a target that does not exist yet written as a
+    /// reference with a registry host (`REGISTRY/NAMESPACE`); folders, files and local images
+    /// name none. Explicit credentials are bound to these hosts.
+    pub fn registry_named(typed: &str) -> Option<String> {
+        match Location::parse(typed) {
+            Ok(l) => match l.place {
+                Place::Registry(r) => Some(r.registry),
+                _ => None,
+            },
+            Err(_) => Reference::parse(typed)
+                .ok()
+                .filter(|r| {
+                    r.registry != crate::reference::DOCKER_HUB || typed.contains("docker.io")
+                })
+                .map(|r| r.registry),
+        }
     }
 
     /// The string as typed (with a bundle map's folder joined to a relative path).

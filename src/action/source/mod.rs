@@ -18,8 +18,8 @@
 //! each, the answers (and the rules for a label that points outside the image) drifted apart.
 
 use crate::location::{Location, Place};
-use crate::transport::source::{OpenedImage, UnpackedImage, open_image, unpack_image};
 use crate::transport::unpack::Limits;
+use crate::transport::{Opened, OpenedImage, UnpackedImage, open_image, unpack_image};
 use crate::transport::{RegistryOptions, TransportError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -135,6 +135,18 @@ pub fn open(
     registry: &RegistryOptions,
 ) -> Result<OpenedImage, TransportError> {
     open_image(location, registry)
+}
+
+/// Opens an image source as it is, an image or an index (nothing resolved to a platform), for
+/// the callers that pick platforms themselves (a catalog build's base).
+pub fn open_any(location: &Location, registry: &RegistryOptions) -> Result<Opened, TransportError> {
+    crate::transport::open(location, registry)
+}
+
+/// Opens an image source with every image of an index (what a copy or a mirror reads), so a
+/// missing platform image is found before anything is written.
+pub fn open_all(location: &Location, registry: &RegistryOptions) -> Result<Opened, TransportError> {
+    crate::transport::open_artifact(location, registry)
 }
 
 /// [`unpack`], the image kept open as well (its layers are read again only if asked).

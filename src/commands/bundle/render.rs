@@ -3,6 +3,7 @@
 
 use super::flags::RegistryArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::Location;
 use crate::action::bundle_render::{
     self, BundleRenderError, CertProvider, RenderOptions, RenderSource,
 };
@@ -88,14 +89,18 @@ pub fn run(args: &Args) -> Outcome {
         }),
         deployment_config,
     };
+    let policy = args.policy.gate()?;
+    let registry = args.registry.options(&[&args.source])?;
+    let location = Location::parse(&args.source)
+        .map_err(|e| Failure::usage(super::error_chain(&BundleRenderError::from(e))))?;
     let src = RenderSource {
         source: args.source.clone(),
+        location,
         package: args.package.clone(),
         version: args.version.clone(),
-        policy: args.policy.gate()?,
+        policy,
     };
-    let objects = match bundle_render::render(&src, &opts, &args.registry.options(&[&args.source])?)
-    {
+    let objects = match bundle_render::render(&src, &opts, &registry) {
         Ok(o) => o,
         Err(BundleRenderError::Render(e)) => {
             eprintln!(

@@ -4,6 +4,7 @@
 
 use super::flags::ConnectionArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Outcome};
+use crate::action::Location;
 
 /// `catalog cache ...` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -58,6 +59,7 @@ pub fn run(cmd: &Command) -> Outcome {
 fn verify(args: &VerifyArgs) -> Outcome {
     let report = crate::action::catalog_cache::verify(
         &args.source,
+        Location::parse(&args.source),
         args.configs_dir.as_deref(),
         args.cache_dir.as_deref(),
         || args.registry.options(Default::default(), &[&args.source]),

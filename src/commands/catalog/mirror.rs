@@ -2,6 +2,7 @@
 //! plan or the progress and summary out, exit 1 when an image could not be copied.
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::Location;
 use crate::action::catalog_mirror::types::{
     self as mirror, ImageResult, Platform, Rewrites, Status,
 };
@@ -9,6 +10,7 @@ use crate::action::catalog_mirror::{
     self, MirrorError, MirrorEvent, MirrorOptions, MirrorOutcome, MirrorSource, MirrorTarget,
 };
 use crate::action::step::filter::FilterOptions;
+use crate::location::Place;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -184,10 +186,22 @@ fn image_line(r: &ImageResult) -> String {
 /// Runs `olmpack catalog mirror`: flags into [`MirrorOptions`], one library call, progress
 /// on stderr, then the plan (`--dry-run`) or the report.
 pub fn run(args: &Args) -> Outcome {
-    let opts = options(args)?;
+    let mut opts = options(args)?;
     let source = match (&args.from_archive, &args.source) {
         (Some(dir), _) => MirrorSource::Archive(dir.clone()),
-        (None, Some(s)) => MirrorSource::Catalog(s.clone()),
+        (None, Some(s)) => {
+            let unreadable = |message: String| MirrorError::Catalog {
+                source_name: s.clone(),
+                message,
+            };
+            let location = Location::parse(s).map_err(|e| unreadable(e.to_string()))?;
+            // --base matters only to a folder source, whose catalog image is built here.
+            if let (Place::Path(_), Some(base)) = (location.place(), &args.base) {
+                let base = Location::parse(base).map_err(|e| unreadable(e.to_string()))?;
+                opts.base = Some(base);
+            }
+            MirrorSource::Catalog(s.clone(), location)
+        }
         (None, None) => {
             return Err(Failure::usage(
                 "give a catalog SOURCE or --from-archive DIR",
@@ -316,7 +330,7 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
             ..FilterOptions::default()
         }),
         catalog_name: args.catalog_name.clone(),
-        base: args.base.clone(),
+        base: None,
         policy: args.policy.gate()?,
     })
 }

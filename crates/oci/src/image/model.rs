@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// Something that can stream a blob's bytes on demand: a registry repository, or any other
 /// place whose blobs are not on this machine yet. Implemented where the transport lives
-/// (`transport::source` for registries): the image module knows no HTTP client.
+/// (`transport::open` for registries): the image module knows no HTTP client.
 pub trait BlobFetcher: Send + Sync {
     /// Opens the bytes of `descriptor` for streaming (not yet verified: [`Blob::open`] wraps
     /// them in a [`super::digest::VerifyingReader`]).
@@ -47,7 +47,7 @@ impl std::fmt::Debug for Fetcher {
 }
 
 /// Something that opens the images an index lists, from where the index was read: a registry
-/// repository or an OCI layout. Implemented where the transport lives (`transport::source`):
+/// repository or an OCI layout. Implemented where the transport lives (`transport::open`):
 /// the image module knows no HTTP client and no file format, only what an image is.
 pub trait ManifestFetcher: Send + Sync {
     /// Opens the image `descriptor` (an entry of the index) names: manifest and config read

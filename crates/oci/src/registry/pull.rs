@@ -3,7 +3,7 @@
 //! before anything uses it. A mismatch is a hard error naming the digest; a partial file is
 //! removed. What the bytes mean (parsing, media types) is the image module's
 //! ([`crate::image::parse`], [`crate::image::media`]); turning a reference into an image value
-//! is the transport's (`transport::source`).
+//! is the transport's (`transport::open`).
 
 use super::client::{Client, Request, header};
 use super::errors::RegistryError;

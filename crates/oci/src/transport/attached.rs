@@ -10,8 +10,8 @@
 use super::copy_options::{CopyOptions, Target};
 use super::error::TransportError;
 use super::layout_repository::LayoutRepository;
+use super::open::open_place_artifact;
 use super::sink;
-use super::source::open_place_artifact;
 use crate::image::ImageOrIndex;
 use crate::image::parse::IndexEntry;
 use crate::location::{LocalImage, Location, Place};

@@ -1,7 +1,7 @@
 //! Copying an image, or a whole multi-platform index, from any source to any sink: the
 //! go-containerregistry `crane cp` composition, `open` then `write`, over the one image model.
 //!
-//! - The source is opened as an [`ImageOrIndex`] ([`super::source::open_to_copy`]): an image's
+//! - The source is opened as an [`ImageOrIndex`] ([`super::open::open_to_copy`]): an image's
 //!   manifest and config verified in memory, layers left where they are (a layout's files, or
 //!   a registry repository where each blob fetches itself); an index's images opened one at a
 //!   time as the sink writes them, each config streamed like a layer and only when the target
@@ -32,8 +32,8 @@ pub use super::attached::{
 };
 pub use super::copy_options::{CopyOptions, Target};
 use super::error::TransportError;
+use super::open::open_to_copy;
 use super::sink;
-use super::source::open_to_copy;
 use crate::image::parse::parse_index;
 use crate::image::{Artifact, ImageOrIndex};
 use crate::location::{LocalImage, Location, Place};

@@ -1,7 +1,7 @@
 //! The local formats as sinks: one function that writes an image to any `--output` destination
 //! ([`LocalImage`]: `oci:PATH[:TAG]`, `oci-archive:FILE[:TAG]`, `docker-archive:FILE[:REF]`),
 //! handing it to the module of its format ([`super::layout`], [`super::archive`]), which also
-//! reads it back ([`super::source::open`] dispatches the reading side).
+//! reads it back ([`super::open::open`] dispatches the reading side).
 
 use super::archive::{write_archive_file, write_docker_archive, write_oci_archive_of};
 use super::layout::write_artifact_layout;

@@ -6,7 +6,7 @@
 //! - [`crate::image`]: the immutable image value and how it is built;
 //! - **transports (this module)**: one place that turns a [`crate::location::Location`] (a
 //!   registry reference, `oci:`, `oci-archive:`, `docker-archive:`, classified once) into the
-//!   image model, the same image or index value whichever the source ([`source::open`]; an
+//!   image model, the same image or index value whichever the source ([`open::open`]; an
 //!   index's images open on demand through it); each local format is one module, read and written there
 //!   ([`layout`] for `oci:`, [`archive`] for `oci-archive:` and `docker-archive:`, with
 //!   [`local`] choosing between them when writing), and one place that sends an image to its destinations
@@ -21,7 +21,7 @@
 //! names `/configs`): that is the callers' business. Errors are [`TransportError`] values, never
 //! command failures.
 //!
-//! Convenience for callers that need an image's files: [`source::unpack_image`] opens any source,
+//! Convenience for callers that need an image's files: [`open::unpack_image`] opens any source,
 //! unpacks its layers safely into a temp folder and returns its labels and config.
 
 pub mod archive;
@@ -32,17 +32,17 @@ pub mod error;
 pub mod layout;
 pub mod layout_repository;
 pub mod local;
+pub mod open;
 pub mod options;
 pub mod sink;
-pub mod source;
 pub mod tar_members;
 pub mod unpack;
 
 pub use copy::{CopyOptions, CopyReport, Target, copy};
 pub use error::{LocalError, TransportError};
 pub use local::{write_artifact, write_image, write_index};
-pub use options::RegistryOptions;
-pub use source::{
+pub use open::{
     Opened, OpenedArtifact, OpenedImage, UnpackedImage, open, open_artifact, open_image,
     unpack_image,
 };
+pub use options::RegistryOptions;

@@ -19,7 +19,7 @@ pub struct RegistryOptions {
     pub auth: AuthOptions,
     /// TLS, plain HTTP, timeouts and retries.
     pub client: ClientOptions,
-    /// The platform picked from an index by [`super::source::open_image`]; a catalog build
+    /// The platform picked from an index by [`super::open::open_image`]; a catalog build
     /// names its platforms separately.
     pub platform: Platform,
 }

@@ -75,7 +75,7 @@ pub fn fetch_remote(artifact: Artifact<'_>, spool: &Path) -> Result<ImageOrIndex
             .find(|l| matches!(l.source, BlobSource::Remote { .. }))
             .map(|l| l.location().display().to_string())
             .unwrap_or_default();
-        super::source::fetch_remote_layers(image, spool, &name)?;
+        super::open::fetch_remote_layers(image, spool, &name)?;
     }
     Ok(value)
 }

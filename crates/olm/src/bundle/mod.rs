@@ -1,13 +1,14 @@
 //! The bundle model: a bundle folder (or manifests held in memory) loaded into typed
 //! annotations, dependencies and manifest objects that remember where they came from, its format
 //! ([`MediaType`]), typed views of its CSV as YAML ([`csv`]) and as JSON ([`csv_json`]), and the
-//! images it needs ([`images`]).
+//! images it needs ([`images`]), and the metadata files written for it ([`metadata`]).
 
 pub mod csv;
 pub mod csv_json;
 pub mod images;
 pub mod loader;
 pub mod media_type;
+pub mod metadata;
 pub mod model;
 
 pub use csv::Csv;

@@ -6,8 +6,8 @@
 //! Dockerfile's own folder (the bundle root), unlike opm, which writes them relative to the
 //! current directory (openshift/windows-machine-config-operator#158).
 
-use super::annotations::Entry;
 use super::error::ScaffoldError;
+use crate::bundle::metadata::annotations::Entry;
 
 /// The template, embedded so the binary needs no data files.
 const TEMPLATE: &str = include_str!("../../../../scaffolds/bundle.Dockerfile");

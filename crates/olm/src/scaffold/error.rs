@@ -76,16 +76,9 @@ pub enum ScaffoldError {
     /// A channel or package name given on the command line is unusable.
     #[error("{0}")]
     BadValue(String),
-    /// The existing annotations file has a shape init cannot keep verbatim.
-    #[error("{}:{line}: {message}", .path.display())]
-    Annotations {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// What is wrong and how to fix it.
-        message: String,
-    },
+    /// An existing metadata file (annotations, dependencies) cannot be kept or merged.
+    #[error(transparent)]
+    Metadata(#[from] crate::bundle::metadata::MetadataError),
     /// An annotation cannot be expressed as a Dockerfile LABEL.
     #[error(
         "annotation {key} contains a line break, which a bundle.Dockerfile LABEL cannot carry: \

@@ -13,11 +13,9 @@
 //!
 //! Templates live in `scaffolds/` at the crate root and are embedded with `include_str!`.
 
-pub mod annotations;
-pub mod dependencies;
 pub mod dockerfile;
 pub mod error;
-pub mod source;
+pub mod manifests;
 pub mod write;
 
 /// The file `--dockerfile` writes at the bundle root (the name operator-sdk and opm use); `bundle
@@ -27,6 +25,7 @@ pub const DOCKERFILE: &str = "bundle.Dockerfile";
 pub use error::ScaffoldError;
 
 use crate::bundle::keys;
+use crate::bundle::metadata::{annotations, dependencies};
 use crate::fsio;
 use annotations::Entry;
 use std::fs;
@@ -153,7 +152,7 @@ pub fn plan(opts: &Options) -> Result<Plan, ScaffoldError> {
     } else {
         dir.to_path_buf()
     };
-    let manifests = source::read_manifests(&source_dir)?;
+    let manifests = manifests::read_manifests(&source_dir)?;
     let root = match (&opts.output_dir, is_bundle) {
         (Some(out), _) => out.clone(),
         (None, true) => dir.to_path_buf(),
@@ -460,7 +459,7 @@ impl Plan {
         &mut self,
         opts: &Options,
         existing: Option<&annotations::Existing>,
-        manifests: &source::Manifests,
+        manifests: &manifests::Manifests,
     ) -> Result<Vec<Entry>, ScaffoldError> {
         let old = |key: &str| {
             existing
@@ -503,7 +502,7 @@ impl Plan {
 
         // Package.
         let csv_name = manifests.csv_view().name().to_string();
-        let implied = source::package_from_csv_name(&csv_name).map(str::to_string);
+        let implied = manifests::package_from_csv_name(&csv_name).map(str::to_string);
         let package = match (&opts.package, old(keys::PACKAGE)) {
             (Some(flag), existing) => {
                 let flag = flag.trim().to_string();
@@ -530,13 +529,13 @@ impl Plan {
             }
             (None, None) => {
                 // Where the bundle already says its package, before guessing from the CSV.
-                if let Some((p, file)) = source::package_from_dockerfile(&opts.dir) {
+                if let Some((p, file)) = manifests::package_from_dockerfile(&opts.dir) {
                     self.notes.push(format!(
                         "package {p}: from the package label of {} (pass --package to choose another)",
                         file.display()
                     ));
                     p
-                } else if let Some((p, folder)) = source::package_from_layout(&opts.dir) {
+                } else if let Some((p, folder)) = manifests::package_from_layout(&opts.dir) {
                     self.notes.push(format!(
                         "package {p}: from the folder {} (a <package>/<version>/ layout; pass --package to choose another)",
                         folder.display()

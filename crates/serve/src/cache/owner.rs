@@ -11,8 +11,8 @@
 //! own `/etc/passwd` and `/etc/group`. The digest is unchanged (opm zeroes uid and gid).
 
 use crate::gocompat::execuser::{ExecUser, ExecUserError, exec_user};
+use crate::transport::OpenedImage;
 use crate::transport::TransportError;
-use crate::transport::source::OpenedImage;
 
 /// The owner of every entry of a cache layer, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

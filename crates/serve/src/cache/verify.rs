@@ -148,7 +148,7 @@ fn find_caches(root: &Path, configs: &str) -> Vec<String> {
 /// judged for who can read it (the image's user, an arbitrary uid in group 0).
 pub fn verify_image(
     source: &str,
-    opened: &crate::transport::source::OpenedImage,
+    opened: &crate::transport::OpenedImage,
     configs: String,
     cache_dir: Option<&str>,
 ) -> Result<VerifyReport, VerifyError> {
@@ -201,7 +201,7 @@ pub fn verify_image(
 /// with the modes the unpacker wrote.
 pub fn verify_unpacked(
     source: &str,
-    opened: &crate::transport::source::OpenedImage,
+    opened: &crate::transport::OpenedImage,
     root: &Path,
     configs: &str,
     cache_dir: &str,
@@ -224,7 +224,7 @@ pub fn verify_unpacked(
 /// The verdict on the cache of `opened`, unpacked at `root`, its catalog at `configs`.
 fn verify_in(
     source: &str,
-    opened: &crate::transport::source::OpenedImage,
+    opened: &crate::transport::OpenedImage,
     root: &Path,
     configs: &str,
     given: Option<(String, CacheDirFrom)>,
@@ -512,7 +512,7 @@ struct EntryMeta {
 /// Mode and owner of every entry under `prefixes` (relative, no leading `/`), the last layer
 /// winning.
 fn layer_meta(
-    opened: &crate::transport::source::OpenedImage,
+    opened: &crate::transport::OpenedImage,
     prefixes: &[&str],
 ) -> Result<HashMap<String, EntryMeta>, VerifyError> {
     let mut meta = HashMap::new();

@@ -3,10 +3,11 @@
 //! rebuilt on itself).
 
 use super::{CatalogBuildError, dedup};
+use crate::action::source::open_any;
 use crate::image::config::Platform;
 use crate::image::extend::platform_json;
 use crate::location::Location;
-use crate::transport::source::{OpenedImage, open};
+use crate::transport::OpenedImage;
 use crate::transport::{RegistryOptions, TransportError};
 
 /// Opens the base: every platform image wanted, each with its index `platform` object.
@@ -20,7 +21,7 @@ pub fn open_bases(
         base: base.to_string(),
         source,
     };
-    let opened = match open(location, registry).map_err(wrap)?.into_image() {
+    let opened = match open_any(location, registry).map_err(wrap)?.into_image() {
         Ok(image) => {
             let own: Option<Platform> = image.platform().parse().ok();
             for p in platforms {

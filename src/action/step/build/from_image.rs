@@ -39,7 +39,7 @@ use crate::image::Image;
 use crate::image::extend::{ConfigEdit, extend_image, folder_layer, index_of};
 use crate::image::strip::{self, Areas, LayerUse};
 use crate::location::Location;
-use crate::transport::source::OpenedImage;
+use crate::transport::OpenedImage;
 use crate::transport::unpack::{self, Limits};
 use serde_json::Value;
 use std::collections::HashMap;

@@ -5,7 +5,7 @@
 use super::CatalogBuildError;
 use crate::image::strip::{Areas, LayerUse};
 use crate::image::{Blob, BlobSource, Descriptor, Image, ImageError};
-use crate::transport::source::OpenedImage;
+use crate::transport::OpenedImage;
 use crate::transport::unpack;
 use serde_json::{Value, json};
 use std::collections::HashMap;

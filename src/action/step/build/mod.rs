@@ -33,8 +33,8 @@ use crate::image::extend::{
 };
 use crate::image::{Artifact, Format, Image, ImageIndex};
 use crate::location::Location;
+use crate::transport::OpenedImage;
 use crate::transport::sink::Deliverable;
-use crate::transport::source::OpenedImage;
 use crate::transport::{RegistryOptions, TransportError, sink};
 use std::collections::BTreeMap;
 use std::path::Path;

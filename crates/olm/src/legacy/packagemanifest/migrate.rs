@@ -12,9 +12,9 @@ use super::graph::Loaded;
 use super::validate::Report;
 use super::{PackageDir, Version};
 use crate::bundle::keys;
+use crate::bundle::metadata::annotations::{self, Entry};
+use crate::bundle::metadata::dependencies;
 use crate::fsio;
-use crate::scaffold::annotations::{self, Entry};
-use crate::scaffold::dependencies;
 use std::fs;
 use std::path::{Path, PathBuf};
 

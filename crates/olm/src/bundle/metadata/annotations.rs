@@ -10,13 +10,13 @@
 //! - an existing value that YAML read as a boolean, number or null keeps its text and becomes a
 //!   quoted string (`true` → `"true"`, null → `""`), which is what OLM sees as a label anyway.
 
-use super::error::ScaffoldError;
+use super::MetadataError;
 use crate::bundle::keys;
 use crate::yaml::{self, ScalarKind, Value};
 use std::path::Path;
 
 /// The template, embedded so the binary needs no data files.
-const TEMPLATE: &str = include_str!("../../../../scaffolds/annotations.yaml");
+const TEMPLATE: &str = include_str!("../../../../../scaffolds/annotations.yaml");
 
 /// One annotation as init will write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +50,12 @@ impl Existing {
 /// Parses an existing annotations file. Any shape init could not keep verbatim (a list or mapping
 /// as a value, no `annotations:` mapping) is an error naming the line, so nothing the user wrote
 /// is silently dropped.
-pub fn parse(path: &Path, text: &str) -> Result<Existing, ScaffoldError> {
-    let docs = yaml::parse_stream(text).map_err(|error| ScaffoldError::Yaml {
+pub fn parse(path: &Path, text: &str) -> Result<Existing, MetadataError> {
+    let docs = yaml::parse_stream(text).map_err(|error| MetadataError::Yaml {
         path: path.to_path_buf(),
         error,
     })?;
-    let shape = |line: usize, message: String| ScaffoldError::Annotations {
+    let shape = |line: usize, message: String| MetadataError::Annotations {
         path: path.to_path_buf(),
         line,
         message,

@@ -5,23 +5,23 @@
 //! shape does not allow a safe append (a flow list, `dependencies` not the last key), the file is
 //! re-emitted from its parsed content, keeping every entry; a note says so.
 
+use super::MetadataError;
 use super::annotations::{yaml_key, yaml_quote};
-use super::error::ScaffoldError;
 use crate::bundle::Csv;
 use crate::yaml::{self, Node, ScalarKind, Value};
 use std::path::Path;
 
 /// The template for a file with entries.
-const TEMPLATE: &str = include_str!("../../../../scaffolds/dependencies.yaml");
+const TEMPLATE: &str = include_str!("../../../../../scaffolds/dependencies.yaml");
 /// The commented example written when the CSV requires nothing. It ends in `dependencies: []`:
 /// a metadata file holding only comments decodes to null, and operator-registry's
 /// `ValidateBundleFormat` (run by `operator-sdk bundle validate` and `opm alpha bundle validate`)
 /// dereferences that null and crashes.
-pub const EXAMPLE: &str = include_str!("../../../../scaffolds/dependencies.example.yaml");
+pub const EXAMPLE: &str = include_str!("../../../../../scaffolds/dependencies.example.yaml");
 /// The comments-only example earlier olmpack versions wrote; init replaces it by [`EXAMPLE`] so a
 /// bundle scaffolded before the fix stops crashing the reference validator.
 const COMMENTS_ONLY_EXAMPLE: &str =
-    include_str!("../../../../scaffolds/dependencies.example.comments-only.yaml");
+    include_str!("../../../../../scaffolds/dependencies.example.comments-only.yaml");
 
 /// An API (group, version, kind) the CSV requires.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,8 +132,8 @@ pub fn merge(
     path: &Path,
     text: &str,
     required: &[Gvk],
-) -> Result<Option<(String, Option<String>)>, ScaffoldError> {
-    let docs = yaml::parse_stream(text).map_err(|error| ScaffoldError::Yaml {
+) -> Result<Option<(String, Option<String>)>, MetadataError> {
+    let docs = yaml::parse_stream(text).map_err(|error| MetadataError::Yaml {
         path: path.to_path_buf(),
         error,
     })?;

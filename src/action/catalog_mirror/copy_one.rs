@@ -1,0 +1,235 @@
+//! Copying one planned image of a mirror run, and what an earlier run left that makes a copy
+//! unnecessary (its results, or the images already in the archive). Never fails: a failure is
+//! the image's result.
+
+use super::{MirrorError, MirrorOptions, MirrorTarget};
+use crate::location::LocalImage;
+use crate::mirror::archive;
+use crate::mirror::naming::Destination;
+use crate::mirror::plan::PlannedImage;
+use crate::mirror::results::{self, ImageResult, RunSettings, Status};
+use crate::reference::Reference;
+use crate::registry::push::BlobAction;
+use crate::transport::{CopyOptions, RegistryOptions, Target};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What an earlier run recorded as done, by target name, when it ran with the same settings.
+pub(super) fn previous_results(dir: &Path, settings: &RunSettings) -> HashMap<String, ImageResult> {
+    let Some(report) = results::read_previous(dir) else {
+        return HashMap::new();
+    };
+    if &report.settings != settings {
+        return HashMap::new();
+    }
+    report
+        .images
+        .into_iter()
+        .filter(|i| i.done())
+        .map(|i| (i.target.clone(), i))
+        .collect()
+}
+
+/// What an archive already holds, by layout name.
+pub(super) fn previous_archive(dir: &Path) -> Result<HashMap<String, ImageResult>, MirrorError> {
+    let Some(plan) = archive::read_plan(dir)? else {
+        return Ok(HashMap::new());
+    };
+    Ok(plan
+        .images
+        .into_iter()
+        .filter_map(|p| {
+            let digest = p.digest.clone()?;
+            let name = archive::image_name(&digest);
+            archive::has_image(dir, &name).then(|| {
+                (
+                    name.clone(),
+                    ImageResult {
+                        kind: p.kind,
+                        source: p.source,
+                        target: name,
+                        source_digest: Some(digest.clone()),
+                        digest: Some(digest),
+                        size: p.size,
+                        status: Status::Present,
+                        reason: None,
+                        by_tag: p.by_tag,
+                        narrowed_to: Vec::new(),
+                        blobs_copied: 0,
+                        blobs_skipped: 0,
+                        bytes_copied: 0,
+                        attached: 0,
+                    },
+                )
+            })
+        })
+        .collect())
+}
+
+fn failed(p: &PlannedImage, target: String, reason: String) -> ImageResult {
+    ImageResult {
+        kind: p.kind,
+        source: p.source.clone(),
+        target,
+        source_digest: p.digest.clone(),
+        digest: None,
+        size: p.size,
+        status: Status::Failed,
+        reason: Some(reason),
+        by_tag: p.by_tag,
+        narrowed_to: Vec::new(),
+        blobs_copied: 0,
+        blobs_skipped: 0,
+        bytes_copied: 0,
+        attached: 0,
+    }
+}
+
+/// Copies one planned image; never fails (a failure is a result).
+pub(super) fn mirror_one(
+    p: &PlannedImage,
+    target: &MirrorTarget,
+    dest: Option<&Destination>,
+    opts: &MirrorOptions,
+    copy_opts: &CopyOptions,
+    previous: &HashMap<String, ImageResult>,
+) -> ImageResult {
+    let (sink, name) = match (target, dest) {
+        (MirrorTarget::Registry(_), Some(d)) => {
+            let repository = match d.repository(&p.repository, opts.max_components) {
+                Ok(r) => r,
+                Err(e) => return failed(p, String::new(), e.to_string()),
+            };
+            let reference = Reference {
+                registry: d.registry.clone(),
+                repository,
+                tag: Some(p.tag.clone()),
+                digest: None,
+            };
+            let name = reference.to_string();
+            (Target::Registry(reference), name)
+        }
+        (MirrorTarget::Archive(dir), _) => {
+            let Some(digest) = &p.digest else {
+                return failed(p, String::new(), p.error.clone().unwrap_or_default());
+            };
+            let name = archive::image_name(digest);
+            (
+                Target::Local(LocalImage::OciLayout {
+                    path: archive::layout(dir),
+                    tag: Some(name.clone()),
+                }),
+                name,
+            )
+        }
+        (MirrorTarget::Registry(_), None) => {
+            return failed(p, String::new(), "no destination".into());
+        }
+    };
+    if let Some(error) = &p.error {
+        return failed(p, name, error.clone());
+    }
+    let (Some(digest), Some(pull_from)) = (&p.digest, &p.pull_from) else {
+        return failed(p, name, "not resolved".into());
+    };
+    if let Some(before) = previous.get(&name)
+        && before.source_digest.as_ref() == Some(digest)
+        && still_there(&sink, before, &copy_opts.target)
+    {
+        return ImageResult {
+            status: Status::Present,
+            target: name,
+            blobs_copied: 0,
+            blobs_skipped: 0,
+            bytes_copied: 0,
+            attached: 0,
+            reason: None,
+            kind: p.kind,
+            source: p.source.clone(),
+            by_tag: p.by_tag,
+            size: p.size.or(before.size),
+            ..before.clone()
+        };
+    }
+    let location = pull_from;
+    // Without a record of an earlier run: a target that already holds the image under its
+    // tag at the source's digest needs no copy (one HEAD, no blob asked about), unless
+    // something attached at the source may be missing there.
+    if let Target::Registry(reference) = &sink
+        && copy_opts.platforms.is_none()
+        && target_digest(reference, &copy_opts.target).as_ref() == Some(digest)
+        && !(copy_opts.with_signatures
+            && crate::transport::copy::may_have_attached(location, copy_opts))
+    {
+        return ImageResult {
+            status: Status::Present,
+            digest: Some(digest.clone()),
+            reason: None,
+            ..failed(p, name, String::new())
+        };
+    }
+    match crate::transport::copy(location, &sink, copy_opts) {
+        Ok(report) => {
+            let mut copied = 0;
+            let mut skipped = 0;
+            let mut bytes = 0;
+            for b in &report.blobs {
+                match b.action {
+                    BlobAction::Existing | BlobAction::Mounted => skipped += 1,
+                    BlobAction::Uploaded | BlobAction::UploadedChunked => {
+                        copied += 1;
+                        bytes += b.size;
+                    }
+                }
+            }
+            let size = p.size.or_else(|| {
+                (!report.blobs.is_empty()).then(|| report.blobs.iter().map(|b| b.size).sum())
+            });
+            ImageResult {
+                kind: p.kind,
+                source: p.source.clone(),
+                target: name,
+                source_digest: Some(digest.clone()),
+                digest: Some(report.digest.clone()),
+                size,
+                status: Status::Copied,
+                reason: None,
+                by_tag: p.by_tag,
+                narrowed_to: if report.narrowed_from.is_some() {
+                    report.platforms.clone()
+                } else {
+                    Vec::new()
+                },
+                blobs_copied: copied,
+                blobs_skipped: skipped,
+                bytes_copied: bytes,
+                attached: report.attached.len(),
+            }
+        }
+        Err(e) => failed(p, name, crate::errors::error_chain(&e)),
+    }
+}
+
+/// Whether the target still holds what an earlier run recorded: the tag at the same digest
+/// (a registry), or the name in the layout (an archive).
+fn still_there(sink: &Target, before: &ImageResult, opts: &RegistryOptions) -> bool {
+    match sink {
+        Target::Registry(reference) => {
+            let Some(want) = &before.digest else {
+                return false;
+            };
+            target_digest(reference, opts).as_ref() == Some(want)
+        }
+        Target::Local(_) => before.status == Status::Present,
+    }
+}
+
+/// The digest a registry's tag points at (`HEAD`), `None` when absent or unreachable.
+fn target_digest(reference: &Reference, opts: &RegistryOptions) -> Option<String> {
+    use crate::registry::Repository;
+    opts.repository(reference)
+        .ok()?
+        .manifest_head(reference.manifest_reference())
+        .ok()??
+        .digest
+}

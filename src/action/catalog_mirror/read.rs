@@ -1,0 +1,383 @@
+//! Reading the catalog of a mirror run (a registry image, a local image, a folder built into
+//! an image, or an archive's plan) into the plan: the catalog's own planned image first, then
+//! every image it names, resolved and checked against the signature policy.
+
+use super::{MirrorError, MirrorOptions, Prepared};
+use crate::action::catalog_render::{RenderOptions, load_source};
+use crate::action::step::build::{self as catalog_build, CatalogBuildOptions};
+use crate::action::step::filter as catalog_filter;
+use crate::action::step::policy::PolicyGate;
+use crate::location::{LocalImage, Location, Place};
+use crate::mirror::archive;
+use crate::mirror::plan::{self, Kind, Plan, PlannedImage, ResolveOptions};
+use crate::reference::Reference;
+use crate::transport::RegistryOptions;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The plan of an archive, each image read from its layout. Under a policy each image is
+/// checked as the `oci:` image it is read from (the archive's layout and its name there), and
+/// the digest verified must be the one the plan copies; a refusal fails that image.
+pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared, MirrorError> {
+    let mut plan = archive::read_existing(dir)?;
+    for image in &mut plan.images {
+        match &image.digest {
+            Some(d) => match Location::local(archive::image_location(dir, d)) {
+                Ok(l) => image.pull_from = Some(l),
+                Err(e) => image.error = Some(e.to_string()),
+            },
+            None => image.error = Some("the archive records no digest for it".into()),
+        }
+        if let (Some(gate), Some(pull), None) = (&opts.policy, &image.pull_from, &image.error) {
+            let checked = gate
+                .admit(pull, &opts.source)
+                .map_err(|e| e.to_string())
+                .and_then(|c| same_digest(&c, image.digest.as_deref()));
+            if let Err(e) = checked {
+                image.error = Some(e);
+            }
+        }
+    }
+    Ok(Prepared {
+        plan,
+        warnings: Vec::new(),
+        _spool: None,
+    })
+}
+
+/// The catalog read (and built, for a folder), every image it needs collected and resolved.
+pub(super) fn prepare_catalog(
+    source: &str,
+    location: &Location,
+    opts: &MirrorOptions,
+) -> Result<Prepared, MirrorError> {
+    let read = CatalogRead {
+        source,
+        opts,
+        render: RenderOptions {
+            registry: opts.source.clone(),
+            ..RenderOptions::default()
+        },
+        resolve: ResolveOptions {
+            registry: opts.source.clone(),
+            rewrites: opts.rewrites.clone(),
+            sizes: opts.dry_run,
+        },
+    };
+    let mut warnings = Vec::new();
+    let mut spool = None;
+    let (catalog, cfg) = match location.place() {
+        Place::Registry(_) => read.registry_image(location, &mut warnings, &mut spool)?,
+        Place::Local(local) => read.local_image(location, local, &mut warnings, &mut spool)?,
+        Place::Path(path) => read.folder(path, &mut warnings, &mut spool)?,
+    };
+    let wanted = plan::collect(&cfg);
+    drop(cfg);
+    let resolved = crate::parallel::map_indexed(wanted.len(), opts.jobs.max(1), None, |i| {
+        let (kind, image) = &wanted[i];
+        let mut planned = plan::resolve(*kind, image, &read.resolve);
+        if let Some(gate) = &opts.policy
+            && planned.error.is_none()
+            && let Err(e) = admit_planned(gate, &planned, &opts.source)
+        {
+            planned.error = Some(e);
+        }
+        planned
+    });
+    let mut images = vec![catalog];
+    images.extend(resolved);
+    Ok(Prepared {
+        plan: Plan {
+            source: source.to_string(),
+            images,
+        },
+        warnings,
+        _spool: spool,
+    })
+}
+
+/// Reading the catalog of a run, one method per kind of source: each gives the catalog's
+/// planned image and its model, adds its notes to `warnings` and hands a temporary folder
+/// the run reads from (a filtered or built image) to `spool`.
+struct CatalogRead<'a> {
+    /// The source as given.
+    source: &'a str,
+    opts: &'a MirrorOptions,
+    render: RenderOptions,
+    resolve: ResolveOptions,
+}
+
+type CatalogAndModel = (PlannedImage, crate::catalog::model::DeclarativeConfig);
+
+impl CatalogRead<'_> {
+    fn fail(&self, message: String) -> MirrorError {
+        MirrorError::Catalog {
+            source_name: self.source.to_string(),
+            message,
+        }
+    }
+
+    /// A registry image: checked by the policy before anything else is read, then read at the
+    /// digest the plan pins, which must be the one whose signatures were verified.
+    fn registry_image(
+        &self,
+        location: &Location,
+        warnings: &mut Vec<String>,
+        spool: &mut Option<tempfile::TempDir>,
+    ) -> Result<CatalogAndModel, MirrorError> {
+        let opts = self.opts;
+        let fail = |m| self.fail(m);
+        let checked = match &opts.policy {
+            Some(gate) => Some(gate.admit(location, &opts.source)?),
+            None => None,
+        };
+        let mut catalog = plan::resolve(Kind::Catalog, self.source, &self.resolve);
+        let (Some(pull), None) = (&catalog.pull_from, &catalog.error) else {
+            return Err(fail(catalog.error.clone().unwrap_or_default()));
+        };
+        if let Some(checked) = &checked {
+            same_digest(checked, catalog.digest.as_deref()).map_err(fail)?;
+        }
+        let pinned = pull.clone();
+        let (cfg, w) = load_source(&pinned, &self.render).map_err(|e| fail(e.to_string()))?;
+        warnings.extend(w);
+        let cfg = filter_image(&pinned, cfg, opts, &mut catalog, warnings, spool).map_err(fail)?;
+        Ok((catalog, cfg))
+    }
+
+    /// A local image (`oci:`, an archive): copied by its own name, tagged with its tag.
+    fn local_image(
+        &self,
+        given: &Location,
+        local: &LocalImage,
+        warnings: &mut Vec<String>,
+        spool: &mut Option<tempfile::TempDir>,
+    ) -> Result<CatalogAndModel, MirrorError> {
+        let opts = self.opts;
+        let fail = |m| self.fail(m);
+        let location = match &opts.policy {
+            Some(gate) => gate.admit(given, &opts.source)?,
+            None => given.clone(),
+        };
+        let opened = crate::action::source::open_all(&location, &opts.source)
+            .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+        let digest = opened.value.digest().to_string();
+        drop(opened);
+        let (cfg, w) = load_source(&location, &self.render).map_err(|e| fail(e.to_string()))?;
+        warnings.extend(w);
+        let default_tag = local
+            .name()
+            .filter(|n| !n.contains('/') && !n.contains(':'));
+        let (repository, tag) = catalog_name(opts, default_tag)?;
+        let mut catalog = PlannedImage {
+            kind: Kind::Catalog,
+            source: self.source.to_string(),
+            repository,
+            tag,
+            by_tag: true,
+            digest: Some(digest),
+            size: None,
+            pull_from: Some(given.clone()),
+            error: None,
+        };
+        let cfg =
+            filter_image(&location, cfg, opts, &mut catalog, warnings, spool).map_err(fail)?;
+        Ok((catalog, cfg))
+    }
+
+    /// A catalog folder: filtered (`--filter`) and built into a catalog image on `--base` in
+    /// a temporary layout, which the run copies from.
+    fn folder(
+        &self,
+        path: &Path,
+        warnings: &mut Vec<String>,
+        spool: &mut Option<tempfile::TempDir>,
+    ) -> Result<CatalogAndModel, MirrorError> {
+        let opts = self.opts;
+        let fail = |m| self.fail(m);
+        if !path.is_dir() {
+            return Err(fail(
+                "is a file: pass a catalog folder, an image reference or oci:DIR[:TAG]".into(),
+            ));
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("olmpack-mirror-")
+            .tempdir()
+            .map_err(|e| fail(format!("cannot create a temp folder: {e}")))?;
+        crate::interrupt::watch(dir.path());
+        let folder = match &opts.filter {
+            Some(f) => {
+                let (filtered, w) = catalog_filter::filter_folder(path, f, dir.path())
+                    .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+                warnings.extend(w);
+                filtered
+            }
+            None => path.to_path_buf(),
+        };
+        let folder_location = Location::path(folder.clone()).map_err(|e| fail(e.to_string()))?;
+        let (cfg, w) =
+            load_source(&folder_location, &self.render).map_err(|e| fail(e.to_string()))?;
+        warnings.extend(w);
+        let base = opts.base.clone();
+        let base_verified = match (&opts.policy, &base) {
+            (Some(gate), Some(base)) => {
+                let checked = gate.admit(base, &opts.source)?;
+                checked.verified_digest().map(str::to_string)
+            }
+            _ => None,
+        };
+        let build_opts = CatalogBuildOptions {
+            base,
+            base_verified,
+            registry: opts.source.clone(),
+            platforms: opts.platforms.clone().unwrap_or_default(),
+            ..CatalogBuildOptions::default()
+        };
+        let built = catalog_build::build(&folder, &build_opts)
+            .map_err(|e| fail(crate::errors::error_chain(&e)))?;
+        warnings.extend(built.warnings.iter().cloned());
+        let (digest, size, local) = into_layout(built, dir.path()).map_err(fail)?;
+        let (repository, tag) = catalog_name(opts, None)?;
+        let catalog = PlannedImage {
+            kind: Kind::Catalog,
+            source: self.source.to_string(),
+            repository,
+            tag,
+            by_tag: true,
+            digest: Some(digest),
+            size: Some(size),
+            pull_from: Some(local),
+            error: None,
+        };
+        *spool = Some(dir);
+        Ok((catalog, cfg))
+    }
+}
+
+/// Checks a bundle or operand image against the policy: its reference as the catalog names it
+/// (Docker Hub's for a short name, as skopeo reads it), and the digest whose signatures were
+/// verified must be the one the plan pinned for the copy. `Err` is the reason it fails.
+fn admit_planned(
+    gate: &PolicyGate,
+    planned: &PlannedImage,
+    registry: &RegistryOptions,
+) -> Result<(), String> {
+    let location = Location::reference(&planned.source).map_err(|e| e.to_string())?;
+    let checked = gate.admit(&location, registry).map_err(|e| e.to_string())?;
+    same_digest(&checked, planned.digest.as_deref())
+}
+
+/// Whether the digest a policy verified (if it verified one) is the digest to be copied.
+fn same_digest(checked: &Location, planned: Option<&str>) -> Result<(), String> {
+    match checked.verified_digest() {
+        Some(v) if Some(v) != planned => Err(format!(
+            "{} changed while it was checked: its signatures were verified for {v}, the copy would read {}",
+            checked.as_str(),
+            planned.unwrap_or("nothing")
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A built catalog image written into `spool/catalog-image` (base layers fetched first):
+/// its digest, size and `oci:` location.
+fn into_layout(
+    mut built: catalog_build::BuiltCatalog,
+    spool: &Path,
+) -> Result<(String, u64, Location), String> {
+    built
+        .fetch_base_layers()
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    let layout = spool.join("catalog-image");
+    std::fs::create_dir_all(&layout).map_err(|e| e.to_string())?;
+    let local = LocalImage::OciLayout {
+        path: layout,
+        tag: Some("catalog".into()),
+    };
+    crate::transport::write_artifact(built.artifact(), &local, &["catalog".to_string()])
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    // Everything the image holds: manifests, configs and layers (each blob once).
+    let mut blobs: HashMap<&str, u64> = HashMap::new();
+    let artifact = built.artifact();
+    let top = &artifact.top().descriptor;
+    blobs.insert(top.digest.as_str(), top.size);
+    let images: Vec<&crate::image::Image> = match artifact {
+        crate::image::Artifact::Image(i) => vec![i],
+        crate::image::Artifact::Index(x) => x.images.iter().collect(),
+    };
+    for image in images {
+        for b in std::iter::once(&image.manifest)
+            .chain(std::iter::once(&image.config))
+            .chain(image.layers.iter())
+        {
+            blobs.insert(b.descriptor.digest.as_str(), b.descriptor.size);
+        }
+    }
+    let size = blobs.values().sum();
+    let (digest, _) = built.digest();
+    let local = Location::local(local).map_err(|e| e.to_string())?;
+    Ok((digest.to_string(), size, local))
+}
+
+/// `--filter` on a catalog image: the model filtered (for the images to mirror) and the image
+/// rebuilt by `catalog build IMAGE --filter` ([`catalog_build::build_from_image`]: base layers
+/// kept, `/configs` and the serve cache replaced, every platform), written into a temp layout.
+/// Without `--filter`, `cfg` comes back as it is. With it, `catalog` is pointed at the rebuilt
+/// image (digest, size, the spool layout it is read from), whose folder goes to `spool`.
+fn filter_image(
+    image: &Location,
+    cfg: crate::catalog::model::DeclarativeConfig,
+    opts: &MirrorOptions,
+    catalog: &mut PlannedImage,
+    warnings: &mut Vec<String>,
+    spool: &mut Option<tempfile::TempDir>,
+) -> Result<crate::catalog::model::DeclarativeConfig, String> {
+    use crate::action::step::filter::{filter_config, read_config};
+    let Some(filter) = &opts.filter else {
+        return Ok(cfg);
+    };
+    let fc = read_config(filter).map_err(|e| crate::errors::error_chain(&e))?;
+    let out = filter_config(cfg, &fc, filter.format).map_err(|e| crate::errors::error_chain(&e))?;
+    let build_opts = CatalogBuildOptions {
+        registry: opts.source.clone(),
+        platforms: opts.platforms.clone().unwrap_or_default(),
+        ..CatalogBuildOptions::default()
+    };
+    let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)
+        .map_err(|e| crate::errors::error_chain(&e))?;
+    let dir = tempfile::Builder::new()
+        .prefix("olmpack-mirror-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temp folder: {e}"))?;
+    crate::interrupt::watch(dir.path());
+    warnings.extend(out.warnings);
+    warnings.extend(built.warnings.iter().cloned());
+    let (digest, size, local) = into_layout(built, dir.path())?;
+    catalog.digest = Some(digest);
+    catalog.size = Some(size);
+    catalog.pull_from = Some(local);
+    *spool = Some(dir);
+    Ok(out.config)
+}
+
+/// `--catalog-name NAME[:TAG]` split, with defaults.
+fn catalog_name(
+    opts: &MirrorOptions,
+    default_tag: Option<&str>,
+) -> Result<(String, String), MirrorError> {
+    let given = opts.catalog_name.as_deref().unwrap_or("catalog");
+    let probe = format!("localhost/{given}");
+    let r = Reference::parse(&probe)
+        .ok()
+        .filter(|r| r.digest.is_none())
+        .ok_or_else(|| {
+            MirrorError::Usage(format!(
+                "invalid --catalog-name {given:?}: expected NAME[:TAG], e.g. my-catalog:v1"
+            ))
+        })?;
+    let tag = r
+        .tag
+        .or_else(|| default_tag.map(str::to_string))
+        .unwrap_or_else(|| "latest".to_string());
+    Ok((r.repository, tag))
+}
