@@ -81,6 +81,8 @@ enum CatalogCommand {
     Filter(commands::catalog::filter::Args),
     /// Compare two catalogs: what changed, and which installed versions lose their upgrade path.
     Diff(commands::catalog::diff::Args),
+    /// Ask a catalog (folder, image or catalogd URL): packages, versions, what OLM v1 installs, upgrades on v1 and v0.
+    Query(commands::catalog::query::Args),
     /// Build a reproducible catalog image (scratch or on an opm base) into an OCI layout, an archive or a registry.
     Build(commands::catalog::build::Args),
     /// Write the Dockerfile `opm generate dockerfile` writes, for docker or buildah builds.
@@ -161,6 +163,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
             CatalogCommand::Filter(a) => commands::catalog::filter::run(a),
             CatalogCommand::Diff(a) => commands::catalog::diff::run(a),
+            CatalogCommand::Query(a) => commands::catalog::query::run(a),
             CatalogCommand::Cache(c) => commands::catalog::cache::run(c),
             CatalogCommand::Serve(a) => commands::catalog::serve::run(a),
             CatalogCommand::Mirror(a) => commands::catalog::mirror::run(a),

@@ -219,3 +219,37 @@ pub fn validate_image(
         io_failure,
     })
 }
+
+/// `bundle validate NEW... --upgrade-from OLD`: OLM v1's CRD upgrade preflight on the upgrade
+/// from `old` to each validated bundle folder, added to that folder's report (rules
+/// `olmv1/crd-upgrade-*`). A bundle that cannot be loaded adds nothing here: its own report
+/// already says why; an `old` that cannot be loaded is a usage error.
+pub fn add_upgrade_checks(
+    validated: &mut Validated,
+    dirs: &[PathBuf],
+    old: &Path,
+) -> Result<(), String> {
+    let old_bundle = crate::bundle::Bundle::load(old)
+        .map_err(|e| format!("--upgrade-from {}: {e}", old.display()))?;
+    if old_bundle.objects.is_empty() {
+        return Err(format!(
+            "--upgrade-from {}: no manifests found (is it a bundle folder?)",
+            old.display()
+        ));
+    }
+    for (dir, report) in dirs.iter().zip(validated.reports.iter_mut()) {
+        let Ok(new_bundle) = crate::bundle::Bundle::load(dir) else {
+            continue;
+        };
+        let edge = format!("{} -> {}", old.display(), dir.display());
+        report
+            .diagnostics
+            .extend(crate::validate::crd_upgrade::bundle_pair(
+                &old_bundle,
+                &new_bundle,
+                &edge,
+            ));
+        report.sort();
+    }
+    Ok(())
+}

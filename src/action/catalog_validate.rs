@@ -48,6 +48,9 @@ pub struct Validated {
     pub olmv1: bool,
     /// The OLM v1 readiness of each folder's packages, by folder as given.
     pub readiness: serde_json::Map<String, serde_json::Value>,
+    /// The upgrade edges of each folder: how many, how many checked (both bundles carry their
+    /// manifests), how many unsafe, by folder as given.
+    pub upgrade_edges: serde_json::Map<String, serde_json::Value>,
     /// A folder could not be read, or was no catalog.
     pub io_failure: bool,
 }
@@ -118,6 +121,7 @@ pub fn validate(
     }
     let mut io_failure = false;
     let mut readiness = serde_json::Map::new();
+    let mut upgrade_edges = serde_json::Map::new();
     let wrong: Vec<Option<String>> = dirs
         .iter()
         .map(|d| super::source::not_a_catalog_message(d))
@@ -159,7 +163,11 @@ pub fn validate(
             if wrong.is_some() {
                 continue;
             }
-            let (found, packages) = super::catalog_olmv1::check_dir(dir);
+            let (found, packages, counts) = super::catalog_olmv1::check_dir(dir);
+            upgrade_edges.insert(
+                dir.display().to_string(),
+                serde_json::to_value(counts).unwrap_or_default(),
+            );
             report.diagnostics.extend(found);
             report.sort();
             readiness.insert(
@@ -173,6 +181,7 @@ pub fn validate(
         subject: Subject::Catalog,
         olmv1,
         readiness,
+        upgrade_edges,
         io_failure,
     })
 }

@@ -58,6 +58,7 @@ pub mod catalog_init;
 pub mod catalog_matrix;
 pub mod catalog_mirror;
 pub mod catalog_olmv1;
+pub mod catalog_query;
 pub mod catalog_render;
 pub mod catalog_serve;
 pub mod catalog_template;

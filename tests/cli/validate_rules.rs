@@ -1388,6 +1388,26 @@ fn every_rule_has_a_broken_bundle() {
     const COVERED_ELSEWHERE: &[(&str, &str)] = &[
         ("image/labels", "tests/cli/validate_image.rs"),
         ("image/shape", "tests/cli/validate_image.rs"),
+        // Need two bundles (an upgrade): tests/cli/crd_upgrade.rs fires each one.
+        ("olmv1/crd-upgrade-scope", "tests/cli/crd_upgrade.rs"),
+        (
+            "olmv1/crd-upgrade-stored-version-removal",
+            "tests/cli/crd_upgrade.rs",
+        ),
+        (
+            "olmv1/crd-upgrade-field-removal",
+            "tests/cli/crd_upgrade.rs",
+        ),
+        ("olmv1/crd-upgrade-type", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-enum", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-required", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-default", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-maximum", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-minimum", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-pattern", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-nullable", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-oneof", "tests/cli/crd_upgrade.rs"),
+        ("olmv1/crd-upgrade-unhandled", "tests/cli/crd_upgrade.rs"),
         // Needs an internal failure, made through the debug-only test hook.
         ("internal/error", "tests/cli/isolation.rs"),
     ];

@@ -41,6 +41,15 @@ pub struct Args {
         value_delimiter = ','
     )]
     pub optional_values: Vec<String>,
+    /// Also check the upgrade from this bundle folder to each DIR as OLM v1's CRD upgrade
+    /// preflight does (olmv1/crd-upgrade-* rules): removed fields and stored versions, type,
+    /// scope, enum, bound, default and required changes.
+    #[arg(
+        long = "upgrade-from",
+        value_name = "OLD_DIR",
+        conflicts_with = "image"
+    )]
+    pub upgrade_from: Option<PathBuf>,
     /// List every rule with its id, severity and group, then exit.
     #[arg(long = "list-rules")]
     pub list_rules: bool,
@@ -64,7 +73,7 @@ pub fn run(args: &Args) -> Outcome {
         return list_rules();
     }
     let opts = options(args)?;
-    let validated = match &args.image {
+    let mut validated = match &args.image {
         Some(reference) => {
             let registry = args.registry.options(&[reference])?;
             let location = args.policy.check(&Location::parse(reference)?, &registry)?;
@@ -74,6 +83,10 @@ pub fn run(args: &Args) -> Outcome {
         None => bundle_validate::validate_folders(&args.dirs, &opts, args.jobs)
             .map_err(Failure::usage)?,
     };
+    if let Some(old) = &args.upgrade_from {
+        bundle_validate::add_upgrade_checks(&mut validated, &args.dirs, old)
+            .map_err(Failure::usage)?;
+    }
     // Package-manifest reports are printed without colour, as they always were.
     let color = match args.color {
         _ if validated.packages => false,

@@ -85,6 +85,10 @@ pub fn run(args: &Args) -> Outcome {
                         "olmv1".into(),
                         serde_json::Value::Object(validated.readiness.clone()),
                     );
+                    obj.insert(
+                        "olmv1UpgradeEdges".into(),
+                        serde_json::Value::Object(validated.upgrade_edges.clone()),
+                    );
                 }
                 serde_json::to_writer_pretty(&mut out, &v).map_err(std::io::Error::other)?;
                 writeln!(out)

@@ -13,11 +13,14 @@
 
 pub mod compat;
 pub mod config;
+pub mod crd_upgrade;
 pub mod generate;
 pub mod load;
 pub mod output;
 pub mod permissions;
+pub mod query;
 pub mod typed;
+pub mod upgrade;
 pub mod validators;
 pub mod value_path;
 

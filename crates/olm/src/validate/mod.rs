@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod bundle;
 pub mod catalog;
+pub mod crd_upgrade;
 pub mod names;
 pub mod opm_output;
 pub mod output;

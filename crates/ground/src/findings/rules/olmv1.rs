@@ -127,4 +127,82 @@ super::records! {
     why "These failures happen while OLM v1 reads or renders the bundle, after its validators; the bundle cannot be installed. The message is OLM v1's own."
     bad "a conversion CRD with spec.preserveUnknownFields: true"
     fix "Do what the message says; `olmpack bundle render` shows the same error offline.";
+
+    Olmv1CrdUpgradeScope = "olmv1/crd-upgrade-scope", Error, Olmv1, since "0.1.0", opm None;
+    summary "A CRD's scope changes between a bundle and its upgrade (OLM v1: \"scope: scope changed\")."
+    why "Namespaced and Cluster objects cannot be converted into each other; operator-controller's crdupgradesafety preflight refuses the upgrade, so the ClusterExtension stays on the old bundle."
+    bad "old: scope: Namespaced\nnew: scope: Cluster"
+    fix "Keep the scope; ship a new CRD (another name) for the other scope.";
+
+    Olmv1CrdUpgradeStoredVersionRemoval = "olmv1/crd-upgrade-stored-version-removal", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade drops a CRD version objects are stored at (OLM v1: \"storedVersionRemoval: stored versions removed\")."
+    why "Objects stored at a version the new CRD no longer lists cannot be read; the preflight refuses the upgrade. Offline, the stored versions are the old bundle's storage version(s) (or its status.storedVersions)."
+    bad "old: versions [v1alpha1 (storage)]\nnew: versions [v1 (storage)]"
+    fix "Keep the old version (served: false) for one release and migrate stored objects before removing it.";
+
+    Olmv1CrdUpgradeFieldRemoval = "olmv1/crd-upgrade-field-removal", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade removes a field from a CRD version that both bundles have (OLM v1: \"existingFieldRemoval: removed field\")."
+    why "Existing objects may set the field; removing it from the schema prunes or rejects their data, so the preflight refuses the upgrade."
+    bad "old: spec.properties.size\nnew: (no size)"
+    fix "Keep the field (deprecate it in its description), or add a new CRD version without it.";
+
+    Olmv1CrdUpgradeType = "olmv1/crd-upgrade-type", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade changes a property's type (OLM v1: \"type: type changed\")."
+    why "Stored objects hold values of the old type, which the new schema rejects."
+    bad "old: size: {type: integer}\nnew: size: {type: string}"
+    fix "Add a new field (or a new version with conversion) instead of changing the type.";
+
+    Olmv1CrdUpgradeEnum = "olmv1/crd-upgrade-enum", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade removes allowed enum values, or adds an enum to a property that had none (OLM v1: \"enum: ...\")."
+    why "Objects already using a removed value become invalid; adding values is allowed by OLM's configuration."
+    bad "old: enum: [a, b, c]\nnew: enum: [a, b]"
+    fix "Keep every allowed value; add new ones only.";
+
+    Olmv1CrdUpgradeRequired = "olmv1/crd-upgrade-required", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade makes more fields required (OLM v1: \"required: new required fields\")."
+    why "Objects written before the upgrade lack the new required field and fail validation on their next update."
+    bad "old: required: [name]\nnew: required: [name, size]"
+    fix "Make the field optional with a default in the controller.";
+
+    Olmv1CrdUpgradeDefault = "olmv1/crd-upgrade-default", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade adds, removes or changes a property's default (OLM v1: \"default: ...\")."
+    why "A default changes what existing objects mean when read back; the preflight refuses any default change."
+    bad "old: size: {type: integer}\nnew: size: {type: integer, default: 3}"
+    fix "Keep the default as it was; apply new defaults in the controller.";
+
+    Olmv1CrdUpgradeMaximum = "olmv1/crd-upgrade-maximum", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade adds or lowers a maximum, maxItems, maxLength or maxProperties (OLM v1: \"maximum decreased\" / \"maximum constraint added\")."
+    why "Existing values above the new bound become invalid."
+    bad "old: replicas: {type: integer}\nnew: replicas: {type: integer, maximum: 5}"
+    fix "Keep bounds as loose as before.";
+
+    Olmv1CrdUpgradeMinimum = "olmv1/crd-upgrade-minimum", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade adds or raises a minimum, minItems, minLength or minProperties (OLM v1: \"minimum increased\" / \"minimum constraint added\")."
+    why "Existing values below the new bound become invalid."
+    bad "old: name: {type: string}\nnew: name: {type: string, minLength: 3}"
+    fix "Keep bounds as loose as before.";
+
+    Olmv1CrdUpgradePattern = "olmv1/crd-upgrade-pattern", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade adds, changes or removes a property's pattern (OLM v1: \"pattern: ...\")."
+    why "Existing values may not match the new pattern; crdify refuses every pattern change by default."
+    bad "old: host: {type: string}\nnew: host: {type: string, pattern: '^[a-z]+$'}"
+    fix "Validate in the controller or a new version instead.";
+
+    Olmv1CrdUpgradeNullable = "olmv1/crd-upgrade-nullable", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade makes a property nullable or no longer nullable (OLM v1: \"nullable: ...\")."
+    why "Clients and stored objects disagree on whether null is a value; the preflight refuses either change."
+    bad "old: size: {type: integer}\nnew: size: {type: integer, nullable: true}"
+    fix "Keep nullable as it was.";
+
+    Olmv1CrdUpgradeOneOf = "olmv1/crd-upgrade-oneof", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade adds a oneOf constraint or adds or removes oneOf subschemas (OLM v1: \"oneOf: ...\")."
+    why "A new or narrower oneOf rejects objects that were valid."
+    bad "old: tls: {type: object}\nnew: tls: {type: object, oneOf: [{required: [mode]}]}"
+    fix "Keep oneOf as it was.";
+
+    Olmv1CrdUpgradeUnhandled = "olmv1/crd-upgrade-unhandled", Error, Olmv1, since "0.1.0", opm None;
+    summary "An upgrade changes a schema field no specific check covers (format, x-kubernetes-*, allOf, additionalProperties, ...) (OLM v1: \"unhandled: unhandled changes found\")."
+    why "operator-controller fails closed on changes it cannot judge, so the upgrade is refused; olmpack prints the old and new values in full."
+    bad "old: email: {type: string}\nnew: email: {type: string, format: email}"
+    fix "Keep the field as it was, or make the change in a new CRD version.";
 }

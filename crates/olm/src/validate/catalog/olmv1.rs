@@ -1,6 +1,7 @@
 //! `catalog validate --select-optional olmv1`: the OLM v1 rules over every bundle of a catalog
 //! that carries its manifests (`olm.bundle.object`), reported at the bundle's blob, and a
-//! per-package readiness report: which bundles OLM v1 can install, and why not.
+//! per-package readiness report: which bundles OLM v1 can install, and why not; and the CRD
+//! upgrade preflight on every upgrade edge ([`crate::validate::crd_upgrade`]).
 
 use crate::bundle::{Annotation, Annotations, Bundle, Object, keys};
 use crate::catalog::model::DeclarativeConfig;
@@ -81,8 +82,26 @@ fn bundle_from_objects(file: &str, package: &str, objects: &[String]) -> Bundle 
     b
 }
 
-/// Runs the OLM v1 rules over every bundle of `cfg`.
-pub fn check(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>) {
+/// Runs the OLM v1 rules over every bundle of `cfg`, and the CRD upgrade preflight over every
+/// upgrade edge (with how many edges there were, and were checked).
+pub fn check(
+    cfg: &DeclarativeConfig,
+) -> (
+    Vec<Diagnostic>,
+    Vec<PackageReadiness>,
+    crate::validate::crd_upgrade::EdgeCounts,
+) {
+    let (mut diagnostics, packages) = check_bundles(cfg);
+    // CRD upgrade safety of every upgrade edge whose bundles carry their manifests.
+    let (counts, edges) = crate::validate::crd_upgrade::catalog_edges(cfg);
+    diagnostics.extend(crate::validate::crd_upgrade::catalog_diagnostics(
+        cfg, &edges,
+    ));
+    (diagnostics, packages, counts)
+}
+
+/// The OLM v1 rules over every bundle of `cfg`, without the upgrade edges (`catalog query`).
+pub fn check_bundles(cfg: &DeclarativeConfig) -> (Vec<Diagnostic>, Vec<PackageReadiness>) {
     let mut diagnostics = Vec::new();
     let mut packages: Vec<PackageReadiness> = Vec::new();
     for b in &cfg.bundles {

@@ -1,0 +1,110 @@
+//! `catalog query SOURCE`: a catalog folder, a catalog image, or a running catalogd (or
+//! `olmpack catalog serve --http`) URL, loaded and asked what a cluster administrator asks
+//! ([`crate::olmv1::query`]): packages, channels, versions, what OLM v1 installs today, where
+//! an installed version upgrades to on OLM v1 and on OLM v0, and where the two differ.
+
+use crate::action::Location;
+use crate::catalog::model::DeclarativeConfig;
+use crate::olmv1::query::{Query, QueryPackage, answer, upgrade_differences};
+use crate::olmv1::upgrade::UpgradeChoice;
+use crate::transport::RegistryOptions;
+
+pub use crate::olmv1::query::{Installable, Query as QueryOptions};
+
+/// Why a query could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The folder or image could not be opened as a catalog.
+    #[error(transparent)]
+    Source(#[from] crate::action::source::CatalogSourceError),
+    /// The URL did not answer with a catalog, or the catalog folder could not be read.
+    #[error("{0}: {1}")]
+    Url(String, String),
+}
+
+/// The answer.
+#[derive(Debug, serde::Serialize)]
+pub struct Answer {
+    /// The packages asked about.
+    pub packages: Vec<QueryPackage>,
+    /// With `--upgrade-report`: every (package, channel, installed version) where OLM v0 and
+    /// OLM v1 upgrade differently.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differences: Option<Vec<(String, UpgradeChoice)>>,
+}
+
+/// The longest catalog read from a URL (a whole public catalog is a few hundred MB at most).
+const MAX_URL_BYTES: u64 = 2 << 30;
+
+/// Reads a catalogd `…/catalogs/NAME` base URL: its `api/v1/all`.
+fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
+    use std::io::Read;
+    let base = url.trim_end_matches('/');
+    let all = if base.ends_with("/api/v1/all") {
+        base.to_string()
+    } else {
+        format!("{base}/api/v1/all")
+    };
+    let fail = |e: String| QueryError::Url(url.to_string(), e);
+    let client = crate::registry::tls::client_builder()
+        .timeout(std::time::Duration::from_secs(300))
+        .build()
+        .map_err(|e| fail(e.to_string()))?;
+    let resp = client.get(&all).send().map_err(|e| fail(e.to_string()))?;
+    if !resp.status().is_success() {
+        return Err(fail(format!("GET {all}: {}", resp.status())));
+    }
+    let mut bytes = Vec::new();
+    resp.take(MAX_URL_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_URL_BYTES {
+        return Err(fail(format!(
+            "GET {all}: the catalog is larger than {MAX_URL_BYTES} bytes"
+        )));
+    }
+    let loaded = crate::catalog::load::load_bytes("api/v1/all", &bytes);
+    if loaded.has_errors() {
+        let first = loaded
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == crate::findings::Severity::Error)
+            .map(|d| d.message.clone())
+            .unwrap_or_default();
+        return Err(fail(format!("GET {all}: not a catalog: {first}")));
+    }
+    Ok(loaded.config)
+}
+
+/// Whether `source` is a catalogd URL rather than a folder or image.
+pub fn is_url(source: &str) -> bool {
+    source.starts_with("http://") || source.starts_with("https://")
+}
+
+/// Loads `source` and answers `query`; `report` adds the v0-against-v1 differences.
+pub fn query(
+    source: &str,
+    location: Option<&Location>,
+    registry: &RegistryOptions,
+    query: &Query,
+    report: bool,
+) -> Result<Answer, QueryError> {
+    let cfg = match location {
+        Some(l) if !is_url(source) => {
+            // A folder, or a catalog image unpacked (its configs label followed), read as
+            // `catalog validate` reads a folder: bundle manifests kept.
+            let opened = crate::action::source::open_catalog::<QueryError>(l, |l| {
+                Ok((registry.clone(), l.clone()))
+            })?;
+            let loaded = crate::catalog::load::load_dir(opened.dir())
+                .map_err(|e| QueryError::Url(source.to_string(), e.to_string()))?;
+            loaded.config
+        }
+        _ => load_url(source)?,
+    };
+    let (_, readiness) = crate::validate::catalog::olmv1::check_bundles(&cfg);
+    Ok(Answer {
+        packages: answer(&cfg, &readiness, query),
+        differences: report.then(|| upgrade_differences(&cfg, query.package.as_deref())),
+    })
+}

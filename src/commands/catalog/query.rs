@@ -1,0 +1,159 @@
+//! `olmpack catalog query SOURCE`: what a catalog offers and what OLM v1 installs from it, as a
+//! table or JSON, from a folder, an image, or a running catalogd / `catalog serve --http` URL.
+
+use super::flags::RegistryArgs;
+use super::{EXIT_OK, Failure, Outcome};
+use crate::action::Location;
+use crate::action::catalog_query::{self, Answer, Installable, QueryOptions};
+use std::io::Write;
+
+/// Arguments of `olmpack catalog query`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A catalog folder, a catalog image (registry, oci:, oci-archive:, docker-archive:), or the
+    /// URL of a catalog on catalogd or `olmpack catalog serve --http`
+    /// (http://HOST:PORT/catalogs/NAME).
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// Only this package.
+    #[arg(long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+    /// Only bundles OLM v1 installs today (`olmv1`): AllNamespaces, no dependencies, supported
+    /// kinds, no owned APIServices. Bundles needing the alpha SingleOwnNamespaceInstallSupport
+    /// gate are left out.
+    #[arg(long, value_name = "OLM", value_parser = ["olmv1"])]
+    pub installable: Option<String>,
+    /// The installed version (or bundle name): where OLM v1 and OLM v0 upgrade it, per channel.
+    #[arg(long, value_name = "VERSION")]
+    pub upgrades_from: Option<String>,
+    /// Also list every channel and installed version where OLM v0 and OLM v1 upgrade
+    /// differently (or one of them not at all).
+    #[arg(long)]
+    pub upgrade_report: bool,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: Format,
+    /// Registry connection flags for an image SOURCE.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// Output formats of `catalog query`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// A table per package.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// Runs `catalog query`.
+pub fn run(args: &Args) -> Outcome {
+    let url = catalog_query::is_url(&args.source);
+    let location = if url {
+        None
+    } else {
+        Some(Location::parse(&args.source).map_err(|e| Failure::usage(e.to_string()))?)
+    };
+    let registry = match &location {
+        Some(l) if !l.is_local() => args.registry.options(&[&args.source])?,
+        _ => Default::default(),
+    };
+    let query = QueryOptions {
+        package: args.package.clone(),
+        installable: args.installable.is_some(),
+        upgrades_from: args.upgrades_from.clone(),
+    };
+    let answer = catalog_query::query(
+        &args.source,
+        location.as_ref(),
+        &registry,
+        &query,
+        args.upgrade_report,
+    )
+    .map_err(|e| Failure::usage(e.to_string()))?;
+    if answer.packages.is_empty() && args.package.is_some() {
+        return Err(Failure::usage(format!(
+            "{}: no package {:?}",
+            args.source,
+            args.package.as_deref().unwrap_or("")
+        )));
+    }
+    let text = match args.output {
+        Format::Json => serde_json::to_string_pretty(&answer).unwrap_or_default() + "\n",
+        Format::Text => table(&answer),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(EXIT_OK)
+}
+
+fn state(i: Installable) -> &'static str {
+    match i {
+        Installable::Yes => "yes",
+        Installable::AlphaGate => "alpha-gate",
+        Installable::No => "no",
+        Installable::Unknown => "unknown",
+    }
+}
+
+fn table(a: &Answer) -> String {
+    let mut out = String::new();
+    for p in &a.packages {
+        out.push_str(&format!(
+            "{} (default channel {})\n",
+            p.name, p.default_channel
+        ));
+        for c in &p.channels {
+            out.push_str(&format!(
+                "  channel {:<20} head {:<40} {} entries\n",
+                c.name,
+                c.head,
+                c.entries.len()
+            ));
+        }
+        out.push_str(&format!(
+            "  {:<50} {:<16} {:<11} CHANNELS\n",
+            "BUNDLE", "VERSION", "OLM V1"
+        ));
+        for b in &p.bundles {
+            out.push_str(&format!(
+                "  {:<50} {:<16} {:<11} {}\n",
+                b.name,
+                b.version,
+                state(b.olmv1),
+                b.channels.join(",")
+            ));
+        }
+        if !p.upgrades.is_empty() {
+            out.push_str(&format!(
+                "  {:<20} {:<40} {:<40} {}\n",
+                "CHANNEL", "FROM", "OLM V1", "OLM V0"
+            ));
+            for u in &p.upgrades {
+                out.push_str(&format!(
+                    "  {:<20} {:<40} {:<40} {}\n",
+                    u.channel,
+                    u.installed,
+                    u.v1.as_deref().unwrap_or("(none)"),
+                    u.v0.as_deref().unwrap_or("(none)")
+                ));
+            }
+        }
+    }
+    if let Some(diffs) = &a.differences {
+        out.push_str(&format!(
+            "OLM v0 and OLM v1 upgrade differently: {} case(s)\n",
+            diffs.len()
+        ));
+        for (pkg, u) in diffs {
+            out.push_str(&format!(
+                "  {pkg} channel {}: from {} OLM v1 -> {}, OLM v0 -> {}\n",
+                u.channel,
+                u.installed,
+                u.v1.as_deref().unwrap_or("(none)"),
+                u.v0.as_deref().unwrap_or("(none)")
+            ));
+        }
+    }
+    out
+}

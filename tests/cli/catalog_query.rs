@@ -1,0 +1,133 @@
+//! `catalog query`: a catalog folder and a running `catalog serve --http` (catalogd's API) give
+//! the same answer; `--upgrades-from` puts OLM v1's and OLM v0's next bundle side by side;
+//! `--upgrade-report` lists where they differ (testdata/crd-upgrade/v0-v1: a prerelease that
+//! OLM v0 upgrades to and OLM v1 never does, as in the real slurm-operator catalog).
+
+use crate::support::cmd::{olmpack_path, run};
+use crate::support::fixtures::testdata;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn query(args: &[&str]) -> Value {
+    let mut all = vec!["catalog", "query"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", "json"]);
+    let out = run(&all);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON answer")
+}
+
+#[test]
+fn upgrades_from_gives_v1_and_v0_per_channel() {
+    let dir = testdata("crd-upgrade/catalog").display().to_string();
+    let v = query(&[&dir, "--upgrades-from", "1.0.0"]);
+    let pkg = &v["packages"][0];
+    assert_eq!(pkg["name"], "kvstore-operator");
+    assert_eq!(
+        pkg["upgrades"],
+        json!([
+            {"channel": "stable", "installed": "kvstore-operator.v1.0.0", "version": "1.0.0",
+             "v0": "kvstore-operator.v1.2.0", "v1": "kvstore-operator.v1.2.0"},
+            {"channel": "fast", "installed": "kvstore-operator.v1.0.0", "version": "1.0.0",
+             "v0": "kvstore-operator.v1.1.0", "v1": "kvstore-operator.v1.1.0"}
+        ])
+    );
+    // Every bundle declares olm.gvk.required (its CSV requires a CRD): OLM v1 refuses them.
+    assert!(
+        pkg["bundles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["olmv1"] == "no")
+    );
+    let only = query(&[&dir, "--installable", "olmv1"]);
+    assert_eq!(only["packages"][0]["bundles"], json!([]));
+}
+
+#[test]
+fn upgrade_report_names_where_v0_and_v1_differ() {
+    let dir = testdata("crd-upgrade/v0-v1").display().to_string();
+    let v = query(&[&dir, "--upgrade-report"]);
+    assert_eq!(
+        v["differences"],
+        json!([["relabel", {"channel": "stable", "installed": "relabel.v1.0.1", "version": "1.0.1",
+            "v0": "relabel.v1.0.1-1", "v1": null}]])
+    );
+}
+
+#[test]
+fn unknown_package_is_a_usage_error() {
+    let dir = testdata("crd-upgrade/catalog").display().to_string();
+    let out = run(&["catalog", "query", &dir, "--package", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no package \"nope\""));
+}
+
+/// `catalog serve --http` on 127.0.0.1, stopped when dropped.
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(dir: &str) -> Server {
+    let mut child = Command::new(olmpack_path())
+        .args([
+            "catalog",
+            "serve",
+            dir,
+            "--addr",
+            "127.0.0.1",
+            "-p",
+            "0",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut server = Server(child, String::new());
+    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        if let Some(url) = line.strip_prefix("catalogd HTTP API on ") {
+            server.1 = url.trim().trim_end_matches("/api/v1/all").to_string();
+            return server;
+        }
+    }
+    panic!("catalog serve printed no HTTP address within 120 s");
+}
+
+#[test]
+fn a_catalogd_url_answers_as_the_folder_does() {
+    let dir = testdata("crd-upgrade/v0-v1").display().to_string();
+    let srv = serve(&dir);
+    let from_url = query(&[&srv.1, "--upgrades-from", "1.0.1", "--upgrade-report"]);
+    let from_dir = query(&[&dir, "--upgrades-from", "1.0.1", "--upgrade-report"]);
+    assert_eq!(from_url, from_dir);
+    assert_eq!(
+        from_url["packages"][0]["channels"][0]["head"],
+        "relabel.v1.1.0"
+    );
+    // What the URL must be: catalogd's 404 is reported, with the URL.
+    let out = run(&["catalog", "query", &format!("{}x", srv.1)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("404"));
+}
