@@ -115,7 +115,7 @@ fn text(outcome: &Outcome, profile: Profile) -> String {
         format!(", {} ignored by config.yaml", outcome.waived.len())
     };
     let what = match outcome.checked.as_slice() {
-        [one] => one.clone(),
+        [one] if !outcome.whole_repo => one.clone(),
         many => format!("{} operators", many.len()),
     };
     let verdict = if errors == 0 { "passed" } else { "failed" };

@@ -66,6 +66,8 @@ pub struct Outcome {
     pub waived: Vec<(String, &'static str)>,
     /// What was checked: `operator/version` per operator.
     pub checked: Vec<String>,
+    /// Whether the whole repository was checked (`--all`).
+    pub whole_repo: bool,
 }
 
 impl Outcome {
@@ -79,7 +81,10 @@ impl Outcome {
 pub fn run(req: &Request) -> Result<Outcome, RepoError> {
     let repo = Repo::open(&req.root)?;
     let waivers = waiver::Waivers::read(&repo);
-    let mut outcome = Outcome::default();
+    let mut outcome = Outcome {
+        whole_repo: req.operator.is_none(),
+        ..Outcome::default()
+    };
     match &req.operator {
         Some(name) => run_one(
             &repo,

@@ -365,8 +365,11 @@ pub struct Bundle {
     pub csv: Option<Doc>,
     /// `release-config.yaml`, when present.
     pub release_config: Option<Doc>,
-    /// Every `manifests/*.yaml` and `*.yml`, sorted.
-    pub manifests: Vec<Doc>,
+    /// The names of `manifests/*.yaml` and `*.yml`, sorted (read on demand: only the bundle
+    /// under test needs its other manifests).
+    pub manifest_names: Vec<String>,
+    /// The repository root, to read the manifests from.
+    root: PathBuf,
 }
 
 impl Bundle {
@@ -379,15 +382,11 @@ impl Bundle {
             })
             .unwrap_or_default();
         names.sort();
-        let manifests: Vec<Doc> = names
-            .iter()
-            .filter(|n| n.ends_with(".yaml") || n.ends_with(".yml"))
-            .filter_map(|n| Doc::load(root, &format!("{rel}/manifests/{n}")))
-            .collect();
+        names.retain(|n| n.ends_with(".yaml") || n.ends_with(".yml"));
         let csv = [".clusterserviceversion.yaml", ".clusterserviceversion.yml"]
             .iter()
-            .find_map(|suffix| manifests.iter().find(|d| d.file.ends_with(suffix)))
-            .cloned();
+            .find_map(|suffix| names.iter().find(|n| n.ends_with(suffix)))
+            .and_then(|n| Doc::load(root, &format!("{rel}/manifests/{n}")));
         Bundle {
             dir: dir.to_string(),
             operator: operator.to_string(),
@@ -395,8 +394,17 @@ impl Bundle {
             annotations: Doc::load(root, &format!("{rel}/metadata/annotations.yaml")),
             csv,
             release_config: Doc::load(root, &format!("{rel}/release-config.yaml")),
-            manifests,
+            manifest_names: names,
+            root: root.to_path_buf(),
         }
+    }
+
+    /// Every manifest file, parsed (first document of each).
+    pub fn manifests(&self) -> Vec<Doc> {
+        self.manifest_names
+            .iter()
+            .filter_map(|n| Doc::load(&self.root, &format!("{}/manifests/{n}", self.rel)))
+            .collect()
     }
 
     /// `Bundle(<package>/<version>)`, as the pipeline's messages name a bundle.

@@ -226,7 +226,7 @@ fn check_validate_schema_bundle_release_config(b: &Bundle, out: &mut Vec<Finding
 const ID_NETWORK_POLICY: &str = "check_network_policy_presence";
 
 fn check_network_policy_presence(b: &Bundle, out: &mut Vec<Finding>) {
-    for doc in &b.manifests {
+    for doc in &b.manifests() {
         let Some(node) = doc.node() else { continue };
         let kind = node.get("kind").and_then(Node::scalar_text).unwrap_or("");
         let api = node
