@@ -21,15 +21,23 @@ pub fn filter_catalog(
         ..Default::default()
     };
     // A filter naming packages needs only those (and the names of the others, for its
-    // messages): a catalog folder is loaded keeping only them.
+    // messages): a catalog folder is loaded keeping only them; the whole catalog is loaded
+    // only when a kept package's bundles require others (the dependency closure looks for
+    // their providers everywhere).
     let (cfg, mut warnings) = if fc.packages.is_empty() {
         load_source(source, &render)?
     } else {
         let wanted: std::collections::HashSet<&str> =
             fc.packages.iter().map(|p| p.name.value.as_str()).collect();
-        crate::action::catalog_render::load_source_keeping(source, &render, &|p| {
-            wanted.contains(p)
-        })?
+        let (cfg, warnings) =
+            crate::action::catalog_render::load_source_keeping(source, &render, &|p| {
+                wanted.contains(p)
+            })?;
+        if !fc.no_dependencies && cfg.bundles.iter().any(|b| b.has_requirements()) {
+            load_source(source, &render)?
+        } else {
+            (cfg, warnings)
+        }
     };
     let mut out = filter_config(cfg, &fc, opts.format)?;
     warnings.append(&mut out.warnings);

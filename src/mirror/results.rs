@@ -168,6 +168,11 @@ fn source_repository(source: &str) -> String {
     }
 }
 
+/// Whether a source reference names a tag as well as a digest.
+fn named_by_tag_and_digest(source: &str) -> bool {
+    crate::reference::Reference::parse(source).is_ok_and(|r| r.tag.is_some() && r.digest.is_some())
+}
+
 /// A Kubernetes object name from a catalog's repository and tag: lowercase alphanumerics and
 /// `-`, at most 63 characters.
 pub fn object_name(target: &str) -> String {
@@ -215,15 +220,22 @@ pub fn files(report: &Report) -> BTreeMap<&'static str, Vec<u8>> {
     let mut by_digest: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut by_tag: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for i in done.iter().filter(|i| i.kind != Kind::Catalog) {
-        let set = if i.by_tag {
-            &mut by_tag
+        // An image named by tag and digest (`repo:tag@sha256:…`) goes into both sets, as
+        // oc-mirror v2 writes it: a pull by either name finds the mirror.
+        let sets: &[bool] = if i.by_tag {
+            &[true]
+        } else if named_by_tag_and_digest(&i.source) {
+            &[false, true]
         } else {
-            &mut by_digest
+            &[false]
         };
-        let mirrors = set.entry(source_repository(&i.source)).or_default();
-        let target = strip_tag(&i.target).to_string();
-        if !mirrors.contains(&target) {
-            mirrors.push(target);
+        for &tagged in sets {
+            let set = if tagged { &mut by_tag } else { &mut by_digest };
+            let mirrors = set.entry(source_repository(&i.source)).or_default();
+            let target = strip_tag(&i.target).to_string();
+            if !mirrors.contains(&target) {
+                mirrors.push(target);
+            }
         }
     }
     let entries = |set: &BTreeMap<String, Vec<String>>| -> Vec<serde_json::Value> {
@@ -393,6 +405,44 @@ mod tests {
             cs.contains(&format!("m:5000/ns/o/index@sha256:{}", "a".repeat(64))),
             "{cs}"
         );
+    }
+
+    #[test]
+    fn an_image_named_by_tag_and_digest_is_in_both_mirror_sets() {
+        let digest = "a".repeat(64);
+        let report = Report {
+            images: vec![
+                result(
+                    Kind::Related,
+                    &format!("quay.io/o/op:v1@sha256:{digest}"),
+                    "m:5000/ns/o/op:v1",
+                    false,
+                    Status::Copied,
+                ),
+                result(
+                    Kind::Related,
+                    &format!("quay.io/o/only-digest@sha256:{digest}"),
+                    "m:5000/ns/o/only-digest:mirror",
+                    false,
+                    Status::Copied,
+                ),
+            ],
+            ..Report::default()
+        };
+        let files = files(&report);
+        let idms = String::from_utf8(files["idms.yaml"].clone()).unwrap();
+        let itms = String::from_utf8(files["itms.yaml"].clone()).unwrap();
+        assert!(idms.contains("source: quay.io/o/op\n"), "{idms}");
+        assert!(idms.contains("source: quay.io/o/only-digest\n"), "{idms}");
+        assert!(itms.contains("source: quay.io/o/op\n"), "{itms}");
+        assert!(!itms.contains("only-digest"), "{itms}");
+        // No status and no timestamps: nothing a cluster would have to strip.
+        for text in [&idms, &itms] {
+            assert!(
+                !text.contains("status") && !text.contains("creationTimestamp"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -724,3 +724,46 @@ fn image_source_errors_name_the_problem_and_write_nothing() {
         "--base",
     );
 }
+
+#[test]
+fn catalog_build_filter_adds_what_the_kept_bundles_require() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog");
+    std::fs::create_dir_all(&catalog).unwrap();
+    // op 1.1.0 requires the package `other`: the filter naming `op` keeps `other` too.
+    let requiring = CATALOG.replace(
+        r#"{"packageName":"op","version":"1.1.0"}}"#,
+        r#"{"packageName":"op","version":"1.1.0"}},{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=0.1.0"}}"#,
+    );
+    assert_ne!(requiring, CATALOG);
+    std::fs::write(catalog.join("catalog.json"), &requiring).unwrap();
+    let cfg = tmp.path().join("cfg.yaml");
+    std::fs::write(&cfg, FILTER).unwrap();
+    let base = base(&tmp.path().join("base"));
+    let render = |out: &Path| {
+        let o = olmpack()
+            .args(["catalog", "render"])
+            .arg(format!("oci:{}:v1", out.display()))
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+
+    let out = tmp.path().join("out");
+    let (_, stderr) = build(&catalog, &base, &out, &["--filter", cfg.to_str().unwrap()]);
+    assert!(
+        stderr.contains("added bundle \"other.v0.1.0\" (package \"other\", channel \"alpha\") for bundle \"op.v1.1.0\""),
+        "{stderr}"
+    );
+    assert!(render(&out).contains("\"other.v0.1.0\""));
+
+    let bare = tmp.path().join("bare");
+    build(
+        &catalog,
+        &base,
+        &bare,
+        &["--filter", cfg.to_str().unwrap(), "--no-dependencies"],
+    );
+    assert!(!render(&bare).contains("\"other.v0.1.0\""));
+}

@@ -14,6 +14,7 @@ mod catalog_build;
 mod catalog_build_filter;
 mod catalog_diff;
 mod catalog_filter;
+mod catalog_filter_dependencies;
 mod catalog_graph;
 mod catalog_graph_opm;
 mod catalog_init;

@@ -31,6 +31,8 @@ pub struct FilterOptions {
     pub format: Format,
     /// Registry access for image sources.
     pub registry: RegistryOptions,
+    /// `--no-dependencies`: keep the selection without what its bundles require.
+    pub no_dependencies: bool,
 }
 
 /// The filtered catalog, checked, and the notes for stderr.
@@ -42,6 +44,8 @@ pub struct FilterOutput {
     pub bytes: Vec<u8>,
     /// Warnings: ignored configuration keys, bundles kept outside a range, validation warnings.
     pub warnings: Vec<String>,
+    /// Bundles the dependency closure added, each with the bundle it was added for.
+    pub added: Vec<crate::catalog::filter::dependencies::Added>,
 }
 
 /// Why `catalog filter` failed.
@@ -76,7 +80,9 @@ impl FilterCatalogError {
     pub fn is_verdict(&self) -> bool {
         matches!(
             self,
-            FilterCatalogError::Invalid(_) | FilterCatalogError::Filter(FilterError::Catalog(_))
+            FilterCatalogError::Invalid(_)
+                | FilterCatalogError::Filter(FilterError::Catalog(_))
+                | FilterCatalogError::Filter(FilterError::Dependencies(_))
         )
     }
 }
@@ -85,6 +91,7 @@ impl FilterCatalogError {
 pub fn read_config(opts: &FilterOptions) -> Result<FilterConfig, ConfigError> {
     let mut fc = config::read(&opts.config, opts.catalog.as_deref())?;
     fc.full |= opts.full;
+    fc.no_dependencies |= opts.no_dependencies;
     Ok(fc)
 }
 
@@ -108,6 +115,7 @@ pub fn filter_config(
         config: filtered.config,
         bytes,
         warnings,
+        added: filtered.added,
     })
 }
 
@@ -305,5 +313,7 @@ pub fn filter_folder_with(
     let out = filter_config(loaded.config, fc, format).map_err(wrap)?;
     let target = spool.join("filtered");
     write_dir(&target, &out.config, format).map_err(wrap)?;
-    Ok((target, out.warnings))
+    let mut notes = out.warnings;
+    notes.extend(out.added.iter().map(|a| a.to_string()));
+    Ok((target, notes))
 }

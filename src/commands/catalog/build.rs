@@ -119,6 +119,10 @@ pub struct Args {
     /// With --filter: the `mirror.operators[]` entry of an ImageSetConfiguration to use.
     #[arg(long, value_name = "REF", requires = "filter")]
     pub filter_catalog: Option<String>,
+    /// With --filter: keep the selection as it is, without the bundles its bundles require
+    /// (olm.package.required, olm.gvk.required), as catalog-filter and oc-mirror do.
+    #[arg(long, requires = "filter")]
+    pub no_dependencies: bool,
     /// The opm release that will load the catalog (e.g. 1.26): what it cannot load, though
     /// current opm can, fails validation (catalog/opm-load). Default: the release the --base
     /// tag names (quay.io/operator-framework/opm:v1.26.5 is 1.26), else the newest.
@@ -231,6 +235,7 @@ fn request(args: &Args) -> Result<(CatalogBuildRun, delivery::Planned), Failure>
         filter: args.filter.as_ref().map(|config| FilterOptions {
             config: config.clone(),
             catalog: args.filter_catalog.clone(),
+            no_dependencies: args.no_dependencies,
             ..Default::default()
         }),
         image,

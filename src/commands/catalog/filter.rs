@@ -23,6 +23,10 @@ pub struct Args {
     /// Keep every bundle of the selected channels, not only their heads.
     #[arg(long)]
     pub full: bool,
+    /// Keep the selection as it is: do not add the bundles its bundles require
+    /// (olm.package.required, olm.gvk.required), as catalog-filter and oc-mirror do not.
+    #[arg(long)]
+    pub no_dependencies: bool,
     /// The mirror.operators[] entry of an ImageSetConfiguration, by its `catalog` (when it has
     /// several).
     #[arg(long, value_name = "REF")]
@@ -53,6 +57,7 @@ pub fn run(args: &Args) -> Outcome {
         full: args.full,
         format: args.output.into(),
         registry,
+        no_dependencies: args.no_dependencies,
     };
     let out = filter_catalog(&source, &opts).map_err(|e| {
         let code = if e.is_verdict() {
@@ -64,6 +69,9 @@ pub fn run(args: &Args) -> Outcome {
     })?;
     for w in &out.warnings {
         eprintln!("warning: {w}");
+    }
+    for a in &out.added {
+        eprintln!("dependency: {a}");
     }
     match &args.output_dir {
         Some(dir) => {

@@ -39,6 +39,10 @@ pub struct Args {
     /// With an ImageSetConfiguration: which mirror.operators[].catalog to use.
     #[arg(long, value_name = "REF", requires = "filter")]
     pub filter_catalog: Option<String>,
+    /// With --filter: keep the selection as it is, without the bundles its bundles require
+    /// (olm.package.required, olm.gvk.required), as catalog-filter and oc-mirror do.
+    #[arg(long, requires = "filter")]
+    pub no_dependencies: bool,
     /// Print the plan (every image, its target, digest and size, with totals); copy nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -307,6 +311,7 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         filter: args.filter.as_ref().map(|config| FilterOptions {
             config: config.clone(),
             catalog: args.filter_catalog.clone(),
+            no_dependencies: args.no_dependencies,
             registry: source_opts,
             ..FilterOptions::default()
         }),

@@ -206,6 +206,18 @@ impl Bundle {
         self.gvks(property_type::GVK_REQUIRED)
     }
 
+    /// Whether the bundle needs another to install (`olm.package.required` or
+    /// `olm.gvk.required`): what a filter's dependency closure and OLM v1's refusal look for.
+    pub fn has_requirements(&self) -> bool {
+        self.properties_of(property_type::PACKAGE_REQUIRED)
+            .next()
+            .is_some()
+            || self
+                .properties_of(property_type::GVK_REQUIRED)
+                .next()
+                .is_some()
+    }
+
     fn gvks(&self, type_: &str) -> Result<Vec<Gvk>, PackagePropertyError> {
         self.properties_of(type_)
             .map(|(index, p)| {

@@ -44,6 +44,9 @@ pub struct FilterConfig {
     pub full: bool,
     /// Notes for the user (keys ignored, as catalog-filter ignores them).
     pub warnings: Vec<String>,
+    /// Keep the selection as it is, without the bundles its requirements need
+    /// (`--no-dependencies`; catalog-filter's and oc-mirror's behaviour).
+    pub no_dependencies: bool,
 }
 
 /// One package of the filter.
@@ -486,6 +489,11 @@ fn imageset_configuration(
         "a mirror.operators entry",
     );
     let full = op.get("full").and_then(Node::as_bool).unwrap_or(false);
+    // oc-mirror's own switch for dependencies: olmpack closes them unless it is set.
+    let no_dependencies = op
+        .get("skipDependencies")
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
     let mut packages = Vec::new();
     for (i, p) in cx.seq(op.get("packages"), "packages")?.iter().enumerate() {
         packages.push(package(cx, p, i, true)?);
@@ -493,6 +501,7 @@ fn imageset_configuration(
     Ok(FilterConfig {
         packages,
         full,
+        no_dependencies,
         ..Default::default()
     })
 }
@@ -503,6 +512,13 @@ mod tests {
 
     fn p(text: &str) -> Result<FilterConfig, ConfigError> {
         parse(Path::new("f.yaml"), text, None)
+    }
+
+    #[test]
+    fn imageset_skip_dependencies_turns_the_closure_off() {
+        let text = "kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  operators:\n    - catalog: registry.example/a:v1\n      skipDependencies: true\n      packages:\n        - name: p\n";
+        assert!(p(text).unwrap().no_dependencies);
+        assert!(!p(&text.replace("true", "false")).unwrap().no_dependencies);
     }
 
     #[test]

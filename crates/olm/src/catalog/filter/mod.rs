@@ -19,6 +19,7 @@
 //! ([`crate::validate::catalog::validate`]) and refuses one opm would refuse.
 
 pub mod config;
+pub mod dependencies;
 
 use crate::catalog::bundle_facts::{PackageProperty, PropertyValue};
 use crate::catalog::channel::{ChannelGraph, HeadError};
@@ -41,6 +42,23 @@ pub enum FilterError {
     /// that is not semver).
     #[error("{0}")]
     Catalog(String),
+    /// Kept bundles require what the catalog cannot give (every one named, with its bundle).
+    #[error("{}", unmet_text(.0))]
+    Dependencies(Vec<dependencies::Unmet>),
+}
+
+fn unmet_text(unmet: &[dependencies::Unmet]) -> String {
+    let mut out = format!(
+        "{} requirement{} of the kept bundles cannot be met in this catalog, so the filtered catalog would not install:",
+        unmet.len(),
+        if unmet.len() == 1 { "" } else { "s" }
+    );
+    for u in unmet {
+        out.push_str("\n  ");
+        out.push_str(&u.to_string());
+    }
+    out.push_str("\nFilter a catalog that also holds the providers, or give --no-dependencies to keep the bundles without them.");
+    out
 }
 
 /// The filtered catalog and what the user should know about it.
@@ -50,6 +68,8 @@ pub struct Filtered {
     pub config: DeclarativeConfig,
     /// Bundles kept outside a range to keep a channel valid, and similar notes.
     pub warnings: Vec<String>,
+    /// Bundles the dependency closure added, each with the bundle it was added for.
+    pub added: Vec<dependencies::Added>,
 }
 
 struct Cx<'f> {
@@ -250,8 +270,21 @@ fn by_version_range(
     keep
 }
 
-/// Filters `cfg` as `fc` says (see the module documentation).
-pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered, FilterError> {
+/// Filters `cfg` as `fc` says (see the module documentation), then adds what the kept bundles
+/// require ([`dependencies`]) unless `fc.no_dependencies`.
+pub fn filter(cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered, FilterError> {
+    if fc.no_dependencies
+        || fc.packages.is_empty()
+        || !cfg.bundles.iter().any(Bundle::has_requirements)
+    {
+        return filter_selected(cfg, fc);
+    }
+    let first = filter_selected(cfg.clone(), fc)?;
+    dependencies::close(&cfg, fc, first)
+}
+
+/// The catalog-filter part of [`filter`]: what the configuration selects, nothing added.
+fn filter_selected(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered, FilterError> {
     let cx = Cx { file: &fc.file };
     let mut warnings = Vec::new();
     let pkg_cfgs: HashMap<&str, &PackageFilter> = fc
@@ -531,6 +564,7 @@ pub fn filter(mut cfg: DeclarativeConfig, fc: &FilterConfig) -> Result<Filtered,
     Ok(Filtered {
         config: cfg,
         warnings,
+        added: Vec::new(),
     })
 }
 

@@ -424,3 +424,227 @@ fn full_with_range_is_refused() {
             .contains("Full: true cannot be mixed with versionRange")
     );
 }
+
+// Dependency closure (olmpack's own: catalog-filter keeps no dependencies).
+
+fn requiring(mut b: Bundle, kind: &str, json: &str) -> Bundle {
+    b.properties
+        .push(Property::new(kind, json.to_string()).unwrap());
+    b
+}
+
+/// `app` 1.0.0 requires package `db` in `>=1.0.0 <2.0.0` and the API `cache.example.com/v1
+/// Cache`; `db` has 1.0.0, 1.5.0 (which requires `log`) and 2.0.0 (the head) in `stable`;
+/// `cache-a` and `cache-b` both provide the API; `log` has 0.1.0.
+fn with_dependencies() -> DeclarativeConfig {
+    let app = requiring(
+        requiring(
+            bundle("app", "app.v1.0.0", "1.0.0"),
+            "olm.package.required",
+            r#"{"packageName":"db","versionRange":">=1.0.0 <2.0.0"}"#,
+        ),
+        "olm.gvk.required",
+        r#"{"group":"cache.example.com","kind":"Cache","version":"v1"}"#,
+    );
+    let provides = |b: Bundle| {
+        requiring(
+            b,
+            "olm.gvk",
+            r#"{"group":"cache.example.com","kind":"Cache","version":"v1"}"#,
+        )
+    };
+    DeclarativeConfig {
+        packages: vec![
+            pkg("app", "stable"),
+            pkg("cache-a", "stable"),
+            pkg("cache-b", "stable"),
+            pkg("db", "stable"),
+            pkg("log", "alpha"),
+        ],
+        channels: vec![
+            ch("app", "stable", vec![e("app.v1.0.0", "", &[])]),
+            ch("cache-a", "stable", vec![e("cache-a.v1", "", &[])]),
+            ch("cache-b", "stable", vec![e("cache-b.v1", "", &[])]),
+            ch(
+                "db",
+                "stable",
+                vec![
+                    e("db.v1.0.0", "", &[]),
+                    e("db.v1.5.0", "db.v1.0.0", &[]),
+                    e("db.v2.0.0", "db.v1.5.0", &[]),
+                ],
+            ),
+            ch("log", "alpha", vec![e("log.v0.1.0", "", &[])]),
+        ],
+        bundles: vec![
+            app,
+            provides(bundle("cache-a", "cache-a.v1", "1.0.0")),
+            provides(bundle("cache-b", "cache-b.v1", "1.0.0")),
+            bundle("db", "db.v1.0.0", "1.0.0"),
+            requiring(
+                bundle("db", "db.v1.5.0", "1.5.0"),
+                "olm.package.required",
+                r#"{"packageName":"log","versionRange":">=0.1.0"}"#,
+            ),
+            bundle("db", "db.v2.0.0", "2.0.0"),
+            bundle("log", "log.v0.1.0", "0.1.0"),
+        ],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn dependencies_are_added_until_closed() {
+    let out = filter(with_dependencies(), &config(vec![package_filter("app")])).unwrap();
+    // db 1.5.0: the newest inside the range, down the chain from the head (2.0.0 is outside);
+    // cache-a: the first package (by name) that provides the API; log: what db 1.5.0 requires.
+    assert_eq!(
+        names(&out.config),
+        ["app.v1.0.0", "cache-a.v1", "db.v1.5.0", "log.v0.1.0"]
+    );
+    let db = out
+        .config
+        .channels
+        .iter()
+        .find(|c| c.package == "db")
+        .unwrap();
+    assert_eq!(entries(db), [("db.v1.5.0", "db.v1.0.0")]);
+    let added: Vec<(String, String)> = out
+        .added
+        .iter()
+        .map(|a| (a.bundle.clone(), a.for_bundle.clone()))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            ("db.v1.5.0".to_string(), "app.v1.0.0".to_string()),
+            ("cache-a.v1".to_string(), "app.v1.0.0".to_string()),
+            ("log.v0.1.0".to_string(), "db.v1.5.0".to_string()),
+        ]
+    );
+    assert_eq!(
+        out.added[0].to_string(),
+        "added bundle \"db.v1.5.0\" (package \"db\", channel \"stable\") for bundle \"app.v1.0.0\" of package \"app\", which requires package \"db\" in range \">=1.0.0 <2.0.0\""
+    );
+    let packages: Vec<&str> = out
+        .config
+        .packages
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(packages, ["app", "cache-a", "db", "log"]);
+}
+
+#[test]
+fn no_dependencies_keeps_the_selection_as_catalog_filter_does() {
+    let mut fc = config(vec![package_filter("app")]);
+    fc.no_dependencies = true;
+    let out = filter(with_dependencies(), &fc).unwrap();
+    assert_eq!(names(&out.config), ["app.v1.0.0"]);
+    assert!(out.added.is_empty());
+}
+
+#[test]
+fn a_kept_bundle_meeting_the_requirement_adds_nothing() {
+    // The user keeps db's whole stable channel: 1.0.0 and 1.5.0 are in range, nothing is added
+    // for the package requirement.
+    let mut db = package_filter("db");
+    db.channels = vec![channel_filter("stable", Some(">=1.0.0 <=1.5.0"))];
+    let out = filter(
+        with_dependencies(),
+        &config(vec![package_filter("app"), db]),
+    )
+    .unwrap();
+    assert!(
+        out.added.iter().all(|a| a.package != "db"),
+        "{:?}",
+        out.added
+    );
+    assert!(names(&out.config).contains(&"log.v0.1.0".to_string()));
+}
+
+#[test]
+fn a_requirement_nothing_meets_names_the_bundle_and_the_requirement() {
+    let mut cfg = with_dependencies();
+    cfg.bundles.retain(|b| !b.package.starts_with("cache-"));
+    cfg.packages.retain(|p| !p.name.starts_with("cache-"));
+    cfg.channels.retain(|c| !c.package.starts_with("cache-"));
+    cfg.bundles[0] = requiring(
+        cfg.bundles[0].clone(),
+        "olm.package.required",
+        r#"{"packageName":"db","versionRange":">=3.0.0"}"#,
+    );
+    let err = filter(cfg, &config(vec![package_filter("app")])).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(&err, FilterError::Dependencies(u) if u.len() == 2),
+        "{text}"
+    );
+    assert!(
+        text.contains("bundle \"app.v1.0.0\" of package \"app\" requires API cache.example.com/v1 Cache: no bundle in the catalog provides it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("requires package \"db\" in range \">=3.0.0\": no bundle of \"db\" in the catalog is in that range (its versions: 1.0.0, 1.5.0, 2.0.0)"),
+        "{text}"
+    );
+    assert!(text.contains("--no-dependencies"), "{text}");
+}
+
+#[test]
+fn the_users_own_selection_is_not_widened() {
+    // The user keeps db's head (2.0.0), outside app's range: an error at db's line, not a
+    // silent second db bundle.
+    let mut db = package_filter("db");
+    db.name.line = 7;
+    let err = filter(
+        with_dependencies(),
+        &config(vec![package_filter("app"), db]),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("only bundles of package \"db\" meet it, and the filter (line 7 of the filter) leaves them out"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_provider_outside_the_default_channel_gets_its_channel_as_default() {
+    let mut cfg = with_dependencies();
+    // log's only bundle moves to a channel that is not the default.
+    cfg.channels.retain(|c| c.package != "log");
+    cfg.channels
+        .push(ch("log", "beta", vec![e("log.v0.1.0", "", &[])]));
+    cfg.channels
+        .push(ch("log", "alpha", vec![e("log.v0.0.1", "", &[])]));
+    cfg.bundles.push(bundle("log", "log.v0.0.1", "0.0.1"));
+    let out = filter(cfg, &config(vec![package_filter("app")])).unwrap();
+    let log = out
+        .config
+        .packages
+        .iter()
+        .find(|p| p.name == "log")
+        .unwrap();
+    assert_eq!(log.default_channel, "beta");
+    assert!(names(&out.config).contains(&"log.v0.1.0".to_string()));
+    assert!(!names(&out.config).contains(&"log.v0.0.1".to_string()));
+}
+
+#[test]
+fn an_olm_constraint_is_named_as_not_evaluated() {
+    let mut cfg = with_dependencies();
+    cfg.bundles[0] = requiring(
+        cfg.bundles[0].clone(),
+        "olm.constraint",
+        r#"{"failureMessage":"needs a cache","cel":{"rule":"properties.exists(p, p.type == 'olm.gvk')"}}"#,
+    );
+    let out = filter(cfg, &config(vec![package_filter("app")])).unwrap();
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.contains("\"app.v1.0.0\"") && w.contains("olm.constraint")),
+        "{:?}",
+        out.warnings
+    );
+}
