@@ -11,6 +11,9 @@ use std::path::Path;
 
 type Files = Vec<(String, Value)>;
 
+/// Expected (verdict, message) pairs of one case.
+type Expected = Vec<(&'static str, &'static str)>;
+
 fn merge(a: &mut Value, b: &Value) {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
@@ -106,7 +109,7 @@ const PKG: &str = "operators.operatorframework.io.bundle.package.v1";
 fn test_operator_name() {
     let foo = json!({PKG: "foo"});
     let csv_foo = |v: &str| json!({"metadata": {"name": format!("foo.v{v}")}});
-    let cases: Vec<(&str, Vec<Files>, Vec<(&'static str, &str)>)> = vec![
+    let cases: Vec<(&str, Vec<Files>, Expected)> = vec![
         ("Names ok", vec![b("hello", "0.0.3")], vec![]),
         (
             "Wrong annotations.yaml name",
@@ -310,7 +313,7 @@ fn test_check_replaces_availability() {
             std::fs::create_dir_all(root.join("catalogs").join(v)).unwrap();
         }
     };
-    let cases: Vec<(&str, Value, Value, Option<&str>, Vec<(&'static str, &str)>)> = vec![
+    let cases: Vec<(&str, Value, Value, Option<&str>, Expected)> = vec![
         ("No replaces", Value::Null, Value::Null, None, vec![]),
         (
             "No annotations",
@@ -403,7 +406,7 @@ fn test_check_replaces_availability() {
 
 #[test]
 fn test_check_api_version_constraints() {
-    let cases: Vec<(&str, Value, Value, Vec<(&'static str, &str)>)> = vec![
+    let cases: Vec<(&str, Value, Value, Expected)> = vec![
         (
             "No minKubeVersion, no versions",
             json!({}),

@@ -62,8 +62,11 @@ pub fn resolve(spec: Option<&str>, known: &[(u64, u64)]) -> Vec<(u64, u64)> {
     }
 }
 
+/// A (major, minor) version pair.
+pub type MajorMinor = (u64, u64);
+
 /// operator-pipelines' `OCP_TO_K8S` (access.redhat.com/solutions/4870701), as of its HEAD.
-pub const OCP_TO_K8S: &[((u64, u64), (u64, u64))] = &[
+pub const OCP_TO_K8S: &[(MajorMinor, MajorMinor)] = &[
     ((4, 1), (1, 13)),
     ((4, 2), (1, 14)),
     ((4, 3), (1, 16)),
