@@ -37,6 +37,10 @@ enum TopCommand {
     /// Work with file-based catalogs (FBC).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Run the Operator pipelines' pull-request checks (community, isv, konflux-fbc) on a repository checkout.
+    // VERSION is a bundle folder here, so the subcommand has no version flag.
+    #[command(disable_version_flag = true)]
+    Check(commands::check::Args),
     /// Copy an image or a multi-platform index (with its signatures) between registries and local formats.
     Copy(commands::copy::Args),
     /// Explain a validation rule (bundle, catalog or package manifest): what it checks, why, and an example.
@@ -148,6 +152,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Pin(a) => commands::bundle::pin::run(a),
             BundleCommand::Render(a) => commands::bundle::render::run(a),
         },
+        TopCommand::Check(a) => commands::check::run(a),
         TopCommand::Copy(a) => commands::copy::run(a),
         TopCommand::Explain(a) => commands::explain::run(a),
         TopCommand::Catalog(cmd) => match cmd {

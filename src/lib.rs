@@ -46,5 +46,5 @@ pub use olmpack_ground::{
     semver_range, yaml,
 };
 pub use olmpack_oci::{image, mirror_config, registry, signature, transport};
-pub use olmpack_olm::{bundle, catalog, legacy, olmv1, scaffold, validate};
+pub use olmpack_olm::{bundle, catalog, legacy, olmv1, pipeline, scaffold, validate};
 pub use olmpack_serve::{cache, serve};

@@ -34,6 +34,7 @@
 //!   of another kind named, the OLM v1 group, opm's output shape) and `catalog graph`;
 //! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
 //!   registries) and `catalog convert-template`;
+//! - [`check`]: `check` (the pipelines' pull-request checks and their CI report forms);
 //! - [`explain`]: `explain` (one rule's record as text); [`reference`]: the generated
 //!   Markdown reference under `docs/reference/` (commands and rules).
 
@@ -63,6 +64,7 @@ pub mod catalog_render;
 pub mod catalog_serve;
 pub mod catalog_template;
 pub mod catalog_validate;
+pub mod check;
 pub mod connection;
 pub mod copy;
 pub mod delivery;

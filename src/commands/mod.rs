@@ -21,6 +21,7 @@ macro_rules! outln {
 
 pub mod bundle;
 pub mod catalog;
+pub mod check;
 pub mod completions;
 pub mod copy;
 pub mod explain;

@@ -31,6 +31,7 @@ mod catalog_template_cases;
 mod catalog_template_substitutes;
 mod catalog_validate;
 mod catalog_validate_opm;
+mod check;
 mod ci_recipes;
 mod closed_stdout;
 mod completions_man;

@@ -17,6 +17,7 @@ mod goflate_go;
 mod gosort_go;
 mod layering;
 mod olmv1_render;
+mod pipeline_upstream;
 mod pogreb;
 mod policy_pin;
 mod readme_tour;

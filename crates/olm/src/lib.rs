@@ -19,5 +19,6 @@ pub mod bundle;
 pub mod catalog;
 pub mod legacy;
 pub mod olmv1;
+pub mod pipeline;
 pub mod scaffold;
 pub mod validate;

@@ -5,6 +5,7 @@
 //! that judge it and the renderers read one shape for every kind of input.
 
 pub mod diagnostic;
+pub mod export;
 pub mod rules;
 pub mod severity;
 

@@ -1,0 +1,777 @@
+//! `olmpack check`: the pipelines' checks on a crafted community checkout
+//! (`testdata/check/community`, which passes), and one mutation per check that must fail (or
+//! warn) under the pipeline's check id; the report forms (JSON fields, GitHub annotations, SARIF
+//! 2.1.0 checked rule by rule against the published schema's requirements), exit codes and
+//! config.yaml's ignore lists.
+
+use crate::support::cmd::olmpack;
+use crate::support::fixtures::testdata;
+use crate::support::fs::copy_dir;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+
+const OP: &str = "kvstore-operator";
+
+fn checkout() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&testdata("check/community"), dir.path());
+    dir
+}
+
+fn csv(root: &Path, version: &str) -> std::path::PathBuf {
+    root.join(format!(
+        "operators/{OP}/{version}/manifests/{OP}.clusterserviceversion.yaml"
+    ))
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "{} does not contain {from:?}",
+        path.display()
+    );
+    fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Runs the profile with JSON output: (exit code, findings).
+fn run(root: &Path, profile: &str, extra: &[&str]) -> (i32, Vec<Value>) {
+    let out = olmpack()
+        .args(["check", "--profile", profile, "--repo"])
+        .arg(root)
+        .arg(OP)
+        .args(["-o", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let findings: Vec<Value> = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (code, findings)
+}
+
+/// The findings of `check`, as (type, message).
+fn of(findings: &[Value], check: &str) -> Vec<(String, String)> {
+    findings
+        .iter()
+        .filter(|f| f["check"] == check)
+        .map(|f| {
+            (
+                f["type"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that `check` reported a finding of `kind` whose message holds `needle`, with a file
+/// (and the exit code that goes with an error).
+fn expect(root: &Path, profile: &str, extra: &[&str], check: &str, kind: &str, needle: &str) {
+    let (code, findings) = run(root, profile, extra);
+    let hits: Vec<&Value> = findings
+        .iter()
+        .filter(|f| {
+            f["check"] == check
+                && f["type"] == kind
+                && f["message"].as_str().unwrap().contains(needle)
+        })
+        .collect();
+    assert!(
+        !hits.is_empty(),
+        "no {kind} of {check} containing {needle:?} in {findings:#?}"
+    );
+    assert!(hits.iter().all(|f| f["file"].is_string()), "{hits:#?}");
+    if kind == "error" {
+        assert_eq!(code, 1, "an error exits 1");
+    }
+}
+
+#[test]
+fn the_crafted_checkout_passes_with_the_fbc_suggestion_only() {
+    let dir = checkout();
+    let (code, findings) = run(dir.path(), "community", &[]);
+    assert_eq!(code, 0, "{findings:#?}");
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["check"], "check_using_fbc");
+    assert_eq!(findings[0]["type"], "warning");
+    for key in ["check", "type", "message", "file", "line"] {
+        assert!(findings[0].get(key).is_some(), "{key} missing");
+    }
+    let (code, findings) = run(dir.path(), "isv", &[]);
+    assert_eq!((code, findings.len()), (0, 0), "{findings:#?}");
+    let (code, findings) = run(dir.path(), "konflux-fbc", &[]);
+    assert_eq!((code, findings.len()), (0, 0), "{findings:#?}");
+}
+
+#[test]
+fn operator_name_mismatch_fails_check_operator_name() {
+    let dir = checkout();
+    edit(
+        &dir.path()
+            .join(format!("operators/{OP}/1.2.0/metadata/annotations.yaml")),
+        "bundle.package.v1: \"kvstore-operator\"",
+        "bundle.package.v1: \"foo\"",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_operator_name",
+        "error",
+        "(foo) does not match the name defined in other bundles (kvstore-operator)",
+    );
+    let (_, findings) = run(dir.path(), "community", &[]);
+    let f = findings
+        .iter()
+        .find(|f| f["check"] == "check_operator_name" && f["type"] == "error")
+        .unwrap();
+    assert_eq!(
+        f["file"],
+        format!("operators/{OP}/1.2.0/metadata/annotations.yaml")
+    );
+    assert_eq!(f["line"], 5, "the line of the package annotation");
+}
+
+#[test]
+fn release_config_without_fbc_fails_both_release_config_checks() {
+    let dir = checkout();
+    fs::write(
+        dir.path()
+            .join(format!("operators/{OP}/1.2.0/release-config.yaml")),
+        "foo: 1\n",
+    )
+    .unwrap();
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_bundle_release_config",
+        "error",
+        "FBC is not enabled",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_validate_schema_bundle_release_config",
+        "error",
+        "'catalog_templates' is a required property",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_validate_schema_bundle_release_config",
+        "error",
+        "Additional properties are not allowed ('foo' was unexpected)",
+    );
+}
+
+#[test]
+fn a_network_policy_fails_check_network_policy_presence() {
+    let dir = checkout();
+    fs::write(
+        dir.path().join(format!("operators/{OP}/1.2.0/manifests/deny.yaml")),
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny\nspec: {}\n",
+    )
+    .unwrap();
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_network_policy_presence",
+        "error",
+        "Bundle contains a NetworkPolicy in deny.yaml",
+    );
+}
+
+#[test]
+fn a_version_unlike_the_folder_fails_check_operator_version_directory_name() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "  version: 1.2.0\n",
+        "  version: 1.2.1\n",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_operator_version_directory_name",
+        "error",
+        "Bundle directory name 'kvstore-operator/1.2.0' does not match the expected operator CSV version '1.2.1'",
+    );
+}
+
+#[test]
+fn replacing_a_missing_or_narrower_bundle_fails_check_replaces_availability() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "replaces: kvstore-operator.v1.1.0",
+        "replaces: kvstore-operator.v1.0.0",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_replaces_availability",
+        "error",
+        "attempts to replace version '1.0.0' which does not exist",
+    );
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "replaces: kvstore-operator.v1.1.0",
+        "replaces: kvstore-operator.v1.2.0",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_replaces_availability",
+        "error",
+        "attempts to replace itself",
+    );
+    let dir = checkout();
+    // 1.2.0 targets 4.16 and later; 1.1.0 only 4.16 (with catalogs v4.16 and v4.17 in the checkout).
+    edit(
+        &dir.path()
+            .join(format!("operators/{OP}/1.1.0/metadata/annotations.yaml")),
+        "\"v4.16\"",
+        "\"=v4.16\"",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_replaces_availability",
+        "error",
+        "does not support the same OCP versions",
+    );
+    // A replaces without a dot: the pipeline's traceback (operator-pipelines #928), a message here.
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "replaces: kvstore-operator.v1.1.0",
+        "replaces: kvstore-operator",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_replaces_availability",
+        "error",
+        "has invalid 'replaces' field",
+    );
+}
+
+#[test]
+fn ci_yaml_against_its_schema_fails_check_schema_operator_ci_config() {
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("operators/{OP}/ci.yaml")),
+        "reviewers:\n  - kvstore-maintainer\n",
+        "reviewers: []\n",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_schema_operator_ci_config",
+        "error",
+        "[] should be non-empty",
+    );
+}
+
+#[test]
+fn two_templates_for_one_catalog_fail_check_catalog_usage_ci_config() {
+    let dir = checkout();
+    fs::write(
+        dir.path().join(format!("operators/{OP}/ci.yaml")),
+        "updateGraph: replaces-mode\nfbc:\n  enabled: false\n  catalog_mapping:\n    - template_name: a.yaml\n      type: olm.template.basic\n      catalog_names: [v4.16]\n    - template_name: b.yaml\n      type: olm.semver\n      catalog_names: [v4.16, v4.17]\n",
+    )
+    .unwrap();
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_catalog_usage_ci_config",
+        "error",
+        "contains multiple templates '['a.yaml', 'b.yaml']' for the same catalog 'v4.16'",
+    );
+}
+
+#[test]
+fn a_bundle_image_from_elsewhere_fails_check_bundle_images_in_fbc() {
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("catalogs/v4.16/{OP}/catalog.yaml")),
+        "image: quay.io/community-operator-pipeline-prod/",
+        "image: docker.io/someone/",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_bundle_images_in_fbc",
+        "error",
+        "Invalid bundle image(s) found in OperatorCatalog(v4.16/kvstore-operator): docker.io/someone/",
+    );
+}
+
+#[test]
+fn a_bundle_object_in_a_4_17_catalog_fails_check_olm_bundle_object_in_fbc() {
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("catalogs/v4.17/{OP}/catalog.yaml")),
+        "type: olm.csv.metadata\n    value:\n      displayName: KV Store Operator",
+        "type: olm.bundle.object\n    value:\n      data: e30=",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_olm_bundle_object_in_fbc",
+        "error",
+        "OperatorCatalog(v4.17/kvstore-operator) catalog uses 'olm.bundle.object'",
+    );
+    expect(
+        dir.path(),
+        "konflux-fbc",
+        &[],
+        "check_fbc_bundle_metadata",
+        "error",
+        "OCP 4.17 catalogs need olm.csv.metadata",
+    );
+}
+
+#[test]
+fn required_fields_fail_or_warn_check_required_fields() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "  displayName: KV Store Operator\n",
+        "  displayName: KV\n",
+    );
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "    categories: Database\n",
+        "    categories: Databases\n",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_required_fields",
+        "error",
+        "CSV contains an invalid value for spec.displayName",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_required_fields",
+        "warning",
+        "CSV contains an invalid value for metadata.annotations.categories",
+    );
+}
+
+#[test]
+fn an_unreplaced_bundle_fails_check_dangling_bundles_unless_config_yaml_ignores_it() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "  replaces: kvstore-operator.v1.1.0\n",
+        "",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_dangling_bundles",
+        "error",
+        "Channel fast has dangling bundles: {Bundle(kvstore-operator/1.1.0)}",
+    );
+    edit(
+        &dir.path().join("config.yaml"),
+        "- ^legacy-.*",
+        "- ^kvstore",
+    );
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .arg(OP)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("check_dangling_bundles"), "{text}");
+    assert!(text.contains("2 ignored by config.yaml"), "{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+}
+
+#[test]
+fn min_kube_version_above_the_ocp_range_fails_check_api_version_constraints() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "minKubeVersion: 1.25.0",
+        "minKubeVersion: 1.30.0",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_api_version_constraints",
+        "error",
+        "OCP version(s) 4.16 conflict with minKubeVersion=1.30.0",
+    );
+}
+
+#[test]
+fn two_csv_names_fail_check_operator_name_unique() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.1.0"),
+        "name: kvstore-operator.v1.1.0",
+        "name: kvstore.v1.1.0",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_operator_name_unique",
+        "error",
+        "Bundles use multiple operator names: {'kvstore', 'kvstore-operator'}",
+    );
+}
+
+#[test]
+fn update_graph_in_ci_yaml_is_checked_by_check_ci_upgrade_graph() {
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("operators/{OP}/ci.yaml")),
+        "updateGraph: replaces-mode\n",
+        "",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_ci_upgrade_graph",
+        "warning",
+        "The 'updateGraph' option is missing in ci.yaml",
+    );
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("operators/{OP}/ci.yaml")),
+        "replaces-mode",
+        "newest-mode",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_ci_upgrade_graph",
+        "error",
+        "must be one of ['replaces-mode', 'semver-mode']",
+    );
+}
+
+#[test]
+fn a_replaces_cycle_fails_check_upgrade_graph_loop() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.1.0"),
+        "  version: 1.1.0\n",
+        "  version: 1.1.0\n  replaces: kvstore-operator.v1.2.0\n",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_upgrade_graph_loop",
+        "error",
+        "Upgrade graph loop detected: Bundle(kvstore-operator/",
+    );
+}
+
+#[test]
+fn the_operator_sdk_runs_are_olmpacks_rules_under_the_pipelines_ids() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "email: kvstore@example.com",
+        "email: not-an-email",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_osdk_bundle_validate_operatorhub",
+        "error",
+        "[operatorhub/maintainers]",
+    );
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_osdk_bundle_validate_operator_framework",
+        "error",
+        "[operatorhub/maintainers]",
+    );
+    let (_, findings) = run(dir.path(), "community", &["--no-operator-sdk"]);
+    assert!(of(&findings, "check_osdk_bundle_validate_operatorhub").is_empty());
+}
+
+#[test]
+fn skip_range_without_replaces_warns_check_pruned_graph() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "  replaces: kvstore-operator.v1.1.0\n",
+        "",
+    );
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "    capabilities: Seamless Upgrades\n",
+        "    capabilities: Seamless Upgrades\n    olm.skipRange: '>=1.0.0 <1.2.0'\n",
+    );
+    expect(
+        dir.path(),
+        "isv",
+        &[],
+        "check_pruned_graph",
+        "warning",
+        "olm.skipRange annotation is set but replaces field is not set",
+    );
+}
+
+#[test]
+fn marketplace_workflows_are_checked_by_check_marketplace_annotation() {
+    let dir = checkout();
+    edit(
+        &dir.path().join("config.yaml"),
+        "organization: community-operators",
+        "organization: redhat-marketplace",
+    );
+    expect(
+        dir.path(),
+        "isv",
+        &[],
+        "check_marketplace_annotation",
+        "error",
+        "Expected value is https://marketplace.redhat.com/en-us/operators/kvstore-operator/pricing?utm_source=openshift_console",
+    );
+}
+
+#[test]
+fn konflux_fbc_wants_digests_and_allowed_registries() {
+    let dir = checkout();
+    edit(
+        &dir.path().join(format!("catalogs/v4.16/{OP}/catalog.yaml")),
+        "kvstore-operator@sha256:1111111111111111111111111111111111111111111111111111111111111111",
+        "kvstore-operator:v1.1.0",
+    );
+    expect(
+        dir.path(),
+        "konflux-fbc",
+        &[],
+        "check_fbc_image_digest",
+        "error",
+        "is not pinned by digest",
+    );
+    expect(
+        dir.path(),
+        "konflux-fbc",
+        &["--allowed-registry", "registry.example.com/"],
+        "check_fbc_allowed_registry",
+        "error",
+        "not from an allowed registry",
+    );
+}
+
+#[test]
+fn github_annotations_and_sarif_carry_file_and_line() {
+    let dir = checkout();
+    edit(
+        &csv(dir.path(), "1.2.0"),
+        "  version: 1.2.0\n",
+        "  version: 1.2.1\n",
+    );
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .args([OP, "1.2.0", "-o", "github", "--no-operator-sdk"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let csv_file = format!("operators/{OP}/1.2.0/manifests/{OP}.clusterserviceversion.yaml");
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("::error file={csv_file},line=27,title=check_operator_version_directory_name::Bundle directory name"))),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "::warning file=operators/kvstore-operator/ci.yaml,title=check_using_fbc::"
+        )),
+        "{text}"
+    );
+
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .args([OP, "-o", "sarif", "--no-operator-sdk"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    sarif_2_1_0(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "check_operator_version_directory_name")
+        .unwrap();
+    assert_eq!(r["level"], "error");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        csv_file
+    );
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        27
+    );
+}
+
+/// The requirements of the published SARIF 2.1.0 schema (sarif-schema-2.1.0.json) that a log
+/// of this shape touches, checked one by one: required properties, enums, types and minimums.
+fn sarif_2_1_0(log: &Value) {
+    let obj = |v: &Value, what: &str| assert!(v.is_object(), "{what} must be an object: {v}");
+    obj(log, "sarifLog");
+    assert_eq!(
+        log["version"], "2.1.0",
+        "sarifLog.version is the enum [\"2.1.0\"]"
+    );
+    assert!(
+        log["$schema"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("https://")),
+        "$schema is a uri"
+    );
+    let runs = log["runs"]
+        .as_array()
+        .expect("sarifLog.runs is required, an array");
+    assert!(!runs.is_empty());
+    for run in runs {
+        let driver = &run["tool"]["driver"];
+        obj(driver, "run.tool.driver (required)");
+        assert!(driver["name"].is_string(), "toolComponent.name is required");
+        let rules = driver["rules"].as_array().expect("rules is an array");
+        let mut ids = std::collections::BTreeSet::new();
+        for rule in rules {
+            assert!(rule["id"].is_string(), "reportingDescriptor.id is required");
+            assert!(
+                ids.insert(rule["id"].as_str().unwrap()),
+                "rules are uniqueItems"
+            );
+            if let Some(help) = rule.get("help") {
+                assert!(
+                    help["text"].is_string(),
+                    "multiformatMessageString.text is required"
+                );
+            }
+        }
+        for result in run["results"].as_array().expect("results is an array") {
+            assert!(
+                result["message"]["text"].is_string(),
+                "result.message is required, with text"
+            );
+            assert!(
+                ["none", "note", "warning", "error"].contains(&result["level"].as_str().unwrap()),
+                "level enum"
+            );
+            let index = result["ruleIndex"].as_i64().expect("ruleIndex");
+            assert!(
+                index >= -1 && (index as usize) < rules.len(),
+                "ruleIndex minimum -1, and points at a rule"
+            );
+            assert_eq!(rules[index as usize]["id"], result["ruleId"]);
+            for loc in result["locations"].as_array().into_iter().flatten() {
+                let physical = &loc["physicalLocation"];
+                obj(physical, "location.physicalLocation");
+                assert!(
+                    physical["artifactLocation"]["uri"].is_string(),
+                    "artifactLocation.uri is a uri-reference"
+                );
+                assert!(
+                    !physical["artifactLocation"]["uri"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with('/'),
+                    "relative to %SRCROOT%"
+                );
+                if let Some(region) = physical.get("region") {
+                    assert!(
+                        region["startLine"].as_i64().unwrap() >= 1,
+                        "region.startLine minimum 1"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_name_what_is_missing() {
+    let dir = checkout();
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .arg("nope")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("operator nope not found"));
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .args([OP, "9.9.9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("versions: 1.1.0, 1.2.0"));
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path().join("operators"))
+        .arg(OP)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an operator repository"));
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(dir.path())
+        .args([OP, "--catalogs", "v4.16"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--all", "--repo"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 operators: community profile passed"));
+}
