@@ -80,7 +80,9 @@ def main():
         return [p["value"] for p in b.get("properties", []) if p.get("type") == t]
 
     def version(b):
-        return props(b, "olm.package")[0]["version"]
+        package = props(b, "olm.package")
+        return package[0]["version"] if package else "0.0.0-missing"
+
 
     def meets(b, req):
         kind, value = req
@@ -94,11 +96,13 @@ def main():
         reqs = [("package", r) for r in props(b, "olm.package.required")]
         reqs += [("gvk", r) for r in props(b, "olm.gvk.required")]
         for req in reqs:
-            providers = [o for o in bundles if o is not b and meets(o, req)]
+            # A bundle may provide an API it requires (OLM counts it).
+            providers = [o for o in bundles if meets(o, req)]
             if not providers:
                 failures.append(f"{b['name']}: requirement {req} is not met")
             for o in providers:
-                needed.add(o["name"])
+                if o is not b:
+                    needed.add(o["name"])
     for b in bundles:
         if b["package"] not in named and b["name"] not in needed:
             failures.append(f"{b['name']} (package {b['package']}) was added but nothing requires it")

@@ -52,7 +52,12 @@ pub struct Args {
     pub version: Option<String>,
     /// Affected catalogs, comma-separated <ocp>/<package> (default: every catalog that holds
     /// the operator).
-    #[arg(long, value_name = "OCP/PACKAGE", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "OCP/PACKAGE",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
     pub catalogs: Option<Vec<String>>,
     /// Check every operator of the repository (each at its newest bundle).
     #[arg(long)]

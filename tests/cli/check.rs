@@ -775,3 +775,86 @@ fn usage_errors_exit_2_and_name_what_is_missing() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 operators: community profile passed"));
 }
+
+/// Runs `check` and returns (exit code, stdout, stderr).
+fn raw(root: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = olmpack()
+        .args(["check", "--profile", "community", "--repo"])
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn links_out_of_the_checkout_are_refused_and_nothing_of_the_host_is_printed() {
+    let dir = checkout();
+    let root = dir.path();
+    let secret = tempfile::tempdir().unwrap();
+    fs::write(secret.path().join("ci.yaml"), "host-secret: 42\n").unwrap();
+    // The operator's ci.yaml is a link to a file of the machine.
+    let ci = root.join(format!("operators/{OP}/ci.yaml"));
+    fs::remove_file(&ci).unwrap();
+    std::os::unix::fs::symlink(secret.path().join("ci.yaml"), &ci).unwrap();
+    let (code, stdout, stderr) = raw(root, &[OP, "-o", "json"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("refusing to read a checkout that links out of itself"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("host-secret") && !stderr.contains("host-secret"));
+    // `..` is no operator name.
+    let (code, _, stderr) = raw(root, &[".."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("operator .. not found"), "{stderr}");
+}
+
+#[test]
+fn a_missing_catalogs_entry_and_a_broken_config_yaml_exit_2_and_a_broken_catalog_fails() {
+    let dir = checkout();
+    let root = dir.path();
+    let (code, _, stderr) = raw(root, &[OP, "--catalogs", "v4.99/kvstore-operator"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("v4.99/kvstore-operator") && stderr.contains("holds no catalog"),
+        "{stderr}"
+    );
+
+    // A catalog that does not parse fails the check that reads it, at its file.
+    let catalog = fs::read_dir(root.join("catalogs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join(OP))
+        .find(|p| p.is_dir())
+        .unwrap();
+    let file = fs::read_dir(&catalog)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::write(&file, "schema: olm.package\nname: [unclosed\n").unwrap();
+    let (code, findings) = run(root, "community", &[]);
+    assert_eq!(code, 1);
+    let found = of(&findings, "check_bundle_images_in_fbc");
+    assert!(
+        found
+            .iter()
+            .any(|(k, m)| k == "error" && m.contains("cannot be read")),
+        "{findings:?}"
+    );
+
+    // An ignore pattern that is no regular expression is refused at its line.
+    fs::write(
+        root.join("config.yaml"),
+        "organization: community-operators\ntests:\n  - name: check_dangling_bundles\n    ignore_operators:\n      - \"(?<=x)kvstore\"\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = raw(root, &[OP]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("config.yaml:5:"), "{stderr}");
+}

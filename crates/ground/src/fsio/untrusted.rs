@@ -273,7 +273,24 @@ pub fn resolve(root: &Path, rel: &Path) -> Result<PathBuf, UntrustedReadError> {
 /// The first link under `root` (in walk order) that leads out of it when followed, and why;
 /// `None` when every link resolves inside. Links that only dangle are fine: they lead nowhere.
 pub fn escaping_link(root: &Path) -> io::Result<Option<(PathBuf, UntrustedReadError)>> {
-    let mut stack = vec![PathBuf::new()];
+    escaping_link_in(root, Path::new(""))
+}
+
+/// [`escaping_link`] for the part `sub` of the tree `root` (a checkout's `operators/<pkg>`):
+/// `sub` itself must resolve inside `root`, and every link under it too; links elsewhere in
+/// `root` are not looked at. Why: a pull request's checkout is checked in CI, and a link in it
+/// must not make the checker read (and print) a file of the machine, nor write outside it.
+pub fn escaping_link_in(
+    root: &Path,
+    sub: &Path,
+) -> io::Result<Option<(PathBuf, UntrustedReadError)>> {
+    if let Err(e) = resolve(root, sub) {
+        return Ok(Some((sub.to_path_buf(), e)));
+    }
+    if !root.join(sub).is_dir() {
+        return Ok(None);
+    }
+    let mut stack = vec![sub.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let mut names: Vec<OsString> = std::fs::read_dir(root.join(&dir))?
             .map(|e| e.map(|e| e.file_name()))

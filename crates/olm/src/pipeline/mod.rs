@@ -80,7 +80,7 @@ impl Outcome {
 /// Runs a profile on one operator or on the whole repository.
 pub fn run(req: &Request) -> Result<Outcome, RepoError> {
     let repo = Repo::open(&req.root)?;
-    let waivers = waiver::Waivers::read(&repo);
+    let waivers = waiver::Waivers::read(&repo)?;
     let mut outcome = Outcome {
         whole_repo: req.operator.is_none(),
         ..Outcome::default()
@@ -165,6 +165,23 @@ fn run_one(
         catalogs: &opened,
     };
     let mut found = Vec::new();
+    // A catalog that cannot be read fails the checks that read it (the pipeline stops with a
+    // traceback there); nothing of it is silently skipped.
+    let catalog_check = match req.profile {
+        Profile::KonfluxFbc => "check_fbc_bundle_metadata",
+        Profile::Community | Profile::Isv => "check_bundle_images_in_fbc",
+    };
+    for c in &opened {
+        if let Err(e) = &c.blobs {
+            found.push(
+                Finding::error(
+                    catalog_check,
+                    format!("Catalog {} cannot be read: {e}", c.name()),
+                )
+                .at(&c.file, None),
+            );
+        }
+    }
     match req.profile {
         Profile::KonfluxFbc => {
             let allowed: Vec<String> = if req.allowed_registries.is_empty() {

@@ -39,9 +39,68 @@ pub enum RepoError {
     /// A `--catalogs` entry is not `<ocp>/<package>`.
     #[error("--catalogs entry \"{0}\" is not <ocp>/<package>, e.g. v4.18/my-operator")]
     BadCatalog(String),
+    /// A `--catalogs` entry names a folder with no catalog file.
+    #[error(
+        "--catalogs entry \"{entry}\": {path} holds no catalog.yaml, catalog.yml or catalog.json"
+    )]
+    NoCatalog {
+        /// The entry as given.
+        entry: String,
+        /// The folder looked in.
+        path: PathBuf,
+    },
+    /// A link in the checkout leads out of it: a pull request must not make the checker read a
+    /// file of the machine it runs on.
+    #[error("{path} (in {root}): {reason}: refusing to read a checkout that links out of itself")]
+    Escapes {
+        /// The link, relative to the root.
+        path: PathBuf,
+        /// The checkout.
+        root: PathBuf,
+        /// Where it leads.
+        reason: String,
+    },
+    /// The repository's `config.yaml` cannot be read, or an ignore pattern in it is not a
+    /// regular expression: its ignore lists would silently be empty.
+    #[error("config.yaml{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Config {
+        /// The line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
     /// A folder could not be listed.
     #[error(transparent)]
     Fs(#[from] crate::fsio::FsError),
+}
+
+/// The most olmpack reads of one file of a checkout (the largest published catalog.yaml files
+/// are tens of MiB).
+const MAX_FILE: u64 = 512 << 20;
+
+/// Refuses `sub` (a part of the checkout about to be read) when it or a link under it leads out
+/// of `root`.
+fn confined(root: &Path, sub: &str) -> Result<(), RepoError> {
+    match crate::fsio::untrusted::escaping_link_in(root, Path::new(sub)) {
+        Ok(None) => Ok(()),
+        Ok(Some((path, e))) => Err(RepoError::Escapes {
+            path,
+            root: root.to_path_buf(),
+            reason: e.to_string(),
+        }),
+        Err(source) => Err(RepoError::Fs(crate::fsio::FsError::new(
+            "read",
+            root.join(sub),
+            source,
+        ))),
+    }
+}
+
+/// Reads a file of the checkout, every link on the way kept inside `root`, with a cap.
+fn read_confined(root: &Path, rel: &str) -> Result<String, String> {
+    let bytes =
+        crate::fsio::untrusted::read(root, Path::new(rel), MAX_FILE).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| format!("{rel}: not UTF-8 text"))
 }
 
 /// A YAML file of the checkout: its path relative to the root, and its first document (or why it
@@ -60,8 +119,8 @@ impl Doc {
         if !path.is_file() {
             return None;
         }
-        let parsed = match crate::fsio::read_to_string(&path) {
-            Err(e) => Err(crate::errors::error_chain(&e)),
+        let parsed = match read_confined(root, rel) {
+            Err(e) => Err(e),
             Ok(text) => match yaml::parse_stream_lenient(&text) {
                 Ok((docs, _)) => Ok(docs.into_iter().next().map(|d| d.root).unwrap_or(Node {
                     value: yaml::Value::Map(Vec::new()),
@@ -139,9 +198,19 @@ impl Repo {
             }
         }
         ocp_versions.sort_unstable_by(|a, b| b.cmp(a));
+        let config = Doc::load(root, "config.yaml");
+        if let Some(Doc {
+            root: Err(reason), ..
+        }) = &config
+        {
+            return Err(RepoError::Config {
+                line: None,
+                reason: reason.clone(),
+            });
+        }
         Ok(Repo {
             root: root.to_path_buf(),
-            config: Doc::load(root, "config.yaml"),
+            config,
             ocp_versions,
         })
     }
@@ -167,13 +236,14 @@ impl Repo {
     /// Loads one operator and all its bundles.
     pub fn operator(&self, name: &str) -> Result<Operator, RepoError> {
         let dir = self.root.join("operators").join(name);
-        if name.contains('/') || name.is_empty() || !is_operator_dir(&dir) {
+        if !crate::catalog::repo_layout::is_plain_name(name) || !is_operator_dir(&dir) {
             return Err(RepoError::NoOperator {
                 name: name.to_string(),
                 path: dir,
             });
         }
         let rel = format!("operators/{name}");
+        confined(&self.root, &rel)?;
         let mut bundles = Vec::new();
         for entry in crate::fsio::read_dir(&dir)?.flatten() {
             let path = entry.path();
@@ -214,8 +284,9 @@ impl Repo {
         found.into_iter().map(|(_, _, n)| n).collect()
     }
 
-    /// Opens `<ocp>/<package>` under `catalogs/`; `None` when it holds no catalog file (the
-    /// pipeline skips such an entry with a warning in its log).
+    /// Opens `<ocp>/<package>` under `catalogs/`; an entry with no catalog file is an error
+    /// (entries found by [`Repo::catalogs_of`] always have one; one given with `--catalogs` and
+    /// missing is most likely mistyped).
     pub fn operator_catalog(&self, entry: &str) -> Result<Option<OperatorCatalog>, RepoError> {
         let Some((ocp, package)) = entry.split_once('/') else {
             return Err(RepoError::BadCatalog(entry.to_string()));
@@ -229,12 +300,16 @@ impl Repo {
             return Err(RepoError::BadCatalog(entry.to_string()));
         }
         let dir = self.root.join("catalogs").join(ocp).join(package);
+        confined(&self.root, &format!("catalogs/{ocp}/{package}"))?;
         let Some(file_name) = catalog_file(&dir) else {
-            return Ok(None);
+            return Err(RepoError::NoCatalog {
+                entry: entry.to_string(),
+                path: dir,
+            });
         };
         let rel = format!("catalogs/{ocp}/{package}/{file_name}");
-        let blobs = match crate::fsio::read_to_string(&self.root.join(&rel)) {
-            Err(e) => Err(crate::errors::error_chain(&e)),
+        let blobs = match read_confined(&self.root, &rel) {
+            Err(e) => Err(e),
             Ok(text) => yaml::parse_stream_lenient(&text)
                 .map(|(docs, _)| docs.into_iter().map(|d| d.root).collect())
                 .map_err(|e| e.to_string()),

@@ -2,7 +2,7 @@
 //! which the pipelines turn into `tests/skip/<name>` labels. A pattern is matched at the start
 //! of the operator name, as Python's `re.match` does.
 
-use super::repo::Repo;
+use super::repo::{Repo, RepoError};
 use crate::yaml::Node;
 
 /// The ignore lists of one repository.
@@ -12,8 +12,10 @@ pub struct Waivers {
 }
 
 impl Waivers {
-    /// Reads `config.yaml`'s `tests` list; a pattern that is not a valid regex never matches.
-    pub fn read(repo: &Repo) -> Waivers {
+    /// Reads `config.yaml`'s `tests` list; a pattern that is not a regular expression the
+    /// `regex` crate reads (Python's lookarounds, say) is refused at its line rather than left
+    /// to never match.
+    pub fn read(repo: &Repo) -> Result<Waivers, RepoError> {
         let mut entries = Vec::new();
         let tests = repo
             .config
@@ -25,17 +27,24 @@ impl Waivers {
             let Some(name) = test.get("name").and_then(Node::scalar_text) else {
                 continue;
             };
-            let patterns = test
+            let mut patterns = Vec::new();
+            for node in test
                 .get("ignore_operators")
                 .and_then(Node::as_seq)
                 .unwrap_or(&[])
-                .iter()
-                .filter_map(Node::scalar_text)
-                .filter_map(|p| regex::Regex::new(&format!("^(?:{p})")).ok())
-                .collect();
+            {
+                let Some(p) = node.scalar_text() else {
+                    continue;
+                };
+                let re = regex::Regex::new(&format!("^(?:{p})")).map_err(|e| RepoError::Config {
+                    line: Some(node.line),
+                    reason: format!("ignore_operators pattern {p:?} of {name} is not a regular expression olmpack reads: {e}"),
+                })?;
+                patterns.push(re);
+            }
             entries.push((name.to_string(), patterns));
         }
-        Waivers { entries }
+        Ok(Waivers { entries })
     }
 
     /// Whether `check` is ignored for `operator`.

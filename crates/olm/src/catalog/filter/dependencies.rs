@@ -281,7 +281,7 @@ pub(super) fn close(
     for _ in 0..=original.bundles.len() {
         let mut unmet = Vec::new();
         let mut grew = false;
-        let mut picked_now: Vec<&Bundle> = Vec::new();
+        let mut picked_now: Vec<(&Bundle, String)> = Vec::new();
         for b in &current.config.bundles {
             let needs = match needs(b) {
                 Ok(n) => n,
@@ -296,9 +296,20 @@ pub(super) fn close(
                 }
             };
             for need in needs {
-                if current.config.bundles.iter().any(|k| need.met_by(k))
-                    || picked_now.iter().any(|k| need.met_by(k))
-                {
+                if current.config.bundles.iter().any(|k| need.met_by(k)) {
+                    continue;
+                }
+                // Met by a bundle picked this round for another requirer: reported for this
+                // one too.
+                if let Some((k, channel)) = picked_now.iter().find(|(k, _)| need.met_by(k)) {
+                    added.push(Added {
+                        package: k.package.clone(),
+                        bundle: k.name.clone(),
+                        channel: channel.clone(),
+                        for_bundle: b.name.clone(),
+                        for_package: b.package.clone(),
+                        requirement: need.requirement,
+                    });
                     continue;
                 }
                 match choose(&preference, &need, &configured) {
@@ -307,12 +318,29 @@ pub(super) fn close(
                         if entry.first_channel.is_empty() {
                             entry.first_channel = pick.channel.clone();
                         }
-                        grew |= entry
+                        let new = entry
                             .channels
                             .entry(pick.channel.clone())
                             .or_default()
                             .insert(pick.version.clone());
-                        picked_now.push(pick.bundle);
+                        if !new {
+                            // Picked in an earlier round, yet the filter did not keep it: the
+                            // channel's range cannot hold it (a pre-release, which ranges do
+                            // not match, or an entry off the head's replaces chain). Refused
+                            // rather than reported closed.
+                            unmet.push(Unmet {
+                                package: b.package.clone(),
+                                bundle: b.name.clone(),
+                                requirement: Some(need.requirement),
+                                reason: format!(
+                                    "bundle {:?} (package {:?}, channel {:?}) meets it, but a channel filter cannot keep it (a pre-release version, or an entry off the channel's replaces chain): add it to the filter's bundles by hand",
+                                    pick.bundle.name, pick.bundle.package, pick.channel
+                                ),
+                            });
+                            continue;
+                        }
+                        grew = true;
+                        picked_now.push((pick.bundle, pick.channel.clone()));
                         added.push(Added {
                             package: pick.bundle.package.clone(),
                             bundle: pick.bundle.name.clone(),

@@ -648,3 +648,40 @@ fn an_olm_constraint_is_named_as_not_evaluated() {
         out.warnings
     );
 }
+
+#[test]
+fn a_provider_the_channel_filter_cannot_keep_is_refused_not_reported_closed() {
+    // Two requirers pick two db bundles of one channel, one a pre-release: the channel range
+    // `>=1.0.0 <=1.5.0-rc.1` does not match the pre-release (Masterminds), so the filter drops
+    // it; the closure must refuse, not return a catalog with the requirement unmet.
+    let mut cfg = with_dependencies();
+    for b in &mut cfg.bundles {
+        if b.name == "db.v1.5.0" {
+            *b = bundle("db", "db.v1.5.0", "1.5.0-rc.1");
+        }
+        if b.name == "app.v1.0.0" {
+            *b = requiring(
+                bundle("app", "app.v1.0.0", "1.0.0"),
+                "olm.package.required",
+                r#"{"packageName":"db","versionRange":">=1.0.0 <1.5.0-0"}"#,
+            );
+        }
+        if b.name == "cache-a.v1" {
+            *b = requiring(
+                b.clone(),
+                "olm.package.required",
+                r#"{"packageName":"db","versionRange":">=1.5.0-rc.1 <2.0.0"}"#,
+            );
+        }
+    }
+    let err = filter(
+        cfg,
+        &config(vec![package_filter("app"), package_filter("cache-a")]),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("bundle \"db.v1.5.0\" (package \"db\", channel \"stable\") meets it, but a channel filter cannot keep it"),
+        "{text}"
+    );
+}

@@ -124,10 +124,6 @@ pub const CHECKS: &[(&str, &str)] = &[
         "check_fbc_allowed_registry",
         "use a bundle image from an allowed registry (--allowed-registry, or config.yaml's allowed_bundle_registries)",
     ),
-    (
-        "check_fbc_target_index_pruning",
-        "restore the channel or entry, or move the removal to a dev-preview, pre-ga or candidate channel",
-    ),
 ];
 
 /// The fix for a check id ("" for an unknown one).
