@@ -151,6 +151,9 @@ pub fn run(
             request.root.display()
         )));
     }
+    // A checkout is what a pull request made it: a link in catalogs/ leading out would have
+    // the matrix read, and write `catalog.yaml`, outside the repository.
+    confined(layout.root(), "catalogs").map_err(MatrixError::Usage)?;
     let operators: Vec<String> = if request.all {
         // A ci.yaml that cannot be read fails its operator (named, with its line), not the run.
         layout
@@ -241,6 +244,8 @@ impl Ctx<'_> {
     }
 
     fn operator_inner(&self, op: &str, report: &mut OperatorReport) -> Result<(), String> {
+        confined(self.layout.root(), &format!("operators/{op}"))
+            .map_err(|e| format!("operator {op}: {e}"))?;
         let ci = self.layout.read_ci(op).map_err(|e| e.to_string())?;
         let plan = OperatorPlan::new(self.layout, &ci).map_err(|e| e.to_string())?;
         let pin = self.layout.makefile_opm_pin(op);
@@ -427,7 +432,10 @@ impl Ctx<'_> {
                 Location::parse_local(&placed.folder.display().to_string(), Path::new(""))
                     .map_err(BundleRenderError::new)
             }
-            None => Location::parse(image_ref)
+            // A template names bundle images, as opm reads it: never a path of this machine
+            // (a template in a pull request could name one); local bundles come through
+            // --offline or --bundle-map.
+            None => Location::reference(image_ref)
                 .map_err(|e| BundleRenderError::new(format!("{image_ref}: {e}"))),
         }
     }
@@ -473,5 +481,18 @@ impl BundleCache {
         let guard = self.lock();
         let refs: std::collections::HashSet<&String> = guard.keys().map(|(r, _, _)| r).collect();
         refs.len()
+    }
+}
+
+/// `Err` naming the link when `sub` of the checkout `root`, or a link under it, leads out of
+/// `root` (see [`crate::fsio::untrusted::escaping_link_in`]).
+fn confined(root: &Path, sub: &str) -> Result<(), String> {
+    match crate::fsio::untrusted::escaping_link_in(root, Path::new(sub)) {
+        Ok(None) => Ok(()),
+        Ok(Some((path, e))) => Err(format!(
+            "{}: {e}: refusing a checkout that links out of itself",
+            root.join(path).display()
+        )),
+        Err(e) => Err(format!("{}: {e}", root.join(sub).display())),
     }
 }

@@ -427,3 +427,49 @@ fn shared_real_packages_reproduce_their_catalogs() {
     );
     shared::cases("catalog_matrix real catalogs reproduced", unchanged, 34);
 }
+
+#[test]
+fn links_out_of_the_checkout_and_paths_in_templates_are_refused() {
+    // catalogs/v4.17 links to a folder of the machine: nothing is written there.
+    let (tmp, root) = repo();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(outside.join(OP)).unwrap();
+    let v417 = root.join("catalogs/v4.17");
+    std::fs::remove_dir_all(&v417).unwrap();
+    std::os::unix::fs::symlink(&outside, &v417).unwrap();
+    let out = run_matrix(&root, &[OP]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("links out of itself"), "{stderr}");
+    assert!(!outside.join(OP).join("catalog.yaml").exists());
+
+    // A template naming a path of the machine is not read as a bundle (opm reads images); no
+    // network is needed to say so.
+    if !can_unshare_network() {
+        shared::skip("`unshare -n` does not work here (util-linux, root or user namespaces)");
+        return;
+    }
+    let (tmp, root) = repo();
+    let bundle = tmp.path().join("host-bundle");
+    copy_dir(&testdata("bundles/valid-basic"), &bundle);
+    let path = bundle.display().to_string();
+    for template in ["basic-old.yaml", "basic.yaml", "semver.yaml"] {
+        let file = root.join(format!("operators/{OP}/catalog-templates/{template}"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(
+            &file,
+            text.replace(TAG_REF, &path).replace(DIGEST_REF, &path),
+        )
+        .unwrap();
+    }
+    let out = without_network(olmpack_path())
+        .args(["catalog", "matrix", "--repo"])
+        .arg(&root)
+        .arg(OP)
+        .bounded_output()
+        .expect("olmpack runs");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&path), "{stderr}");
+    assert!(!stderr.contains("kvstore-operator.v1.1.0\""), "{stderr}");
+}
