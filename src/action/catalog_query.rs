@@ -33,8 +33,9 @@ pub struct Answer {
     pub differences: Option<Vec<(String, UpgradeChoice)>>,
 }
 
-/// The longest catalog read from a URL (a whole public catalog is a few hundred MB at most).
-const MAX_URL_BYTES: u64 = 2 << 30;
+/// The longest catalog read from a URL: a whole public catalog's `api/v1/all` is a few hundred
+/// MB at most, and a server that sends more is not one to believe.
+const MAX_URL_BYTES: u64 = 512 << 20;
 
 /// Reads a catalogd `…/catalogs/NAME` base URL: its `api/v1/all`.
 fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
@@ -46,7 +47,18 @@ fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
         format!("{base}/api/v1/all")
     };
     let fail = |e: String| QueryError::Url(url.to_string(), e);
+    // A redirect may not leave https for plain http.
+    let secure = all.starts_with("https://");
     let client = crate::registry::tls::client_builder()
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if secure && attempt.url().scheme() != "https" {
+                attempt.error("a redirect from https to plain http is refused")
+            } else if attempt.previous().len() >= 10 {
+                attempt.error("more than 10 redirects")
+            } else {
+                attempt.follow()
+            }
+        }))
         .timeout(std::time::Duration::from_secs(300))
         .build()
         .map_err(|e| fail(e.to_string()))?;

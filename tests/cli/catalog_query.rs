@@ -68,6 +68,23 @@ fn unknown_package_is_a_usage_error() {
     let out = run(&["catalog", "query", &dir, "--package", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no package \"nope\""));
+    // A version the package does not have is named, not answered with an empty table.
+    let out = run(&[
+        "catalog",
+        "query",
+        &dir,
+        "--package",
+        "kvstore-operator",
+        "--upgrades-from",
+        "9.9.9",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("has no bundle with version or name \"9.9.9\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `catalog serve --http` on 127.0.0.1, stopped when dropped.

@@ -79,11 +79,26 @@ pub fn run(args: &Args) -> Outcome {
             args.package.as_deref().unwrap_or("")
         )));
     }
+    if let (Some(v), Some(p)) = (&args.upgrades_from, &args.package)
+        && answer.packages.iter().all(|q| q.upgrades.is_empty())
+    {
+        return Err(Failure::usage(format!(
+            "{}: package {p:?} has no bundle with version or name {v:?} in any channel",
+            args.source
+        )));
+    }
     let text = match args.output {
-        Format::Json => serde_json::to_string_pretty(&answer).unwrap_or_default() + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&answer)
+                .map_err(|e| Failure::usage(format!("cannot encode the answer: {e}")))?
+                + "\n"
+        }
         Format::Text => table(&answer),
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure::usage(format!("cannot write to standard output: {e}")))?;
     Ok(EXIT_OK)
 }
 
