@@ -27,7 +27,7 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
-    /// GitHub workflow annotations (::error file=…,line=…::).
+    /// GitHub workflow annotations (::error file=FILE,line=N::).
     Github,
 }
 
