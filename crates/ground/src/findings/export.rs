@@ -70,7 +70,7 @@ pub fn sarif(
             }
             if let Some(file) = item.file {
                 let mut physical =
-                    json!({"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}});
+                    json!({"artifactLocation": {"uri": uri_path(file), "uriBaseId": "%SRCROOT%"}});
                 if let Some(line) = item.line.filter(|l| *l > 0) {
                     physical["region"] = json!({"startLine": line});
                 }
@@ -142,6 +142,35 @@ mod tests {
         assert_eq!(
             github_annotation(&item),
             "::error file=operators/a%2Cb/ci.yaml,line=3,title=check_x::50%25 done%0Anext: a,b"
+        );
+    }
+}
+
+/// A relative path as a SARIF `uri` (a URI reference): every byte outside RFC 3986's unreserved
+/// set and `/` percent-encoded, so a file named with a space, `#` or `%` stays one valid path.
+fn uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod uri_tests {
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(
+            super::uri_path("operators/a b/#1%.yaml"),
+            "operators/a%20b/%231%25.yaml"
+        );
+        assert_eq!(
+            super::uri_path("catalogs/v4.18/op/catalog.yaml"),
+            "catalogs/v4.18/op/catalog.yaml"
         );
     }
 }

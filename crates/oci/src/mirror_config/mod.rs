@@ -163,12 +163,14 @@ impl MirrorConfig {
         Ok(())
     }
 
-    /// The rule for `reference`: the longest matching prefix (`FindRegistry`).
+    /// The rule for `reference`: the longest matching prefix, the first one written on a tie
+    /// (`FindRegistry` keeps a later rule only when its prefix is strictly longer).
     pub fn rule_for(&self, reference: &Reference) -> Option<&Rule> {
         let full = reference.to_string();
         self.rules
             .iter()
             .filter(|r| matching_prefix(&full, &r.prefix).is_some())
+            .rev()
             .max_by_key(|r| r.prefix.len())
     }
 
