@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror bench-upgrade
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -102,6 +102,12 @@ bench-sign:
 # the first, blobs uploaded), and peak RSS with a 256 MiB layer (BENCH_MIRROR_LAYER_MB).
 bench-mirror:
     cargo bench --bench mirror
+
+# CRD upgrade safety over every edge of a 500-bundle package and catalog query over the whole
+# 4.18 catalog, against jq over opm's render of the same folders (scripts/bench-upgrade.sh).
+bench-upgrade:
+    cargo build --release
+    OLMPACK=target/release/olmpack sh scripts/bench-upgrade.sh
 
 # Regenerate the Markdown reference (commands and rules) in docs/reference/; the test suite
 # fails when it is stale (tests/cli/reference_docs.rs).
