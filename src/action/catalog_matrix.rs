@@ -311,6 +311,18 @@ impl Ctx<'_> {
                 let file = self.output_root().catalog_file(&target.ocp, op);
                 let write = self.request.output_dir.is_some() || status != TargetStatus::Unchanged;
                 if !self.request.check && write {
+                    // opm loads every catalog file of a folder: a catalog.json left beside the
+                    // catalog.yaml written here would make the package a duplicate.
+                    if let Some(dir) = file.parent()
+                        && let Some(other) = ["catalog.json", "catalog.yml"]
+                            .into_iter()
+                            .find(|n| dir.join(n).exists())
+                    {
+                        return Err(format!(
+                            "operator {op}: {} sits beside the catalog.yaml this writes, and opm would read the package twice: remove it (make catalogs deletes the folder first)",
+                            dir.join(other).display()
+                        ));
+                    }
                     staged_plan.push((file.clone(), out.bytes.clone()));
                 }
                 configs.push((

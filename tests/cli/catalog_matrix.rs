@@ -473,3 +473,24 @@ fn links_out_of_the_checkout_and_paths_in_templates_are_refused() {
     assert!(stderr.contains(&path), "{stderr}");
     assert!(!stderr.contains("kvstore-operator.v1.1.0\""), "{stderr}");
 }
+
+#[test]
+fn a_stale_catalog_json_beside_the_written_catalog_yaml_is_refused() {
+    let (_tmp, root) = repo();
+    let target = catalog(&root, "v4.18");
+    let before = std::fs::read(&target).unwrap();
+    // The template changes, so v4.18 would be written; a catalog.json sits beside it.
+    std::fs::write(&target, b"---\nschema: olm.package\nname: stale\n").unwrap();
+    let stale = target.with_file_name("catalog.json");
+    std::fs::write(&stale, b"{}").unwrap();
+    let out = run_matrix(&root, &[OP]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("catalog.json sits beside"), "{stderr}");
+    // Nothing written: the operator's files are as they were.
+    assert_ne!(std::fs::read(&target).unwrap(), before);
+    std::fs::remove_file(&stale).unwrap();
+    let out = run_matrix(&root, &[OP]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&target).unwrap(), before);
+}
