@@ -38,7 +38,10 @@ pub struct Answer {
 const MAX_URL_BYTES: u64 = 512 << 20;
 
 /// Reads a catalogd `…/catalogs/NAME` base URL: its `api/v1/all`.
-fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
+fn load_url(
+    url: &str,
+    tls: &crate::registry::client::ClientOptions,
+) -> Result<DeclarativeConfig, QueryError> {
     use std::io::Read;
     let base = url.trim_end_matches('/');
     let all = if base.ends_with("/api/v1/all") {
@@ -59,7 +62,10 @@ fn load_url(url: &str) -> Result<DeclarativeConfig, QueryError> {
                 attempt.follow()
             }
         }))
-        .timeout(std::time::Duration::from_secs(300))
+        .danger_accept_invalid_certs(tls.insecure)
+        .timeout(std::time::Duration::from_secs(300));
+    let client = crate::registry::tls::with_ca_file(client, tls.ca_file.as_deref())
+        .map_err(|e| fail(e.to_string()))?
         .build()
         .map_err(|e| fail(e.to_string()))?;
     let resp = client.get(&all).send().map_err(|e| fail(e.to_string()))?;
@@ -112,7 +118,7 @@ pub fn query(
                 .map_err(|e| QueryError::Url(source.to_string(), e.to_string()))?;
             loaded.config
         }
-        _ => load_url(source)?,
+        _ => load_url(source, &registry.client)?,
     };
     let (_, readiness) = crate::validate::catalog::olmv1::check_bundles(&cfg);
     Ok(Answer {

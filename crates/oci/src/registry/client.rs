@@ -346,24 +346,7 @@ impl Client {
             .timeout(opts.timeout)
             .connect_timeout(opts.connect_timeout)
             .danger_accept_invalid_certs(opts.insecure);
-        if let Some(ca) = &opts.ca_file {
-            let pem =
-                std::fs::read(ca).map_err(|e| RegistryError::io("cannot read --ca-file", ca, e))?;
-            let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| RegistryError::Source {
-                    source_name: ca.display().to_string(),
-                    reason: format!("not a PEM certificate bundle: {e}"),
-                })?;
-            if certs.is_empty() {
-                return Err(RegistryError::Source {
-                    source_name: ca.display().to_string(),
-                    reason: "no certificate in the file".into(),
-                });
-            }
-            for c in certs {
-                builder = builder.add_root_certificate(c);
-            }
-        }
+        builder = super::tls::with_ca_file(builder, opts.ca_file.as_deref())?;
         let http = builder.build().map_err(|e| RegistryError::Transport {
             method: "BUILD".into(),
             url: registry.into(),

@@ -26,3 +26,31 @@ pub fn install_provider() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
 }
+
+/// `builder` trusting the PEM roots of `ca_file` (`--ca-file`) beside the system's: one reader
+/// of that file for the registry client and for the other HTTP clients (a catalogd URL).
+pub fn with_ca_file(
+    mut builder: reqwest::blocking::ClientBuilder,
+    ca_file: Option<&std::path::Path>,
+) -> Result<reqwest::blocking::ClientBuilder, super::RegistryError> {
+    let Some(ca) = ca_file else {
+        return Ok(builder);
+    };
+    let pem =
+        std::fs::read(ca).map_err(|e| super::RegistryError::io("cannot read --ca-file", ca, e))?;
+    let certs =
+        reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| super::RegistryError::Source {
+            source_name: ca.display().to_string(),
+            reason: format!("not a PEM certificate bundle: {e}"),
+        })?;
+    if certs.is_empty() {
+        return Err(super::RegistryError::Source {
+            source_name: ca.display().to_string(),
+            reason: "no certificate in the file".into(),
+        });
+    }
+    for c in certs {
+        builder = builder.add_root_certificate(c);
+    }
+    Ok(builder)
+}
