@@ -37,6 +37,15 @@ pub struct Answer {
 /// MB at most, and a server that sends more is not one to believe.
 const MAX_URL_BYTES: u64 = 512 << 20;
 
+/// The options a catalogd URL is read with: the TLS ones only (`--ca-file`, `--insecure`);
+/// registry credentials are not sent to a catalog server.
+pub fn url_options(ca_file: Option<std::path::PathBuf>, insecure: bool) -> RegistryOptions {
+    let mut o = RegistryOptions::default();
+    o.client.ca_file = ca_file;
+    o.client.insecure = insecure;
+    o
+}
+
 /// Reads a catalogd `…/catalogs/NAME` base URL: its `api/v1/all`.
 fn load_url(
     url: &str,

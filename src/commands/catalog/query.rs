@@ -58,12 +58,10 @@ pub fn run(args: &Args) -> Outcome {
     let registry = match &location {
         Some(l) if !l.is_local() => args.registry.options(&[&args.source])?,
         // A catalogd URL: the TLS options (--ca-file, --insecure) apply, credentials do not.
-        None => {
-            let mut o = crate::transport::RegistryOptions::default();
-            o.client.ca_file = args.registry.connection.ca_file.clone();
-            o.client.insecure = args.registry.connection.insecure;
-            o
-        }
+        None => catalog_query::url_options(
+            args.registry.connection.ca_file.clone(),
+            args.registry.connection.insecure,
+        ),
         _ => Default::default(),
     };
     let query = QueryOptions {
