@@ -497,14 +497,12 @@ impl BundleCache {
 }
 
 /// `Err` naming the link when `sub` of the checkout `root`, or a link under it, leads out of
-/// `root` (see [`crate::fsio::untrusted::escaping_link_in`]).
+/// `root` ([`crate::fsio::untrusted::confined`]).
 fn confined(root: &Path, sub: &str) -> Result<(), String> {
-    match crate::fsio::untrusted::escaping_link_in(root, Path::new(sub)) {
-        Ok(None) => Ok(()),
-        Ok(Some((path, e))) => Err(format!(
+    crate::fsio::untrusted::confined(root, Path::new(sub)).map_err(|e| {
+        format!(
             "{}: {e}: refusing a checkout that links out of itself",
-            root.join(path).display()
-        )),
-        Err(e) => Err(format!("{}: {e}", root.join(sub).display())),
-    }
+            root.display()
+        )
+    })
 }

@@ -126,6 +126,20 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A relative path as a SARIF `uri` (a URI reference): every byte outside RFC 3986's unreserved
+/// set and `/` percent-encoded, so a file named with a space, `#` or `%` stays one valid path.
+fn uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,24 +158,7 @@ mod tests {
             "::error file=operators/a%2Cb/ci.yaml,line=3,title=check_x::50%25 done%0Anext: a,b"
         );
     }
-}
 
-/// A relative path as a SARIF `uri` (a URI reference): every byte outside RFC 3986's unreserved
-/// set and `/` percent-encoded, so a file named with a space, `#` or `%` stays one valid path.
-fn uri_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod uri_tests {
     #[test]
     fn paths_become_uri_references() {
         assert_eq!(

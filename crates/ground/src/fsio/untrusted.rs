@@ -276,6 +276,21 @@ pub fn escaping_link(root: &Path) -> io::Result<Option<(PathBuf, UntrustedReadEr
     escaping_link_in(root, Path::new(""))
 }
 
+/// `Ok` when `sub` of the tree `root`, and every link under it, stays inside `root`
+/// ([`escaping_link_in`]); the escaping link's error otherwise, and a folder that cannot be
+/// listed as [`UntrustedReadError::Io`]. The gate a reader of a checkout runs before reading a
+/// part of it.
+pub fn confined(root: &Path, sub: &Path) -> Result<(), UntrustedReadError> {
+    match escaping_link_in(root, sub) {
+        Ok(None) => Ok(()),
+        Ok(Some((_, e))) => Err(e),
+        Err(source) => Err(UntrustedReadError::Io {
+            path: shown(sub),
+            source,
+        }),
+    }
+}
+
 /// [`escaping_link`] for the part `sub` of the tree `root` (a checkout's `operators/<pkg>`):
 /// `sub` itself must resolve inside `root`, and every link under it too; links elsewhere in
 /// `root` are not looked at. Why: a pull request's checkout is checked in CI, and a link in it

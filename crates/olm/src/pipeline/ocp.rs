@@ -3,18 +3,12 @@
 //! the legacy `v4.5,v4.6` = the first and later) against the catalogs a repository holds, and
 //! the OCP-to-Kubernetes table operator-pipelines keeps for `minKubeVersion`. No network.
 
-/// `vX.Y` (a `catalogs/` folder name) as numbers.
+use crate::catalog::repo_layout::OcpVersion;
+
+/// `vX.Y` (a `catalogs/` folder name) as numbers: the repository layout's reading
+/// ([`OcpVersion::parse`]), as a pair the range arithmetic here compares.
 pub fn catalog_version(name: &str) -> Option<(u64, u64)> {
-    let rest = name.strip_prefix('v')?;
-    let (a, b) = rest.split_once('.')?;
-    if a.is_empty()
-        || b.is_empty()
-        || !a.bytes().all(|c| c.is_ascii_digit())
-        || !b.bytes().all(|c| c.is_ascii_digit())
-    {
-        return None;
-    }
-    Some((a.parse().ok()?, b.parse().ok()?))
+    OcpVersion::parse(name).map(|v| (u64::from(v.major), u64::from(v.minor)))
 }
 
 /// `v4.12`, `4.12.3`, `"v4.12"` as (major, minor); `None` when it is not a version.

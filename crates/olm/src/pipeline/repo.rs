@@ -49,16 +49,15 @@ pub enum RepoError {
         /// The folder looked in.
         path: PathBuf,
     },
-    /// A link in the checkout leads out of it: a pull request must not make the checker read a
-    /// file of the machine it runs on.
-    #[error("{path} (in {root}): {reason}: refusing to read a checkout that links out of itself")]
+    /// A link in the checkout leads out of it (or a part of it cannot be listed): a pull
+    /// request must not make the checker read a file of the machine it runs on.
+    #[error("{}: {source}: refusing to read a checkout that links out of itself", root.display())]
     Escapes {
-        /// The link, relative to the root.
-        path: PathBuf,
         /// The checkout.
         root: PathBuf,
-        /// Where it leads.
-        reason: String,
+        /// The link and where it leads.
+        #[source]
+        source: crate::fsio::untrusted::UntrustedReadError,
     },
     /// The repository's `config.yaml` cannot be read, or an ignore pattern in it is not a
     /// regular expression: its ignore lists would silently be empty.
@@ -81,19 +80,10 @@ const MAX_FILE: u64 = 512 << 20;
 /// Refuses `sub` (a part of the checkout about to be read) when it or a link under it leads out
 /// of `root`.
 fn confined(root: &Path, sub: &str) -> Result<(), RepoError> {
-    match crate::fsio::untrusted::escaping_link_in(root, Path::new(sub)) {
-        Ok(None) => Ok(()),
-        Ok(Some((path, e))) => Err(RepoError::Escapes {
-            path,
-            root: root.to_path_buf(),
-            reason: e.to_string(),
-        }),
-        Err(source) => Err(RepoError::Fs(crate::fsio::FsError::new(
-            "read",
-            root.join(sub),
-            source,
-        ))),
-    }
+    crate::fsio::untrusted::confined(root, Path::new(sub)).map_err(|source| RepoError::Escapes {
+        root: root.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads a file of the checkout, every link on the way kept inside `root`, with a cap.

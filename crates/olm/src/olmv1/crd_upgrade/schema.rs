@@ -416,24 +416,9 @@ fn write_field(kind: Kind, v: &Value, out: &mut String) {
             out.push(']');
         }
         Kind::Schema => write_schema(v, out),
-        Kind::SchemaMap => {
-            out.push('{');
-            let m = v.as_object();
-            let mut keys: Vec<&String> = m.map(|m| m.keys().collect()).unwrap_or_default();
-            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                crate::gocompat::marshal::write_str(out, k, true);
-                out.push(':');
-                write_schema(
-                    &m.and_then(|m| m.get(k)).cloned().unwrap_or(Value::Null),
-                    out,
-                );
-            }
-            out.push('}');
-        }
+        Kind::SchemaMap => write_sorted_object(v, out, |value, out| {
+            write_schema(value.unwrap_or(&Value::Null), out)
+        }),
         Kind::SchemaOrBool => match v.get("schema") {
             Some(s) => write_schema(s, out),
             None => out.push_str(if v.get("allows") == Some(&Value::Bool(true)) {
@@ -447,30 +432,32 @@ fn write_field(kind: Kind, v: &Value, out: &mut String) {
             (None, Some(list)) => write_field(Kind::SchemaList, list, out),
             _ => out.push_str("null"),
         },
-        Kind::Dependencies => {
-            out.push('{');
-            let m = v.as_object();
-            let mut keys: Vec<&String> = m.map(|m| m.keys().collect()).unwrap_or_default();
-            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                crate::gocompat::marshal::write_str(out, k, true);
-                out.push(':');
-                match m.and_then(|m| m.get(k)) {
-                    Some(Value::Array(a)) => {
-                        out.push_str(&marshal_string(&Value::Array(a.clone()), true))
-                    }
-                    Some(s) => write_schema(s, out),
-                    None => out.push_str("null"),
-                }
-            }
-            out.push('}');
-        }
+        Kind::Dependencies => write_sorted_object(v, out, |value, out| match value {
+            Some(a @ Value::Array(_)) => out.push_str(&marshal_string(a, true)),
+            Some(s) => write_schema(s, out),
+            None => out.push_str("null"),
+        }),
         Kind::Ptr | Kind::Str | Kind::Bool | Kind::StrList => {
             out.push_str(&marshal_string(v, true))
         }
         Kind::Data => out.push_str(&marshal_string(v, true)),
     }
+}
+
+/// A JSON object written as Go's `encoding/json` writes a map: keys sorted by bytes, each value
+/// by `value`.
+fn write_sorted_object(v: &Value, out: &mut String, value: impl Fn(Option<&Value>, &mut String)) {
+    out.push('{');
+    let m = v.as_object();
+    let mut keys: Vec<&String> = m.map(|m| m.keys().collect()).unwrap_or_default();
+    keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        crate::gocompat::marshal::write_str(out, k, true);
+        out.push(':');
+        value(m.and_then(|m| m.get(k)), out);
+    }
+    out.push('}');
 }

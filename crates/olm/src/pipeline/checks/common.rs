@@ -549,7 +549,7 @@ const ID_BUNDLE_OBJECT: &str = "check_olm_bundle_object_in_fbc";
 
 fn check_olm_bundle_object_in_fbc(t: &Target<'_>, out: &mut Vec<Finding>) {
     for catalog in t.catalogs {
-        if !is_v4_17_plus(&catalog.ocp) {
+        if !crate::catalog::repo_layout::needs_csv_metadata(&catalog.ocp) {
             continue;
         }
         // The pipeline looks at the catalog's first olm.bundle only (its loop breaks after one).
@@ -575,9 +575,4 @@ fn check_olm_bundle_object_in_fbc(t: &Target<'_>, out: &mut Vec<Finding>) {
             );
         }
     }
-}
-
-/// Whether a catalog folder name is `vX.Y` at 4.17 or later (the pipeline's `is_catalog_v4_17_plus`).
-pub fn is_v4_17_plus(name: &str) -> bool {
-    ocp::catalog_version(name).is_some_and(|v| v >= (4, 17))
 }
