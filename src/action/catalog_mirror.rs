@@ -34,7 +34,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 mod copy_one;
+mod imageset;
 mod read;
+
+pub use imageset::{CatalogRows, table};
 
 /// What the command needs to name: platforms, the source rewrites, per-image results and kinds,
 /// the target parser and the archive's layout, re-exported so `commands/` imports only
@@ -64,6 +67,9 @@ pub enum MirrorSource {
     Catalog(String, Location),
     /// An archive written by `--to-archive`.
     Archive(PathBuf),
+    /// `--config ISC.yaml` with no SOURCE: every catalog and additional image an oc-mirror v2
+    /// `ImageSetConfiguration` names, checked against each catalog before anything is copied.
+    ImageSet(PathBuf),
 }
 
 /// Where they go.
@@ -107,6 +113,15 @@ pub struct MirrorOptions {
     /// catalog and `base` (a refusal stops the run), each bundle and operand image (a refusal
     /// fails that image). Each is then read at the digest whose signatures were verified.
     pub policy: Option<PolicyGate>,
+    /// Check each requested package, channel and range against the catalog before it is
+    /// filtered, and stop when one is missing (set for `--config`: every catalog is checked
+    /// before any copy starts).
+    pub check_targets: bool,
+    /// `--allow-missing`: with `check_targets`, drop what a catalog lacks and go on.
+    pub allow_missing: bool,
+    /// With `check_targets`: only fill the availability rows, plan nothing (the run is refused
+    /// already; the remaining catalogs are read for the table alone).
+    pub check_only: bool,
 }
 
 impl Default for MirrorOptions {
@@ -125,6 +140,9 @@ impl Default for MirrorOptions {
             catalog_name: None,
             base: None,
             policy: None,
+            check_targets: false,
+            allow_missing: false,
+            check_only: false,
         }
     }
 }
@@ -161,11 +179,21 @@ pub enum MirrorError {
     /// The signature policy refuses the catalog or the base (or cannot be applied).
     #[error(transparent)]
     Policy(#[from] PolicyCheckError),
+    /// The `ImageSetConfiguration` cannot be read or asks for what olmpack does not do (file
+    /// and line named).
+    #[error(transparent)]
+    ImageSet(#[from] crate::catalog::filter::config::ConfigError),
+    /// A catalog lacks a requested package, channel or version: nothing was copied.
+    #[error("{}requested content is missing from {} catalog(s); nothing was copied (--allow-missing drops what is missing and goes on)", table(.0), .0.iter().filter(|c| c.missing()).count())]
+    Missing(Vec<CatalogRows>),
 }
 
 /// What the caller hears while the run goes on.
 #[derive(Debug)]
 pub enum MirrorEvent<'a> {
+    /// With `--config`: every catalog checked against what is requested of it (before any
+    /// copy).
+    Checked(&'a [CatalogRows]),
     /// The plan is ready (before any copy).
     Planned(&'a Plan),
     /// One image is finished (from a worker thread).
@@ -183,6 +211,8 @@ pub struct MirrorOutcome {
     pub written: Vec<PathBuf>,
     /// Notes for the user.
     pub warnings: Vec<String>,
+    /// With `--config`: each catalog's requested packages against what it holds.
+    pub checks: Vec<CatalogRows>,
 }
 
 /// Holds what the catalog image of a folder source is built into, until the run ends.
@@ -190,6 +220,13 @@ struct Prepared {
     plan: Plan,
     warnings: Vec<String>,
     _spool: Option<tempfile::TempDir>,
+    /// The availability rows (with `check_targets`).
+    rows: Vec<crate::catalog::filter::availability::Row>,
+    /// The check stopped this catalog: nothing of it is planned.
+    stopped: bool,
+    /// Images collected from the catalog and not yet resolved (`--config` resolves every
+    /// catalog's at once, after the check).
+    wanted: Vec<(crate::mirror::plan::Kind, String)>,
 }
 
 /// Runs the mirror (see the module documentation).
@@ -208,12 +245,21 @@ pub fn run(
     let opts = &opts;
     // The lock is held until the run ends: the archive's staging is this run's alone.
     let (dest, _archive_lock) = open_target(source, target, opts)?;
-    let prepared = match source {
-        MirrorSource::Archive(dir) => from_archive(dir, opts)?,
-        MirrorSource::Catalog(s, location) => prepare_catalog(s, location, opts)?,
+    let (prepared, checks) = match source {
+        MirrorSource::Archive(dir) => (vec![from_archive(dir, opts)?], Vec::new()),
+        MirrorSource::Catalog(s, location) => {
+            (vec![prepare_catalog(s, location, opts)?], Vec::new())
+        }
+        MirrorSource::ImageSet(path) => imageset::prepare(path, opts)?,
     };
-    let mut warnings = prepared.warnings.clone();
-    let plan = prepared.plan.clone();
+    let mut warnings: Vec<String> = prepared.iter().flat_map(|p| p.warnings.clone()).collect();
+    let plan = match source {
+        MirrorSource::ImageSet(path) => imageset::merge(path, &prepared),
+        _ => prepared[0].plan.clone(),
+    };
+    if !checks.is_empty() {
+        on_event(MirrorEvent::Checked(&checks));
+    }
     on_event(MirrorEvent::Planned(&plan));
     if opts.dry_run {
         return Ok(MirrorOutcome {
@@ -221,6 +267,7 @@ pub fn run(
             report: None,
             written: Vec::new(),
             warnings,
+            checks,
         });
     }
     let settings = RunSettings {
@@ -254,7 +301,7 @@ pub fn run(
     let summary = Summary::of(&results, start.elapsed().as_secs_f64());
     let source_name = match source {
         MirrorSource::Catalog(s, _) => s.clone(),
-        MirrorSource::Archive(d) => d.display().to_string(),
+        MirrorSource::Archive(d) | MirrorSource::ImageSet(d) => d.display().to_string(),
     };
     let report = Report {
         source: source_name,
@@ -281,6 +328,7 @@ pub fn run(
         report: Some(report),
         written,
         warnings,
+        checks,
     })
 }
 

@@ -28,6 +28,8 @@ pub enum Kind {
     Bundle,
     /// An image a bundle runs or names (`relatedImages`, CSV deployments).
     Related,
+    /// An image the `ImageSetConfiguration` names itself (`mirror.additionalImages`).
+    Additional,
 }
 
 impl std::fmt::Display for Kind {
@@ -36,6 +38,7 @@ impl std::fmt::Display for Kind {
             Kind::Catalog => "catalog",
             Kind::Bundle => "bundle",
             Kind::Related => "related",
+            Kind::Additional => "additional",
         })
     }
 }

@@ -21,6 +21,7 @@ mod catalog_graph_opm;
 mod catalog_init;
 mod catalog_matrix;
 mod catalog_mirror;
+mod catalog_mirror_config;
 mod catalog_query;
 mod catalog_render;
 mod catalog_render_registry;

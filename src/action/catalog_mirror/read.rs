@@ -5,8 +5,9 @@
 use super::{MirrorError, MirrorOptions, Prepared, Why};
 use crate::action::catalog_render::{RenderOptions, load_source};
 use crate::action::step::build::{self as catalog_build, CatalogBuildOptions};
-use crate::action::step::filter as catalog_filter;
+use crate::action::step::filter::{self as catalog_filter, FilterOptions};
 use crate::action::step::policy::PolicyGate;
+use crate::catalog::filter::availability;
 use crate::location::{LocalImage, Location, Place};
 use crate::mirror::archive;
 use crate::mirror::plan::{self, Kind, Plan, PlannedImage, ResolveOptions};
@@ -42,11 +43,27 @@ pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared,
         plan,
         warnings: Vec::new(),
         _spool: None,
+        rows: Vec::new(),
+        stopped: false,
+        wanted: Vec::new(),
     })
 }
 
 /// The catalog read (and built, for a folder), every image it needs collected and resolved.
 pub(super) fn prepare_catalog(
+    source: &str,
+    location: &Location,
+    opts: &MirrorOptions,
+) -> Result<Prepared, MirrorError> {
+    let mut prepared = read_catalog(source, location, opts)?;
+    let wanted = std::mem::take(&mut prepared.wanted);
+    prepared.plan.images.extend(resolve_all(&wanted, opts));
+    Ok(prepared)
+}
+
+/// The catalog read (and built, for a folder): its own planned image, and the images it
+/// needs collected into `wanted`, not yet resolved (nothing asked of their registries).
+pub(super) fn read_catalog(
     source: &str,
     location: &Location,
     opts: &MirrorOptions,
@@ -66,26 +83,22 @@ pub(super) fn prepare_catalog(
     };
     let mut warnings = Vec::new();
     let mut spool = None;
-    let (catalog, cfg) = match location.place() {
-        Place::Registry(_) => read.registry_image(location, &mut warnings, &mut spool)?,
-        Place::Local(local) => read.local_image(location, local, &mut warnings, &mut spool)?,
-        Place::Path(path) => read.folder(path, &mut warnings, &mut spool)?,
+    let mut rows = Vec::new();
+    let mut side = Side {
+        warnings: &mut warnings,
+        spool: &mut spool,
+        rows: &mut rows,
     };
-    let wanted = plan::collect(&cfg);
-    drop(cfg);
-    let resolved = crate::parallel::map_indexed(wanted.len(), opts.jobs.max(1), None, |i| {
-        let (kind, image) = &wanted[i];
-        let mut planned = plan::resolve(*kind, image, &read.resolve);
-        if let Some(gate) = &opts.policy
-            && planned.error.is_none()
-            && let Err(e) = admit_planned(gate, &planned, &opts.source)
-        {
-            planned.error = Some(e);
-        }
-        planned
-    });
-    let mut images = vec![catalog];
-    images.extend(resolved);
+    let read_one = match location.place() {
+        Place::Registry(_) => read.registry_image(location, &mut side)?,
+        Place::Local(local) => read.local_image(location, local, &mut side)?,
+        Place::Path(path) => read.folder(path, &mut side)?,
+    };
+    let (images, wanted, stopped) = match read_one {
+        Some((catalog, cfg)) => (vec![catalog], plan::collect(&cfg), false),
+        // The check found requested content missing: nothing is planned for this catalog.
+        None => (Vec::new(), Vec::new(), true),
+    };
     Ok(Prepared {
         plan: Plan {
             source: source.to_string(),
@@ -93,7 +106,39 @@ pub(super) fn prepare_catalog(
         },
         warnings,
         _spool: spool,
+        rows,
+        stopped,
+        wanted,
     })
+}
+
+/// Each image resolved once (a tag asked of its registry) and checked by the policy, `jobs`
+/// at a time, in the order given.
+pub(super) fn resolve_all(wanted: &[(Kind, String)], opts: &MirrorOptions) -> Vec<PlannedImage> {
+    let resolve = ResolveOptions {
+        registry: opts.source.clone(),
+        rewrites: opts.rewrites.clone(),
+        sizes: opts.dry_run,
+    };
+    crate::parallel::map_indexed(wanted.len(), opts.jobs.max(1), None, |i| {
+        let (kind, image) = &wanted[i];
+        let mut planned = plan::resolve(*kind, image, &resolve);
+        if let Some(gate) = &opts.policy
+            && planned.error.is_none()
+            && let Err(e) = admit_planned(gate, &planned, &opts.source)
+        {
+            planned.error = Some(e);
+        }
+        planned
+    })
+}
+
+/// What reading a catalog leaves besides the catalog: notes for the user, the temporary
+/// folder the run reads from (a filtered or built image), and the availability rows.
+struct Side<'a> {
+    warnings: &'a mut Vec<String>,
+    spool: &'a mut Option<tempfile::TempDir>,
+    rows: &'a mut Vec<availability::Row>,
 }
 
 /// Reading the catalog of a run, one method per kind of source: each gives the catalog's
@@ -107,7 +152,9 @@ struct CatalogRead<'a> {
     resolve: ResolveOptions,
 }
 
-type CatalogAndModel = (PlannedImage, crate::catalog::model::DeclarativeConfig);
+/// The catalog's planned image and its (filtered) model; `None` when the availability check
+/// stopped the catalog before it was filtered.
+type CatalogAndModel = Option<(PlannedImage, crate::catalog::model::DeclarativeConfig)>;
 
 impl CatalogRead<'_> {
     fn fail(&self, why: impl Into<Why>) -> MirrorError {
@@ -117,13 +164,46 @@ impl CatalogRead<'_> {
         }
     }
 
+    /// The filter this catalog is filtered with, after the availability check when the run
+    /// asks for one (`check_targets`): each requested package, channel and range against
+    /// `cfg` into `rows`; `None` when something is missing and the run does not go on
+    /// (`--allow-missing`), or when nothing requested is left.
+    fn narrow(
+        &self,
+        cfg: &crate::catalog::model::DeclarativeConfig,
+        rows: &mut Vec<availability::Row>,
+    ) -> Result<Option<Option<FilterOptions>>, MirrorError> {
+        let Some(filter) = &self.opts.filter else {
+            return Ok(Some(None));
+        };
+        if !self.opts.check_targets {
+            return Ok(Some(Some(filter.clone())));
+        }
+        let fc = catalog_filter::read_config(filter).map_err(|e| self.fail(e))?;
+        *rows = availability::check(cfg, &fc);
+        if self.opts.check_only {
+            return Ok(None);
+        }
+        if rows.iter().all(|r| r.found.is_present()) {
+            return Ok(Some(Some(filter.clone())));
+        }
+        if !self.opts.allow_missing {
+            return Ok(None);
+        }
+        Ok(availability::without(&fc, rows).map(|fc| {
+            Some(FilterOptions {
+                prepared: Some(fc),
+                ..filter.clone()
+            })
+        }))
+    }
+
     /// A registry image: checked by the policy before anything else is read, then read at the
     /// digest the plan pins, which must be the one whose signatures were verified.
     fn registry_image(
         &self,
         location: &Location,
-        warnings: &mut Vec<String>,
-        spool: &mut Option<tempfile::TempDir>,
+        side: &mut Side<'_>,
     ) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
         let checked = match &opts.policy {
@@ -139,10 +219,13 @@ impl CatalogRead<'_> {
         }
         let pinned = pull.clone();
         let (cfg, w) = load_source(&pinned, &self.render).map_err(|e| self.fail(e.to_string()))?;
-        warnings.extend(w);
-        let cfg = filter_image(&pinned, cfg, opts, &mut catalog, warnings, spool)
+        side.warnings.extend(w);
+        let Some(filter) = self.narrow(&cfg, side.rows)? else {
+            return Ok(None);
+        };
+        let cfg = filter_image(&pinned, cfg, filter.as_ref(), opts, &mut catalog, side)
             .map_err(|e| self.fail(e))?;
-        Ok((catalog, cfg))
+        Ok(Some((catalog, cfg)))
     }
 
     /// A local image (`oci:`, an archive): copied by its own name, tagged with its tag.
@@ -150,8 +233,7 @@ impl CatalogRead<'_> {
         &self,
         given: &Location,
         local: &LocalImage,
-        warnings: &mut Vec<String>,
-        spool: &mut Option<tempfile::TempDir>,
+        side: &mut Side<'_>,
     ) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
         let location = match &opts.policy {
@@ -164,7 +246,10 @@ impl CatalogRead<'_> {
         drop(opened);
         let (cfg, w) =
             load_source(&location, &self.render).map_err(|e| self.fail(e.to_string()))?;
-        warnings.extend(w);
+        side.warnings.extend(w);
+        let Some(filter) = self.narrow(&cfg, side.rows)? else {
+            return Ok(None);
+        };
         let default_tag = local
             .name()
             .filter(|n| !n.contains('/') && !n.contains(':'));
@@ -180,19 +265,14 @@ impl CatalogRead<'_> {
             pull_from: Some(given.clone()),
             error: None,
         };
-        let cfg = filter_image(&location, cfg, opts, &mut catalog, warnings, spool)
+        let cfg = filter_image(&location, cfg, filter.as_ref(), opts, &mut catalog, side)
             .map_err(|e| self.fail(e))?;
-        Ok((catalog, cfg))
+        Ok(Some((catalog, cfg)))
     }
 
     /// A catalog folder: filtered (`--filter`) and built into a catalog image on `--base` in
     /// a temporary layout, which the run copies from.
-    fn folder(
-        &self,
-        path: &Path,
-        warnings: &mut Vec<String>,
-        spool: &mut Option<tempfile::TempDir>,
-    ) -> Result<CatalogAndModel, MirrorError> {
+    fn folder(&self, path: &Path, side: &mut Side<'_>) -> Result<CatalogAndModel, MirrorError> {
         let opts = self.opts;
         if !path.is_dir() {
             return Err(
@@ -204,11 +284,24 @@ impl CatalogRead<'_> {
             .tempdir()
             .map_err(|e| self.fail(format!("cannot create a temp folder: {e}")))?;
         crate::interrupt::watch(dir.path());
-        let folder = match &opts.filter {
+        let filter = match (&opts.filter, opts.check_targets) {
+            (Some(_), true) => {
+                let whole =
+                    Location::path(path.to_path_buf()).map_err(|e| self.fail(e.to_string()))?;
+                let (cfg, _) =
+                    load_source(&whole, &self.render).map_err(|e| self.fail(e.to_string()))?;
+                match self.narrow(&cfg, side.rows)? {
+                    Some(f) => f,
+                    None => return Ok(None),
+                }
+            }
+            (f, _) => f.clone(),
+        };
+        let folder = match &filter {
             Some(f) => {
                 let (filtered, w) =
                     catalog_filter::filter_folder(path, f, dir.path()).map_err(|e| self.fail(e))?;
-                warnings.extend(w);
+                side.warnings.extend(w);
                 filtered
             }
             None => path.to_path_buf(),
@@ -217,7 +310,7 @@ impl CatalogRead<'_> {
             Location::path(folder.clone()).map_err(|e| self.fail(e.to_string()))?;
         let (cfg, w) =
             load_source(&folder_location, &self.render).map_err(|e| self.fail(e.to_string()))?;
-        warnings.extend(w);
+        side.warnings.extend(w);
         let base = opts.base.clone();
         let base_verified = match (&opts.policy, &base) {
             (Some(gate), Some(base)) => {
@@ -234,7 +327,7 @@ impl CatalogRead<'_> {
             ..CatalogBuildOptions::default()
         };
         let built = catalog_build::build(&folder, &build_opts).map_err(|e| self.fail(e))?;
-        warnings.extend(built.warnings.iter().cloned());
+        side.warnings.extend(built.warnings.iter().cloned());
         let (digest, size, local) = into_layout(built, dir.path()).map_err(|e| self.fail(e))?;
         let (repository, tag) = catalog_name(opts, None)?;
         let catalog = PlannedImage {
@@ -248,8 +341,8 @@ impl CatalogRead<'_> {
             pull_from: Some(local),
             error: None,
         };
-        *spool = Some(dir);
-        Ok((catalog, cfg))
+        *side.spool = Some(dir);
+        Ok(Some((catalog, cfg)))
     }
 }
 
@@ -323,13 +416,13 @@ fn into_layout(
 fn filter_image(
     image: &Location,
     cfg: crate::catalog::model::DeclarativeConfig,
+    filter: Option<&FilterOptions>,
     opts: &MirrorOptions,
     catalog: &mut PlannedImage,
-    warnings: &mut Vec<String>,
-    spool: &mut Option<tempfile::TempDir>,
+    side: &mut Side<'_>,
 ) -> Result<crate::catalog::model::DeclarativeConfig, Why> {
     use crate::action::step::filter::{filter_config, read_config};
-    let Some(filter) = &opts.filter else {
+    let Some(filter) = filter else {
         return Ok(cfg);
     };
     let fc = read_config(filter)?;
@@ -345,13 +438,13 @@ fn filter_image(
         .tempdir()
         .map_err(|e| format!("cannot create a temp folder: {e}"))?;
     crate::interrupt::watch(dir.path());
-    warnings.extend(out.warnings);
-    warnings.extend(built.warnings.iter().cloned());
+    side.warnings.extend(out.warnings);
+    side.warnings.extend(built.warnings.iter().cloned());
     let (digest, size, local) = into_layout(built, dir.path())?;
     catalog.digest = Some(digest);
     catalog.size = Some(size);
     catalog.pull_from = Some(local);
-    *spool = Some(dir);
+    *side.spool = Some(dir);
     Ok(out.config)
 }
 

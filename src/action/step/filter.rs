@@ -33,6 +33,9 @@ pub struct FilterOptions {
     pub registry: RegistryOptions,
     /// `--no-dependencies`: keep the selection without what its bundles require.
     pub no_dependencies: bool,
+    /// The configuration already read (and narrowed: `catalog mirror --config --allow-missing`
+    /// drops the packages a catalog lacks), used instead of reading `config` again.
+    pub prepared: Option<FilterConfig>,
 }
 
 /// The filtered catalog, checked, and the notes for stderr.
@@ -89,7 +92,10 @@ impl FilterCatalogError {
 
 /// Reads the configuration (`opts.config`, with `opts.full` added).
 pub fn read_config(opts: &FilterOptions) -> Result<FilterConfig, ConfigError> {
-    let mut fc = config::read(&opts.config, opts.catalog.as_deref())?;
+    let mut fc = match &opts.prepared {
+        Some(fc) => fc.clone(),
+        None => config::read(&opts.config, opts.catalog.as_deref())?,
+    };
     fc.full |= opts.full;
     fc.no_dependencies |= opts.no_dependencies;
     Ok(fc)

@@ -58,6 +58,7 @@ pub fn run(args: &Args) -> Outcome {
         format: args.output.into(),
         registry,
         no_dependencies: args.no_dependencies,
+        prepared: None,
     };
     let out = filter_catalog(&source, &opts).map_err(|e| {
         let code = if e.is_verdict() {

@@ -21,10 +21,22 @@ pub struct Args {
     /// The catalog: an image reference (with its registry host), oci:DIR[:TAG],
     /// oci-archive:FILE[:TAG], or a catalog folder (built into an image as `catalog build` does).
     #[arg(
-        required_unless_present = "from_archive",
-        conflicts_with = "from_archive"
+        required_unless_present_any = ["from_archive", "config"],
+        conflicts_with_all = ["from_archive", "config"]
     )]
     pub source: Option<String>,
+    /// Mirror what an oc-mirror v2 ImageSetConfiguration (v2alpha1) names, with no SOURCE:
+    /// every catalog of mirror.operators (registry references, oci:// layouts, catalog
+    /// folders) filtered by its entry, additionalImages, minus blockedImages, for the
+    /// architectures of mirror.platform. Every requested package, channel and version range is
+    /// checked against every catalog before anything is copied; a field olmpack does not act
+    /// on is refused by name.
+    #[arg(long, value_name = "ISC.yaml", conflicts_with_all = ["from_archive", "filter"])]
+    pub config: Option<PathBuf>,
+    /// With --config: drop the packages a catalog lacks (shown in the table) and mirror the
+    /// rest, instead of refusing the run.
+    #[arg(long, requires = "config")]
+    pub allow_missing: bool,
     /// Target REGISTRY/NAMESPACE: each image goes to REGISTRY/NAMESPACE/<its repository path>.
     #[arg(long, value_name = "REGISTRY/NAMESPACE", required_unless_present_any = ["to_archive", "dry_run"], conflicts_with = "to_archive")]
     pub to: Option<String>,
@@ -187,9 +199,10 @@ fn image_line(r: &ImageResult) -> String {
 /// on stderr, then the plan (`--dry-run`) or the report.
 pub fn run(args: &Args) -> Outcome {
     let mut opts = options(args)?;
-    let source = match (&args.from_archive, &args.source) {
-        (Some(dir), _) => MirrorSource::Archive(dir.clone()),
-        (None, Some(s)) => {
+    let source = match (&args.from_archive, &args.source, &args.config) {
+        (Some(dir), _, _) => MirrorSource::Archive(dir.clone()),
+        (None, None, Some(config)) => MirrorSource::ImageSet(config.clone()),
+        (None, Some(s), _) => {
             let unreadable = |message: String| MirrorError::Catalog {
                 source_name: s.clone(),
                 source: message.into(),
@@ -202,9 +215,9 @@ pub fn run(args: &Args) -> Outcome {
             }
             MirrorSource::Catalog(s.clone(), location)
         }
-        (None, None) => {
+        (None, None, None) => {
             return Err(Failure::usage(
-                "give a catalog SOURCE or --from-archive DIR",
+                "give a catalog SOURCE, --config ISC.yaml or --from-archive DIR",
             ));
         }
     };
@@ -217,6 +230,7 @@ pub fn run(args: &Args) -> Outcome {
     let terminal = std::io::stderr().is_terminal();
     let bar: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
     let on_event = |event: MirrorEvent<'_>| match event {
+        MirrorEvent::Checked(checks) => eprint!("{}", catalog_mirror::table(checks)),
         MirrorEvent::Planned(plan) => {
             if !args.dry_run {
                 eprintln!("plan: {} images", plan.images.len());
@@ -247,8 +261,13 @@ pub fn run(args: &Args) -> Outcome {
     let outcome = match catalog_mirror::run(&source, &target, &opts, &on_event) {
         Ok(outcome) => outcome,
         Err(MirrorError::Policy(e)) => return Err(super::super::sign::policy_failure(e)),
+        Err(e @ MirrorError::Missing(_)) => {
+            eprintln!("{e}");
+            return Ok(EXIT_FINDINGS);
+        }
         Err(e) => return Err(e.into()),
     };
+
     if let Ok(mut slot) = bar.lock()
         && let Some(pb) = slot.take()
     {
@@ -332,6 +351,9 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         catalog_name: args.catalog_name.clone(),
         base: None,
         policy: args.policy.gate()?,
+        check_targets: false,
+        allow_missing: args.allow_missing,
+        check_only: false,
     })
 }
 

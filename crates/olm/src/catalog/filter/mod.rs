@@ -18,6 +18,7 @@
 //! keeps it, and opm then refuses the catalog). The caller validates the result
 //! ([`crate::validate::catalog::validate`]) and refuses one opm would refuse.
 
+pub mod availability;
 pub mod config;
 pub mod dependencies;
 
