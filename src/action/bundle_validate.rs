@@ -143,6 +143,11 @@ pub fn validate_folders(
     if !packages {
         let mut reports = crate::validate::bundle::validate_dirs(dirs, opts, jobs);
         name_catalogs(dirs, &mut reports);
+        // A folder that could not be loaded gets its finding outside the rules: it too says
+        // which targets it affects (all of them).
+        for report in &mut reports {
+            crate::validate::target::annotate(&mut report.diagnostics, &opts.targets);
+        }
         let io_failure = reports
             .iter()
             .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));

@@ -322,3 +322,47 @@ fn a_real_bundle_against_three_targets() {
     assert_eq!(dropped, [&rule("object/deprecated-api", "error")]);
     shared::cases("validate_targets real bundles", 1, 1);
 }
+
+/// The same real catalog against three targets: kube-green as community-operators-prod keeps
+/// it for OpenShift 4.16, with its manifests (`olm.bundle.object`). For 4.16 nothing; for 4.17
+/// the pipelines would ship it as `olm.csv.metadata` (catalog/metadata-form, one finding for
+/// the package); OLM v1 warns on each webhook bundle that names no certificate provider.
+#[test]
+fn a_real_catalog_against_three_targets() {
+    let probe = "packages/community-operators-prod/catalogs/v4.16/kube-green";
+    let Some(root) = shared::shared_catalogs(probe) else {
+        shared::skip("catalogs (validate_targets)");
+        return;
+    };
+    let dir = root.join(probe);
+    let rules = |target: &str| -> Vec<(String, String, Vec<String>)> {
+        let (code, outputs) = json_outputs(&["catalog", "validate", "--target", target], &dir);
+        assert_eq!(code, 0, "{target}: {outputs:#?}");
+        let mut r: Vec<_> = outputs
+            .iter()
+            .map(|o| (o["rule"].to_string(), o["type"].to_string(), targets_of(o)))
+            .collect();
+        r.sort();
+        r.dedup();
+        r
+    };
+    assert_eq!(rules("ocp-4.16"), []);
+    let form = rules("ocp-4.17");
+    assert_eq!(
+        form,
+        [(
+            "\"catalog/metadata-form\"".to_string(),
+            "\"warning\"".to_string(),
+            vec!["ocp-4.17".to_string()]
+        )]
+    );
+    let v1 = rules("olmv1");
+    assert!(
+        !v1.is_empty()
+            && v1
+                .iter()
+                .all(|(r, _, t)| r.starts_with("\"olmv1/") && t == &["olmv1"]),
+        "{v1:#?}"
+    );
+    shared::cases("validate_targets real catalogs", 1, 1);
+}

@@ -107,9 +107,11 @@ pub fn target_findings(cfg: &DeclarativeConfig, targets: &[Target]) -> Vec<Diagn
     }
     let mut first: BTreeMap<&str, (&Bundle, usize)> = BTreeMap::new();
     for b in &cfg.bundles {
-        if b.properties
-            .iter()
-            .any(|p| p.type_ == property_type::BUNDLE_OBJECT)
+        // The loader decodes the manifests into `objects` (and may keep the properties).
+        if !b.objects.is_empty()
+            || b.properties
+                .iter()
+                .any(|p| p.type_ == property_type::BUNDLE_OBJECT)
         {
             first.entry(b.package.as_str()).or_insert((b, 0)).1 += 1;
         }
