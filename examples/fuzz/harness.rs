@@ -730,6 +730,15 @@ pub fn run_pipeline(bundle: &Path, spool: &Path, text: &[u8], variant: u64) -> V
             .is_multiple_of(2)
             .then(|| semver::Version::new(1, 25, 0)),
         categories: None,
+        // Every third variant judges for targets too (target/kind, per-target removed APIs).
+        targets: if variant.is_multiple_of(3) {
+            ["ocp-4.12", "ocp-4.19", "ocp-5.0", "olmv0", "olmv1"]
+                .iter()
+                .filter_map(|t| t.parse().ok())
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     stages.run("load+validate", || {
         if let Ok(bundle) = Bundle::load(bundle) {

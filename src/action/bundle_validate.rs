@@ -11,6 +11,7 @@ use crate::validate::batch::{self, Check, internal_error_report};
 use crate::validate::{Diagnostic, Group, Report, Rule};
 
 pub use crate::validate::Options;
+use crate::validate::target::{Target, TargetError};
 use std::path::{Path, PathBuf};
 
 /// The reports of one run, and how to print and judge them.
@@ -34,14 +35,20 @@ impl Validated {
 }
 
 /// Validation options from the flags: `--select-optional` groups, `--k8s-version` (or
-/// operator-sdk's `--optional-values k8s-version=...`), and the custom categories file
-/// `OPERATOR_BUNDLE_CATEGORIES` names when the operatorhub group is selected.
+/// operator-sdk's `--optional-values k8s-version=...`), `--target`s (`olmv1` among them
+/// selects the OLM v1 group), and the custom categories file `OPERATOR_BUNDLE_CATEGORIES`
+/// names when the operatorhub group is selected.
 pub fn options(
     select_optional: &[String],
     k8s_version: Option<&str>,
     optional_values: &[String],
+    targets: &[String],
 ) -> Result<Options, String> {
+    let targets = parse_targets(targets)?;
     let mut optional = Vec::new();
+    if targets.contains(&Target::OlmV1) {
+        optional.push(Group::Olmv1);
+    }
     for sel in select_optional {
         for g in Group::parse_selection(sel)? {
             if !optional.contains(&g) {
@@ -77,7 +84,21 @@ pub fn options(
         optional,
         k8s_version,
         categories,
+        targets,
     })
+}
+
+/// `--target` values (comma-separated or repeated) parsed, duplicates dropped, in the order
+/// given; the error names the value and the targets known.
+pub fn parse_targets(typed: &[String]) -> Result<Vec<Target>, String> {
+    let mut targets = Vec::new();
+    for text in typed {
+        let target: Target = text.parse().map_err(|e: TargetError| e.to_string())?;
+        if !targets.contains(&target) {
+            targets.push(target);
+        }
+    }
+    Ok(targets)
 }
 
 fn parse_k8s_version(text: &str) -> Option<semver::Version> {
@@ -122,6 +143,11 @@ pub fn validate_folders(
     if !packages {
         let mut reports = crate::validate::bundle::validate_dirs(dirs, opts, jobs);
         name_catalogs(dirs, &mut reports);
+        // A folder that could not be loaded gets its finding outside the rules: it too says
+        // which targets it affects (all of them).
+        for report in &mut reports {
+            crate::validate::target::annotate(&mut report.diagnostics, &opts.targets);
+        }
         let io_failure = reports
             .iter()
             .any(|r| r.has_rule(Rule::FileUnreadable) || r.has_rule(Rule::InternalError));

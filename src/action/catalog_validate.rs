@@ -11,7 +11,8 @@
 
 use crate::findings::rules::Subject;
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::validate::catalog::validate_dirs_for;
+use crate::validate::catalog::validate_dirs_targeted;
+use crate::validate::target::{self, CompatError, OpmRelease, Target, TargetError};
 use std::path::PathBuf;
 
 /// Options from the flags.
@@ -26,6 +27,11 @@ pub struct CatalogValidateOptions {
     /// The opm release that will load the catalog (`--opm-compat`): what it cannot load is an
     /// error (`catalog/opm-load`). `None`: current opm.
     pub opm_compat: Option<crate::catalog::OpmCompat>,
+    /// `--target`s as typed: where the catalog will run (each finding names those it affects;
+    /// `olmv1` runs the OLM v1 group; OpenShift 4.17+ adds `catalog/metadata-form`).
+    pub targets: Vec<String>,
+    /// `--compat opm=vX` as typed: the opm release whose `opm validate` verdict to reproduce.
+    pub compat: Option<String>,
 }
 
 /// Why nothing was validated: a usage error.
@@ -35,6 +41,12 @@ pub enum CatalogValidateError {
     /// An optional group catalogs do not have.
     #[error("unknown optional rule group \"{0}\" for catalogs: choose olmv1")]
     UnknownGroup(String),
+    /// A `--target` that is no known target.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// A `--compat` that is not `opm=vX.Y[.Z]`.
+    #[error(transparent)]
+    Compat(#[from] CompatError),
 }
 
 /// The reports of one run (one per folder, in the order given), and how to judge them.
@@ -119,6 +131,24 @@ pub fn validate(
             other => return Err(CatalogValidateError::UnknownGroup(other.to_string())),
         }
     }
+    let mut targets: Vec<Target> = Vec::new();
+    for typed in &opts.targets {
+        let t: Target = typed.parse()?;
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    olmv1 |= targets.contains(&Target::OlmV1);
+    let compat: Option<OpmRelease> = opts.compat.as_deref().map(str::parse).transpose()?;
+    // The release named loads the catalog too, where olmpack knows that release's loader.
+    let opm_compat = opts.opm_compat.or_else(|| {
+        let OpmRelease(major, minor, _) = compat?;
+        let release =
+            crate::catalog::OpmCompat::new(u32::try_from(major).ok()?, u32::try_from(minor).ok()?);
+        (crate::catalog::OpmCompat::OLDEST..=crate::catalog::OpmCompat::NEWEST)
+            .contains(&release)
+            .then_some(release)
+    });
     let mut io_failure = false;
     let mut readiness = serde_json::Map::new();
     let mut upgrade_edges = serde_json::Map::new();
@@ -132,7 +162,8 @@ pub fn validate(
         .filter(|(_, w)| w.is_none())
         .map(|(d, _)| d.clone())
         .collect();
-    let mut validated = validate_dirs_for(&catalogs, opts.jobs, opts.opm_compat).into_iter();
+    let mut validated =
+        validate_dirs_targeted(&catalogs, opts.jobs, opm_compat, &targets).into_iter();
     let mut reports: Vec<Report> = Vec::with_capacity(dirs.len());
     for (dir, wrong) in dirs.iter().zip(&wrong) {
         let result = match wrong {
@@ -174,6 +205,12 @@ pub fn validate(
                 dir.display().to_string(),
                 serde_json::to_value(packages).unwrap_or_default(),
             );
+        }
+    }
+    for report in &mut reports {
+        target::annotate(&mut report.diagnostics, &targets);
+        if let Some(release) = compat {
+            target::apply_compat(&mut report.diagnostics, release);
         }
     }
     Ok(Validated {

@@ -71,4 +71,5 @@ mod signing_keys;
 mod sources;
 mod validate_image;
 mod validate_rules;
+mod validate_targets;
 mod yaml_alias_bytes;

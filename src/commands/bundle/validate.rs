@@ -34,6 +34,12 @@ pub struct Args {
     /// Target Kubernetes version: APIs removed at or before it are errors, not warnings.
     #[arg(long = "k8s-version", value_name = "VERSION")]
     pub k8s_version: Option<String>,
+    /// Where the bundle will run: ocp-4.12 ... ocp-4.22, ocp-5.0, olmv0, olmv1 (comma-separated
+    /// or repeated). Removed APIs are judged per target's Kubernetes, kinds a target refuses
+    /// are reported (target/kind), olmv1 runs the OLM v1 rules, and every finding names the
+    /// targets it affects. The facts and their sources: docs/guide/targets.md.
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',')]
+    pub targets: Vec<String>,
     /// operator-sdk compatible `key=value` options (k8s-version is understood).
     #[arg(
         long = "optional-values",
@@ -124,6 +130,7 @@ pub fn options(args: &Args) -> Result<Options, Failure> {
         &args.select_optional,
         args.k8s_version.as_deref(),
         &args.optional_values,
+        &args.targets,
     )
     .map_err(Failure::usage)
 }

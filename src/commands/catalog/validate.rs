@@ -48,6 +48,18 @@ pub struct Args {
     /// newest opm.
     #[arg(long, value_name = "VERSION")]
     pub opm_compat: Option<crate::action::catalog_render::OpmCompat>,
+    /// Where the catalog will run: ocp-4.12 ... ocp-4.22, ocp-5.0, olmv0, olmv1
+    /// (comma-separated or repeated). Every finding names the targets it affects; olmv1 runs
+    /// the OLM v1 group; OpenShift 4.17 and later add catalog/metadata-form. The facts and
+    /// their sources: docs/guide/targets.md.
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Reproduce the verdict of a past opm release, opm=vX.Y[.Z]: errors of rules that
+    /// release does not check become warnings naming the release that added them, and
+    /// findings of rules changed since say so (the rule records' opm release, see
+    /// --list-rules). Also sets --opm-compat to that release when olmpack knows its loader.
+    #[arg(long, value_name = "opm=VERSION")]
+    pub compat: Option<String>,
 }
 
 /// Runs `olmpack catalog validate`.
@@ -60,6 +72,8 @@ pub fn run(args: &Args) -> Outcome {
         allow_empty: args.allow_empty,
         select_optional: args.select_optional.clone(),
         opm_compat: args.opm_compat,
+        targets: args.targets.clone(),
+        compat: args.compat.clone(),
     };
     let validated = catalog_validate::validate(&args.dirs, &opts)?;
     let color = match args.color {

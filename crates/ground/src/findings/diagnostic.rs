@@ -21,6 +21,10 @@ pub struct Diagnostic {
     pub file: Option<String>,
     /// 1-based line in that file, when known.
     pub line: Option<usize>,
+    /// The `--target`s this finding applies to (`ocp-4.16`, `olmv1`, ...): `None` when no
+    /// target was named, an empty list when it applies to none of those named. Why: one run
+    /// against several clusters must say which of them a problem breaks.
+    pub targets: Option<Vec<String>>,
 }
 
 impl Diagnostic {
@@ -32,7 +36,14 @@ impl Diagnostic {
             message: message.into(),
             file: None,
             line: None,
+            targets: None,
         }
+    }
+
+    /// Says which of the named targets the finding applies to.
+    pub fn for_targets(mut self, targets: Vec<String>) -> Self {
+        self.targets = Some(targets);
+        self
     }
 
     /// Points the finding at a file.

@@ -12,6 +12,7 @@ pub mod crd_upgrade;
 pub mod names;
 pub mod opm_output;
 pub mod output;
+pub mod target;
 
 pub use bundle::{Options, image, validate};
 pub use olmpack_ground::findings::{Diagnostic, Group, Report, Rule, Severity, diagnostic, rules};

@@ -13,7 +13,8 @@
 //!   stable machine format for many subjects.
 //!
 //! SUBJECT is `{"subject", "kind", "passed", "errors", "warnings", "outputs": [{"type", "rule",
-//! "message", "file", "line", "path"}], "hints"}`.
+//! "message", "file", "line", "path"}], "hints"}`. With `--target`, every output also has
+//! `"targets"`: the targets named that the finding affects.
 
 use super::{Report, Severity};
 use crate::findings::rules::Subject;
@@ -58,15 +59,25 @@ pub fn human_with(
         } else {
             format!(" {location}:")
         };
+        let targets = match &d.targets {
+            None => String::new(),
+            Some(t) if t.is_empty() => " (targets: none of those named)".to_string(),
+            Some(t) => format!(" (targets: {})", t.join(", ")),
+        };
         if color {
             writeln!(
                 out,
-                "{c}{word}{RESET}{DIM}[{}]{RESET}{location} {}",
+                "{c}{word}{RESET}{DIM}[{}]{RESET}{location} {}{DIM}{targets}{RESET}",
                 d.rule.id(),
                 d.message
             )?;
         } else {
-            writeln!(out, "{word}[{}]{location} {}", d.rule.id(), d.message)?;
+            writeln!(
+                out,
+                "{word}[{}]{location} {}{targets}",
+                d.rule.id(),
+                d.message
+            )?;
         }
     }
     for hint in &report.hints {
@@ -158,6 +169,9 @@ fn outputs(report: &Report, with_path: bool) -> Vec<serde_json::Value> {
             });
             if with_path && let Some(obj) = value.as_object_mut() {
                 obj.insert("path".into(), json!(report.path_of(d)));
+            }
+            if let (Some(targets), Some(obj)) = (&d.targets, value.as_object_mut()) {
+                obj.insert("targets".into(), json!(targets));
             }
             value
         })

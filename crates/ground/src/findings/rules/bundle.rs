@@ -537,4 +537,11 @@ super::records! {
     why "Editing OpenShift's default SCCs weakens every workload's security; opm's bundle-objects validator rejects it."
     bad "resources: [securitycontextconstraints]\nresourceNames: [restricted]\nverbs: [update]"
     fix "Create and use your own SCC instead of changing the default ones.";
+
+    // --- targets (only with --target) ---
+    TargetKind = "target/kind", Error, Default, since "0.1.0", opm None;
+    summary "The bundle ships a kind that a --target refuses although opm accepts it (NetworkPolicy on OpenShift's pipelines and on OLM v1)."
+    why "opm accepts NetworkPolicy since operator-registry#1675, but the OpenShift pipelines refuse any bundle holding one for every OpenShift version (operator-pipelines#852) and OLM v1 installs of such a bundle fail (tektoncd/operator#3873): the bundle validates locally and is refused where it is published or installed."
+    bad "manifests/operator-netpol.yaml   (kind: NetworkPolicy), validated with --target ocp-4.18,olmv1"
+    fix "Remove the NetworkPolicy from manifests/ and have the operator create it at run time (tektoncd/operator did).";
 }

@@ -281,4 +281,10 @@ super::records! {
     why "opm v1.18.1 to v1.26.x rewrite the text \\u003c, \\u003e and \\u0026 in each document before decoding it, so a string holding that text literally (an alm-examples annotation written with Go's escaping, exposed by olm.csv.metadata in every OpenShift 4.17+ catalog) fails with \"invalid character '<' in string escape code\" and the whole catalog with it: opm validate and render fail, and an opm 1.26 image fails at start unless a shipped cache spares it the parse. Current opm loads the same catalog, so only naming the target opm reveals it."
     bad "olmpack catalog build catalog/ --base quay.io/operator-framework/opm:v1.26.5\n  (a bundle's alm-examples holds \"http://host/\\u003cworkspace\\u003e/\")"
     fix "Build on an opm v1.27 or later base image, or write the characters themselves (\"http://host/<workspace>/\").";
+
+    CatalogMetadataForm = "catalog/metadata-form", Warning, Default, since "0.1.0", opm None;
+    summary "With a --target of OpenShift 4.17 or later, a bundle carries olm.bundle.object properties that the pipelines replace by olm.csv.metadata."
+    why "From OpenShift 4.17 the operator pipelines render catalogs with `opm ... --migrate-level bundle-object-to-csv-metadata` (render_catalogs.sh, is_catalog_v4_17_plus): the catalog shipped for those versions holds olm.csv.metadata, not the manifests checked here, so what OLM v0 and the console read differs from this folder (and an opm before v1.27 fails on escaped text in it, see catalog/opm-load)."
+    bad "catalogs/v4.17/my-operator/catalog.yaml   (bundles with olm.bundle.object properties)"
+    fix "Render the catalog for 4.17 and later with `--migrate-level bundle-object-to-csv-metadata` (olmpack catalog matrix does), and commit that form.";
 }

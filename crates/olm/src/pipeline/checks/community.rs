@@ -521,6 +521,7 @@ fn check_osdk(t: &Target<'_>, b: &Bundle, out: &mut Vec<Finding>) {
             optional: groups,
             k8s_version: Some(semver::Version::new(k8s.0, k8s.1, 0)),
             categories: None,
+            targets: Vec::new(),
         };
         let report = crate::validate::bundle::validate(&loaded, &opts);
         for d in report.diagnostics {

@@ -203,19 +203,13 @@ fn structure(ctx: &mut Ctx<'_>, crd: &Object) {
     let is_v1 = crd.api_version == "apiextensions.k8s.io/v1";
     let is_v1beta1 = crd.api_version == "apiextensions.k8s.io/v1beta1";
     if is_v1beta1 {
-        let removed = semver::Version::new(1, 22, 0);
-        let target = ctx.target_kube_version();
-        let severity = match target {
-            Some(t) if t >= removed => Severity::Error,
-            _ => Severity::Warning,
-        };
-        ctx.push(
+        ctx.removed_api(
             Diagnostic::new(
                 Rule::CrdApiVersion,
                 format!("CRD \"{name}\" uses apiextensions.k8s.io/v1beta1, removed in Kubernetes 1.22: convert it to apiextensions.k8s.io/v1"),
             )
-            .with_severity(severity)
             .at(file, crd.line_of(&["apiVersion"])),
+            22,
         );
     } else if !is_v1 {
         ctx.push(

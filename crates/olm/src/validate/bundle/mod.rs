@@ -32,6 +32,9 @@ pub struct Options {
     /// contents of the JSON file `OPERATOR_BUNDLE_CATEGORIES` names, as operator-sdk reads it
     /// (`{"categories": [...]}`), so a private hub's own list validates the same in both.
     pub categories: Option<Vec<String>>,
+    /// Where the bundle will run (`--target`): each finding then says which of these it
+    /// affects, removed APIs are judged per target, and the kinds a target refuses are found.
+    pub targets: Vec<super::target::Target>,
 }
 
 impl Options {
@@ -82,6 +85,35 @@ impl Ctx<'_> {
         })
     }
 
+    /// A finding about an API removed in Kubernetes `1.removed_in`: an error when the judged
+    /// version ([`Ctx::target_kube_version`]) has removed it; with targets, also when an
+    /// OpenShift target has, and the targets it breaks are named
+    /// ([`super::target::removed_api`]).
+    pub fn removed_api(&mut self, d: Diagnostic, removed_in: u64) {
+        let removed = semver::Version::new(1, removed_in, 0);
+        let judged_breaks = self.target_kube_version().is_some_and(|t| t >= removed);
+        let d = if self.opts.targets.is_empty() {
+            d.with_severity(if judged_breaks {
+                Severity::Error
+            } else {
+                Severity::Warning
+            })
+        } else {
+            let (hit, severity) = super::target::removed_api(
+                &self.opts.targets,
+                removed_in,
+                self.opts.k8s_version.as_ref(),
+            );
+            let severity = if judged_breaks {
+                Severity::Error
+            } else {
+                severity
+            };
+            d.with_severity(severity).for_targets(hit)
+        };
+        self.push(d);
+    }
+
     /// Records a finding, unless its rule's group was not selected.
     pub fn push(&mut self, d: Diagnostic) {
         if self.opts.selected(d.rule.group()) {
@@ -108,6 +140,14 @@ pub fn validate(bundle: &Bundle, opts: &Options) -> Report {
     if opts.selected(Group::Olmv1) {
         olmv1::check(&mut ctx);
     }
+    if !opts.targets.is_empty() {
+        for obj in &bundle.objects {
+            for d in super::target::kind_findings(&opts.targets, &obj.api_version, &obj.kind) {
+                ctx.push(d.at(&obj.file, obj.line_of(&["kind"])));
+            }
+        }
+    }
+    super::target::annotate(&mut ctx.out, &opts.targets);
     let mut report = Report::new(bundle.root.display().to_string(), ctx.out);
     report.sort();
     report

@@ -33,41 +33,6 @@ pub(crate) const SUPPORTED_KINDS: [&str; 22] = [
     "PodMonitor",
 ];
 
-/// APIs removed from Kubernetes: (apiVersion, kind or `*`, removed in 1.x).
-const REMOVED_APIS: &[(&str, &str, u64)] = &[
-    ("extensions/v1beta1", "*", 16),
-    ("apps/v1beta1", "*", 16),
-    ("apps/v1beta2", "*", 16),
-    ("apiextensions.k8s.io/v1beta1", "*", 22),
-    ("apiregistration.k8s.io/v1beta1", "*", 22),
-    ("authentication.k8s.io/v1beta1", "*", 22),
-    ("authorization.k8s.io/v1beta1", "*", 22),
-    ("certificates.k8s.io/v1beta1", "*", 22),
-    ("coordination.k8s.io/v1beta1", "*", 22),
-    ("networking.k8s.io/v1beta1", "*", 22),
-    ("rbac.authorization.k8s.io/v1beta1", "*", 22),
-    ("rbac.authorization.k8s.io/v1alpha1", "*", 22),
-    ("scheduling.k8s.io/v1beta1", "*", 22),
-    ("scheduling.k8s.io/v1alpha1", "*", 22),
-    ("storage.k8s.io/v1beta1", "CSIDriver", 22),
-    ("storage.k8s.io/v1beta1", "CSINode", 22),
-    ("storage.k8s.io/v1beta1", "StorageClass", 22),
-    ("storage.k8s.io/v1beta1", "VolumeAttachment", 22),
-    ("admissionregistration.k8s.io/v1beta1", "*", 22),
-    ("batch/v1beta1", "CronJob", 25),
-    ("discovery.k8s.io/v1beta1", "*", 25),
-    ("events.k8s.io/v1beta1", "*", 25),
-    ("autoscaling/v2beta1", "*", 25),
-    ("policy/v1beta1", "PodDisruptionBudget", 25),
-    ("policy/v1beta1", "PodSecurityPolicy", 25),
-    ("node.k8s.io/v1beta1", "*", 25),
-    ("autoscaling/v2beta2", "*", 26),
-    ("flowcontrol.apiserver.k8s.io/v1beta1", "*", 26),
-    ("storage.k8s.io/v1beta1", "CSIStorageCapacity", 27),
-    ("flowcontrol.apiserver.k8s.io/v1beta2", "*", 29),
-    ("flowcontrol.apiserver.k8s.io/v1beta3", "*", 32),
-];
-
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let bundle = ctx.bundle;
     let mut seen: BTreeMap<(String, String), &Object> = BTreeMap::new();
@@ -336,19 +301,12 @@ fn deprecated_api(ctx: &mut Ctx<'_>, obj: &Object) {
     if obj.is_crd() {
         return; // crd/api-version covers CRDs with a fix-it message of its own
     }
-    let Some(&(_, _, minor)) = REMOVED_APIS
-        .iter()
-        .find(|(gv, kind, _)| *gv == obj.api_version && (*kind == "*" || *kind == obj.kind))
+    let Some(removal) = crate::validate::target::matrix::removed_api(&obj.api_version, &obj.kind)
     else {
         return;
     };
-    let removed = semver::Version::new(1, minor, 0);
-    let target = ctx.target_kube_version();
-    let severity = match target {
-        Some(t) if t >= removed => Severity::Error,
-        _ => Severity::Warning,
-    };
-    ctx.push(
+    let minor = removal.removed_in;
+    ctx.removed_api(
         Diagnostic::new(
             Rule::DeprecatedApi,
             format!(
@@ -358,7 +316,7 @@ fn deprecated_api(ctx: &mut Ctx<'_>, obj: &Object) {
                 obj.api_version
             ),
         )
-        .with_severity(severity)
         .at(&obj.file, obj.line_of(&["apiVersion"])),
+        minor,
     );
 }

@@ -33,6 +33,7 @@ use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
+use super::target::Target;
 use bundles::BundleInfo;
 
 use properties::{CsvMetadata, check_property, csv_metadata_property, str_field};
@@ -66,23 +67,72 @@ pub fn validate_dir_for(
     ))
 }
 
-/// Catalog folders for the batch runner, for the opm they target: `Err` when the folder itself
-/// cannot be read.
-struct Folders(Option<crate::catalog::OpmCompat>);
+/// Catalog folders for the batch runner, for the opm they target and where they run: `Err`
+/// when the folder itself cannot be read.
+struct Folders<'a>(Option<crate::catalog::OpmCompat>, &'a [Target]);
 
-impl super::batch::Check for Folders {
+impl super::batch::Check for Folders<'_> {
     type Error = LoadError;
 
     fn check(&self, dir: &Path, inner_jobs: usize) -> Result<Report, LoadError> {
-        validate_dir_for(
+        let loaded = load::load_dir_with(
             dir,
             &LoadOptions {
                 jobs: Some(inner_jobs),
                 ..LoadOptions::default()
             },
-            self.0,
-        )
+        )?;
+        let extra = target_findings(&loaded.config, self.1);
+        let mut report = report_for_target(dir.display().to_string(), loaded, self.0);
+        if !extra.is_empty() {
+            report.diagnostics.extend(extra);
+            report.sort_root_causes_first();
+        }
+        Ok(report)
     }
+}
+
+/// What the `targets` (`--target`) add to a catalog's findings: `catalog/metadata-form` for
+/// each package whose bundles carry `olm.bundle.object` when a target is OpenShift 4.17 or
+/// later (the pipelines ship those catalogs with `olm.csv.metadata` instead), reported at the
+/// package's first such bundle and naming the targets.
+pub fn target_findings(cfg: &DeclarativeConfig, targets: &[Target]) -> Vec<Diagnostic> {
+    let hit: Vec<String> = targets
+        .iter()
+        .filter(|t| t.csv_metadata_form())
+        .map(ToString::to_string)
+        .collect();
+    if hit.is_empty() {
+        return Vec::new();
+    }
+    let mut first: BTreeMap<&str, (&Bundle, usize)> = BTreeMap::new();
+    for b in &cfg.bundles {
+        // The loader decodes the manifests into `objects` (and may keep the properties).
+        if !b.objects.is_empty()
+            || b.properties
+                .iter()
+                .any(|p| p.type_ == property_type::BUNDLE_OBJECT)
+        {
+            first.entry(b.package.as_str()).or_insert((b, 0)).1 += 1;
+        }
+    }
+    first
+        .into_iter()
+        .map(|(package, (bundle, count))| {
+            at(
+                Rule::CatalogMetadataForm,
+                &bundle.origin,
+                format!(
+                    "package \"{package}\": {count} bundle{} ({} first) carry olm.bundle.object; for {} the pipelines render the catalog with --migrate-level bundle-object-to-csv-metadata, so olm.csv.metadata replaces those manifests ({})",
+                    if count == 1 { "" } else { "s" },
+                    bundle.name,
+                    hit.join(", "),
+                    crate::validate::target::matrix::CSV_METADATA_SOURCE
+                ),
+            )
+            .for_targets(hit.clone())
+        })
+        .collect()
 }
 
 /// Validates several catalog folders ([`super::batch::run`]: in parallel over folders, each
@@ -100,7 +150,17 @@ pub fn validate_dirs_for(
     jobs: Option<usize>,
     target: Option<crate::catalog::OpmCompat>,
 ) -> Vec<Result<Report, LoadError>> {
-    super::batch::run(&Folders(target), dirs, jobs)
+    validate_dirs_targeted(dirs, jobs, target, &[])
+}
+
+/// [`validate_dirs_for`] for catalogs meant to run on `targets` ([`target_findings`]).
+pub fn validate_dirs_targeted(
+    dirs: &[std::path::PathBuf],
+    jobs: Option<usize>,
+    opm: Option<crate::catalog::OpmCompat>,
+    targets: &[Target],
+) -> Vec<Result<Report, LoadError>> {
+    super::batch::run(&Folders(opm, targets), dirs, jobs)
 }
 
 /// The report for a loaded catalog: load problems plus every rule, root causes first, with a
