@@ -2,11 +2,13 @@
 //!
 //! The pieces, each usable alone: [`plan`] (which images, resolved once), [`naming`] (where
 //! each goes), [`regconf`] (reading sources through their registries' mirrors), [`results`]
-//! (what is written for the cluster), [`archive`] (the disk format). The run itself (parallel
+//! (what is written for the cluster), [`image_policy`] (the OpenShift signature policies for
+//! what was mirrored), [`archive`] (the disk format). The run itself (parallel
 //! copies through [`crate::transport::copy()`], resume, results) is the door
 //! `action::catalog_mirror`.
 
 pub mod archive;
+pub mod image_policy;
 pub mod naming;
 pub mod plan;
 pub mod regconf;
