@@ -92,6 +92,9 @@ pub struct MirrorOptions {
     pub platforms: Option<Vec<Platform>>,
     /// Copy signatures, attestations and referrers along (default yes).
     pub signatures: bool,
+    /// Fail each image copied with nothing attached at the source (`--signatures require`):
+    /// its target is not written into the cluster files.
+    pub require_signatures: bool,
     /// Images copied at once.
     pub jobs: usize,
     /// `--max-components`.
@@ -122,6 +125,9 @@ pub struct MirrorOptions {
     /// With `check_targets`: only fill the availability rows, plan nothing (the run is refused
     /// already; the remaining catalogs are read for the table alone).
     pub check_only: bool,
+    /// Write OpenShift signature policies (`ClusterImagePolicy` or `ImagePolicy`) for the
+    /// mirrored repositories beside the IDMS, trusting what this names.
+    pub image_policy: Option<crate::mirror::image_policy::PolicyRequest>,
 }
 
 impl Default for MirrorOptions {
@@ -131,6 +137,7 @@ impl Default for MirrorOptions {
             target: RegistryOptions::default(),
             platforms: None,
             signatures: true,
+            require_signatures: false,
             jobs: default_jobs(),
             max_components: None,
             dry_run: false,
@@ -143,8 +150,89 @@ impl Default for MirrorOptions {
             check_targets: false,
             allow_missing: false,
             check_only: false,
+            image_policy: None,
         }
     }
+}
+
+/// The image policy flags of `catalog mirror`, as typed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImagePolicyFlags<'a> {
+    /// A cosign public key file.
+    pub key: Option<&'a std::path::Path>,
+    /// A Fulcio CA file (keyless).
+    pub fulcio_ca: Option<&'a std::path::Path>,
+    /// A Rekor public key file.
+    pub rekor_key: Option<&'a std::path::Path>,
+    /// The OIDC issuer (keyless).
+    pub oidc_issuer: Option<&'a str>,
+    /// The signer's email (keyless).
+    pub email: Option<&'a str>,
+    /// A namespace: write an `ImagePolicy` there.
+    pub namespace: Option<&'a str>,
+}
+
+/// The image policy the flags ask for (files read now, each error naming its file), `None`
+/// when none is asked for.
+pub fn image_policy_request(
+    flags: &ImagePolicyFlags<'_>,
+) -> Result<Option<crate::mirror::image_policy::PolicyRequest>, MirrorError> {
+    use crate::mirror::image_policy::{PolicyRequest, RootOfTrust};
+    let read = |p: &std::path::Path| -> Result<Vec<u8>, MirrorError> {
+        use std::io::Read as _;
+        let cannot =
+            |e: std::io::Error| MirrorError::Usage(format!("cannot read {}: {e}", p.display()));
+        let mut bytes = Vec::new();
+        std::fs::File::open(p)
+            .map_err(cannot)?
+            .take(64 << 10)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        if bytes.len() >= 64 << 10 {
+            return Err(MirrorError::Usage(format!(
+                "{}: larger than 64 KiB, not a key or certificate file",
+                p.display()
+            )));
+        }
+        if !String::from_utf8_lossy(&bytes).contains("-----BEGIN ") {
+            return Err(MirrorError::Usage(format!(
+                "{}: not a PEM file (no -----BEGIN line)",
+                p.display()
+            )));
+        }
+        Ok(bytes)
+    };
+    let trust = match (flags.key, flags.fulcio_ca) {
+        (Some(k), _) => {
+            let key = read(k)?;
+            crate::signature::keys::parse_public_key(&key, &k.display().to_string())
+                .map_err(|e| MirrorError::Usage(crate::errors::error_chain(&e)))?;
+            RootOfTrust::PublicKey {
+                key,
+                rekor: flags.rekor_key.map(read).transpose()?,
+            }
+        }
+        (None, Some(ca)) => RootOfTrust::FulcioCaWithRekor {
+            fulcio_ca: read(ca)?,
+            rekor: read(flags.rekor_key.ok_or_else(|| {
+                MirrorError::Usage("--image-policy-fulcio-ca needs --image-policy-rekor-key".into())
+            })?)?,
+            oidc_issuer: flags.oidc_issuer.unwrap_or_default().to_string(),
+            signed_email: flags.email.unwrap_or_default().to_string(),
+        },
+        (None, None) => {
+            if flags.namespace.is_some() || flags.rekor_key.is_some() {
+                return Err(MirrorError::Usage(
+                    "an image policy needs its trust: give --image-policy-key FILE or --image-policy-fulcio-ca FILE".into(),
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    Ok(Some(PolicyRequest {
+        trust,
+        namespace: flags.namespace.map(str::to_string),
+    }))
 }
 
 /// The cause of a [`MirrorError::Catalog`]: the typed error of the step that failed (opening,
@@ -186,6 +274,9 @@ pub enum MirrorError {
     /// A catalog lacks a requested package, channel or version: nothing was copied.
     #[error("{}requested content is missing from {} catalog(s); nothing was copied (--allow-missing drops what is missing and goes on)", table(.0), .0.iter().filter(|c| c.missing()).count())]
     Missing(Vec<CatalogRows>),
+    /// The OpenShift image policy asked for cannot be made from the trust given.
+    #[error("cannot write the image policy: {0}")]
+    ImagePolicy(#[from] crate::mirror::image_policy::WriteError),
 }
 
 /// What the caller hears while the run goes on.
@@ -237,6 +328,10 @@ pub fn run(
     on_event: &(dyn Fn(MirrorEvent<'_>) + Sync),
 ) -> Result<MirrorOutcome, MirrorError> {
     let start = Instant::now();
+    if let Some(request) = &opts.image_policy {
+        crate::mirror::image_policy::check(request)
+            .map_err(crate::mirror::image_policy::WriteError::from)?;
+    }
     // One client per registry and credential for the whole run, on each end: connections,
     // auth state and tokens are kept across the plan and every copy.
     let mut opts = opts.clone();
@@ -397,6 +492,13 @@ fn record(
         MirrorTarget::Registry(_) => {
             for name in results::write(&opts.results_dir, report)? {
                 written.push(opts.results_dir.join(name));
+            }
+            if let Some(path) = crate::mirror::image_policy::write(
+                &opts.results_dir,
+                report,
+                opts.image_policy.as_ref(),
+            )? {
+                written.push(path);
             }
         }
         MirrorTarget::Archive(dir) => {

@@ -2,8 +2,9 @@
 //! and verifying themselves live in `signature::image_signing`; this door reads the keys, the
 //! policy and the stores the flags name.
 
+pub use crate::signature::bundle_sign::BundleContent;
 pub use crate::signature::image_signing::{
-    RegistryOptions, SignOptions, Verification, VerifyOptions, Written, check_simple,
+    CosignFormat, RegistryOptions, SignOptions, Verification, VerifyOptions, Written, check_simple,
     default_identity, identity_hint, mirror_note, nothing_found, sign, sign_target, verify,
     verify_target,
 };
@@ -46,6 +47,10 @@ pub struct SignKeys<'a> {
     pub identity: Option<&'a str>,
     /// registries.d folder naming the lookaside stores.
     pub registries_d: Option<&'a std::path::Path>,
+    /// Where the cosign key's signature goes.
+    pub format: CosignFormat,
+    /// What a Sigstore bundle signs.
+    pub bundle_content: BundleContent,
 }
 
 /// The signing options from the flags: keys read and decrypted now, before anything is pushed,
@@ -57,6 +62,8 @@ pub fn sign_options(flags: &SignKeys<'_>) -> Result<SignOptions, SetupError> {
         identity: flags.identity.map(str::to_string),
         registries_d: RegistriesD::load(&RegistriesD::default_dir(flags.registries_d))
             .map_err(|x| e(&x))?,
+        cosign_format: flags.format,
+        bundle_content: flags.bundle_content,
         ..SignOptions::default()
     };
     if let Some(path) = flags.key {

@@ -32,6 +32,37 @@ pub struct SignArgs {
     /// ~/.config/containers/registries.d, else /etc/containers/registries.d).
     #[arg(long = "registries-d", value_name = "DIR")]
     pub registries_d: Option<PathBuf>,
+    /// Where the --key signature goes: a Sigstore bundle stored as an OCI 1.1 referrer
+    /// (bundle, cosign 3's default), the sha256-HEX.sig tag that podman, skopeo and CRI-O
+    /// verify (legacy), or both. Default: bundle.
+    #[arg(long = "signature-format", value_enum, value_name = "FORMAT")]
+    pub signature_format: Option<SignatureFormat>,
+    /// What a bundle signs: an in-toto statement in a DSSE envelope (dsse, as cosign 3 signs
+    /// images) or the manifest bytes themselves (message-signature).
+    #[arg(long = "bundle-content", value_enum, default_value = "dsse")]
+    pub bundle_content: BundleContentArg,
+}
+
+/// Where a cosign key's signature goes (`--format`, `--signature-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SignatureFormat {
+    /// A Sigstore bundle v0.3, an OCI 1.1 referrer of the image (cosign 3).
+    #[default]
+    Bundle,
+    /// The sha256-HEX.sig tag (cosign 2; what containers/image verifies).
+    Legacy,
+    /// Both.
+    Both,
+}
+
+/// What a Sigstore bundle signs (`--bundle-content`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum BundleContentArg {
+    /// A DSSE envelope over an in-toto statement naming the image.
+    #[default]
+    Dsse,
+    /// A signature over the manifest bytes.
+    MessageSignature,
 }
 
 impl SignArgs {
@@ -43,12 +74,26 @@ impl SignArgs {
     /// The library's signing options: keys read and decrypted now, before anything is pushed,
     /// so a wrong passphrase costs no upload.
     pub fn options(&self) -> Result<SignOptions, Failure> {
+        self.options_as(self.signature_format)
+    }
+
+    /// [`SignArgs::options`] with the signature format `format` (`sign --format`).
+    fn options_as(&self, format: Option<SignatureFormat>) -> Result<SignOptions, Failure> {
         Ok(action::sign_options(&SignKeys {
             key: self.key.as_deref(),
             gpg_key: self.gpg_key.as_deref(),
             passphrase_file: self.passphrase_file.as_deref(),
             identity: self.identity.as_deref(),
             registries_d: self.registries_d.as_deref(),
+            format: match format.unwrap_or_default() {
+                SignatureFormat::Bundle => action::CosignFormat::Bundle,
+                SignatureFormat::Legacy => action::CosignFormat::Legacy,
+                SignatureFormat::Both => action::CosignFormat::Both,
+            },
+            bundle_content: match self.bundle_content {
+                BundleContentArg::Dsse => action::BundleContent::Dsse,
+                BundleContentArg::MessageSignature => action::BundleContent::MessageSignature,
+            },
         })?)
     }
 }
@@ -58,6 +103,17 @@ impl SignArgs {
 pub struct SignCmd {
     /// Image: a registry reference or oci:PATH[:TAG].
     pub image: String,
+    /// Where the --key signature goes: bundle (a Sigstore bundle v0.3 stored as an OCI 1.1
+    /// referrer, or in the sha256-HEX referrers tag where the registry has no referrers API;
+    /// cosign 3's default), legacy (the sha256-HEX.sig tag podman, skopeo and CRI-O verify),
+    /// or both. Same as --signature-format. Default: bundle.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        conflicts_with = "signature_format"
+    )]
+    pub format: Option<SignatureFormat>,
     /// Keys and identity.
     #[command(flatten)]
     pub sign: SignArgs,
@@ -74,7 +130,9 @@ pub fn run_sign(args: &SignCmd) -> Outcome {
         ));
     }
     let location = Location::parse(&args.image)?.require_image()?;
-    let opts = args.sign.options()?;
+    let opts = args
+        .sign
+        .options_as(args.format.or(args.sign.signature_format))?;
     let registry = args
         .connection
         .options(Platform::default(), &[&args.image])?;

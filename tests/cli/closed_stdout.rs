@@ -113,7 +113,7 @@ fn a_closed_stdout_ends_copy_verify_and_render_as_coreutils_do() {
         );
     };
     run(&["key", "generate", "--output-key-prefix", "k"]);
-    run(&["sign", &target, "--key", "k.key"]);
+    run(&["sign", &target, "--key", "k.key", "--format", "legacy"]);
     let o = with_stdout_closed(d, &["verify", &target, "--key", "k.pub"]);
     assert_quiet_exit("verify", &o, 0);
     // ... and a verdict against it is still the verdict: exit 1, said on stderr.

@@ -443,6 +443,8 @@ fn a_layout_tag_listed_twice_is_verified_and_read_as_skopeo_reads_it() {
                 &image,
                 "--key",
                 "c.key",
+                "--format",
+                "legacy",
                 "--identity",
                 "example.com/swap/op:v1",
             ],

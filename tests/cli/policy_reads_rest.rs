@@ -339,6 +339,8 @@ fn catalog_mirror_from_archive_reads_under_the_policy() {
                         &format!("oci:{}:{n}", layout.display()),
                         "--key",
                         "c.key",
+                        "--format",
+                        "legacy",
                         "--identity",
                         "example.com/mirrored/x:v1",
                     ],

@@ -171,12 +171,18 @@ fn cosign_signatures_interoperate_with_python_on_a_registry() {
     let image = reg.reference("app", "v1");
 
     // olmpack signs with its key, then with the key Python wrote as cosign does: two layers.
-    let s1 = ok(&mut olmpack(d, &["sign", &image, "--key", "a.key"]));
+    let s1 = ok(&mut olmpack(
+        d,
+        &["sign", &image, "--key", "a.key", "--format", "legacy"],
+    ));
     assert!(
         s1.contains(&format!("app:sha256-{}.sig", &digest[7..])),
         "{s1}"
     );
-    ok(&mut olmpack(d, &["sign", &image, "--key", "b.key"]));
+    ok(&mut olmpack(
+        d,
+        &["sign", &image, "--key", "b.key", "--format", "legacy"],
+    ));
     for pubkey in ["a.pub", "b.pub"] {
         let n = ok(py(&["verify", &host, "app", &digest, pubkey]).current_dir(d));
         assert_eq!(
@@ -186,7 +192,10 @@ fn cosign_signatures_interoperate_with_python_on_a_registry() {
         );
     }
     // The same key again adds nothing.
-    let again = ok(&mut olmpack(d, &["sign", &image, "--key", "a.key"]));
+    let again = ok(&mut olmpack(
+        d,
+        &["sign", &image, "--key", "a.key", "--format", "legacy"],
+    ));
     assert!(again.starts_with("already signed"), "{again}");
     let sig_manifest = ok(tool("skopeo").args([
         "inspect",
@@ -384,6 +393,8 @@ fn cosign_signs_and_verifies_an_oci_layout_offline() {
             "oci:layout:v1",
             "--key",
             "k.key",
+            "--format",
+            "legacy",
             "--identity",
             "quay.io/example/op:v1",
         ],
@@ -879,7 +890,14 @@ fn policy_json_gates_every_read() {
     ));
     ok(&mut olmpack(
         d,
-        &["sign", &reg.reference("cos", "v1"), "--key", "c.key"],
+        &[
+            "sign",
+            &reg.reference("cos", "v1"),
+            "--key",
+            "c.key",
+            "--format",
+            "legacy",
+        ],
     ));
     let policy = serde_json::json!({
         "default": [{"type": "reject"}],
@@ -1039,6 +1057,8 @@ fn build_push_signs_what_it_pushes() {
             "--push",
             "--sign-key",
             "c.key",
+            "--signature-format",
+            "legacy",
         ],
     ));
     assert!(o.status.success(), "{}", text(&o));
@@ -1062,6 +1082,8 @@ fn build_push_signs_what_it_pushes() {
             "--push",
             "--sign-key",
             "c.key",
+            "--signature-format",
+            "legacy",
         ],
     )
     .env("COSIGN_PASSWORD", "wrong"));
@@ -1154,6 +1176,8 @@ fn build_push_signs_the_pushed_digest_without_reading_it_back() {
             "--push",
             "--sign-key",
             "c.key",
+            "--signature-format",
+            "legacy",
         ],
     ));
     assert!(o.status.success(), "{}", text(&o));

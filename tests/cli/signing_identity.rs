@@ -607,7 +607,10 @@ fn a_copied_cosign_signature_says_how_to_accept_it() {
     push(&reg, d, "src/app", "v1", 7);
     let source = reg.reference("src/app", "v1");
     let mirrored = reg.reference("mirror/src/app", "v1");
-    ok(&mut olmpack(d, &["sign", &source, "--key", "c.key"]));
+    ok(&mut olmpack(
+        d,
+        &["sign", &source, "--key", "c.key", "--format", "legacy"],
+    ));
     ok(&mut olmpack(
         d,
         &["copy", &source, &mirrored, "--with-signatures"],

@@ -30,7 +30,10 @@ fn every_key_kind_signs_what_python_and_olmpack_verify() {
         let digest = push(&reg, d, &repo, "v1", i + 10);
         let image = reg.reference(&repo, "v1");
         let key = format!("{kind}.key");
-        let signed = out(&mut olmpack(d, &["sign", &image, "--key", &key]));
+        let signed = out(&mut olmpack(
+            d,
+            &["sign", &image, "--key", &key, "--format", "legacy"],
+        ));
         if !signed.status.success() {
             failures.push(format!("sign with a {name} key: {}", text(&signed)));
             continue;

@@ -46,6 +46,7 @@ fn a_layout_tag_repointed_after_the_check_is_refused() {
         &registry,
         &SignOptions {
             cosign_key: Some(key),
+            cosign_format: sign::CosignFormat::Legacy,
             identity: Some("example.com/op/x:v1".into()),
             ..SignOptions::default()
         },

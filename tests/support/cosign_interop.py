@@ -239,6 +239,66 @@ def bundle(host, repo, digest, keyp, args):
                  "application/vnd.oci.image.index.v1+json")
 
 
+def verify_bundle(host, repo, digest, pubp, args):
+    """Finds the Sigstore bundle referrers of `digest` as the OCI 1.1 spec says a client
+    does (the referrers API, else the `sha256-<hex>` tag) and checks each bundle with the
+    public key: DSSE over an in-toto statement naming the digest, or a message signature over
+    the manifest bytes. Prints how many verify; `--predicate-type T` counts only statements
+    of type T."""
+    opts = dict(zip(args[::2], args[1::2]))
+    want = opts.get("--predicate-type")
+    pub = load_public(pubp)
+    st, _, body = req("GET", f"http://{host}/v2/{repo}/referrers/{digest}")
+    if st != 200:
+        st, body = get_manifest(host, repo, digest.replace(":", "-"))
+        if st != 200:
+            print(0)
+            return
+    index = json.loads(body)
+    good = 0
+    for entry in index["manifests"]:
+        if entry.get("artifactType") != BUNDLE_MT:
+            continue
+        st, mbody = get_manifest(host, repo, entry["digest"])
+        assert st == 200 and sha(mbody) == entry["digest"], st
+        m = json.loads(mbody)
+        assert m["artifactType"] == BUNDLE_MT, m
+        assert m["subject"]["digest"] == digest, m
+        assert m["config"]["mediaType"] == "application/vnd.oci.empty.v1+json", m
+        layer = m["layers"][0]
+        assert layer["mediaType"] == BUNDLE_MT, layer
+        st, _, raw = req("GET", f"http://{host}/v2/{repo}/blobs/{layer['digest']}")
+        assert st == 200 and sha(raw) == layer["digest"]
+        b = json.loads(raw)
+        assert b["mediaType"] == BUNDLE_MT, b
+        try:
+            if "dsseEnvelope" in b:
+                env = b["dsseEnvelope"]
+                payload = base64.b64decode(env["payload"])
+                sig = base64.b64decode(env["signatures"][0]["sig"])
+                verify_bytes(pub, sig, pae(env["payloadType"], payload))
+                stmt = json.loads(payload)
+                assert env["payloadType"] == "application/vnd.in-toto+json"
+                assert stmt["_type"] == "https://in-toto.io/Statement/v1", stmt
+                hexes = [s["digest"].get("sha256") for s in stmt["subject"]]
+                assert digest.split(":", 1)[1] in hexes, stmt
+                if want and stmt["predicateType"] != want:
+                    continue
+            else:
+                ms = b["messageSignature"]
+                assert ms["messageDigest"]["algorithm"] == "SHA2_256"
+                assert "sha256:" + base64.b64decode(ms["messageDigest"]["digest"]).hex() == digest
+                st, subj = get_manifest(host, repo, digest)
+                verify_bytes(pub, base64.b64decode(ms["signature"]), subj)
+                if want:
+                    continue
+        except Exception as e:
+            print("refused:", e, file=sys.stderr)
+            continue
+        good += 1
+    print(good)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "genkey":
@@ -251,6 +311,8 @@ def main():
         verify(args[0], args[1], args[2], args[3])
     elif cmd == "bundle":
         bundle(args[0], args[1], args[2], args[3], args[4:])
+    elif cmd == "verify-bundle":
+        verify_bundle(args[0], args[1], args[2], args[3], args[4:])
     else:
         sys.exit("unknown command " + cmd)
 

@@ -169,6 +169,11 @@ pub(super) fn mirror_one(
         };
     }
     match crate::transport::copy(location, &sink, copy_opts) {
+        Ok(report) if opts.require_signatures && report.attached.is_empty() => failed(
+            p,
+            name,
+            "no signature, attestation or SBOM is attached to it at the source (--signatures require); the copy at the target is left out of the cluster files".into(),
+        ),
         Ok(report) => {
             let mut copied = 0;
             let mut skipped = 0;

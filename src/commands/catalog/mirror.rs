@@ -69,9 +69,15 @@ pub struct Args {
     /// Copy only these platforms of each index (repeatable): indexes are rewritten (new digests).
     #[arg(long, value_name = "OS/ARCH[/VARIANT]")]
     pub platform: Vec<String>,
-    /// Do not copy signatures, attestations and referrers along.
-    #[arg(long)]
+    /// Do not copy signatures, attestations and referrers along (same as --signatures drop).
+    #[arg(long, conflicts_with = "signatures")]
     pub no_signatures: bool,
+    /// What to do with what is attached to each image (cosign's .sig, .att and .sbom tags,
+    /// OCI referrers such as Sigstore bundles): copy it along (default), drop it, or require
+    /// it (an image with nothing attached at the source fails, and is left out of the
+    /// cluster files).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub signatures: Option<SignaturesMode>,
     /// Where the cluster files and the report go.
     #[arg(long, value_name = "DIR", default_value = "mirror-results")]
     pub results_dir: PathBuf,
@@ -128,6 +134,55 @@ pub struct Args {
     /// --from-archive each image as the oci: image read from the archive.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
+    /// OpenShift signature policies for what was mirrored.
+    #[command(flatten)]
+    pub image_policy: ImagePolicyArgs,
+}
+
+/// `--signatures`: what happens to what is attached to each image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SignaturesMode {
+    /// Copy it along when there is some.
+    Copy,
+    /// Leave it behind.
+    Drop,
+    /// Copy it, and fail an image that has none.
+    Require,
+}
+
+/// Writing an OpenShift `ClusterImagePolicy` (or `ImagePolicy`) beside the IDMS.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Image policy options")]
+pub struct ImagePolicyArgs {
+    /// Write clusterimagepolicy.yaml beside idms.yaml: a ClusterImagePolicy
+    /// (config.openshift.io/v1) requiring signatures by this cosign public key on every
+    /// mirrored repository (scopes: the source repositories, which the IDMS redirects; the
+    /// catalog's mirror repository with its identity remapped to its source).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["to_archive", "image_policy_fulcio_ca"])]
+    pub image_policy_key: Option<PathBuf>,
+    /// Keyless instead: the Fulcio CA certificate (PEM) the signing certificates chain to;
+    /// needs --image-policy-rekor-key, --image-policy-oidc-issuer and --image-policy-email.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "to_archive",
+        requires_all = ["image_policy_rekor_key", "image_policy_oidc_issuer", "image_policy_email"]
+    )]
+    pub image_policy_fulcio_ca: Option<PathBuf>,
+    /// The Rekor public key (PEM): required with --image-policy-fulcio-ca, optional with
+    /// --image-policy-key (then signatures must be in that log).
+    #[arg(long, value_name = "FILE")]
+    pub image_policy_rekor_key: Option<PathBuf>,
+    /// The OIDC issuer the signing certificates name (keyless).
+    #[arg(long, value_name = "URL", requires = "image_policy_fulcio_ca")]
+    pub image_policy_oidc_issuer: Option<String>,
+    /// The signer's email the signing certificates name (keyless).
+    #[arg(long, value_name = "EMAIL", requires = "image_policy_fulcio_ca")]
+    pub image_policy_email: Option<String>,
+    /// Write a namespaced ImagePolicy in NAMESPACE (imagepolicy.yaml) instead of a
+    /// ClusterImagePolicy.
+    #[arg(long, value_name = "NAMESPACE")]
+    pub image_policy_namespace: Option<String>,
 }
 
 impl std::fmt::Debug for Args {
@@ -335,7 +390,8 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         source: source_opts.clone(),
         target: target_opts,
         platforms,
-        signatures: !args.no_signatures,
+        signatures: !args.no_signatures && args.signatures != Some(SignaturesMode::Drop),
+        require_signatures: args.signatures == Some(SignaturesMode::Require),
         jobs: args.jobs.unwrap_or_else(mirror::default_jobs),
         max_components: args.max_components,
         dry_run: args.dry_run,
@@ -354,6 +410,14 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         check_targets: false,
         allow_missing: args.allow_missing,
         check_only: false,
+        image_policy: catalog_mirror::image_policy_request(&catalog_mirror::ImagePolicyFlags {
+            key: args.image_policy.image_policy_key.as_deref(),
+            fulcio_ca: args.image_policy.image_policy_fulcio_ca.as_deref(),
+            rekor_key: args.image_policy.image_policy_rekor_key.as_deref(),
+            oidc_issuer: args.image_policy.image_policy_oidc_issuer.as_deref(),
+            email: args.image_policy.image_policy_email.as_deref(),
+            namespace: args.image_policy.image_policy_namespace.as_deref(),
+        })?,
     })
 }
 

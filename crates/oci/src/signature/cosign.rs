@@ -311,18 +311,7 @@ fn base_name(target: &Target) -> String {
     target.base_name()
 }
 
-/// DSSE's pre-authentication encoding.
-fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut out = format!(
-        "DSSEv1 {} {} {} ",
-        payload_type.len(),
-        payload_type,
-        body.len()
-    )
-    .into_bytes();
-    out.extend_from_slice(body);
-    out
-}
+use super::bundle_sign::pae;
 
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
 fn verify_bundles(
@@ -387,7 +376,8 @@ fn verify_bundles(
             let body = target
                 .blob(&desc)
                 .map_err(|e| Rejection::Malformed(format!("cannot read the bundle: {e}")))?;
-            let statement = check_bundle(&body, &target.digest, keys)?;
+            let manifest = || target.manifest_by_digest(&target.digest).ok();
+            let statement = check_bundle_for_image(&body, &target.digest, manifest, keys)?;
             let claimed = super::identity::claimed(&statement, &target.digest);
             super::identity::check(expected.rule, claimed.as_deref(), expected.accept_unnamed)?;
             Ok(statement)
@@ -403,6 +393,19 @@ pub fn check_bundle(
     digest: &str,
     keys: &[PublicKey],
 ) -> Result<serde_json::Value, Rejection> {
+    check_bundle_for_image(bundle, digest, || None, keys)
+}
+
+/// [`check_bundle`], also accepting a message-signature bundle over the image's manifest:
+/// `manifest` gives the manifest bytes (read and verified against `digest` by the caller)
+/// when such a bundle is found. The verified claim returned for it names the digest and no
+/// identity.
+pub fn check_bundle_for_image(
+    bundle: &[u8],
+    digest: &str,
+    manifest: impl FnOnce() -> Option<Vec<u8>>,
+    keys: &[PublicKey],
+) -> Result<serde_json::Value, Rejection> {
     let v: serde_json::Value = serde_json::from_slice(bundle)
         .map_err(|e| Rejection::Malformed(format!("bundle is not JSON: {e}")))?;
     let mt = v["mediaType"].as_str().unwrap_or_default();
@@ -412,6 +415,9 @@ pub fn check_bundle(
         )));
     }
     let env = &v["dsseEnvelope"];
+    if !env.is_object() && v["messageSignature"].is_object() {
+        return check_message_signature(&v["messageSignature"], digest, manifest, keys);
+    }
     if !env.is_object() {
         return Err(Rejection::Malformed(
             "bundle has no dsseEnvelope (a messageSignature bundle signs a blob, not an image)"
@@ -467,6 +473,46 @@ pub fn check_bundle(
         });
     }
     Ok(statement)
+}
+
+/// A message-signature bundle over an image: the message digest must be the image digest and
+/// the signature verify over the manifest bytes (which hash to that digest).
+fn check_message_signature(
+    sig: &serde_json::Value,
+    digest: &str,
+    manifest: impl FnOnce() -> Option<Vec<u8>>,
+    keys: &[PublicKey],
+) -> Result<serde_json::Value, Rejection> {
+    let algorithm = sig["messageDigest"]["algorithm"]
+        .as_str()
+        .unwrap_or_default();
+    if algorithm != "SHA2_256" {
+        return Err(Rejection::Malformed(format!(
+            "message digest algorithm is {algorithm:?}; an image's digest is SHA2_256"
+        )));
+    }
+    let raw = B64
+        .decode(sig["messageDigest"]["digest"].as_str().unwrap_or_default())
+        .map_err(|e| Rejection::Malformed(format!("message digest is not base64: {e}")))?;
+    let found = format!(
+        "sha256:{}",
+        raw.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    if found != digest {
+        return Err(Rejection::DigestMismatch {
+            expected: digest.to_string(),
+            found,
+        });
+    }
+    let body = manifest()
+        .filter(|m| sha256_digest(m) == digest)
+        .ok_or_else(|| {
+            Rejection::Malformed(format!(
+                "the manifest {digest} a message signature signs could not be read"
+            ))
+        })?;
+    check_signature(keys, &body, sig["signature"].as_str().unwrap_or_default())?;
+    Ok(serde_json::json!({"messageSignature": {"digest": digest}}))
 }
 
 #[cfg(test)]

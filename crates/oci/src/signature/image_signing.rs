@@ -13,11 +13,28 @@ use crate::reference::Reference;
 /// The registry options signing and verifying read images with.
 pub use crate::transport::RegistryOptions;
 
+/// Where a cosign key's signature goes: cosign 3's Sigstore bundle referrer, the `.sig` tag
+/// containers/image (podman, skopeo, CRI-O) verifies, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CosignFormat {
+    /// A Sigstore bundle v0.3 as an OCI 1.1 referrer (cosign 3's default).
+    #[default]
+    Bundle,
+    /// The `sha256-<hex>.sig` tag (cosign 2, and what containers/image reads).
+    Legacy,
+    /// Both, for images read by cosign 3 and by containers/image.
+    Both,
+}
+
 /// How to sign.
 #[derive(Debug, Default)]
 pub struct SignOptions {
     /// A cosign private key (decrypted).
     pub cosign_key: Option<super::keys::PrivateKey>,
+    /// Where the cosign key's signature goes.
+    pub cosign_format: CosignFormat,
+    /// What a bundle signs (cosign 3's DSSE statement, or a message signature).
+    pub bundle_content: super::bundle_sign::BundleContent,
     /// An OpenPGP secret key for simple signing.
     pub gpg: Option<GpgSigner>,
     /// The identity to claim (`docker-reference`); default: the image reference.
@@ -111,13 +128,23 @@ pub fn sign_target(target: &Target, opts: &SignOptions) -> Result<Vec<Written>, 
             (None, Some(r)) => r.name(),
             (None, None) => String::new(),
         };
-        let s = cosign::sign(target, key, &identity)?;
         let base = target.base_name();
-        out.push(Written {
-            format: "cosign",
-            location: format!("{base}:{}", s.tag),
-            added: s.added,
-        });
+        if opts.cosign_format != CosignFormat::Legacy {
+            let b = super::bundle_sign::sign(target, key, &identity, opts.bundle_content)?;
+            out.push(Written {
+                format: "sigstore bundle",
+                location: format!("{base}@{} (referrer)", b.manifest_digest),
+                added: b.added,
+            });
+        }
+        if opts.cosign_format != CosignFormat::Bundle {
+            let s = cosign::sign(target, key, &identity)?;
+            out.push(Written {
+                format: "cosign",
+                location: format!("{base}:{}", s.tag),
+                added: s.added,
+            });
+        }
     }
     if let Some(gpg) = &opts.gpg {
         let identity = match (&opts.identity, target.reference()) {

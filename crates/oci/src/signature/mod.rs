@@ -5,6 +5,8 @@
 //!   secretbox exactly as cosign writes it, so keys move between olmpack and cosign both ways);
 //! - [`cosign`]: cosign's tag-based signatures (`sha256-<hex>.sig`, one layer per signature,
 //!   simple-signing payload) and cosign v3 Sigstore bundles, checked offline with a key;
+//! - [`bundle_sign`]: signing in the Sigstore bundle format cosign 3 writes (a bundle v0.3 as
+//!   an OCI 1.1 referrer, or the referrers tag fallback), and attaching in-toto statements;
 //! - [`identity`]: which image a signature may stand for (`signedIdentity`, as containers/image
 //!   matches it);
 //! - [`simple`]: containers' "simple signing" (an OpenPGP signed message whose literal data is
@@ -17,6 +19,7 @@
 //! names must be the digest of the manifest that was read, and a failure says which check
 //! failed for each signature found.
 
+pub mod bundle_sign;
 pub mod cosign;
 pub mod error;
 pub mod identity;

@@ -89,6 +89,20 @@ impl PublicKey {
         ))
     }
 
+    /// The key's PKIX `SubjectPublicKeyInfo` DER, for the `hint` a Sigstore bundle carries
+    /// (`None` when the encoder refuses, which a key read from a file never makes it do).
+    pub fn pkix_der(&self) -> Option<Vec<u8>> {
+        use p256::pkcs8::EncodePublicKey as _;
+        let doc = match self {
+            PublicKey::P256(k) => k.to_public_key_der(),
+            PublicKey::P384(k) => k.to_public_key_der(),
+            PublicKey::P521(k) => k.to_public_key_der(),
+            PublicKey::Ed25519(k) => k.to_public_key_der(),
+            PublicKey::Rsa(k) => k.to_public_key_der(),
+        };
+        doc.ok().map(|d| d.as_bytes().to_vec())
+    }
+
     /// The kind of key, for messages.
     pub fn kind(&self) -> &'static str {
         match self {
