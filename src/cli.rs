@@ -77,6 +77,9 @@ enum CatalogCommand {
     /// Render an operator's templates for every OpenShift catalog its ci.yaml maps them to, as
     /// the pipelines' make catalogs writes them, and check the catalogs agree.
     Matrix(commands::catalog::matrix::Args),
+    /// Move an operator to FBC without a container: basic templates and the ci.yaml mapping from
+    /// the catalogs it is published in, as the pipelines' fbc-onboarding makes them.
+    Onboard(commands::catalog::onboard::Args),
     /// Draw the upgrade graph (replaces, skips, skipRange, heads, deprecations) as mermaid, DOT or SVG.
     Graph(commands::catalog::graph::Args),
     /// Add a bundle (folder or image) and its channel entries to a catalog folder.
@@ -164,6 +167,7 @@ pub fn main() -> ExitCode {
             CatalogCommand::Template(a) => commands::catalog::template::run(a),
             CatalogCommand::ConvertTemplate(a) => commands::catalog::convert_template::run(a),
             CatalogCommand::Matrix(a) => commands::catalog::matrix::run(a),
+            CatalogCommand::Onboard(a) => commands::catalog::onboard::run(a),
             CatalogCommand::Graph(a) => commands::catalog::graph::run(a),
             CatalogCommand::Add(a) => commands::catalog::add::run(a),
             CatalogCommand::Filter(a) => commands::catalog::filter::run(a),

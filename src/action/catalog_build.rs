@@ -89,7 +89,7 @@ pub enum CatalogBuildOutcome {
     /// built or written.
     Invalid,
     /// The image was built and delivered, and the digest file written.
-    Built(CatalogBuildResult),
+    Built(Box<CatalogBuildResult>),
 }
 
 /// What was built and where it went.
@@ -111,6 +111,8 @@ pub struct CatalogBuildResult {
     pub serve_cache: Option<crate::cache::CacheSummary>,
     /// Who owns the serve cache's entries, and why.
     pub cache_owners: Vec<crate::cache::owner::CacheOwner>,
+    /// Which cache was written for which opm, and how its version was known.
+    pub cache_choice: Option<step::build::CacheChoice>,
     /// For a catalog image source: what became of each of its layers.
     pub source_layers: Vec<SourceLayer>,
 }
@@ -253,6 +255,7 @@ fn deliver_built(
         pushed: pushed.iter().map(|p| p.shown.clone()).collect(),
         serve_cache: built.serve_cache.clone(),
         cache_owners: built.cache_owners.clone(),
+        cache_choice: built.cache_choice.clone(),
         source_layers: std::mem::take(&mut built.source_layers),
     };
     on_event(CatalogBuildEvent::Delivered(&result));
@@ -263,7 +266,7 @@ fn deliver_built(
             }
         }
     }
-    Ok(CatalogBuildOutcome::Built(result))
+    Ok(CatalogBuildOutcome::Built(Box::new(result)))
 }
 
 /// What the command names: the platform its registry options are read for, the serve cache's
@@ -296,8 +299,10 @@ pub struct CatalogBuildFlags<'a> {
     pub no_cache: bool,
     /// `--cache-dir`.
     pub cache_dir: &'a str,
-    /// `--cache-format` (`json` or `pogreb`).
+    /// `--cache-format` (`auto`, `json` or `pogreb`).
     pub cache_format: &'a str,
+    /// `--opm-version`.
+    pub opm_version: Option<&'a str>,
     /// The registry options read from the connection flags.
     pub registry: RegistryOptions,
     /// The local output is a `docker-archive:`, which holds one platform.
@@ -338,10 +343,15 @@ pub fn build_options(
             _ => ServeCache::Auto,
         },
         cache_dir: Some(flags.cache_dir.to_string()),
-        cache_format: if flags.cache_format == "pogreb" {
-            CacheFormat::Pogreb
-        } else {
-            CacheFormat::Json
+        cache_format: match flags.cache_format {
+            "pogreb" => Some(CacheFormat::Pogreb),
+            "json" => Some(CacheFormat::Json),
+            _ => None,
         },
+        opm_version: flags
+            .opm_version
+            .map(str::parse)
+            .transpose()
+            .map_err(FlagError::chain)?,
     })
 }

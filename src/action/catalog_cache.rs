@@ -17,18 +17,24 @@ pub struct CacheError(pub String);
 /// gives, asked only then) with its catalog folder from `configs_dir` or its label and its
 /// cache folder from `cache_dir`, CMD or its files. An image passes `admit` first (the
 /// signature policy), which gives back the location to read (pinned to the digest it
-/// verified). A source that is no folder and no image is reported only once the registry
+/// verified). With `opm_version` (else, for an image, the version of its own opm binary) the
+/// cache is also judged against what that opm writes ([`crate::cache::fit`]). A source that is no folder and no image is reported only once the registry
 /// options are known, so their errors come first, as for every other image source.
 pub fn verify<E: From<CacheError>>(
     source: &str,
     parsed: Result<Location, LocationError>,
     configs_dir: Option<&str>,
     cache_dir: Option<&str>,
+    opm_version: Option<&str>,
     registry: impl FnOnce() -> Result<RegistryOptions, E>,
     admit: impl FnOnce(&Location, &RegistryOptions) -> Result<Location, E>,
 ) -> Result<VerifyReport, E> {
     let path = PathBuf::from(source);
     let usage = |m: String| E::from(CacheError(m));
+    let opm = opm_version
+        .map(str::parse::<crate::cache::OpmVersion>)
+        .transpose()
+        .map_err(|e| usage(format!("--opm-version: {e}")))?;
     let report = if path.is_dir() {
         let Some(cache) = cache_dir else {
             return Err(usage(format!(
@@ -42,7 +48,12 @@ pub fn verify<E: From<CacheError>>(
                 cache.display()
             )));
         }
-        crate::cache::verify::verify_dir(&path, &cache)
+        crate::cache::verify::verify_dir(&path, &cache).map(|mut r| {
+            if let Some(v) = opm {
+                crate::cache::fit::check(&mut r, &path, &cache, v, "--opm-version".into());
+            }
+            r
+        })
     } else {
         if path.exists() {
             return Err(usage(format!(
@@ -56,7 +67,7 @@ pub fn verify<E: From<CacheError>>(
             ))
         })?;
         let location = admit(&location, &opts)?;
-        verify_image(source, &location, &opts, configs_dir, cache_dir)
+        verify_image(source, &location, &opts, configs_dir, cache_dir, opm)
     }
     .map_err(|e| {
         let chain = crate::errors::error_chain(&e);
@@ -75,10 +86,11 @@ fn verify_image(
     opts: &RegistryOptions,
     configs: Option<&str>,
     cache_dir: Option<&str>,
+    opm: Option<crate::cache::OpmVersion>,
 ) -> Result<VerifyReport, crate::cache::verify::VerifyError> {
     use crate::cache::verify::VerifyError;
     let opened = super::source::open(location, opts)?;
     let configs = super::source::configs_label_path(source, &opened.labels(), configs)
         .map_err(VerifyError::Usage)?;
-    crate::cache::verify::verify_image(source, &opened, configs, cache_dir)
+    crate::cache::verify::verify_image(source, &opened, configs, cache_dir, opm)
 }

@@ -59,6 +59,7 @@ pub mod catalog_init;
 pub mod catalog_matrix;
 pub mod catalog_mirror;
 pub mod catalog_olmv1;
+pub mod catalog_onboard;
 pub mod catalog_query;
 pub mod catalog_render;
 pub mod catalog_serve;

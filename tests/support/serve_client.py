@@ -660,12 +660,13 @@ def cmd_readme(olmpack, folder, proto):
     print(json.dumps({"transcript": lines, "exitAfterSigterm": rc}, indent=1))
 
 
-def cmd_experimental(olmpack, folder, proto):
+def cmd_experimental(olmpack, folder, proto, *extra):
     """operator-registry's TestExperimentalListPackageCustomSchemas, case by case: each gives
-    the list of blobs received (as dicts) or the status code and message."""
+    the list of blobs received (as dicts) or the status code and message. `extra`: more
+    `catalog serve` arguments (e.g. --cache-dir DIR)."""
     from google.protobuf import json_format as jf
     s = gen_stubs(proto)
-    srv = Server(olmpack, folder)
+    srv = Server(olmpack, folder, extra)
     out = {}
     ack = [("x-acknowledge-experimental", "true")]
     cases = [
@@ -711,7 +712,7 @@ def main(argv):
     elif mode == "readme":
         cmd_readme(*argv[2:5])
     elif mode == "experimental":
-        cmd_experimental(*argv[2:5])
+        cmd_experimental(*argv[2:])
     else:
         raise SystemExit("unknown mode %s" % mode)
 

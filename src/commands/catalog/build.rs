@@ -107,10 +107,16 @@ pub struct Args {
     /// Where the serve cache goes in the image (CMD gets --cache-dir=PATH).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_CACHE_DIR)]
     pub cache_dir: String,
-    /// The serve cache's format: json (read by every opm since v1.26.3) or pogreb (what opm
-    /// v1.41 and later write; opm before v1.41 cannot read it).
-    #[arg(long, value_name = "FORMAT", default_value = "json", value_parser = ["json", "pogreb"])]
+    /// The serve cache's format: auto (what the base's opm writes: json before v1.41, pogreb
+    /// from v1.41; json when its version is unknown), json (read by every opm since v1.26.3) or
+    /// pogreb (opm v1.41 and later; older opm cannot read it).
+    #[arg(long, value_name = "FORMAT", default_value = "auto", value_parser = ["auto", "json", "pogreb"])]
     pub cache_format: String,
+    /// The version of the opm that will serve the image (e.g. v1.26.5), when it cannot be read
+    /// from the base's opm binary: the cache is written as that opm writes it (format, what
+    /// its bundles hold, metas/ from v1.69).
+    #[arg(long, value_name = "VERSION")]
+    pub opm_version: Option<String>,
     /// Filter the catalog first with this configuration (a `FilterConfiguration` or an
     /// oc-mirror `ImageSetConfiguration`, as `catalog filter --config` reads) and build the
     /// image from what remains. SOURCE may be a folder or a catalog image.
@@ -224,6 +230,7 @@ fn request(args: &Args) -> Result<(CatalogBuildRun, delivery::Planned), Failure>
         no_cache: args.no_cache,
         cache_dir: &args.cache_dir,
         cache_format: &args.cache_format,
+        opm_version: args.opm_version.as_deref(),
         registry: registry_opts,
         docker_archive: planned.is_docker_archive(),
     })?;
@@ -298,11 +305,21 @@ fn print_built(
             "serve cache: {} files, {} bytes, digest {} (opm checks it at start)",
             c.files, c.bytes, c.digest
         );
-        let (dm, fm) = if args.cache_format == "pogreb" {
-            (0o770, 0o660)
-        } else {
-            (0o750, 0o640)
-        };
+        if let Some(choice) = &built.cache_choice {
+            eprintln!(
+                "serve cache for opm {} ({}): {}",
+                choice
+                    .profile
+                    .opm
+                    .map_or("of unknown version".to_string(), |v| v.to_string()),
+                choice.known_from,
+                choice.profile.describe()
+            );
+        }
+        let (dm, fm) = built
+            .cache_choice
+            .as_ref()
+            .map_or((0o750, 0o640), |c| c.profile.format.modes());
         for o in &built.cache_owners {
             eprintln!(
                 "serve cache owner: {}:{}, folders {dm:04o}, files {fm:04o} ({})",

@@ -29,9 +29,16 @@ digest), hashed as it is on disk.
 When the digest does not match, the cache this catalog gives is rebuilt and compared file by file:
 changed, missing and extra cache files are named, with the catalog file each bundle comes from.
 
-Exit codes: 0 opm will accept the cache (or the image has none and its CMD asks for none: opm
-builds one at start), 1 it will not (or a cache asked for is not there, or the image's user cannot
-read it), 2 usage or I/O error.")]
+When the version of the opm that will serve the cache is known (--opm-version, or the version
+recorded in the image's opm binary), the cache is also rebuilt as that opm writes it and compared:
+opm serves bundles as the cache stores them, so a cache written for another opm (e.g. for v1.26: no
+CSV synthesized from olm.csv.metadata, no deprecations, no metas/ of other schemas) makes it answer
+like that other opm. The report says which opm generations' content the cache holds.
+
+Exit codes: 0 opm will accept the cache and it holds what that opm writes (or the image has none
+and its CMD asks for none: opm builds one at start), 1 it will not, or the cache was written for
+another opm (or a cache asked for is not there, or the image's user cannot read it), 2 usage or
+I/O error.")]
 pub struct VerifyArgs {
     /// The catalog image or folder.
     pub source: String,
@@ -41,6 +48,11 @@ pub struct VerifyArgs {
     /// The catalog folder inside an image (instead of the configs label).
     #[arg(long, value_name = "PATH")]
     pub configs_dir: Option<String>,
+    /// The version of the opm that will serve the cache (e.g. v1.69.0; for an image, default:
+    /// the version recorded in its opm binary): the cache must also hold what that opm writes
+    /// (its format, its bundles' content, metas/ from v1.69).
+    #[arg(long, value_name = "VERSION")]
+    pub opm_version: Option<String>,
     /// Registry connection flags.
     #[command(flatten, next_help_heading = "Registry options")]
     pub registry: ConnectionArgs,
@@ -62,11 +74,12 @@ fn verify(args: &VerifyArgs) -> Outcome {
         Location::parse(&args.source),
         args.configs_dir.as_deref(),
         args.cache_dir.as_deref(),
+        args.opm_version.as_deref(),
         || args.registry.options(Default::default(), &[&args.source]),
         |location, registry| args.policy.check(location, registry),
     )?;
     outln!("{}", report.to_text().trim_end_matches('\n'))?;
-    Ok(if report.accepted {
+    Ok(if report.passes() {
         EXIT_OK
     } else {
         EXIT_FINDINGS

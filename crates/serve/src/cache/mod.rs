@@ -5,12 +5,15 @@
 //! servers do neither.
 
 pub mod error;
+pub mod fit;
 pub mod owner;
 pub mod pogreb;
+pub mod profile;
 pub mod report;
 pub mod verify;
 pub mod write;
 
 pub use error::CacheError;
-pub use report::{CacheEntryOwner, CacheSummary, ChangedFile, VerifyReport};
+pub use profile::{CacheProfile, OpmVersion, Semantics};
+pub use report::{CacheEntryOwner, CacheFit, CacheSummary, ChangedFile, VerifyReport};
 pub use write::*;

@@ -15,6 +15,7 @@
 //! opm writes folders 0770 and files 0660 here (with umask 0).
 
 use super::error::{CacheError, io_err};
+use super::profile::Semantics;
 use super::report::CacheSummary;
 use super::report::{ChangedFile, VerifyReport};
 use crate::gocompat::pogreb::{Reader, Writer};
@@ -49,8 +50,22 @@ fn valid_component(s: &str) -> bool {
 /// The database opm's `Build` stores for `model`, in the order olmpack puts the keys (other
 /// blobs in catalog order, then bundles, then the package index).
 pub fn expected_entries(model: &ServeModel) -> Result<Vec<(String, Vec<u8>)>, CacheError> {
+    expected_entries_for(model, Semantics::CURRENT)
+}
+
+/// [`expected_entries`] as the opm of `semantics` stores them (v1.41-v1.68: no `metas/` keys,
+/// and before v1.69 blobs of other schemas are ignored whatever their names).
+pub fn expected_entries_for(
+    model: &ServeModel,
+    semantics: Semantics,
+) -> Result<Vec<(String, Vec<u8>)>, CacheError> {
     let mut metas: Vec<(String, Vec<u8>)> = Vec::new();
-    for meta in &model.config().others {
+    let others: &[_] = if semantics.metas {
+        &model.config().others
+    } else {
+        &[]
+    };
+    for meta in others {
         let package = if meta.schema == crate::catalog::model::SCHEMA_PACKAGE {
             &meta.name
         } else {
@@ -74,13 +89,16 @@ pub fn expected_entries(model: &ServeModel) -> Result<Vec<(String, Vec<u8>)>, Ca
     }
     let mut out = metas;
     for (pkg, ch, b) in model.keys() {
-        let wire = crate::serve::store::to_wire(model.convert(pkg, b)?);
+        let wire = crate::serve::store::to_wire(model.convert_for(pkg, b, semantics)?);
         out.push((
             bundle_key(&pkg.name, &ch.name, &b.name),
             prost::Message::encode_to_vec(&wire),
         ));
     }
-    out.push(("packages.json".into(), index_to_go_json(model.index())));
+    out.push((
+        "packages.json".into(),
+        index_to_go_json(&model.index_for(semantics)),
+    ));
     Ok(out)
 }
 
@@ -125,8 +143,18 @@ pub fn write_pogreb_cache(
     catalog: &Path,
     base: &Path,
 ) -> Result<CacheSummary, CacheError> {
+    write_pogreb_cache_for(model, catalog, base, Semantics::CURRENT)
+}
+
+/// [`write_pogreb_cache`] as the opm of `semantics` writes it ([`expected_entries_for`]).
+pub fn write_pogreb_cache_for(
+    model: &ServeModel,
+    catalog: &Path,
+    base: &Path,
+    semantics: Semantics,
+) -> Result<CacheSummary, CacheError> {
     use std::os::unix::fs::PermissionsExt;
-    let entries = expected_entries(model)?;
+    let entries = expected_entries_for(model, semantics)?;
     let mut w = Writer::new(SEED);
     for (k, v) in &entries {
         w.put(k.as_bytes(), v)

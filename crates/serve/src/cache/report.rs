@@ -55,6 +55,35 @@ pub struct VerifyReport {
     pub readers: Vec<String>,
     /// What works as the image is run by default but breaks in another pod setting.
     pub warnings: Vec<String>,
+    /// Whether the cache fits the opm that will serve it (when that opm's version is known).
+    pub fit: Option<CacheFit>,
+    /// The cache folder inside an unpacked image (relative to its root), once found.
+    pub cache_base: Option<String>,
+}
+
+/// Whether a cache holds what the opm that serves it writes ([`crate::cache::fit`]).
+#[derive(Debug, Clone)]
+pub struct CacheFit {
+    /// The opm that will serve it.
+    pub target: crate::cache::OpmVersion,
+    /// Where that version was read (`--opm-version`, the image's opm binary).
+    pub from: String,
+    /// The cache is what the target writes for this catalog.
+    pub fits: bool,
+    /// Which opm generations' content the cache holds, when one matches.
+    pub holds: Option<String>,
+    /// Files (JSON) or keys (pogreb) that differ from what the target writes.
+    pub differ: Vec<String>,
+    /// What that means for the answers, one sentence each.
+    pub why: Vec<String>,
+}
+
+impl VerifyReport {
+    /// opm starts on the cache, and (when its version is known) serves what it would have
+    /// written itself: `catalog cache verify` exits 0 only then.
+    pub fn passes(&self) -> bool {
+        self.accepted && self.fit.as_ref().is_none_or(|f| f.fits)
+    }
 }
 
 /// Owner and mode of one entry of the cache folder, as the image (or the disk) gives them.

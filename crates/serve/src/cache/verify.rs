@@ -146,11 +146,15 @@ fn find_caches(root: &Path, configs: &str) -> Vec<String> {
 /// `action::source`), the cache folder from `cache_dir`, else CMD's `--cache-dir`, else the one
 /// serve cache the image holds; hashed with the modes the image's layers give them, and
 /// judged for who can read it (the image's user, an arbitrary uid in group 0).
+///
+/// The cache is also judged against the opm that will serve it ([`super::fit`]): `opm`, else
+/// the version recorded in the image's own opm binary (none found: not judged).
 pub fn verify_image(
     source: &str,
     opened: &crate::transport::OpenedImage,
     configs: String,
     cache_dir: Option<&str>,
+    opm: Option<crate::cache::OpmVersion>,
 ) -> Result<VerifyReport, VerifyError> {
     let config = opened.config_json();
     let cmd: Vec<String> = config["config"]["Cmd"]
@@ -192,7 +196,29 @@ pub fn verify_image(
         .map_err(io("create a temp folder"))?;
     crate::interrupt::watch(root.path());
     opened.unpack_into(root.path(), &crate::transport::unpack::Limits::default())?;
-    verify_in(source, opened, root.path(), &configs, given, &cmd)
+    let mut report = verify_in(source, opened, root.path(), &configs, given, &cmd)?;
+    if report.no_cache {
+        return Ok(report);
+    }
+    let target = match opm {
+        Some(v) => Some((v, "--opm-version".to_string())),
+        None => super::profile::base_opm_version(opened)?
+            .map(|f| (f.version, format!("{source} {}", f.from))),
+    };
+    match (target, report.cache_base.clone()) {
+        (Some((v, from)), Some(base)) => super::fit::check(
+            &mut report,
+            &root.path().join(&configs),
+            &root.path().join(base),
+            v,
+            from,
+        ),
+        (None, _) => report.notes.push(
+            "the image's opm version is unknown (no opm binary with a recorded version): give --opm-version to check that the cache holds what that opm writes".into(),
+        ),
+        _ => {}
+    }
+    Ok(report)
 }
 
 /// [`verify_image`] for an image already unpacked at `root` (`catalog serve IMAGE
@@ -306,6 +332,7 @@ fn verify_in(
         format!("{source} /{configs}"),
         format!("/{cache_dir}"),
     )?;
+    report.cache_base = Some(cache_dir.clone());
     if from == CacheDirFrom::Found {
         let scratch = cmd.is_empty()
             && !opened
@@ -774,6 +801,38 @@ impl VerifyReport {
         }
         if self.accepted {
             s.push_str("ok: opm will accept this cache (the digest matches)\n");
+        }
+        if let Some(f) = &self.fit {
+            s.push_str(&format!("opm:     {} ({})\n", f.target, f.from));
+            if let Some(h) = &f.holds {
+                s.push_str(&format!("content: what {h} writes\n"));
+            } else {
+                s.push_str("content: what no opm generation writes for this catalog\n");
+            }
+            if f.fits {
+                s.push_str(&format!(
+                    "ok: the cache is what opm {} writes for this catalog\n",
+                    f.target
+                ));
+            } else {
+                s.push_str(&format!(
+                    "not fit: the cache is not what opm {} writes for this catalog ({} entries differ)\n",
+                    f.target,
+                    f.differ.len()
+                ));
+            }
+            for w in &f.why {
+                s.push_str(&format!("{w}\n"));
+            }
+            for d in f.differ.iter().take(per_list) {
+                s.push_str(&format!("fit:     {d}\n"));
+            }
+            if f.differ.len() > per_list {
+                s.push_str(&format!(
+                    "         … and {} more\n",
+                    f.differ.len() - per_list
+                ));
+            }
         }
         for n in &self.notes {
             s.push_str(&format!("{n}\n"));

@@ -16,6 +16,7 @@
 
 use super::error::{CacheError, io_err};
 use super::owner::CacheOwner;
+use super::profile::{CacheProfile, Semantics};
 use super::report::CacheSummary;
 use crate::gocompat::tar::{self as gotar, Content, TreeEntry};
 use crate::image::BuildError;
@@ -77,8 +78,20 @@ fn valid_meta_component(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// Writes `base/cache/…` (not the digest) for `model`, with opm's modes.
+/// Writes `base/cache/…` (not the digest) for `model`, with opm's modes, as current opm
+/// writes it.
 pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64), CacheError> {
+    write_cache_files_for(model, base, Semantics::CURRENT)
+}
+
+/// [`write_cache_files`] as the opm of `semantics` writes it: what its stored bundles and
+/// package index hold ([`ServeModel::convert_for`]), and `metas/` only from v1.69 (older opm
+/// ignores blobs of other schemas, whatever their names).
+pub fn write_cache_files_for(
+    model: &ServeModel,
+    base: &Path,
+    semantics: Semantics,
+) -> Result<(usize, u64), CacheError> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     let cache = base.join("cache");
     let mkdir = |p: &Path| -> Result<(), CacheError> {
@@ -99,7 +112,7 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
     mkdir(&cache)?;
     let mut files = 0usize;
     let mut bytes = 0u64;
-    let index = index_to_go_json(model.index());
+    let index = index_to_go_json(&model.index_for(semantics));
     write(&cache.join("packages.json"), &index)?;
     files += 1;
     bytes += index.len() as u64;
@@ -121,7 +134,7 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
     // Converting bundles (CSV synthesis) is most of the work: one job per file, on every core.
     let written = crate::parallel::map_indexed(jobs.len(), crate::parallel::cores(), None, |i| {
         let (pkg, b, name) = &jobs[i];
-        let json = model.convert(pkg, b)?.to_go_json();
+        let json = model.convert_for(pkg, b, semantics)?.to_go_json();
         write(&cache.join(name), &json)?;
         Ok::<u64, CacheError>(json.len() as u64)
     });
@@ -129,7 +142,12 @@ pub fn write_cache_files(model: &ServeModel, base: &Path) -> Result<(usize, u64)
         files += 1;
         bytes += w?;
     }
-    for meta in &model.config().others {
+    let others: &[_] = if semantics.metas {
+        &model.config().others
+    } else {
+        &[]
+    };
+    for meta in others {
         let package = if meta.schema == crate::catalog::model::SCHEMA_PACKAGE {
             &meta.name
         } else {
@@ -169,8 +187,18 @@ pub fn write_cache(
     catalog: &[TreeEntry],
     base: &Path,
 ) -> Result<CacheSummary, CacheError> {
+    write_cache_for(model, catalog, base, Semantics::CURRENT)
+}
+
+/// [`write_cache`] as the opm of `semantics` writes it ([`write_cache_files_for`]).
+pub fn write_cache_for(
+    model: &ServeModel,
+    catalog: &[TreeEntry],
+    base: &Path,
+    semantics: Semantics,
+) -> Result<CacheSummary, CacheError> {
     use std::os::unix::fs::PermissionsExt;
-    let (files, bytes) = write_cache_files(model, base)?;
+    let (files, bytes) = write_cache_files_for(model, base, semantics)?;
     let cache_tree =
         gotar::tree_of_dir(&base.join("cache"), Some((CACHE_DIR_MODE, CACHE_FILE_MODE)))
             .map_err(crate::fsio::at("read", &base.join("cache")))?;
@@ -225,25 +253,39 @@ impl CacheFormat {
     }
 }
 
-/// Builds opm's serve cache in `format` for the catalog folder `dir` into `spool`.
+/// Builds opm's serve cache in `format` for the catalog folder `dir` into `spool`, with
+/// current opm's content.
 pub fn cache_files_as(
     dir: &Path,
     spool: &Path,
     format: CacheFormat,
 ) -> Result<CacheFiles, CacheError> {
-    match format {
-        CacheFormat::Json => cache_files(dir, spool),
-        CacheFormat::Pogreb => {
-            let model = ServeModel::from_dir(dir)?;
-            let base = spool.join("serve-cache");
-            let summary = super::pogreb::write_pogreb_cache(&model, dir, &base)?;
-            Ok(CacheFiles {
-                base,
-                summary,
-                format,
-            })
+    cache_files_for(dir, spool, &CacheProfile::unknown(Some(format)))
+}
+
+/// Builds the serve cache `profile` says for the catalog folder `dir` into `spool`: the format
+/// and content the base's opm writes itself.
+pub fn cache_files_for(
+    dir: &Path,
+    spool: &Path,
+    profile: &CacheProfile,
+) -> Result<CacheFiles, CacheError> {
+    let model = ServeModel::from_dir(dir)?;
+    let base = spool.join("serve-cache");
+    let summary = match profile.format {
+        CacheFormat::Json => {
+            let catalog = catalog_tree_in_image(dir)?;
+            write_cache_for(&model, &catalog, &base, profile.semantics)?
         }
-    }
+        CacheFormat::Pogreb => {
+            super::pogreb::write_pogreb_cache_for(&model, dir, &base, profile.semantics)?
+        }
+    };
+    Ok(CacheFiles {
+        base,
+        summary,
+        format: profile.format,
+    })
 }
 
 /// A cache layer ready to add to an image.
@@ -259,15 +301,7 @@ pub struct CacheLayer {
 
 /// Builds opm's serve cache for the catalog folder `dir` into `spool` (a private temp folder).
 pub fn cache_files(dir: &Path, spool: &Path) -> Result<CacheFiles, CacheError> {
-    let model = ServeModel::from_dir(dir)?;
-    let catalog = catalog_tree_in_image(dir)?;
-    let base = spool.join("serve-cache");
-    let summary = write_cache(&model, &catalog, &base)?;
-    Ok(CacheFiles {
-        base,
-        summary,
-        format: CacheFormat::Json,
-    })
+    cache_files_for(dir, spool, &CacheProfile::default())
 }
 
 impl CacheFiles {

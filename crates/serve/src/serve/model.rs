@@ -760,6 +760,19 @@ impl ServeModel {
     /// channel-independent fields ([`ServeModel::bundle_base`]), this channel's entry, and the
     /// CSV ([`ServeModel::bundle_csv`]).
     pub fn convert(&self, pkg: &CachePackage, cb: &CacheBundle) -> Result<ApiBundle, ModelError> {
+        self.convert_for(pkg, cb, crate::cache::Semantics::CURRENT)
+    }
+
+    /// [`ServeModel::convert`] as the opm of `semantics` stores the bundle in its cache: before
+    /// v1.28 `olm.csv.metadata` stays among the properties (in catalog order) and `csvJson` and
+    /// `object` are only the bundle's own objects (no CSV synthesized); before v1.32 no
+    /// deprecation.
+    pub fn convert_for(
+        &self,
+        pkg: &CachePackage,
+        cb: &CacheBundle,
+        semantics: crate::cache::Semantics,
+    ) -> Result<ApiBundle, ModelError> {
         let src = cb.source;
         let (Some(_), Some(_), Some(entry)) = (
             self.config.bundles.get(src.bundle),
@@ -776,10 +789,47 @@ impl ServeModel {
         out.skip_range = entry.skip_range.clone();
         out.replaces = entry.replaces.clone();
         out.skips = entry.skips.clone();
-        let (csv_json, object) = self.bundle_csv(pkg, src.bundle)?;
-        out.csv_json = csv_json;
-        out.object = object;
+        if !semantics.deprecations {
+            out.deprecation = None;
+        }
+        if semantics.csv_from_metadata {
+            let (csv_json, object) = self.bundle_csv(pkg, src.bundle)?;
+            out.csv_json = csv_json;
+            out.object = object;
+        } else if let Some(b) = self.config.bundles.get(src.bundle) {
+            // opm v1.26-v1.27 (`convertModelPropertiesToAPIProperties`): only olm.bundle.object
+            // is left out; the model's CsvJSON and Objects as they are.
+            out.properties = b
+                .properties
+                .iter()
+                .filter(|p| p.type_ != property_type::BUNDLE_OBJECT)
+                .map(|p| ApiProperty {
+                    type_: p.type_.clone(),
+                    value: p.value.get().to_string(),
+                })
+                .collect();
+            out.csv_json = b.csv_json.clone().unwrap_or_default();
+            out.object = b.objects.clone();
+        }
         Ok(out)
+    }
+
+    /// The package index as the opm of `semantics` stores it (before v1.32: no deprecations).
+    pub fn index_for(
+        &self,
+        semantics: crate::cache::Semantics,
+    ) -> std::borrow::Cow<'_, PackageIndex> {
+        if semantics.deprecations {
+            return std::borrow::Cow::Borrowed(self.index());
+        }
+        let mut index = self.index().clone();
+        for p in index.values_mut() {
+            p.deprecation = None;
+            for c in p.channels.values_mut() {
+                c.deprecation = None;
+            }
+        }
+        std::borrow::Cow::Owned(index)
     }
 
     /// The catalog's channel entry behind an index entry.

@@ -65,6 +65,18 @@ pub enum CatalogBuildError {
     /// opm's serve cache could not be built.
     #[error(transparent)]
     Cache(#[from] crate::cache::CacheError),
+    /// No serve cache fits the base's opm (too old, or a format it cannot read).
+    #[error(transparent)]
+    CacheProfile(#[from] crate::cache::profile::ProfileError),
+    /// The base's opm binary could not be read for its version.
+    #[error("{base}: reading its opm binary for the serve cache's format: {source}")]
+    BaseOpm {
+        /// The base as given.
+        base: String,
+        /// Why.
+        #[source]
+        source: TransportError,
+    },
     /// The owner of the serve cache (the base's user) could not be found.
     #[error("{base}: {source}")]
     BaseUser {

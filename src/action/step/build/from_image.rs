@@ -128,8 +128,15 @@ pub fn build_from_image(
     )
     .map_err(|e| cx.fail(e.into()))?;
     warnings.extend(whiteouts.into_iter().map(super::whiteout_warning));
+    let mut choice = None;
     let files = if plans.iter().any(|p| p.cache_dir.is_some()) {
-        Some(crate::cache::cache_files(&filtered, spool.path()).map_err(|e| cx.fail(e.into()))?)
+        // The source image runs its own opm: the cache it reads is the one it gets.
+        let c = super::choose_cache(opts, platforms.first().map(|(i, _)| i), &cx.name)
+            .map_err(|e| cx.fail(e))?;
+        let f = crate::cache::cache_files_for(&filtered, spool.path(), &c.profile)
+            .map_err(|e| cx.fail(e.into()))?;
+        choice = Some(c);
+        Some(f)
     } else {
         None
     };
@@ -173,6 +180,7 @@ pub fn build_from_image(
         artifact,
         warnings,
         configs_layer: configs_layer.digest,
+        cache_choice: choice.filter(|_| !cache_layers.is_empty()),
         serve_cache: cache_layers.first().map(|(_, c)| c.summary.clone()),
         cache_owners: cache_layers.into_iter().map(|(_, c)| c.owner).collect(),
         source_layers: layer_report,

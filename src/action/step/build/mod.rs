@@ -80,8 +80,62 @@ pub struct CatalogBuildOptions {
     pub serve_cache: crate::cache::ServeCache,
     /// Where the cache goes in the image (default `/tmp/cache`).
     pub cache_dir: Option<String>,
-    /// Which of opm's cache formats (default JSON).
-    pub cache_format: crate::cache::CacheFormat,
+    /// Which of opm's cache formats (`--cache-format`; default: the one the base's opm writes,
+    /// JSON when its version is unknown).
+    pub cache_format: Option<crate::cache::CacheFormat>,
+    /// The base's opm version (`--opm-version`), when it cannot be read from the base.
+    pub opm_version: Option<crate::cache::OpmVersion>,
+}
+
+/// The serve cache chosen for a base, and how its opm's version was known: printed at build
+/// time, so that a cache with newer semantics than the base's opm never ships silently.
+#[derive(Debug, Clone)]
+pub struct CacheChoice {
+    /// Format and content.
+    pub profile: crate::cache::CacheProfile,
+    /// Where the opm version came from (`--opm-version`, the base's binary, or why unknown).
+    pub known_from: String,
+}
+
+/// The cache the base's opm reads: `--opm-version` first, else the version recorded in the
+/// base's opm binary, else unknown (JSON with current opm's content, which every opm since
+/// v1.26.3 reads, said so at build time).
+pub(crate) fn choose_cache(
+    opts: &CatalogBuildOptions,
+    base: Option<&OpenedImage>,
+    base_name: &str,
+) -> Result<CacheChoice, CatalogBuildError> {
+    use crate::cache::CacheProfile;
+    if let Some(v) = opts.opm_version {
+        return Ok(CacheChoice {
+            profile: CacheProfile::for_opm(v, opts.cache_format)?,
+            known_from: "--opm-version".into(),
+        });
+    }
+    let Some(b) = base else {
+        return Ok(CacheChoice {
+            profile: CacheProfile::unknown(opts.cache_format),
+            known_from: "no base to read opm from".into(),
+        });
+    };
+    let found = crate::cache::profile::base_opm_version(b).map_err(|source| {
+        CatalogBuildError::BaseOpm {
+            base: base_name.to_string(),
+            source,
+        }
+    })?;
+    Ok(match found {
+        Some(f) => CacheChoice {
+            profile: CacheProfile::for_opm(f.version, opts.cache_format)?,
+            known_from: format!("{base_name} {}", f.from),
+        },
+        None => CacheChoice {
+            profile: CacheProfile::unknown(opts.cache_format),
+            known_from: format!(
+                "{base_name}: no opm binary with a recorded version (looked for the entrypoint, /bin/opm, /usr/bin/opm)"
+            ),
+        },
+    })
 }
 
 /// The built image or index.
@@ -106,6 +160,8 @@ pub struct BuiltCatalog {
     pub serve_cache: Option<crate::cache::CacheSummary>,
     /// Who owns the serve cache's entries (one per distinct owner among the platform images).
     pub cache_owners: Vec<crate::cache::owner::CacheOwner>,
+    /// Which cache was written and why (with a serve cache).
+    pub cache_choice: Option<CacheChoice>,
     /// For a catalog image source: what became of each of its layers (kept, dropped,
     /// rewritten without the catalog and cache); empty for a folder.
     pub source_layers: Vec<SourceLayer>,
@@ -291,6 +347,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         configs_layer: layer.digest,
         serve_cache: cache.layers.first().map(|c| c.summary.clone()),
         cache_owners: cache.layers.into_iter().map(|c| c.owner).collect(),
+        cache_choice: cache.choice,
         source_layers: Vec::new(),
         spool,
         _bases: opened_bases,
@@ -358,6 +415,7 @@ struct CacheLayers {
     /// For the `i`-th base (scratch: the only one), the index of its layer.
     layer_of: Vec<usize>,
     cache_dir: String,
+    choice: Option<CacheChoice>,
 }
 
 impl CacheLayers {
@@ -372,12 +430,20 @@ impl CacheLayers {
             layers: Vec::new(),
             layer_of: Vec::new(),
             cache_dir: cache_dir.to_string(),
+            choice: None,
         };
         if !opts.serve_cache.wanted(opts.base.is_some()) {
             return Ok(out);
         }
         let epoch = opts.source_date_epoch.unwrap_or(0);
-        let files = crate::cache::cache_files_as(dir, spool, opts.cache_format)?;
+        let base_name = opts
+            .base
+            .as_ref()
+            .map(|b| b.as_str().to_string())
+            .unwrap_or_default();
+        let choice = choose_cache(opts, bases.first().map(|(b, _)| b), &base_name)?;
+        let files = crate::cache::cache_files_for(dir, spool, &choice.profile)?;
+        out.choice = Some(choice);
         let owners = if bases.is_empty() {
             vec![crate::cache::owner::CacheOwner::root(
                 "a scratch image has no user, so root",

@@ -111,6 +111,38 @@ fn read_catalog_file(root: &Path, rel: &str, confined: bool) -> Result<Vec<u8>, 
     }
 }
 
+/// The files of a catalog folder opm reads (`fs.WalkDir` order, `.indexignore` honoured), as
+/// paths relative to `root`, without parsing them: for a caller that reads only some blobs
+/// (onboarding picks one package out of a whole index). An unreadable `.indexignore` is an
+/// error here (opm fails on it too).
+pub fn catalog_files(root: &Path) -> Result<Vec<String>, LoadError> {
+    let unreadable = |source| LoadError::Unreadable {
+        path: root.to_path_buf(),
+        source,
+    };
+    if !std::fs::metadata(root).map_err(unreadable)?.is_dir() {
+        return Err(LoadError::NotADirectory {
+            path: root.to_path_buf(),
+        });
+    }
+    let mut walk = Walk::default();
+    walk.dir(root, "", &[]).map_err(unreadable)?;
+    let mut matcher = ignore::Matcher::default();
+    for (domain, rel) in &walk.ignore_files {
+        let bytes = read_catalog_file(root, rel, true).map_err(|e| LoadError::Unreadable {
+            path: root.join(rel),
+            source: std::io::Error::other(e),
+        })?;
+        matcher.add_file(domain, &String::from_utf8_lossy(&bytes));
+    }
+    Ok(walk
+        .files
+        .into_iter()
+        .map(|(rel, _)| rel)
+        .filter(|rel| !matcher.is_ignored(rel))
+        .collect())
+}
+
 /// Loads a catalog folder with one worker per CPU.
 pub fn load_dir(root: &Path) -> Result<Loaded, LoadError> {
     load_dir_with(root, &LoadOptions::default())
