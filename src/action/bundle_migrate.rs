@@ -66,7 +66,7 @@ pub fn migrate(dir: &Path, output_dir: &Path, strict: bool) -> Result<Migrated, 
         let bundle = Bundle::load(root).map_err(|e| MigrateError::BundleInvalid {
             bundle: b.dir.clone(),
             source_dir: b.source_dir.clone(),
-            first: crate::errors::error_chain(&e),
+            first: crate::findings::message_of(&e),
         })?;
         let r = validate::validate(&bundle, &opts);
         let errors: Vec<String> = r

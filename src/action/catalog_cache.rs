@@ -9,8 +9,24 @@ use std::path::PathBuf;
 
 /// Why the verification could not run (exit 2); the message names the source.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct CacheError(pub String);
+#[non_exhaustive]
+pub enum CacheError {
+    /// The flags do not fit the source, the whole message.
+    #[error("{0}")]
+    Usage(String),
+    /// The catalog folder and its cache could not be read.
+    #[error(transparent)]
+    Verify(crate::cache::verify::VerifyError),
+    /// The source is no folder here, and read as an image it failed.
+    #[error("{typed}: no such folder here, and as an image")]
+    NeitherFolderNorImage {
+        /// The source as typed.
+        typed: String,
+        /// Why the image could not be verified.
+        #[source]
+        error: crate::cache::verify::VerifyError,
+    },
+}
 
 /// Verifies `source` (as typed; `parsed` is what the command line made of it): a catalog
 /// folder with `cache_dir` (required), or a catalog image (opened with the options `registry`
@@ -30,7 +46,7 @@ pub fn verify<E: From<CacheError>>(
     admit: impl FnOnce(&Location, &RegistryOptions) -> Result<Location, E>,
 ) -> Result<VerifyReport, E> {
     let path = PathBuf::from(source);
-    let usage = |m: String| E::from(CacheError(m));
+    let usage = |m: String| E::from(CacheError::Usage(m));
     let opm = opm_version
         .map(str::parse::<crate::cache::OpmVersion>)
         .transpose()
@@ -69,12 +85,14 @@ pub fn verify<E: From<CacheError>>(
         let location = admit(&location, &opts)?;
         verify_image(source, &location, &opts, configs_dir, cache_dir, opm)
     }
-    .map_err(|e| {
-        let chain = crate::errors::error_chain(&e);
-        usage(if path.exists() {
-            chain
+    .map_err(|error| {
+        E::from(if path.exists() {
+            CacheError::Verify(error)
         } else {
-            format!("{source}: no such folder here, and as an image: {chain}")
+            CacheError::NeitherFolderNorImage {
+                typed: source.to_string(),
+                error,
+            }
         })
     })?;
     Ok(report)

@@ -65,6 +65,9 @@ pub enum MatrixError {
     /// The repository layout, a `ci.yaml` or the bundle map is wrong.
     #[error("{0}")]
     Usage(String),
+    /// The bundle map (`--bundle-map`) does not parse.
+    #[error(transparent)]
+    BundleMap(#[from] crate::catalog::template::bundle_map::BundleMapError),
 }
 
 /// What happened to one target.
@@ -106,8 +109,42 @@ pub struct TargetReport {
     pub csv_metadata: bool,
 }
 
+/// Why one operator's catalogs were not written: a finding of the run (the others go on), its
+/// library error kept typed for the door to print.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OperatorError {
+    /// What the repository, the template or a bundle says is wrong, the whole message.
+    #[error("{0}")]
+    Message(String),
+    /// A rendered catalog could not be staged or moved into place.
+    #[error("operator {operator}")]
+    Write {
+        /// The operator.
+        operator: String,
+        /// What the file system said.
+        source: crate::fsio::FsError,
+    },
+    /// A rendered catalog could not be encoded.
+    #[error("operator {operator}: {file}")]
+    Encode {
+        /// The operator.
+        operator: String,
+        /// The template it was rendered from.
+        file: String,
+        /// What the writer said.
+        source: crate::catalog::write::WriteError,
+    },
+}
+
+impl From<String> for OperatorError {
+    fn from(message: String) -> Self {
+        OperatorError::Message(message)
+    }
+}
+
 /// One operator's outcome.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OperatorReport {
     /// The operator.
     pub operator: String,
@@ -116,7 +153,7 @@ pub struct OperatorReport {
     /// Bundle references rendered.
     pub bundles: usize,
     /// Why nothing of it was written.
-    pub error: Option<String>,
+    pub error: Option<OperatorError>,
     /// Notes (a Makefile pin olmpack does not reproduce, ...).
     pub notes: Vec<String>,
     /// Consistency findings between its targets.
@@ -126,7 +163,7 @@ pub struct OperatorReport {
 }
 
 /// The whole run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct MatrixReport {
     /// One report per operator, in name order.
     pub operators: Vec<OperatorReport>,
@@ -186,8 +223,7 @@ pub fn run(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| MatrixError::Usage(format!("{}: {e}", path.display())))?;
-            BundleMap::parse(&text, path)
-                .map_err(|e| MatrixError::Usage(crate::errors::error_chain(&e)))?
+            BundleMap::parse(&text, path)?
         }
         None => BundleMap::default(),
     };
@@ -243,7 +279,7 @@ impl Ctx<'_> {
         report
     }
 
-    fn operator_inner(&self, op: &str, report: &mut OperatorReport) -> Result<(), String> {
+    fn operator_inner(&self, op: &str, report: &mut OperatorReport) -> Result<(), OperatorError> {
         confined(self.layout.root(), &format!("operators/{op}"))
             .map_err(|e| format!("operator {op}: {e}"))?;
         let ci = self.layout.read_ci(op).map_err(|e| e.to_string())?;
@@ -306,7 +342,7 @@ impl Ctx<'_> {
                 }
                 let (wi, status) = chosen.unwrap_or((0, TargetStatus::Changed));
                 let Some(out) = rendered.get(&(ti, target.csv_metadata, wi)) else {
-                    return Err(format!("operator {op}: no output for {}", target.ocp));
+                    return Err(format!("operator {op}: no output for {}", target.ocp).into());
                 };
                 let file = self.output_root().catalog_file(&target.ocp, op);
                 let write = self.request.output_dir.is_some() || status != TargetStatus::Unchanged;
@@ -321,7 +357,7 @@ impl Ctx<'_> {
                         return Err(format!(
                             "operator {op}: {} sits beside the catalog.yaml this writes, and opm would read the package twice: remove it (make catalogs deletes the folder first)",
                             dir.join(other).display()
-                        ));
+                        ).into());
                     }
                     staged_plan.push((file.clone(), out.bytes.clone()));
                 }
@@ -361,13 +397,19 @@ impl Ctx<'_> {
         // Everything rendered: stage every file, then rename them all into place.
         let mut staged = Vec::new();
         for (file, bytes) in &staged_plan {
-            let s = crate::fsio::stage(file, bytes, crate::fsio::Options::edit(0o644))
-                .map_err(|e| format!("operator {op}: {}", crate::errors::error_chain(&e)))?;
+            let s = crate::fsio::stage(file, bytes, crate::fsio::Options::edit(0o644)).map_err(
+                |source| OperatorError::Write {
+                    operator: op.to_string(),
+                    source,
+                },
+            )?;
             staged.push(s);
         }
         for s in staged {
-            s.commit()
-                .map_err(|e| format!("operator {op}: {}", crate::errors::error_chain(&e)))?;
+            s.commit().map_err(|source| OperatorError::Write {
+                operator: op.to_string(),
+                source,
+            })?;
         }
         Ok(())
     }
@@ -389,7 +431,7 @@ impl Ctx<'_> {
         csv_metadata: bool,
         placement: Option<&Placement>,
         cache: &BundleCache,
-    ) -> Result<Rendered, String> {
+    ) -> Result<Rendered, OperatorError> {
         let registry = &self.request.registry;
         let renderer = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
             let mut bundle = cache.get(image_ref, compat, || {
@@ -420,8 +462,13 @@ impl Ctx<'_> {
         let (config, _warnings) = render_template_checked(&name, text, &options, &renderer, &check)
             .map_err(|e| format!("operator {op}: {e}"))?;
         let mut bytes = Vec::new();
-        write_config_with(&mut bytes, &config, Format::Yaml, 1)
-            .map_err(|e| format!("operator {op}: {name}: {}", crate::errors::error_chain(&e)))?;
+        write_config_with(&mut bytes, &config, Format::Yaml, 1).map_err(|source| {
+            OperatorError::Encode {
+                operator: op.to_string(),
+                file: name.clone(),
+                source,
+            }
+        })?;
         Ok(Rendered {
             bytes: as_make_writes(bytes),
             config,
@@ -441,8 +488,7 @@ impl Ctx<'_> {
         match placement {
             Some(p) => {
                 let placed = p.place(image_ref).map_err(BundleRenderError::new)?;
-                Location::parse_local(&placed.folder.display().to_string(), Path::new(""))
-                    .map_err(BundleRenderError::new)
+                Location::path(placed.folder).map_err(BundleRenderError::new)
             }
             // A template names bundle images, as opm reads it: never a path of this machine
             // (a template in a pull request could name one); local bundles come through

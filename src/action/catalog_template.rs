@@ -29,6 +29,12 @@ pub enum TemplateError {
     /// The template (or a bundle it names) is wrong (exit 1).
     #[error("{0}")]
     Invalid(String),
+    /// The bundle map (`--bundle-map`) does not parse (exit 2).
+    #[error(transparent)]
+    BundleMap(#[from] crate::catalog::template::bundle_map::BundleMapError),
+    /// The rendered catalog could not be encoded (exit 2).
+    #[error(transparent)]
+    Write(#[from] crate::catalog::write::WriteError),
 }
 
 /// What `catalog template` was asked for.
@@ -73,8 +79,7 @@ pub fn render(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| TemplateError::Usage(format!("{}: {e}", path.display())))?;
-            BundleMap::parse(&text, path)
-                .map_err(|e| TemplateError::Usage(crate::errors::error_chain(&e)))?
+            BundleMap::parse(&text, path)?
         }
         None => BundleMap::default(),
     };
@@ -91,7 +96,7 @@ pub fn render(
         render_source(&admit(source)?, image_ref, source_options).map(|b| vec![b.bundle])
     };
     let remote = |image_ref: &str| -> Result<Vec<Bundle>, BundleRenderError> {
-        let location = Location::parse(image_ref).map_err(BundleRenderError::new)?;
+        let location = Location::template_bundle(image_ref).map_err(BundleRenderError::new)?;
         render_source(&admit(&location)?, image_ref, source_options).map(|b| vec![b.bundle])
     };
     let renderer = MappedRenderer {
@@ -120,8 +125,7 @@ pub fn write(
 ) -> Result<(Vec<u8>, Vec<String>), TemplateError> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    let usage =
-        |e: crate::catalog::write::WriteError| TemplateError::Usage(crate::errors::error_chain(&e));
+    let usage = TemplateError::Write;
     match output {
         Output::Json => write_config(&mut out, cfg, Format::Json).map_err(usage)?,
         Output::Yaml => write_config(&mut out, cfg, Format::Yaml).map_err(usage)?,

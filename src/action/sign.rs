@@ -18,20 +18,38 @@ pub mod types {
     pub use crate::image::Platform;
 }
 
-/// Why the keys, the policy or the stores could not be read: the whole message, causes
-/// included (the command exits 2 with it).
+/// Why the keys, the policy or the stores could not be read (the command exits 2 with it).
+/// The library's error travels typed, causes included: only the door renders it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SetupError(String);
+#[non_exhaustive]
+pub enum SetupError {
+    /// A key file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The key file.
+        path: String,
+        /// What the read said.
+        source: std::io::Error,
+    },
+    /// A flag names something that is neither a file nor a fingerprint.
+    #[error("{0}")]
+    Usage(String),
+    /// The signature library refused the keys, the policy or the stores.
+    #[error(transparent)]
+    Library(Box<dyn std::error::Error + Send + Sync>),
+}
 
 impl SetupError {
-    fn from_error(e: &dyn std::error::Error) -> Self {
-        SetupError(crate::errors::error_chain(e))
+    fn from_error(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        SetupError::Library(Box::new(e))
     }
 }
 
 fn read_key(path: &std::path::Path) -> Result<Vec<u8>, SetupError> {
-    std::fs::read(path).map_err(|e| SetupError(format!("cannot read {}: {e}", path.display())))
+    std::fs::read(path).map_err(|source| SetupError::Read {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// The signing flags, as typed.
@@ -57,35 +75,36 @@ pub struct SignKeys<'a> {
 /// so a wrong passphrase costs no upload.
 pub fn sign_options(flags: &SignKeys<'_>) -> Result<SignOptions, SetupError> {
     use crate::signature::keys;
-    let e = |e: &dyn std::error::Error| SetupError::from_error(e);
     let mut opts = SignOptions {
         identity: flags.identity.map(str::to_string),
         registries_d: RegistriesD::load(&RegistriesD::default_dir(flags.registries_d))
-            .map_err(|x| e(&x))?,
+            .map_err(SetupError::from_error)?,
         cosign_format: flags.format,
         bundle_content: flags.bundle_content,
         ..SignOptions::default()
     };
     if let Some(path) = flags.key {
         let pem = read_key(path)?;
-        let pass = keys::passphrase(flags.passphrase_file).map_err(|x| e(&x))?;
+        let pass = keys::passphrase(flags.passphrase_file).map_err(SetupError::from_error)?;
         opts.cosign_key = Some(
             keys::decrypt_private_key(&pem, &pass, &path.display().to_string())
-                .map_err(|x| e(&x))?,
+                .map_err(SetupError::from_error)?,
         );
     }
     if let Some(k) = flags.gpg_key {
         let pass = match flags.passphrase_file {
-            Some(p) if flags.key.is_none() => keys::passphrase(Some(p)).map_err(|x| e(&x))?,
+            Some(p) if flags.key.is_none() => {
+                keys::passphrase(Some(p)).map_err(SetupError::from_error)?
+            }
             _ => Vec::new(),
         };
         let path = std::path::Path::new(k);
         opts.gpg = Some(if path.is_file() {
-            GpgSigner::from_bytes(&read_key(path)?, k, pass).map_err(|x| e(&x))?
+            GpgSigner::from_bytes(&read_key(path)?, k, pass).map_err(SetupError::from_error)?
         } else if k.len() >= 16 && k.chars().all(|c| c.is_ascii_hexdigit()) {
-            GpgSigner::from_gnupg(k, pass).map_err(|x| e(&x))?
+            GpgSigner::from_gnupg(k, pass).map_err(SetupError::from_error)?
         } else {
-            return Err(SetupError(format!(
+            return Err(SetupError::Usage(format!(
                 "--gpg-key {k}: no such file, and not a key fingerprint (16 or 40 hex digits)"
             )));
         });
@@ -102,16 +121,16 @@ pub fn verify_options(
     gpg_keyrings: &[std::path::PathBuf],
 ) -> Result<VerifyOptions, SetupError> {
     use crate::signature::keys;
-    let e = |e: &dyn std::error::Error| SetupError::from_error(e);
     let mut opts = VerifyOptions {
         identity: identity.map(str::to_string),
         registries_d: RegistriesD::load(&RegistriesD::default_dir(registries_d))
-            .map_err(|x| e(&x))?,
+            .map_err(SetupError::from_error)?,
         ..VerifyOptions::default()
     };
     for k in cosign_keys {
         opts.cosign_keys.push(
-            keys::parse_public_key(&read_key(k)?, &k.display().to_string()).map_err(|x| e(&x))?,
+            keys::parse_public_key(&read_key(k)?, &k.display().to_string())
+                .map_err(SetupError::from_error)?,
         );
     }
     for k in gpg_keyrings {
@@ -119,10 +138,12 @@ pub fn verify_options(
         match &mut opts.keyring {
             Some(ring) => ring
                 .add(&bytes, &k.display().to_string())
-                .map_err(|x| e(&x))?,
+                .map_err(SetupError::from_error)?,
             None => {
-                opts.keyring =
-                    Some(Keyring::from_bytes(&bytes, &k.display().to_string()).map_err(|x| e(&x))?)
+                opts.keyring = Some(
+                    Keyring::from_bytes(&bytes, &k.display().to_string())
+                        .map_err(SetupError::from_error)?,
+                )
             }
         }
     }
@@ -136,8 +157,8 @@ pub use crate::signature::keys::KeyPairPem;
 /// `passphrase_file` (else `$COSIGN_PASSWORD`, which may be empty).
 pub fn generate_key(passphrase_file: Option<&std::path::Path>) -> Result<KeyPairPem, SetupError> {
     use crate::signature::keys;
-    let pass = keys::passphrase(passphrase_file).map_err(|x| SetupError::from_error(&x))?;
-    keys::generate(&pass).map_err(|x| SetupError::from_error(&x))
+    let pass = keys::passphrase(passphrase_file).map_err(SetupError::from_error)?;
+    keys::generate(&pass).map_err(SetupError::from_error)
 }
 
 /// The policy check every reading door takes, kept under its old name for the commands.

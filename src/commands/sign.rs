@@ -3,7 +3,7 @@
 //! verifies (its payload printed), 1 when none does (why, for each one found), 2 for errors.
 
 use super::flags::ConnectionArgs;
-use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::Location;
 use crate::action::sign::types::Platform;
 use crate::action::sign::{self as action, PolicyCheckError, SignKeys, SignOptions};
@@ -353,7 +353,7 @@ impl PolicyArgs {
 pub fn policy_failure(e: PolicyCheckError) -> Failure {
     match e {
         PolicyCheckError::Refused(r) => Failure::with_code(EXIT_FINDINGS, r),
-        e => Failure::usage(e.to_string()),
+        e => Failure::usage(error_chain(&e)),
     }
 }
 

@@ -72,6 +72,23 @@ pub struct PlannedImage {
     pub error: Option<String>,
 }
 
+/// The text an image's record keeps (the plan's `error`, the results' `reason`) when a step
+/// fails: the step's error with its causes, rendered here once, because the record is data
+/// written to `plan.json` and the results and read back by a later run, not an error that
+/// travels on.
+pub fn reason_of(error: &dyn std::error::Error) -> String {
+    crate::errors::error_chain(error)
+}
+
+/// Why a manifest could not be read from one candidate registry.
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    #[error(transparent)]
+    Repository(crate::transport::TransportError),
+    #[error(transparent)]
+    Manifest(crate::registry::RepositoryError),
+}
+
 /// The whole plan.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
@@ -219,7 +236,7 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
                 if !last_error.is_empty() {
                     last_error.push_str("; ");
                 }
-                last_error.push_str(&format!("{}: {e}", candidate.name()));
+                last_error.push_str(&format!("{}: {}", candidate.name(), reason_of(&e)));
             }
         }
     }
@@ -234,14 +251,14 @@ fn fetch(
     reference: &Reference,
     what: &str,
     opts: &ResolveOptions,
-) -> Result<(String, Option<u64>), String> {
+) -> Result<(String, Option<u64>), FetchError> {
     let repository = opts
         .registry
         .repository(reference)
-        .map_err(|e| crate::errors::error_chain(&e))?;
+        .map_err(FetchError::Repository)?;
     let manifest = repository
         .manifest_get(what)
-        .map_err(|e| crate::errors::error_chain(&e))?;
+        .map_err(FetchError::Manifest)?;
     let size = size_of(&repository, &manifest.bytes, opts.sizes);
     Ok((manifest.digest, size))
 }

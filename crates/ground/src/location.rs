@@ -309,6 +309,15 @@ impl Location {
         })
     }
 
+    /// A bundle reference a catalog template names, read as `opm render` reads its arguments
+    /// (opm's render-template hands each `image` to it): an image reference, a bundle folder or
+    /// a local image, classified as a command-line SOURCE is. The template is the user's own
+    /// file, named on the command line; `catalog matrix`, which reads templates from a
+    /// repository, uses [`Location::reference`] instead.
+    pub fn template_bundle(typed: &str) -> Result<Location, LocationError> {
+        Location::parse_in(typed, None)
+    }
+
     /// An image reference known to be one (skopeo's `docker://` reading: a short name is
     /// Docker Hub's): an image a catalog names, or one a plan pinned to its digest. Never
     /// looked up on this machine, so a value the program built is not classified again.

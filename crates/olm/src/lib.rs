@@ -11,8 +11,7 @@
 
 // The ground modules under the names the code of this crate uses (`crate::yaml`, ...).
 use olmpack_ground::{
-    errors, findings, fsio, gocompat, guard, interrupt, location, parallel, reference,
-    semver_range, yaml,
+    findings, fsio, gocompat, guard, interrupt, location, parallel, reference, semver_range, yaml,
 };
 
 pub mod bundle;

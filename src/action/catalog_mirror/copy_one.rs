@@ -211,7 +211,7 @@ pub(super) fn mirror_one(
                 attached: report.attached.len(),
             }
         }
-        Err(e) => failed(p, name, crate::errors::error_chain(&e)),
+        Err(e) => failed(p, name, crate::mirror::plan::reason_of(&e)),
     }
 }
 

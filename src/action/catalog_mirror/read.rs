@@ -32,7 +32,7 @@ pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared,
         if let (Some(gate), Some(pull), None) = (&opts.policy, &image.pull_from, &image.error) {
             let checked = gate
                 .admit(pull, &opts.source)
-                .map_err(|e| e.to_string())
+                .map_err(|e| crate::mirror::plan::reason_of(&e))
                 .and_then(|c| same_digest(&c, image.digest.as_deref()));
             if let Err(e) = checked {
                 image.error = Some(e);
@@ -355,7 +355,9 @@ fn admit_planned(
     registry: &RegistryOptions,
 ) -> Result<(), String> {
     let location = Location::reference(&planned.source).map_err(|e| e.to_string())?;
-    let checked = gate.admit(&location, registry).map_err(|e| e.to_string())?;
+    let checked = gate
+        .admit(&location, registry)
+        .map_err(|e| crate::mirror::plan::reason_of(&e))?;
     same_digest(&checked, planned.digest.as_deref())
 }
 

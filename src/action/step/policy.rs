@@ -12,9 +12,10 @@ pub enum PolicyCheckError {
     /// The policy refuses the image (the command exits 1).
     #[error("{0}")]
     Refused(String),
-    /// The policy or the stores could not be read (exit 2), the whole message.
-    #[error("{0}")]
-    Setup(String),
+    /// The policy or the stores could not be read (exit 2): the signature library's error,
+    /// causes included, rendered by the door.
+    #[error(transparent)]
+    Setup(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// A signature policy loaded once for a run (the policy file, and the lookaside stores from
@@ -32,15 +33,16 @@ impl PolicyGate {
     /// given, and then images are read without a check.
     pub fn load(policy: Option<&str>) -> Result<Option<PolicyGate>, PolicyCheckError> {
         use crate::signature::policy::Policy;
-        let setup =
-            |e: &dyn std::error::Error| PolicyCheckError::Setup(crate::errors::error_chain(e));
-        let Some(path) = Policy::locate(policy).map_err(|e| setup(&e))? else {
+        fn setup(e: impl std::error::Error + Send + Sync + 'static) -> PolicyCheckError {
+            PolicyCheckError::Setup(Box::new(e))
+        }
+        let Some(path) = Policy::locate(policy).map_err(setup)? else {
             return Ok(None);
         };
-        let policy = Policy::load(&path).map_err(|e| setup(&e))?;
+        let policy = Policy::load(&path).map_err(setup)?;
         let rd_dir = std::env::var_os("OLMPACK_REGISTRIES_D").map(std::path::PathBuf::from);
-        let registries_d = RegistriesD::load(&RegistriesD::default_dir(rd_dir.as_deref()))
-            .map_err(|e| setup(&e))?;
+        let registries_d =
+            RegistriesD::load(&RegistriesD::default_dir(rd_dir.as_deref())).map_err(setup)?;
         Ok(Some(PolicyGate {
             policy,
             registries_d,
@@ -63,7 +65,7 @@ impl PolicyGate {
             Ok(Some(digest)) => Ok(location.pinned(&digest)),
             Ok(None) => Ok(location.clone()),
             Err(PolicyError::Refused(r)) => Err(PolicyCheckError::Refused(r.to_string())),
-            Err(e) => Err(PolicyCheckError::Setup(crate::errors::error_chain(&e))),
+            Err(e) => Err(PolicyCheckError::Setup(Box::new(e))),
         }
     }
 }

@@ -64,13 +64,13 @@ pub fn run(args: &Args) -> Outcome {
         registry: args.registry.options(&[])?,
     };
     let progress = |r: &OperatorReport| eprintln!("{}", progress_line(r));
-    let report =
-        catalog_matrix::run(&request, &progress).map_err(|e| Failure::usage(e.to_string()))?;
+    let report = catalog_matrix::run(&request, &progress)
+        .map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut errors = 0usize;
     let mut changed = 0usize;
     for op in &report.operators {
         if let Some(e) = &op.error {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", super::error_chain(e));
             continue;
         }
         for note in &op.notes {

@@ -2,7 +2,7 @@
 //! references rendered in parallel and optionally read from local sources (`--bundle-map`).
 
 use super::flags::RegistryArgs;
-use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_template::{
     self, OpmCompat, Output, TemplateError, TemplateRequest, TemplateType, read_input,
 };
@@ -116,6 +116,6 @@ pub fn run(args: &Args) -> Outcome {
 fn failure(e: TemplateError) -> Failure {
     match e {
         TemplateError::Invalid(m) => Failure::with_code(EXIT_FINDINGS, m),
-        other => Failure::usage(other.to_string()),
+        other => Failure::usage(error_chain(&other)),
     }
 }

@@ -546,10 +546,9 @@ impl Client {
                             || (self.retry.retry_refused && err.is_refused_by_listener_absence()))
                     {
                         let what = format!("{} {}", req.method, redact_url(&url));
-                        let why = crate::errors::error_chain(&err);
                         // The error already names the request; say only its cause.
-                        let why = why.strip_prefix(&format!("{what}: ")).unwrap_or(&why);
-                        self.sleep_before_retry(&what, why, attempt, max, None);
+                        let why = super::retry::why(&err, &what);
+                        self.sleep_before_retry(&what, &why, attempt, max, None);
                         continue;
                     }
                     return Err(err);

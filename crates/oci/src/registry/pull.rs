@@ -167,7 +167,7 @@ pub fn fetch_blob_to_file(
                 super::retry::wait_before_retry(
                     &policy,
                     &format!("download of blob {} from {repository}", desc.digest),
-                    &crate::errors::error_chain(&e),
+                    &super::retry::why(&e, ""),
                     attempt,
                     policy.max_attempts,
                     e.retry_after(),

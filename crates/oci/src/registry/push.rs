@@ -593,7 +593,7 @@ fn place_blob(
                 super::retry::wait_before_retry(
                     policy,
                     &format!("upload of blob {} to {repository}", blob.descriptor.digest),
-                    &crate::errors::error_chain(&e),
+                    &super::retry::why(&e, ""),
                     attempt,
                     policy.max_attempts,
                     e.retry_after(),

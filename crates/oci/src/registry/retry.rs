@@ -91,6 +91,18 @@ pub fn wait_before_retry(
     delay
 }
 
+/// The cause a retry notice gives for `error`: its text with its causes, without the
+/// `what: ` the notice already names (an empty `what` strips nothing). The one place a registry error becomes text inside the
+/// library: the notice is a line on stderr while the operation goes on, not an error that
+/// travels.
+pub fn why(error: &dyn std::error::Error, what: &str) -> String {
+    let why = crate::errors::error_chain(error);
+    match why.strip_prefix(&format!("{what}: ")) {
+        Some(rest) if !what.is_empty() => rest.to_string(),
+        _ => why,
+    }
+}
+
 /// The line [`wait_before_retry`] prints.
 fn retry_notice(what: &str, why: &str, attempt: u32, max_attempts: u32, delay: Duration) -> String {
     format!(

@@ -497,7 +497,7 @@ fn check_osdk(t: &Target<'_>, b: &Bundle, out: &mut Vec<Finding>) {
                 "check_osdk_bundle_validate_operatorhub",
                 "check_osdk_bundle_validate_operator_framework",
             ] {
-                out.push(Finding::error(id, crate::errors::error_chain(&e)).at(&b.rel, None));
+                out.push(Finding::error(id, crate::findings::message_of(&e)).at(&b.rel, None));
             }
             return;
         }

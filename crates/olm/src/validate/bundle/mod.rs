@@ -167,7 +167,7 @@ impl super::batch::Check for Folders<'_> {
                 dir.display().to_string(),
                 vec![Diagnostic::new(
                     Rule::FileUnreadable,
-                    crate::errors::error_chain(&e),
+                    crate::findings::message_of(&e),
                 )],
             ),
         })
