@@ -56,6 +56,9 @@ enum TopCommand {
     Sign(commands::sign::SignCmd),
     /// Verify an image's cosign and simple signatures; exit 1 when none verifies.
     Verify(commands::sign::VerifyCmd),
+    /// Verify a Sigstore bundle for a file or digest, keyless or with a key, offline.
+    #[command(name = "verify-blob")]
+    VerifyBlob(commands::verify_blob::Args),
     /// cosign key pairs.
     #[command(subcommand)]
     Key(commands::sign::KeyCmd),
@@ -182,6 +185,7 @@ pub fn main() -> ExitCode {
         TopCommand::Reference(a) => commands::reference::run(a, Cli::command()),
         TopCommand::Sign(a) => commands::sign::run_sign(a),
         TopCommand::Verify(a) => commands::sign::run_verify(a),
+        TopCommand::VerifyBlob(a) => commands::verify_blob::run(a),
         TopCommand::Key(c) => commands::sign::run_key(c),
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

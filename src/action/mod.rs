@@ -35,6 +35,8 @@
 //! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
 //!   registries) and `catalog convert-template`;
 //! - [`check`]: `check` (the pipelines' pull-request checks and their CI report forms);
+//! - [`verify_blob`]: `verify-blob` (a Sigstore bundle for a file or digest, keyless or with
+//!   a key, offline against a trusted root);
 //! - [`explain`]: `explain` (one rule's record as text); [`reference`]: the generated
 //!   Markdown reference under `docs/reference/` (commands and rules).
 
@@ -75,6 +77,7 @@ pub mod reference;
 pub mod sign;
 pub mod source;
 pub mod step;
+pub mod verify_blob;
 
 /// Every action takes its sources as a parsed [`Location`]; commands parse them with this.
 pub use crate::location::Location;

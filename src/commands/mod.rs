@@ -29,6 +29,7 @@ pub mod flags;
 pub mod man;
 pub mod reference;
 pub mod sign;
+pub mod verify_blob;
 
 use std::fmt;
 

@@ -30,6 +30,7 @@ pub mod payload;
 pub mod pgp_validity;
 pub mod policy;
 pub mod public_key;
+pub mod sigstore;
 pub mod simple;
 pub mod store;
 

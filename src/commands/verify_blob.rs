@@ -1,0 +1,87 @@
+//! `olmpack verify-blob`: flags in, one call to [`crate::action::verify_blob`], the verdict
+//! printed. Exit codes: 0 verified, 1 refused (the check that failed named), 2 for errors.
+
+use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
+use crate::action::verify_blob as action;
+use std::path::PathBuf;
+
+/// Arguments of `olmpack verify-blob`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The artifact: a file, or sha256:HEX for its digest (when no such file exists).
+    #[arg(value_name = "FILE|sha256:HEX")]
+    pub artifact: String,
+    /// The Sigstore bundle (JSON, v0.1 to v0.3).
+    #[arg(long, value_name = "FILE")]
+    pub bundle: PathBuf,
+    /// PEM public key, for a bundle signed with a key.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Keyless: the identity the certificate must name (an email or URI of its SAN).
+    #[arg(long, value_name = "ID")]
+    pub certificate_identity: Option<String>,
+    /// Keyless: a regular expression the identity must match (unanchored, as cosign).
+    #[arg(long, value_name = "RE")]
+    pub certificate_identity_regexp: Option<String>,
+    /// Keyless: the OIDC issuer the certificate must name.
+    #[arg(long, value_name = "URL")]
+    pub certificate_oidc_issuer: Option<String>,
+    /// Keyless: a regular expression the OIDC issuer must match (unanchored).
+    #[arg(long, value_name = "RE")]
+    pub certificate_oidc_issuer_regexp: Option<String>,
+    /// trusted_root.json (Fulcio CAs, Rekor and CT log keys); default: sigstore.dev's public-good
+    /// root carried in olmpack. Nothing is fetched.
+    #[arg(long, value_name = "FILE")]
+    pub trusted_root: Option<PathBuf>,
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `olmpack verify-blob`.
+pub fn run(args: &Args) -> Outcome {
+    let req = action::Request {
+        artifact: args.artifact.clone(),
+        bundle: args.bundle.clone(),
+        key: args.key.clone(),
+        identity: args.certificate_identity.clone(),
+        identity_regexp: args.certificate_identity_regexp.clone(),
+        issuer: args.certificate_oidc_issuer.clone(),
+        issuer_regexp: args.certificate_oidc_issuer_regexp.clone(),
+        trusted_root: args.trusted_root.clone(),
+    };
+    let verdict = action::verify_blob(&req).map_err(|e| Failure::usage(e.to_string()))?;
+    let bundle = args.bundle.display();
+    match verdict {
+        Ok(v) => {
+            if args.json {
+                let j = serde_json::json!({
+                    "verified": true,
+                    "bundle": bundle.to_string(),
+                    "signingTime": crate::signature::sigstore::rfc3339(v.signing_time),
+                    "identities": v.identities,
+                    "issuer": v.issuer,
+                    "logIndex": v.log_index,
+                });
+                outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default())?;
+            } else {
+                outln!(
+                    "verified {bundle}: signed at {}{}{} (Rekor log index {})",
+                    crate::signature::sigstore::rfc3339(v.signing_time),
+                    if v.identities.is_empty() { "" } else { " by " },
+                    v.identities.join(", "),
+                    v.log_index
+                )?;
+            }
+            Ok(EXIT_OK)
+        }
+        Err(r) => {
+            if args.json {
+                let j = serde_json::json!({"verified": false, "bundle": bundle.to_string(), "reason": r.to_string()});
+                outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default())?;
+            }
+            eprintln!("refused {bundle}: {r}");
+            Ok(EXIT_FINDINGS)
+        }
+    }
+}

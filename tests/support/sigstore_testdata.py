@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Writes a private Sigstore instance and keyless bundles signed through it, for the tests of
+`olmpack verify-blob` (tests/cli/sigstore_verify.rs) and the same checks by sigstore-python.
+
+Everything is made here with fresh keys (python3 `cryptography`): a Fulcio-like CA, a CT log,
+a Rekor-like log (SET, Merkle tree, signed checkpoint), and one bundle per case:
+
+  good.json            a valid keyless bundle for artifact.txt
+  expired.json         the log took the signature after the certificate expired
+  not-in-log.json      the inclusion proof leads to a root of a tree without this entry
+  checkpoint-key.json  the checkpoint is signed by another key (with the log's key hint)
+
+Usage: sigstore_testdata.py OUTDIR   (writes trusted_root.json, artifact.txt, other.txt,
+trust_config.json for sigstore-python, and the bundles).
+"""
+
+import base64
+import datetime
+import hashlib
+import json
+import os
+import struct
+import sys
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+IDENTITY = "https://github.com/olmpack/test/.github/workflows/release.yml@refs/heads/main"
+ISSUER = "https://token.actions.githubusercontent.com"
+UTC = datetime.timezone.utc
+NOW = datetime.datetime.now(UTC).replace(microsecond=0)
+
+
+def b64(b):
+    return base64.b64encode(b).decode()
+
+
+def spki(key):
+    return key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
+def sign(key, msg):
+    return key.sign(msg, ec.ECDSA(hashes.SHA256()))
+
+
+def canon(obj):
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+def der_octet_string(b):
+    n = len(b)
+    if n < 0x80:
+        return bytes([0x04, n]) + b
+    ln = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x04, 0x80 | len(ln)]) + ln + b
+
+
+def rfc3339(t):
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def make_ca():
+    key = ec.generate_private_key(ec.SECP384R1())
+    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "olmpack-test"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, "olmpack-test-fulcio")])
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name).issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(NOW - datetime.timedelta(days=365))
+        .not_valid_after(NOW + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+        .sign(key, hashes.SHA384())
+    )
+    return key, cert
+
+
+def make_leaf(ca_key, ca_cert, ct_key, not_before, lifetime):
+    """A Fulcio-like code-signing certificate with an embedded SCT from ct_key."""
+    leaf_key = ec.generate_private_key(ec.SECP256R1())
+    serial = x509.random_serial_number()
+    exts = [
+        (x509.KeyUsage(True, False, False, False, False, False, False, False, False), True),
+        (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING]), False),
+        (x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False),
+        (x509.SubjectAlternativeName([x509.UniformResourceIdentifier(IDENTITY)]), True),
+        (x509.UnrecognizedExtension(x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.1"), ISSUER.encode()), False),
+        (x509.UnrecognizedExtension(x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.8"),
+                                    b"\x0c" + bytes([len(ISSUER)]) + ISSUER.encode()), False),
+    ]
+
+    def builder():
+        b = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([]))
+            .issuer_name(ca_cert.subject)
+            .public_key(leaf_key.public_key())
+            .serial_number(serial)
+            .not_valid_before(not_before)
+            .not_valid_after(not_before + lifetime)
+        )
+        for e, crit in exts:
+            b = b.add_extension(e, critical=crit)
+        return b
+
+    precert = builder().sign(ca_key, hashes.SHA384())
+    tbs = precert.tbs_certificate_bytes
+    ts = int(not_before.timestamp() * 1000) + 1000
+    issuer_key_hash = hashlib.sha256(spki(ca_key)).digest()
+    signed = (b"\x00\x00" + struct.pack(">Q", ts) + b"\x00\x01" + issuer_key_hash
+              + len(tbs).to_bytes(3, "big") + tbs + b"\x00\x00")
+    sig = sign(ct_key, signed)
+    log_id = hashlib.sha256(spki(ct_key)).digest()
+    sct = b"\x00" + log_id + struct.pack(">Q", ts) + b"\x00\x00" + b"\x04\x03" + struct.pack(">H", len(sig)) + sig
+    sct_list = struct.pack(">H", len(sct) + 2) + struct.pack(">H", len(sct)) + sct
+    cert = (
+        builder()
+        .add_extension(x509.UnrecognizedExtension(
+            x509.ObjectIdentifier("1.3.6.1.4.1.11129.2.4.2"), der_octet_string(sct_list)), critical=False)
+        .sign(ca_key, hashes.SHA384())
+    )
+    return leaf_key, cert
+
+
+def leaf_hash(body):
+    return hashlib.sha256(b"\x00" + body).digest()
+
+
+def node(l, r):
+    return hashlib.sha256(b"\x01" + l + r).digest()
+
+
+def tree_root(leaves):
+    if len(leaves) == 1:
+        return leaves[0]
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    return node(tree_root(leaves[:k]), tree_root(leaves[k:]))
+
+
+def audit_path(leaves, i):
+    if len(leaves) == 1:
+        return []
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    if i < k:
+        return audit_path(leaves[:k], i) + [tree_root(leaves[k:])]
+    return audit_path(leaves[k:], i - k) + [tree_root(leaves[:k])]
+
+
+def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=None, other_key=None):
+    digest = hashlib.sha256(artifact).digest()
+    sig = leaf_key.sign(artifact, ec.ECDSA(hashes.SHA256()))
+    cert_der = leaf_cert.public_bytes(serialization.Encoding.DER)
+    cert_pem = leaf_cert.public_bytes(serialization.Encoding.PEM)
+    body = canon({
+        "apiVersion": "0.0.1", "kind": "hashedrekord",
+        "spec": {"data": {"hash": {"algorithm": "sha256", "value": digest.hex()}},
+                 "signature": {"content": b64(sig), "publicKey": {"content": b64(cert_pem)}}},
+    })
+    log_id = hashlib.sha256(spki(rekor_key)).digest()
+    others = [hashlib.sha256(bytes([n])).digest() for n in range(4)]
+    index = 2
+    leaves = others[:index] + [leaf_hash(body)] + others[index:]
+    proof_leaves = leaves
+    if tamper == "not-in-log":
+        # The log's tree holds another entry where this one claims to be.
+        proof_leaves = others[:index] + [leaf_hash(b"another entry")] + others[index:]
+    root = tree_root(proof_leaves)
+    path = audit_path(proof_leaves, index)
+    origin = "olmpack-test-rekor - 1"
+    note = f"{origin}\n{len(leaves)}\n{b64(root)}\n".encode()
+    signer = other_key if tamper == "checkpoint-key" else rekor_key
+    note_sig = log_id[:4] + sign(signer, note)
+    checkpoint = note.decode() + "\n\u2014 olmpack-test-rekor " + b64(note_sig) + "\n"
+    set_payload = canon({"body": b64(body), "integratedTime": integrated,
+                         "logID": log_id.hex(), "logIndex": 1000 + index})
+    return {
+        "mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
+        "verificationMaterial": {
+            "certificate": {"rawBytes": b64(cert_der)},
+            "tlogEntries": [{
+                "logIndex": str(1000 + index),
+                "logId": {"keyId": b64(log_id)},
+                "kindVersion": {"kind": "hashedrekord", "version": "0.0.1"},
+                "integratedTime": str(integrated),
+                "inclusionPromise": {"signedEntryTimestamp": b64(sign(rekor_key, set_payload))},
+                "inclusionProof": {
+                    "logIndex": str(index), "rootHash": b64(root), "treeSize": str(len(leaves)),
+                    "hashes": [b64(h) for h in path], "checkpoint": {"envelope": checkpoint},
+                },
+                "canonicalizedBody": b64(body),
+            }],
+        },
+        "messageSignature": {
+            "messageDigest": {"algorithm": "SHA2_256", "digest": b64(digest)},
+            "signature": b64(sig),
+        },
+    }
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    ca_key, ca_cert = make_ca()
+    ct_key = ec.generate_private_key(ec.SECP256R1())
+    rekor_key = ec.generate_private_key(ec.SECP256R1())
+    other_key = ec.generate_private_key(ec.SECP256R1())
+    start = rfc3339(NOW - datetime.timedelta(days=365))
+    root = {
+        "mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
+        "tlogs": [{"baseUrl": "https://rekor.olmpack.invalid", "hashAlgorithm": "SHA2_256",
+                   "publicKey": {"rawBytes": b64(spki(rekor_key)), "keyDetails": "PKIX_ECDSA_P256_SHA_256",
+                                 "validFor": {"start": start}},
+                   "logId": {"keyId": b64(hashlib.sha256(spki(rekor_key)).digest())}}],
+        "certificateAuthorities": [{"subject": {"organization": "olmpack-test", "commonName": "olmpack-test-fulcio"},
+                                    "uri": "https://fulcio.olmpack.invalid",
+                                    "certChain": {"certificates": [{"rawBytes": b64(ca_cert.public_bytes(serialization.Encoding.DER))}]},
+                                    "validFor": {"start": start}}],
+        "ctlogs": [{"baseUrl": "https://ctfe.olmpack.invalid", "hashAlgorithm": "SHA2_256",
+                    "publicKey": {"rawBytes": b64(spki(ct_key)), "keyDetails": "PKIX_ECDSA_P256_SHA_256",
+                                  "validFor": {"start": start}},
+                    "logId": {"keyId": b64(hashlib.sha256(spki(ct_key)).digest())}}],
+        "timestampAuthorities": [],
+    }
+    artifact = b"olmpack keyless test artifact\n"
+    with open(os.path.join(out, "artifact.txt"), "wb") as f:
+        f.write(artifact)
+    with open(os.path.join(out, "other.txt"), "wb") as f:
+        f.write(b"another artifact\n")
+    with open(os.path.join(out, "trusted_root.json"), "w") as f:
+        json.dump(root, f, indent=1)
+    trust_config = {
+        "mediaType": "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json",
+        "trustedRoot": root,
+        "signingConfig": {
+            "mediaType": "application/vnd.dev.sigstore.signingconfig.v0.2+json",
+            "caUrls": [{"url": "https://fulcio.olmpack.invalid", "majorApiVersion": 1, "operator": "",
+                        "validFor": {"start": "1970-01-01T01:01:01Z"}}],
+            "oidcUrls": [], "tsaUrls": [],
+            "rekorTlogUrls": [{"url": "https://rekor.olmpack.invalid", "majorApiVersion": 1, "operator": "",
+                               "validFor": {"start": "1970-01-01T01:01:01Z"}}],
+            "rekorTlogConfig": {"selector": "ANY"}, "tsaConfig": {"selector": "ANY"},
+        },
+    }
+    with open(os.path.join(out, "trust_config.json"), "w") as f:
+        json.dump(trust_config, f)
+
+    nb = NOW - datetime.timedelta(hours=2)
+    leaf_key, leaf = make_leaf(ca_key, ca_cert, ct_key, nb, datetime.timedelta(minutes=10))
+    t_ok = int(nb.timestamp()) + 60
+    t_late = int(nb.timestamp()) + 3600
+    cases = {
+        "good": make_bundle(rekor_key, leaf_key, leaf, artifact, t_ok),
+        "expired": make_bundle(rekor_key, leaf_key, leaf, artifact, t_late),
+        "not-in-log": make_bundle(rekor_key, leaf_key, leaf, artifact, t_ok, tamper="not-in-log"),
+        "checkpoint-key": make_bundle(rekor_key, leaf_key, leaf, artifact, t_ok,
+                                      tamper="checkpoint-key", other_key=other_key),
+    }
+    for name, b in cases.items():
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            json.dump(b, f, indent=1)
+    # Many copies of the good bundle's check, for timing (`bench` in the guide).
+    if len(sys.argv) > 2:
+        for i in range(int(sys.argv[2])):
+            with open(os.path.join(out, f"bench-{i}.json"), "w") as f:
+                json.dump(cases["good"], f)
+
+
+if __name__ == "__main__":
+    main()
