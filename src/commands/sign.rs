@@ -34,7 +34,8 @@ pub struct SignArgs {
     pub registries_d: Option<PathBuf>,
     /// Where the --key signature goes: a Sigstore bundle stored as an OCI 1.1 referrer
     /// (bundle, cosign 3's default), the sha256-HEX.sig tag that podman, skopeo and CRI-O
-    /// verify (legacy), or both. Default: bundle.
+    /// verify (legacy), or both. Default: both, so a cluster whose runtime reads only the tag
+    /// (CRI-O, containers/image) still sees the signature.
     #[arg(long = "signature-format", value_enum, value_name = "FORMAT")]
     pub signature_format: Option<SignatureFormat>,
     /// What a bundle signs: an in-toto statement in a DSSE envelope (dsse, as cosign 3 signs
@@ -47,11 +48,12 @@ pub struct SignArgs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum SignatureFormat {
     /// A Sigstore bundle v0.3, an OCI 1.1 referrer of the image (cosign 3).
-    #[default]
     Bundle,
     /// The sha256-HEX.sig tag (cosign 2; what containers/image verifies).
     Legacy,
-    /// Both.
+    /// Both: the default, since the runtimes that enforce signatures in a cluster (CRI-O
+    /// through containers/image) read only the tag while cosign 3 reads the bundle.
+    #[default]
     Both,
 }
 
@@ -106,7 +108,8 @@ pub struct SignCmd {
     /// Where the --key signature goes: bundle (a Sigstore bundle v0.3 stored as an OCI 1.1
     /// referrer, or in the sha256-HEX referrers tag where the registry has no referrers API;
     /// cosign 3's default), legacy (the sha256-HEX.sig tag podman, skopeo and CRI-O verify),
-    /// or both. Same as --signature-format. Default: bundle.
+    /// or both. Same as --signature-format. Default: both (CRI-O and containers/image verify
+    /// only the tag).
     #[arg(
         long,
         value_enum,

@@ -9,8 +9,8 @@
 //! `action::catalog_mirror`.
 
 pub mod archive;
-pub mod imageset;
 pub mod image_policy;
+pub mod imageset;
 pub mod naming;
 pub mod plan;
 pub mod regconf;

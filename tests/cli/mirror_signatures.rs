@@ -153,7 +153,9 @@ fn mirror_carries_every_attachment_and_writes_the_image_policy() {
     // apps/legacy: a cosign .sig tag.
     let bundled = &images[1];
     let legacy = &images[2];
-    ok(&mut olmpack(&["sign", &bundled.0, "--key", "k.key"]));
+    ok(&mut olmpack(&[
+        "sign", &bundled.0, "--key", "k.key", "--format", "bundle",
+    ]));
     let att_tag = push_att(&src.host, "apps/bundled", &bundled.1);
     ok(&mut olmpack(&[
         "sign", &legacy.0, "--key", "k.key", "--format", "legacy",
