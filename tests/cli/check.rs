@@ -955,9 +955,9 @@ fn konflux_fbc_target_index_pruning_check_follows_the_task() {
     assert_eq!((code, found.len()), (0, 0), "{found:?}");
 }
 
-/// Where the task's `grep -Fw` over space-joined names misses a pruning (a removed `stable`
-/// channel while `stable-v2` stays; a removed `….v1.1` entry while `….v1.1.0` stays), names are
-/// compared whole here and the pruning is reported.
+/// Where the task's `grep -Fw` over space-joined names mistakes a pruning (a removed `stable`
+/// channel while `stable-v2` stays: taken for kept, its entries reported instead) or misses it
+/// (a removed `….v1.1` entry while `….v1.1.0` stays), names are compared whole here.
 #[test]
 fn konflux_fbc_pruning_compares_whole_names() {
     let dir = checkout();

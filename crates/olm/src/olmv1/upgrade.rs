@@ -355,6 +355,9 @@ mod tests {
         }
     }
 
+    /// A case: its name, the channel, and the order or the error.
+    type Case<'a> = (&'a str, Channel, Result<Vec<&'a str>, &'a str>);
+
     fn order(c: &Channel) -> Result<Vec<&str>, String> {
         v0_channel_order(c).map(|o| o.iter().map(|e| e.name.as_str()).collect())
     }
@@ -363,7 +366,7 @@ mod tests {
     /// resolver_test.go), every case, its error texts byte for byte.
     #[test]
     fn olm_v0_sort_channel_cases() {
-        let cases: Vec<(&str, Channel, Result<Vec<&str>, &str>)> = vec![
+        let cases: Vec<Case<'_>> = vec![
             (
                 "wrinkle-free",
                 channel(&[("b", "", &[]), ("a", "b", &[])]),

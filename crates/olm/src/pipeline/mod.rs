@@ -110,17 +110,23 @@ pub fn run(req: &Request) -> Result<Outcome, RepoError> {
             name,
             req.version.as_deref(),
             req.catalogs.as_deref(),
-            &waivers,
-            index,
+            &Shared {
+                waivers: &waivers,
+                index,
+            },
             &mut outcome,
         )?,
         None => {
             let names = repo.operator_names()?;
+            let shared = Shared {
+                waivers: &waivers,
+                index,
+            };
             let results: Vec<Result<Outcome, RepoError>> =
                 crate::parallel::map_indexed(names.len(), crate::parallel::cores(), None, |i| {
                     let name = &names[i];
                     let mut one = Outcome::default();
-                    run_one(&repo, req, name, None, None, &waivers, index, &mut one).map(|()| one)
+                    run_one(&repo, req, name, None, None, &shared, &mut one).map(|()| one)
                 });
             for r in results {
                 match r {
@@ -139,16 +145,22 @@ pub fn run(req: &Request) -> Result<Outcome, RepoError> {
     Ok(outcome)
 }
 
+/// What every operator of a run reads the same: the ignore lists and the released index.
+struct Shared<'a> {
+    waivers: &'a waiver::Waivers,
+    index: Option<&'a checks::pruning::TargetIndex>,
+}
+
 fn run_one(
     repo: &Repo,
     req: &Request,
     name: &str,
     version: Option<&str>,
     catalogs: Option<&[String]>,
-    waivers: &waiver::Waivers,
-    index: Option<&checks::pruning::TargetIndex>,
+    shared: &Shared<'_>,
     out: &mut Outcome,
 ) -> Result<(), RepoError> {
+    let (waivers, index) = (shared.waivers, shared.index);
     let operator = repo.operator(name)?;
     let bundle = match version {
         Some(v) => Some(operator.bundle(v).ok_or_else(|| {

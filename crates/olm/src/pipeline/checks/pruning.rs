@@ -9,10 +9,11 @@
 //! folder the user names (`--target-index DIR`, one FBC folder per OCP version as the
 //! checkout's `catalogs/` has them, e.g. `opm render` output of the index), never a download.
 //!
-//! One difference on purpose: the task compares names with `grep -Fw` over a space-joined list,
-//! so a removed `stable` channel is not seen while a `stable-v2` channel stays, nor a removed
-//! entry `op.v1.0` while `op.v1.0.1` stays (`-w` treats `-` and `.` as word ends). Here names
-//! compare whole, so those prunings are reported.
+//! One difference on purpose: the task compares names with `grep -Fw` over a space-joined list
+//! (`-w` treats `-` and `.` as word ends), so it takes a removed `stable` channel for kept while
+//! a `stable-v2` channel stays (and reports each of its entries as pruned instead), and misses a
+//! removed entry `op.v1.1` while `op.v1.1.0` stays. Here names compare whole, so the first is
+//! reported as the channel it is and the second is reported at all.
 
 use super::super::finding::Finding;
 use super::super::repo::OperatorCatalog;
