@@ -10,7 +10,7 @@ lint:
     cargo clippy --all-targets --release -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
-bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror bench-upgrade
+bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror bench-upgrade bench-check
 
 # Validation throughput and peak memory over ../shared/corpus.
 bench-validate:
@@ -114,3 +114,12 @@ bench-upgrade:
 docs:
     rm -rf docs/reference
     cargo run --quiet -- reference --output-dir docs/reference
+
+# olmpack check (issue 43) on one operator and a whole checkout of community-operators-prod
+# (CHECK_REPO; CHECK_OPERATOR, default kube-green), against operator-pipelines' checks
+# (CHECK_REFERENCE_VENV, ../shared/pipelines/SOURCE.md) on the same data in the same run; the
+# whole-checkout reference over BENCH_CHECK_SAMPLE operators (default 10, or all). Ratios printed.
+bench-check:
+    if [ -z "${OLMPACK:-}" ]; then cargo build --release; fi
+    OLMPACK=${OLMPACK:-target/release/olmpack} sh scripts/bench-check.sh
+

@@ -69,6 +69,11 @@ pub struct Args {
     /// config.yaml's allowed_bundle_registries).
     #[arg(long = "allowed-registry", value_name = "PREFIX")]
     pub allowed_registry: Vec<String>,
+    /// The released catalogs for konflux-fbc's fbc-target-index-pruning-check: a folder with
+    /// one FBC folder per OCP version (DIR/v4.18/, e.g. opm render of the index). Without it
+    /// that check is not run (nothing is downloaded).
+    #[arg(long = "target-index", value_name = "DIR")]
+    pub target_index: Option<PathBuf>,
     /// Report format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: Format,
@@ -92,6 +97,7 @@ pub fn run(args: &Args) -> Outcome {
             .map(|c| c.iter().filter(|s| !s.is_empty()).cloned().collect()),
         osdk: !args.no_operator_sdk,
         allowed_registries: args.allowed_registry.clone(),
+        target_index: args.target_index.clone(),
     };
     let outcome = check::run(&request).map_err(Failure::from)?;
     let form = match args.output {

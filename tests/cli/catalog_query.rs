@@ -175,3 +175,98 @@ fn a_url_over_https_takes_the_ca_file() {
         "{err}"
     );
 }
+
+/// The upgrade choice of `package` from `from` in its only channel: (v1, v0).
+fn choice(package: &str, from: &str) -> (Value, Value) {
+    let dir = testdata("olmv1-query/order").display().to_string();
+    let v = query(&[&dir, "--package", package, "--upgrades-from", from]);
+    let up = &v["packages"][0]["upgrades"];
+    assert_eq!(up.as_array().map(Vec::len), Some(1), "{v:#}");
+    (up[0]["v1"].clone(), up[0]["v0"].clone())
+}
+
+/// OLM v0 (operator-lifecycle-manager's resolver, `sortChannel` and the subscription's
+/// candidates) only upgrades to an entry of the channel's replaces chain from its head, skipped
+/// entries left out: testdata/olmv1-query/order/docex, the operator-controller upgrade-support
+/// document's example made a valid catalog (docex.v2.0.0 skips and skipRange-covers 1.0.0 but
+/// is itself skipped by the head). From 1.0.0 OLM v1 takes 2.0.0; OLM v0 finds no upgrade.
+#[test]
+fn olm_v0_never_upgrades_to_a_skipped_entry() {
+    assert_eq!(
+        choice("docex", "1.0.0"),
+        (json!("docex.v2.0.0"), Value::Null)
+    );
+    // From 2.0.0 both go to the head, which replaces it.
+    assert_eq!(
+        choice("docex", "2.0.0"),
+        (json!("docex.v3.0.0"), json!("docex.v3.0.0"))
+    );
+}
+
+/// OLM v1 orders successors as operator-controller's `ByVersionAndRelease`: registry+v1 build
+/// metadata is the release when it parses as one (`+1`), and a version without a release
+/// (`+01` has a leading zero: no release) orders below one with it, although semver's own
+/// build-metadata order puts `+01` above `+1`.
+#[test]
+fn olm_v1_orders_successors_by_version_and_release() {
+    assert_eq!(
+        choice("relorder", "0.9.0"),
+        (json!("relorder.v1.0.0+1"), json!("relorder.v1.0.0+1"))
+    );
+}
+
+/// A bundle the catalog knows only through olm.csv.metadata is not judged installable: OLM v1
+/// converts the bundle image's manifests (install strategy, webhooks, object kinds), which the
+/// metadata does not hold. It is "unknown" (with the alpha-gate note when it lacks
+/// AllNamespaces), "no" when the metadata already shows a blocker, and never listed by
+/// `--installable olmv1`.
+#[test]
+fn csv_metadata_only_bundles_are_not_judged_installable() {
+    let dir = testdata("olmv1-query/csv-metadata-only")
+        .display()
+        .to_string();
+    let v = query(&[&dir]);
+    let bundles = v["packages"][0]["bundles"].as_array().unwrap();
+    let verdicts: Vec<(&str, &str)> = bundles
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["olmv1"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("metaonly.v1.0.0", "unknown"),
+            ("metaonly.v1.1.0", "unknown"),
+            ("metaonly.v1.2.0", "no"),
+        ]
+    );
+    let reasons = |i: usize| -> Vec<String> {
+        bundles[i]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        reasons(0)
+            .last()
+            .unwrap()
+            .contains("OLM v1 decides on the bundle image's manifests"),
+        "{:?}",
+        reasons(0)
+    );
+    assert!(
+        reasons(1)
+            .iter()
+            .any(|r| r.starts_with("olmv1/no-all-namespaces")),
+        "{:?}",
+        reasons(1)
+    );
+    assert!(
+        reasons(2).iter().any(|r| r.starts_with("olmv1/dependency")),
+        "{:?}",
+        reasons(2)
+    );
+    let only = query(&[&dir, "--installable", "olmv1"]);
+    assert_eq!(only["packages"][0]["bundles"], json!([]));
+}

@@ -858,3 +858,177 @@ fn a_missing_catalogs_entry_and_a_broken_config_yaml_exit_2_and_a_broken_catalog
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("config.yaml:5:"), "{stderr}");
 }
+
+/// A released target index for `--target-index`: a copy of the checkout's own `catalogs/`
+/// (one FBC folder per OCP version), so it starts equal to the fragments.
+fn target_index(root: &Path) -> tempfile::TempDir {
+    let index = tempfile::tempdir().unwrap();
+    copy_dir(&root.join("catalogs"), index.path());
+    index
+}
+
+/// The pruning findings of a konflux-fbc run against `index`: (exit code, (file, line, message)).
+fn pruning(root: &Path, index: &Path) -> (i32, Vec<(String, u64, String)>) {
+    let index = index.to_str().unwrap();
+    let (code, findings) = run(root, "konflux-fbc", &["--target-index", index]);
+    let found = findings
+        .iter()
+        .filter(|f| f["check"] == "fbc-target-index-pruning-check")
+        .map(|f| {
+            assert_eq!(f["type"], "error", "{f}");
+            (
+                f["file"].as_str().unwrap_or("").to_string(),
+                f["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (code, found)
+}
+
+/// Konflux's fbc-target-index-pruning-check, the task's branches one by one: a fragment equal
+/// to the index passes; a released channel the fragment drops, and a released entry a kept
+/// channel drops, fail with the task's messages; the same in a dev-preview, pre-ga or
+/// candidate channel is allowed; a package the index does not have yet passes.
+#[test]
+fn konflux_fbc_target_index_pruning_check_follows_the_task() {
+    let dir = checkout();
+    let root = dir.path();
+    let index = target_index(root);
+    let released = index.path().join(format!("v4.16/{OP}/catalog.yaml"));
+    let fragment = format!("catalogs/v4.16/{OP}/catalog.yaml");
+
+    let (code, found) = pruning(root, index.path());
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+
+    // The index has released channels the fragment does not: fast (fails), candidate,
+    // stable-dev-preview and pre-ga-2 (allowed).
+    let mut text = fs::read_to_string(&released).unwrap();
+    for channel in ["fast", "candidate", "stable-dev-preview", "pre-ga-2"] {
+        text.push_str(&format!(
+            "---\nschema: olm.channel\npackage: {OP}\nname: {channel}\nentries:\n  - name: {OP}.v1.1.0\n"
+        ));
+    }
+    fs::write(&released, &text).unwrap();
+    let (code, found) = pruning(root, index.path());
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        vec![(
+            fragment.clone(),
+            2,
+            format!("FBC fragment prunes entire {OP}.fast channel.")
+        )]
+    );
+
+    // A kept channel that drops a released entry; in a candidate channel it is allowed.
+    fs::write(&released, fs::read_to_string(root.join(&fragment)).unwrap()).unwrap();
+    let frag = root.join(&fragment);
+    edit(
+        &frag,
+        "  - name: kvstore-operator.v1.1.0\n  - name: kvstore-operator.v1.2.0\n    replaces: kvstore-operator.v1.1.0\n",
+        "  - name: kvstore-operator.v1.2.0\n",
+    );
+    let (code, found) = pruning(root, index.path());
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        vec![(
+            fragment.clone(),
+            6,
+            format!("FBC fragment prunes {OP}.v1.1.0 from {OP}.stable channel.")
+        )]
+    );
+    for f in [&frag, &released] {
+        edit(f, "name: stable\n", "name: candidate-v1\n");
+    }
+    let (code, found) = pruning(root, index.path());
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+
+    // A package the index does not have: nothing released, nothing pruned.
+    fs::write(
+        &released,
+        "---\nschema: olm.package\nname: other\n---\nschema: olm.channel\npackage: other\nname: stable\nentries:\n  - name: other.v1.0.0\n",
+    )
+    .unwrap();
+    let (code, found) = pruning(root, index.path());
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+}
+
+/// Where the task's `grep -Fw` over space-joined names mistakes a pruning (a removed `stable`
+/// channel while `stable-v2` stays: taken for kept, its entries reported instead) or misses it
+/// (a removed `….v1.1` entry while `….v1.1.0` stays), names are compared whole here.
+#[test]
+fn konflux_fbc_pruning_compares_whole_names() {
+    let dir = checkout();
+    let root = dir.path();
+    let index = target_index(root);
+    let frag = root.join(format!("catalogs/v4.16/{OP}/catalog.yaml"));
+    edit(&frag, "name: stable\n", "name: stable-v2\n");
+    let (code, found) = pruning(root, index.path());
+    assert_eq!(code, 1);
+    let messages: Vec<&str> = found.iter().map(|f| f.2.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![format!("FBC fragment prunes entire {OP}.stable channel.")]
+    );
+
+    edit(&frag, "name: stable-v2\n", "name: stable\n");
+    let released = index.path().join(format!("v4.16/{OP}/catalog.yaml"));
+    edit(
+        &released,
+        "  - name: kvstore-operator.v1.1.0\n",
+        "  - name: kvstore-operator.v1.1\n  - name: kvstore-operator.v1.1.0\n",
+    );
+    let (_, found) = pruning(root, index.path());
+    let messages: Vec<&str> = found.iter().map(|f| f.2.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![format!(
+            "FBC fragment prunes {OP}.v1.1 from {OP}.stable channel."
+        )]
+    );
+}
+
+/// A target index without the fragment's OCP version fails the check (the task's "Unable to
+/// render the fragment target index"), naming the folder; a --target-index that is no folder
+/// stops the run with exit 2; without --target-index the check is not run.
+#[test]
+fn konflux_fbc_pruning_needs_the_index_of_each_version() {
+    let dir = checkout();
+    let root = dir.path();
+    let index = target_index(root);
+    fs::remove_dir_all(index.path().join("v4.17")).unwrap();
+    let (code, found) = pruning(root, index.path());
+    assert_eq!(code, 1);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, format!("catalogs/v4.17/{OP}/catalog.yaml"));
+    assert!(
+        found[0]
+            .2
+            .contains("Unable to render the fragment target index")
+    );
+    assert!(found[0].2.contains("v4.17"), "{found:?}");
+
+    let missing = index.path().join("nope");
+    let out = olmpack()
+        .args(["check", "--profile", "konflux-fbc", "--repo"])
+        .arg(root)
+        .arg(OP)
+        .arg("--target-index")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("--target-index {}", missing.display())),
+        "{stderr}"
+    );
+    let (code, findings) = run(root, "konflux-fbc", &[]);
+    assert_eq!((code, findings.len()), (0, 0), "{findings:#?}");
+    let index = index.path().to_str().unwrap();
+    let (code, _, stderr) = raw(root, &[OP, "--target-index", index]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("konflux-fbc only"), "{stderr}");
+}

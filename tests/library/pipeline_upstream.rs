@@ -87,6 +87,7 @@ fn results(
         catalogs: Some(Vec::new()),
         osdk: false,
         allowed_registries: Vec::new(),
+        target_index: None,
     };
     let outcome = pipeline::run(&request).unwrap();
     outcome

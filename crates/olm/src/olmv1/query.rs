@@ -18,7 +18,8 @@ pub enum Installable {
     AlphaGate,
     /// No: the reasons say why.
     No,
-    /// The catalog carries neither the manifests nor the CSV metadata.
+    /// Not decided from the catalog: it carries no manifests (only `olm.csv.metadata`, or
+    /// nothing), and OLM v1 decides on the manifests of the bundle image.
     Unknown,
 }
 
@@ -224,19 +225,23 @@ fn verdict(
     if !all && !single_own {
         reasons.push("olmv1/multinamespace-only: unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes".into());
     }
-    let blocking = !reasons.is_empty();
-    reasons.push(
-        "webhooks and object kinds not judged: the catalog carries only olm.csv.metadata".into(),
-    );
-    if blocking {
-        (Installable::No, reasons)
-    } else if !all {
-        reasons.insert(0, "olmv1/no-all-namespaces: needs the alpha feature gate SingleOwnNamespaceInstallSupport".into());
-        (Installable::AlphaGate, reasons)
-    } else {
-        (Installable::Yes, reasons)
+    // operator-controller installs a registry+v1 bundle by converting the manifests of the
+    // bundle image (its `render/registryv1` validators read the CSV's install strategy,
+    // webhook definitions and every object of the bundle): olm.csv.metadata holds none of
+    // these, so a bundle the metadata does not already refuse is not decided from the catalog.
+    if !reasons.is_empty() {
+        reasons.push(CSV_METADATA_ONLY.into());
+        return (Installable::No, reasons);
     }
+    if !all {
+        reasons.push("olmv1/no-all-namespaces: needs the alpha feature gate SingleOwnNamespaceInstallSupport".into());
+    }
+    reasons.push(CSV_METADATA_ONLY.into());
+    (Installable::Unknown, reasons)
 }
+
+/// Why a bundle known from `olm.csv.metadata` alone is not judged installable.
+const CSV_METADATA_ONLY: &str = "not decided: the catalog carries only olm.csv.metadata, and OLM v1 decides on the bundle image's manifests (install strategy, webhooks and their certificate provider, object kinds); check it with `olmpack bundle validate --image IMAGE --select-optional olmv1`";
 
 /// Per channel, every installed version where OLM v0 and OLM v1 upgrade differently (or one
 /// of them not at all): the v0-against-v1 report.

@@ -1,19 +1,22 @@
 //! Which upgrades a catalog offers, as OLM v0 and OLM v1 read its channels.
 //!
 //! Why both: the same `replaces`/`skips`/`skipRange` entries lead to different upgrades. OLM
-//! v0 (operator-lifecycle-manager) follows one channel's graph ([`ChannelGraph`]): from the
-//! installed bundle it takes the successor closest to the channel head. OLM v1
+//! v0 (operator-lifecycle-manager's resolver) orders one channel from its head down the
+//! `replaces` chain without skipped entries ([`v0_channel_order`]) and takes the first entry
+//! that replaces, skips or skipRange-covers the installed bundle. OLM v1
 //! (operator-controller v1.11.0, `catalogmetadata/filter/successors.go` and
 //! `resolve/catalog.go`) has no replaces chain: a bundle of the channel is a successor when an
 //! entry for it in *any* channel of the package replaces or skips the installed name or has a
 //! `skipRange` covering the installed version; of the successors (and the installed bundle
-//! itself), non-deprecated bundles first, the highest version wins. Its documented 0.x rules
+//! itself), non-deprecated bundles first, the highest version and release wins. Its documented 0.x rules
 //! belong to a semver mode that v1.11.0's resolver does not have.
 
 use crate::catalog::channel::{ChannelGraph, EdgeKind};
-use crate::catalog::model::{Channel, DeclarativeConfig, SCHEMA_BUNDLE};
+use crate::catalog::model::{Channel, ChannelEntry, DeclarativeConfig, SCHEMA_BUNDLE};
+use crate::catalog::version_release::{VersionRelease, legacy_version_release};
 use crate::semver_range;
 use semver::Version;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// One upgrade edge of a package, with every channel and reason that gives it.
@@ -105,51 +108,110 @@ impl UpgradeChoice {
     }
 }
 
-/// OLM v0's choice in `channel` from `installed`: of the entries with an edge from it, the one
-/// closest to the head (the fewest upgrade steps from it to the head).
-fn v0_next(
-    graph: &ChannelGraph,
-    head: Option<&str>,
-    installed: &str,
-    v: Option<&Version>,
-) -> Option<String> {
-    let succ = graph.successors(installed, v);
-    if succ.is_empty() {
-        return None;
+/// OLM v0's order of a channel (operator-lifecycle-manager's resolver, `sortChannel`): from
+/// the one head (an entry no other entry replaces or skips), down the `replaces` chain, leaving
+/// out skipped entries. Entries off that chain are not in it at all. No head, a loop, or more
+/// than one chain is an error there, and the subscription does not resolve.
+pub fn v0_channel_order(channel: &Channel) -> Result<Vec<&ChannelEntry>, String> {
+    let entries: Vec<&ChannelEntry> = channel.entries.iter().flatten().collect();
+    if entries.is_empty() {
+        return Ok(Vec::new());
     }
-    let Some(head) = head else {
-        return succ.first().map(|s| s.to_string());
-    };
-    // Distance to the head over edges, by breadth-first search from each candidate.
-    let dist = |from: &str| -> usize {
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut frontier = vec![from];
-        for d in 0..=graph.names().count() {
-            if frontier.contains(&head) {
-                return d;
-            }
-            let mut next = Vec::new();
-            for n in frontier {
-                if seen.insert(n) {
-                    next.extend(graph.successors(n, graph.version(n)));
-                }
-            }
-            if next.is_empty() {
-                break;
-            }
-            frontier = next;
+    let lookup: HashMap<&str, &ChannelEntry> =
+        entries.iter().map(|e| (e.name.as_str(), *e)).collect();
+    let mut replaced_or_skipped: HashSet<&str> = HashSet::new();
+    let mut skipped: HashSet<&str> = HashSet::new();
+    for e in &entries {
+        if lookup.contains_key(e.replaces.as_str()) {
+            replaced_or_skipped.insert(e.replaces.as_str());
         }
-        usize::MAX
-    };
-    succ.iter()
-        .min_by_key(|s| (dist(s), s.to_string()))
-        .map(|s| s.to_string())
+        for s in &e.skips {
+            if lookup.contains_key(s.as_str()) {
+                replaced_or_skipped.insert(s.as_str());
+                skipped.insert(s.as_str());
+            }
+        }
+    }
+    let heads: Vec<&ChannelEntry> = entries
+        .iter()
+        .copied()
+        .filter(|e| !replaced_or_skipped.contains(e.name.as_str()))
+        .collect();
+    if heads.is_empty() {
+        return Err(format!(
+            "no channel heads (entries not replaced by another entry) found in channel {:?} of package {:?}",
+            channel.name, channel.package
+        ));
+    }
+    let mut chains = Vec::new();
+    for head in heads {
+        let mut chain = Vec::new();
+        let mut visited: HashSet<&str> = HashSet::new();
+        let mut current = head;
+        loop {
+            visited.insert(current.name.as_str());
+            if !skipped.contains(current.name.as_str()) {
+                chain.push(current);
+            }
+            let Some(next) = lookup.get(current.replaces.as_str()) else {
+                break;
+            };
+            if visited.contains(next.name.as_str()) {
+                return Err(format!(
+                    "a cycle exists in the chain of replacement beginning with {:?} in channel {:?} of package {:?}",
+                    head.name, channel.name, channel.package
+                ));
+            }
+            current = next;
+        }
+        chains.push(chain);
+    }
+    if chains.len() > 1 {
+        let named: Vec<String> = chains
+            .iter()
+            .map(|c| match c.as_slice() {
+                [] => "[]".to_string(),
+                [one] => one.name.clone(),
+                [first, .., last] => format!("{}...{}", first.name, last.name),
+            })
+            .collect();
+        return Err(format!(
+            "a unique replacement chain within a channel is required to determine the relative order between channel entries, but {} replacement chains were found in channel {:?} of package {:?}: {}",
+            chains.len(),
+            channel.name,
+            channel.package,
+            named.join(", ")
+        ));
+    }
+    Ok(chains.pop().unwrap_or_default())
+}
+
+/// OLM v0's choice in `channel` from `installed` (operator-lifecycle-manager's resolver,
+/// `getSubscriptionVariables`): the entries of [`v0_channel_order`] that replace or skip the
+/// installed name or whose `skipRange` includes its version, head first; the resolver prefers
+/// the first. A skipped entry, or one off the replaces chain, is never chosen even when its own
+/// edges name the installed bundle; a channel without one chain gives no upgrade.
+pub fn v0_next(channel: &Channel, installed: &str, v: Option<&Version>) -> Option<String> {
+    let order = v0_channel_order(channel).ok()?;
+    order
+        .into_iter()
+        .find(|e| {
+            e.name != installed
+                && (e.replaces == installed
+                    || e.skips.iter().any(|s| s == installed)
+                    || (!e.skip_range.is_empty()
+                        && v.is_some_and(|v| {
+                            semver_range::parse(&e.skip_range).is_ok_and(|r| r.matches(v))
+                        })))
+        })
+        .map(|e| e.name.clone())
 }
 
 /// Every channel of `package`: for each bundle of the channel, what OLM v0 and OLM v1 upgrade it
 /// to.
 pub fn choices(cfg: &DeclarativeConfig, package: &str) -> Vec<UpgradeChoice> {
     let versions = versions_of(cfg, package);
+    let order = v1_order(cfg, package);
     let channels: Vec<&Channel> = cfg
         .channels
         .iter()
@@ -166,28 +228,57 @@ pub fn choices(cfg: &DeclarativeConfig, package: &str) -> Vec<UpgradeChoice> {
     let mut out = Vec::new();
     for c in &channels {
         let graph = ChannelGraph::new(c, |n| versions.get(n).cloned());
-        let head = graph.head().ok();
         for installed in graph.names() {
             let v = versions.get(installed);
             out.push(UpgradeChoice {
                 channel: c.name.clone(),
                 installed: installed.to_string(),
                 version: v.map(ToString::to_string).unwrap_or_default(),
-                v0: v0_next(&graph, head, installed, v),
-                v1: v1_next(&channels, c, &versions, &deprecated, installed, v),
+                v0: v0_next(c, installed, v),
+                v1: v1_next(&channels, c, &order, &deprecated, installed, v),
             });
         }
     }
     out
 }
 
-/// OLM v1's choice when tracking `channel`: bundles of the channel that are successors through
-/// any channel of the package, or the installed one; non-deprecated first, then the highest
-/// version. `None` when that is the installed bundle itself.
+/// A package's bundles in catalog order, each with the version and release OLM v1 orders it
+/// by (operator-controller v1.11.0 `bundleutil.GetVersionAndRelease` with its default
+/// feature gates: `BundleReleaseSupport` is off, so the `olm.package` version's build metadata
+/// is the release when it parses as one, and an explicit `release` field is not read);
+/// `None` when the version does not parse (such bundles order below every other).
+pub fn v1_order(cfg: &DeclarativeConfig, package: &str) -> Vec<(String, Option<VersionRelease>)> {
+    cfg.bundles
+        .iter()
+        .filter(|b| b.package == package)
+        .map(|b| {
+            let vr = legacy_version_release(&b.version_text()).ok();
+            (b.name.clone(), vr)
+        })
+        .collect()
+}
+
+/// operator-controller's `ByVersionAndRelease` as a sort key comparison, highest first; a
+/// bundle whose version does not parse sorts after every bundle whose version does.
+fn v1_cmp(a: Option<&VersionRelease>, b: Option<&VersionRelease>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => b.compare(a),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+/// OLM v1's choice when tracking `channel` (operator-controller v1.11.0 `resolve/catalog.go`):
+/// the package's bundles, in catalog order, that the channel lists and that are successors
+/// through any channel of the package (`SuccessorsOf`) or have the installed bundle's exact
+/// version and release (`ExactVersionRelease`); stably sorted non-deprecated first, then by
+/// version and release, highest first (`ByVersionAndRelease`: build metadata is no order, the
+/// release is). `None` when the first is the installed bundle itself.
 pub fn v1_next(
     channels: &[&Channel],
     channel: &Channel,
-    versions: &HashMap<String, Version>,
+    order: &[(String, Option<VersionRelease>)],
     deprecated: &HashSet<&str>,
     installed: &str,
     v: Option<&Version>,
@@ -205,19 +296,117 @@ pub fn v1_next(
             })
         })
     };
-    let mut candidates: Vec<&str> = channel
+    let installed_vr = order
+        .iter()
+        .find(|(n, _)| n == installed)
+        .and_then(|(_, vr)| vr.as_ref());
+    let in_channel: HashSet<&str> = channel
         .entries
         .iter()
         .flatten()
         .map(|e| e.name.as_str())
-        .filter(|n| *n == installed || is_successor(n))
         .collect();
-    candidates.sort_by(|a, b| {
-        let dep = deprecated.contains(a).cmp(&deprecated.contains(b));
-        dep.then_with(|| versions.get(*b).cmp(&versions.get(*a)))
+    let mut candidates: Vec<&(String, Option<VersionRelease>)> = order
+        .iter()
+        .filter(|(n, vr)| {
+            in_channel.contains(n.as_str())
+                && (n == installed
+                    || is_successor(n)
+                    || installed_vr
+                        .zip(vr.as_ref())
+                        .is_some_and(|(i, b)| i.compare(b) == Ordering::Equal))
+        })
+        .collect();
+    candidates.sort_by(|(a, va), (b, vb)| {
+        let dep = deprecated
+            .contains(a.as_str())
+            .cmp(&deprecated.contains(b.as_str()));
+        dep.then_with(|| v1_cmp(va.as_ref(), vb.as_ref()))
     });
     candidates
         .first()
-        .filter(|n| **n != installed)
-        .map(|n| n.to_string())
+        .filter(|(n, _)| n != installed)
+        .map(|(n, _)| n.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::v0_channel_order;
+    use crate::catalog::model::{Channel, ChannelEntry};
+
+    fn channel(entries: &[(&str, &str, &[&str])]) -> Channel {
+        Channel {
+            name: "channel".into(),
+            package: "package".into(),
+            entries: Some(
+                entries
+                    .iter()
+                    .map(|(name, replaces, skips)| ChannelEntry {
+                        name: (*name).into(),
+                        replaces: (*replaces).into(),
+                        skips: skips.iter().map(|s| (*s).to_string()).collect(),
+                        ..ChannelEntry::default()
+                    })
+                    .collect(),
+            ),
+            schema: "olm.channel".into(),
+            properties: Vec::new(),
+            origin: Default::default(),
+        }
+    }
+
+    /// A case: its name, the channel, and the order or the error.
+    type Case<'a> = (&'a str, Channel, Result<Vec<&'a str>, &'a str>);
+
+    fn order(c: &Channel) -> Result<Vec<&str>, String> {
+        v0_channel_order(c).map(|o| o.iter().map(|e| e.name.as_str()).collect())
+    }
+
+    /// operator-lifecycle-manager's `TestSortChannel` (pkg/controller/registry/resolver/
+    /// resolver_test.go), every case, its error texts byte for byte.
+    #[test]
+    fn olm_v0_sort_channel_cases() {
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "wrinkle-free",
+                channel(&[("b", "", &[]), ("a", "b", &[])]),
+                Ok(vec!["a", "b"]),
+            ),
+            ("empty", channel(&[]), Ok(vec![])),
+            (
+                "replacement cycle",
+                channel(&[("a", "b", &[]), ("b", "a", &[])]),
+                Err(
+                    r#"no channel heads (entries not replaced by another entry) found in channel "channel" of package "package""#,
+                ),
+            ),
+            (
+                "replacement cycle",
+                channel(&[("a", "b", &[]), ("b", "c", &[]), ("c", "b", &[])]),
+                Err(
+                    r#"a cycle exists in the chain of replacement beginning with "a" in channel "channel" of package "package""#,
+                ),
+            ),
+            (
+                "skipped and replaced entry omitted",
+                channel(&[("a", "b", &["b"]), ("b", "", &[])]),
+                Ok(vec!["a"]),
+            ),
+            (
+                "skipped entry omitted",
+                channel(&[("a", "b", &["c"]), ("b", "c", &[]), ("c", "", &[])]),
+                Ok(vec!["a", "b"]),
+            ),
+            (
+                "two replaces chains",
+                channel(&[("a", "", &[]), ("b", "c", &[]), ("c", "", &[])]),
+                Err(
+                    r#"a unique replacement chain within a channel is required to determine the relative order between channel entries, but 2 replacement chains were found in channel "channel" of package "package": a, b...c"#,
+                ),
+            ),
+        ];
+        for (name, c, want) in cases {
+            assert_eq!(order(&c), want.map_err(str::to_string), "{name}");
+        }
+    }
 }

@@ -55,6 +55,10 @@ pub struct Request {
     /// Registries allowed for bundle images under konflux-fbc (prefixes); empty: config.yaml's
     /// `allowed_bundle_registries`.
     pub allowed_registries: Vec<String>,
+    /// The released catalogs `fbc-target-index-pruning-check` compares the fragments with
+    /// (konflux-fbc): one FBC folder per OCP version (`DIR/v4.18/`); `None`: the check is not
+    /// run (the task renders the index from the network; olmpack never downloads it).
+    pub target_index: Option<PathBuf>,
 }
 
 /// The findings of one run.
@@ -81,6 +85,20 @@ impl Outcome {
 pub fn run(req: &Request) -> Result<Outcome, RepoError> {
     let repo = Repo::open(&req.root)?;
     let waivers = waiver::Waivers::read(&repo)?;
+    let index = match (&req.target_index, req.profile) {
+        (Some(dir), Profile::KonfluxFbc) => {
+            if !dir.is_dir() {
+                return Err(RepoError::NoTargetIndex(dir.clone()));
+            }
+            Some(checks::pruning::TargetIndex::new(
+                dir,
+                repo.catalog_packages(),
+            ))
+        }
+        (Some(_), _) => return Err(RepoError::TargetIndexProfile(req.profile.name())),
+        (None, _) => None,
+    };
+    let index = index.as_ref();
     let mut outcome = Outcome {
         whole_repo: req.operator.is_none(),
         ..Outcome::default()
@@ -92,16 +110,23 @@ pub fn run(req: &Request) -> Result<Outcome, RepoError> {
             name,
             req.version.as_deref(),
             req.catalogs.as_deref(),
-            &waivers,
+            &Shared {
+                waivers: &waivers,
+                index,
+            },
             &mut outcome,
         )?,
         None => {
             let names = repo.operator_names()?;
+            let shared = Shared {
+                waivers: &waivers,
+                index,
+            };
             let results: Vec<Result<Outcome, RepoError>> =
                 crate::parallel::map_indexed(names.len(), crate::parallel::cores(), None, |i| {
                     let name = &names[i];
                     let mut one = Outcome::default();
-                    run_one(&repo, req, name, None, None, &waivers, &mut one).map(|()| one)
+                    run_one(&repo, req, name, None, None, &shared, &mut one).map(|()| one)
                 });
             for r in results {
                 match r {
@@ -120,15 +145,22 @@ pub fn run(req: &Request) -> Result<Outcome, RepoError> {
     Ok(outcome)
 }
 
+/// What every operator of a run reads the same: the ignore lists and the released index.
+struct Shared<'a> {
+    waivers: &'a waiver::Waivers,
+    index: Option<&'a checks::pruning::TargetIndex>,
+}
+
 fn run_one(
     repo: &Repo,
     req: &Request,
     name: &str,
     version: Option<&str>,
     catalogs: Option<&[String]>,
-    waivers: &waiver::Waivers,
+    shared: &Shared<'_>,
     out: &mut Outcome,
 ) -> Result<(), RepoError> {
+    let (waivers, index) = (shared.waivers, shared.index);
     let operator = repo.operator(name)?;
     let bundle = match version {
         Some(v) => Some(operator.bundle(v).ok_or_else(|| {
@@ -197,6 +229,9 @@ fn run_one(
                 req.allowed_registries.clone()
             };
             checks::konflux::catalogs(&t, &allowed, &mut found);
+            if let Some(index) = index {
+                checks::pruning::catalogs(&opened, index, &mut found);
+            }
         }
         Profile::Community | Profile::Isv => {
             checks::common::operator(&t, &mut found);

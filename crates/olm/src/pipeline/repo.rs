@@ -36,6 +36,12 @@ pub enum RepoError {
     /// The operator has no bundle at all and no version was named.
     #[error("operator {0} has no bundle folder (<version>/ with manifests/ and metadata/)")]
     NoBundles(String),
+    /// `--target-index` does not name a folder.
+    #[error("--target-index {}: not a folder (one FBC folder per OCP version, e.g. DIR/v4.18/)", .0.display())]
+    NoTargetIndex(PathBuf),
+    /// `--target-index` given to a profile without the pruning check: it would be ignored.
+    #[error("--target-index applies to --profile konflux-fbc only (not {0})")]
+    TargetIndexProfile(&'static str),
     /// A `--catalogs` entry is not `<ocp>/<package>`.
     #[error("--catalogs entry \"{0}\" is not <ocp>/<package>, e.g. v4.18/my-operator")]
     BadCatalog(String),
@@ -272,6 +278,23 @@ impl Repo {
         }
         found.sort();
         found.into_iter().map(|(_, _, n)| n).collect()
+    }
+
+    /// Every package folder name under `catalogs/<ocp>/`, over all OCP versions: the packages a
+    /// fragment of this checkout can hold, so a released index is read for those only.
+    pub fn catalog_packages(&self) -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        let Ok(versions) = crate::fsio::read_dir(&self.root.join("catalogs")) else {
+            return names;
+        };
+        for version in versions.flatten() {
+            if let Ok(packages) = crate::fsio::read_dir(&version.path()) {
+                for p in packages.flatten() {
+                    names.insert(p.file_name().to_string_lossy().into_owned());
+                }
+            }
+        }
+        names
     }
 
     /// Opens `<ocp>/<package>` under `catalogs/`; an entry with no catalog file is an error

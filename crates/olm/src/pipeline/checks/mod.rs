@@ -7,6 +7,7 @@ pub mod community;
 pub mod fields;
 pub mod isv;
 pub mod konflux;
+pub mod pruning;
 pub mod schema;
 
 use super::finding::Finding;
@@ -123,6 +124,10 @@ pub const CHECKS: &[(&str, &str)] = &[
     (
         "check_fbc_allowed_registry",
         "use a bundle image from an allowed registry (--allowed-registry, or config.yaml's allowed_bundle_registries)",
+    ),
+    (
+        "fbc-target-index-pruning-check",
+        "keep every channel and entry the released index has (add the bundle back to the channel), or prune only in a dev-preview, pre-ga or candidate channel",
     ),
 ];
 
