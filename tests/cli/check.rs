@@ -191,6 +191,27 @@ fn a_network_policy_fails_check_network_policy_presence() {
     );
 }
 
+/// The pipeline reads a manifest with PyYAML's `safe_load`, which fails on a file of two
+/// documents, and reports the failure under this check (found on community-trivy-operator
+/// 2.4.0's service file by running the reference).
+#[test]
+fn a_manifest_of_two_documents_fails_check_network_policy_presence() {
+    let dir = checkout();
+    fs::write(
+        dir.path().join(format!("operators/{OP}/1.2.0/manifests/svc.yaml")),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n",
+    )
+    .unwrap();
+    expect(
+        dir.path(),
+        "community",
+        &[],
+        "check_network_policy_presence",
+        "error",
+        "svc.yaml contains multiple yaml documents",
+    );
+}
+
 #[test]
 fn a_version_unlike_the_folder_fails_check_operator_version_directory_name() {
     let dir = checkout();
@@ -884,6 +905,37 @@ fn pruning(root: &Path, index: &Path) -> (i32, Vec<(String, u64, String)>) {
         })
         .collect();
     (code, found)
+}
+
+/// A fragment whose package is named unlike its folder is still compared with the index (the
+/// shared read keeps only the folder names; the check reads such a package on its own).
+#[test]
+fn konflux_fbc_target_index_pruning_check_reads_a_package_named_unlike_its_folder() {
+    let dir = checkout();
+    let root = dir.path();
+    let index = target_index(root);
+    let released = index.path().join(format!("v4.16/{OP}/catalog.yaml"));
+    let frag = root.join(format!("catalogs/v4.16/{OP}/catalog.yaml"));
+    let renamed = fs::read_to_string(&frag)
+        .unwrap()
+        .replace(&format!("package: {OP}\n"), "package: renamed\n")
+        .replace(&format!("name: {OP}\n"), "name: renamed\n");
+    assert!(renamed.contains("package: renamed"), "{renamed}");
+    fs::write(&frag, &renamed).unwrap();
+    fs::write(
+        &released,
+        format!(
+            "{renamed}---\nschema: olm.channel\npackage: renamed\nname: fast\nentries:\n  - name: renamed.v1.0.0\n"
+        ),
+    )
+    .unwrap();
+    let (_, found) = pruning(root, index.path());
+    assert!(
+        found
+            .iter()
+            .any(|(_, _, m)| m == "FBC fragment prunes entire renamed.fast channel."),
+        "{found:?}"
+    );
 }
 
 /// Konflux's fbc-target-index-pruning-check, the task's branches one by one: a fragment equal

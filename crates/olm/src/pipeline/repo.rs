@@ -107,6 +107,10 @@ pub struct Doc {
     pub file: String,
     /// The first document, or the parse error.
     pub root: Result<Node, String>,
+    /// The line of a second document when the file holds more than one: the pipeline reads a
+    /// manifest with PyYAML's `safe_load`, which fails on such a file, and reports that as the
+    /// check's failure.
+    pub second_document_line: Option<usize>,
 }
 
 impl Doc {
@@ -115,20 +119,30 @@ impl Doc {
         if !path.is_file() {
             return None;
         }
+        let mut second_document_line = None;
         let parsed = match read_confined(root, rel) {
             Err(e) => Err(e),
             Ok(text) => match yaml::parse_stream_lenient(&text) {
-                Ok((docs, _)) => Ok(docs.into_iter().next().map(|d| d.root).unwrap_or(Node {
-                    value: yaml::Value::Map(Vec::new()),
-                    line: 1,
-                    col: 1,
-                })),
+                Ok((docs, _)) => {
+                    // An empty document before the first one still makes two for PyYAML.
+                    second_document_line = match docs.as_slice() {
+                        [_, second, ..] => Some(second.root.line),
+                        [only] if only.index > 0 => Some(1),
+                        _ => None,
+                    };
+                    Ok(docs.into_iter().next().map(|d| d.root).unwrap_or(Node {
+                        value: yaml::Value::Map(Vec::new()),
+                        line: 1,
+                        col: 1,
+                    }))
+                }
                 Err(e) => Err(e.to_string()),
             },
         };
         Some(Doc {
             file: rel.to_string(),
             root: parsed,
+            second_document_line,
         })
     }
 

@@ -227,6 +227,25 @@ const ID_NETWORK_POLICY: &str = "check_network_policy_presence";
 
 fn check_network_policy_presence(b: &Bundle, out: &mut Vec<Finding>) {
     for doc in &b.manifests() {
+        // The pipeline reads each manifest as exactly one YAML document (`load_yaml`); a file
+        // it cannot read that way makes this check fail with the exception's text.
+        let unreadable = match (&doc.root, doc.second_document_line) {
+            (Err(e), _) => Some((
+                format!("{} is not a valid yaml document: {e}", doc.file),
+                None,
+            )),
+            (Ok(_), Some(line)) => Some((
+                format!(
+                    "{} contains multiple yaml documents: the pipeline reads each manifest file as one document and fails this check on it; put one object per file",
+                    doc.file
+                ),
+                Some(line),
+            )),
+            (Ok(_), None) => None,
+        };
+        if let Some((message, line)) = unreadable {
+            out.push(Finding::error(ID_NETWORK_POLICY, message).at(&doc.file, line));
+        }
         let Some(node) = doc.node() else { continue };
         let kind = node.get("kind").and_then(Node::scalar_text).unwrap_or("");
         let api = node

@@ -43,7 +43,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     (
         "check_network_policy_presence",
-        "remove the NetworkPolicy from manifests/: OLM does not install it",
+        "remove the NetworkPolicy from manifests/ (OLM does not install it) and keep one YAML document per manifest file (the pipeline reads no more)",
     ),
     (
         "check_operator_version_directory_name",

@@ -68,11 +68,23 @@ impl TargetIndex {
             Err(poisoned) => poisoned.into_inner(),
         };
         read.entry(ocp.to_string())
-            .or_insert_with(|| Arc::new(self.load(ocp)))
+            .or_insert_with(|| Arc::new(self.load(ocp, &|p: &str| self.keep.contains(p), true)))
             .clone()
     }
 
-    fn load(&self, ocp: &str) -> Result<IndexChannels, String> {
+    /// One package's released channels when the fragment names a package that is not one of
+    /// the checkout's folder names (the shared read left it out); read for it alone, so a
+    /// package named unlike its folder is still compared, not passed unchecked.
+    fn channels_of(&self, ocp: &str, package: &str) -> Result<IndexChannels, String> {
+        self.load(ocp, &|p: &str| p == package, false)
+    }
+
+    fn load(
+        &self,
+        ocp: &str,
+        keep: &(dyn Fn(&str) -> bool + Sync),
+        need_packages: bool,
+    ) -> Result<IndexChannels, String> {
         let dir = self.root.join(ocp);
         if !dir.is_dir() {
             return Err(format!(
@@ -80,8 +92,7 @@ impl TargetIndex {
                 dir.display()
             ));
         }
-        let keep = |p: &str| self.keep.contains(p);
-        let loaded = load::load_dir_keeping(&dir, &LoadOptions::default(), &keep)
+        let loaded = load::load_dir_keeping(&dir, &LoadOptions::default(), keep)
             .map_err(|e| e.to_string())?;
         if let Some(d) = loaded
             .diagnostics
@@ -94,7 +105,7 @@ impl TargetIndex {
                 d.message
             ));
         }
-        if loaded.config.packages.is_empty() && loaded.config.channels.is_empty() {
+        if need_packages && loaded.config.packages.is_empty() && loaded.config.channels.is_empty() {
             return Err(format!(
                 "No OLM packages detected in target index ({}).",
                 dir.display()
@@ -169,6 +180,19 @@ pub fn catalogs(catalogs: &[OperatorCatalog], index: &TargetIndex, out: &mut Vec
             }
         };
         for package in &packages {
+            let alone;
+            let channels = if index.keep.contains(package) {
+                channels
+            } else {
+                alone = index.channels_of(&catalog.ocp, package);
+                match &alone {
+                    Ok(c) => c,
+                    Err(why) => {
+                        out.push(Finding::error(CHECK, why.clone()).at(&catalog.file, None));
+                        continue;
+                    }
+                }
+            };
             let Some(released) = channels.get(package) else {
                 continue; // a package new to the index: nothing released to prune
             };
