@@ -194,9 +194,17 @@ pub fn image_policy_request(
                 p.display()
             )));
         }
-        if !String::from_utf8_lossy(&bytes).contains("-----BEGIN ") {
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.contains("-----BEGIN ") {
             return Err(MirrorError::Usage(format!(
                 "{}: not a PEM file (no -----BEGIN line)",
+                p.display()
+            )));
+        }
+        // The policy carries what it is given in clear, into files meant for a cluster.
+        if text.contains("PRIVATE KEY-----") {
+            return Err(MirrorError::Usage(format!(
+                "{}: holds a private key; give the public key or certificate (the image policy is written in clear)",
                 p.display()
             )));
         }

@@ -138,11 +138,14 @@ pub fn run(
         None => layout.clone(),
     };
     let ci_in = layout.ci_file(&req.operator);
-    let existing = match std::fs::read(&ci_in) {
-        Ok(b) => String::from_utf8(b)
-            .map_err(|_| OnboardError(format!("{}: not UTF-8 text", ci_in.display())))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(OnboardError(format!("{}: {e}", ci_in.display()))),
+    // A checkout is someone else's content: ci.yaml is read with a cap like every such file.
+    let existing = if ci_in.exists() {
+        let bytes = crate::fsio::untrusted::read_limited(&ci_in, 1 << 20)
+            .map_err(|e| OnboardError(format!("{}: {e}", ci_in.display())))?;
+        String::from_utf8(bytes)
+            .map_err(|_| OnboardError(format!("{}: not UTF-8 text", ci_in.display())))?
+    } else {
+        String::new()
     };
     if !req.force
         && let Ok(ci) = crate::catalog::repo_layout::parse_ci(&req.operator, &ci_in, &existing)
@@ -235,6 +238,15 @@ pub fn run(
     let ci_out = out_layout.ci_file(&req.operator);
     let ci = onboarded_ci(&ci_in.display().to_string(), &existing, &mappings)
         .map_err(|e| OnboardError(e.to_string()))?;
+    // Templates already there are the user's: only --force replaces them.
+    if !req.force
+        && let Some((file, _)) = files.iter().find(|(file, _)| file.exists())
+    {
+        return Err(OnboardError(format!(
+            "{}: exists; --force replaces the templates of the same name (nothing written)",
+            file.display()
+        )));
+    }
     files.push((ci_out.clone(), ci));
     // Everything made: stage every file, then rename them all into place.
     let mut staged = Vec::new();

@@ -328,6 +328,40 @@ fn config_refuses_unsupported_fields_by_name() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope.yaml"), "{err}");
+    // Flags the file's entries replace are refused, and --base (the folder catalogs' base) is
+    // read, not dropped: a malformed one is named.
+    let config = isc(d, "  operators:\n    - catalog: registry.example/c:v1\n");
+    let (code, _out, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "--config",
+            &config,
+            "--catalog-name",
+            "x/c:1",
+            "--to",
+            "127.0.0.1:9/x",
+        ],
+        d,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--catalog-name"), "{err}");
+    let (code, _out, err) = run(
+        &[
+            "catalog",
+            "mirror",
+            "--config",
+            &config,
+            "--base",
+            "Bad Base::",
+            "--to",
+            "127.0.0.1:9/x",
+        ],
+        d,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--base Bad Base::"), "{err}");
+    assert!(!d.join("mirror-results").exists());
 }
 
 /// The real per-version catalogs (OpenShift 4.12, 4.16, 4.22 of certified-operators, and the

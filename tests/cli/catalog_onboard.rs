@@ -284,3 +284,35 @@ fn onboard_round_trip_on_shared_real_packages() {
     // catalog_matrix's own test: 34 of these are reproduced by the original templates.
     shared::cases("onboard round trip real catalogs", files, 34);
 }
+
+/// An operator not on FBC yet whose checkout already holds a template of the name onboarding
+/// writes: without --force that file is the user's and stays, and nothing is written.
+#[test]
+fn onboard_keeps_an_existing_template_without_force() {
+    let (_tmp, root) = repo();
+    let ci = root.join(format!("operators/{OP}/ci.yaml"));
+    std::fs::write(&ci, "reviewers:\n  - someone\n").expect("ci.yaml");
+    let ocp = std::fs::read_dir(root.join("catalogs"))
+        .expect("catalogs")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with('v'))
+        .expect("a catalogs/v4.x folder");
+    let mine = root.join(format!("operators/{OP}/catalog-templates/{ocp}.yaml"));
+    std::fs::write(&mine, "# my own template\n").expect("template");
+    let r = onboard(&root, OP, &[]);
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+    assert!(
+        text(&r).contains("exists; --force replaces"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mine).expect("template"),
+        "# my own template\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&ci).expect("ci.yaml"),
+        "reviewers:\n  - someone\n"
+    );
+}

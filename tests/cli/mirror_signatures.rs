@@ -368,6 +368,38 @@ fn mirror_carries_every_attachment_and_writes_the_image_policy() {
     assert_eq!(bare.len(), 1, "{bare:?}");
     assert!(!bare[0].ends_with(".sig"), "{bare:?}");
 
+    // --signatures require on the target and results of the first run: neither the record of
+    // that run nor the images already there stand for a check of what is attached now.
+    let o = out(&mut olmpack(&[
+        "catalog",
+        "mirror",
+        "catalog",
+        "--to",
+        &to,
+        "--src-plain-http",
+        "--dest-plain-http",
+        "--signatures",
+        "require",
+        "--results-dir",
+        "results",
+    ]));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let again: Value =
+        serde_json::from_slice(&std::fs::read(d.join("results/report.json")).expect("report.json"))
+            .expect("json");
+    let unsigned = again["images"]
+        .as_array()
+        .and_then(|a| {
+            a.iter().find(|i| {
+                i["source"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("bundles/signed"))
+            })
+        })
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(unsigned["status"], "failed", "{again}");
+
     // A run without the flag removes the policy an earlier run left.
     let o = out(&mut olmpack(&[
         "catalog",
@@ -382,4 +414,48 @@ fn mirror_carries_every_attachment_and_writes_the_image_policy() {
     ]));
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert!(!d.join("results/clusterimagepolicy.yaml").exists());
+}
+
+/// A private key named as the policy's Rekor key or Fulcio CA is refused before anything is
+/// read: the image policy carries what it is given in clear, into files for a cluster.
+#[test]
+fn a_private_key_is_never_written_into_the_image_policy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    ok(&mut olmpack_in(
+        d,
+        &["key", "generate", "--output-key-prefix", "k"],
+    ));
+    std::fs::create_dir(d.join("catalog")).expect("mkdir");
+    for flag in ["--image-policy-rekor-key", "--image-policy-fulcio-ca"] {
+        let mut args = vec![
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            "127.0.0.1:9/x",
+            flag,
+            "k.key",
+        ];
+        if flag == "--image-policy-rekor-key" {
+            args.extend(["--image-policy-key", "k.pub"]);
+        } else {
+            args.extend([
+                "--image-policy-oidc-issuer",
+                "https://issuer.example",
+                "--image-policy-email",
+                "a@example.com",
+                "--image-policy-rekor-key",
+                "k.pub",
+            ]);
+        }
+        let o = out(&mut olmpack_in(d, &args));
+        assert_eq!(code(&o), 2, "{flag}: {}", text(&o));
+        assert!(
+            text(&o).contains("k.key: holds a private key"),
+            "{flag}: {}",
+            text(&o)
+        );
+        assert!(!d.join("mirror-results").exists());
+    }
 }

@@ -132,7 +132,10 @@ pub(super) fn mirror_one(
     let (Some(digest), Some(pull_from)) = (&p.digest, &p.pull_from) else {
         return failed(p, name, "not resolved".into());
     };
+    // `--signatures require` judges what is attached at the source now, so neither shortcut
+    // below (an earlier run's record, an image already at the target) may stand for it.
     if let Some(before) = previous.get(&name)
+        && !opts.require_signatures
         && before.source_digest.as_ref() == Some(digest)
         && still_there(&sink, before, &copy_opts.target)
     {
@@ -156,6 +159,7 @@ pub(super) fn mirror_one(
     // tag at the source's digest needs no copy (one HEAD, no blob asked about), unless
     // something attached at the source may be missing there.
     if let Target::Registry(reference) = &sink
+        && !opts.require_signatures
         && copy_opts.platforms.is_none()
         && target_digest(reference, &copy_opts.target).as_ref() == Some(digest)
         && !(copy_opts.with_signatures

@@ -84,10 +84,12 @@ pub struct Args {
     /// registries.conf-style source rewriting ([[registry]] prefix/location, [[registry.mirror]]).
     #[arg(long, value_name = "FILE")]
     pub registries_conf: Option<PathBuf>,
-    /// Target repository and tag of the catalog image for a folder or local source.
-    #[arg(long, value_name = "NAME[:TAG]")]
+    /// Target repository and tag of the catalog image for a folder or local source (with
+    /// --config, each entry's targetCatalog and targetTag say it).
+    #[arg(long, value_name = "NAME[:TAG]", conflicts_with = "config")]
     pub catalog_name: Option<String>,
-    /// Base image for a folder source's catalog image (as catalog build --base; default scratch).
+    /// Base image for a folder source's catalog image (as catalog build --base; default
+    /// scratch); with --config, for every folder catalog the file names.
     #[arg(long, value_name = "REF")]
     pub base: Option<String>,
     /// Auth file (docker config.json or containers auth.json) for the source registries.
@@ -256,7 +258,15 @@ pub fn run(args: &Args) -> Outcome {
     let mut opts = options(args)?;
     let source = match (&args.from_archive, &args.source, &args.config) {
         (Some(dir), _, _) => MirrorSource::Archive(dir.clone()),
-        (None, None, Some(config)) => MirrorSource::ImageSet(config.clone()),
+        (None, None, Some(config)) => {
+            // --base is the base of every folder catalog of the file (built here).
+            if let Some(base) = &args.base {
+                let base = Location::parse(base)
+                    .map_err(|e| Failure::usage(format!("--base {base}: {e}")))?;
+                opts.base = Some(base);
+            }
+            MirrorSource::ImageSet(config.clone())
+        }
         (None, Some(s), _) => {
             let unreadable = |message: String| MirrorError::Catalog {
                 source_name: s.clone(),
