@@ -2,6 +2,9 @@
 //! digest), with a key or keyless against a trusted root, offline. The checks themselves live
 //! in `signature::sigstore`; this door reads the files the flags name.
 
+/// RFC 3339 text of a verified signing time, for the door to print (doors import only actions).
+pub use crate::signature::sigstore::rfc3339;
+
 pub use crate::signature::sigstore::{Refusal, Verified};
 
 use crate::fsio::untrusted::read_limited;

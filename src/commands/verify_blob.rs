@@ -58,7 +58,7 @@ pub fn run(args: &Args) -> Outcome {
                 let j = serde_json::json!({
                     "verified": true,
                     "bundle": bundle.to_string(),
-                    "signingTime": crate::signature::sigstore::rfc3339(v.signing_time),
+                    "signingTime": action::rfc3339(v.signing_time),
                     "identities": v.identities,
                     "issuer": v.issuer,
                     "logIndex": v.log_index,
@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> Outcome {
             } else {
                 outln!(
                     "verified {bundle}: signed at {}{}{} (Rekor log index {})",
-                    crate::signature::sigstore::rfc3339(v.signing_time),
+                    action::rfc3339(v.signing_time),
                     if v.identities.is_empty() { "" } else { " by " },
                     v.identities.join(", "),
                     v.log_index
