@@ -210,14 +210,16 @@ pub fn parse(file: &Path, text: &str) -> Result<ImageSet, ConfigError> {
         }
     };
     r.keys(root, "", &["apiVersion", "kind", "mirror"])?;
+    // An absent kind or apiVersion reads as empty, named at the document's line.
+    let missing = |root: &Node| At {
+        value: String::new(),
+        line: root.line,
+    };
     let kind = root
         .get("kind")
         .map(|k| r.string(k, "kind"))
         .transpose()?
-        .unwrap_or(At {
-            value: String::new(),
-            line: root.line,
-        });
+        .unwrap_or_else(|| missing(root));
     if kind.value != IMAGESET_KIND {
         return Err(r.err(
             kind.line,
@@ -231,10 +233,7 @@ pub fn parse(file: &Path, text: &str) -> Result<ImageSet, ConfigError> {
         .get("apiVersion")
         .map(|k| r.string(k, "apiVersion"))
         .transpose()?
-        .unwrap_or(At {
-            value: String::new(),
-            line: root.line,
-        });
+        .unwrap_or_else(|| missing(root));
     if api.value != API_VERSION {
         return Err(r.err(
             api.line,

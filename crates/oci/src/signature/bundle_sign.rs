@@ -22,6 +22,7 @@
 
 use super::cosign::{BUNDLE_MEDIA_TYPE, SIGN_PREDICATE_TYPE};
 use super::keys::PrivateKey;
+use super::sigstore::pae;
 use super::store::{Target, Where};
 use super::{SignatureError, sha256_digest};
 use crate::image::Descriptor;
@@ -79,19 +80,6 @@ fn key_hint(key: &PrivateKey) -> String {
         Some(der) => B64.encode(sha2::Sha256::digest(der)),
         None => String::new(),
     }
-}
-
-/// DSSE's pre-authentication encoding.
-pub(crate) fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut out = format!(
-        "DSSEv1 {} {} {} ",
-        payload_type.len(),
-        payload_type,
-        body.len()
-    )
-    .into_bytes();
-    out.extend_from_slice(body);
-    out
 }
 
 /// The in-toto statement cosign 3 signs an image with: subject = the image (`name` is the

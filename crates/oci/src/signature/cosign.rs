@@ -311,7 +311,7 @@ fn base_name(target: &Target) -> String {
     target.base_name()
 }
 
-use super::bundle_sign::pae;
+use super::sigstore::pae;
 
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
 fn verify_bundles(
