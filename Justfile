@@ -7,7 +7,7 @@ test:
 # Formatting and lints, as CI runs them.
 lint:
     cargo fmt --all -- --check
-    cargo clippy --all-targets --release -- -D warnings
+    cargo clippy --all-targets --profile ci -- -D warnings
 
 # Every benchmark; figures are printed, never asserted.
 bench: bench-validate bench-build bench-push bench-catalog bench-catalog-build bench-render bench-template bench-gzip-size bench-legacy-sqlite bench-legacy-pm bench-serve bench-serve-load bench-copy bench-filter bench-olmv1 bench-sign bench-mirror bench-upgrade bench-check
@@ -38,12 +38,12 @@ bench-catalog-build:
 # reports cases/s and panics. Replay a run or one case: `just fuzz SEED=123`,
 # `just fuzz SEED=123 CASE=42` (also CASES=N, JOBS=N, CORPUS=DIR|none, MAX_BUNDLE_KB=N).
 fuzz *ARGS:
-    cargo run --release --example fuzz -- {{ARGS}}
+    cargo run --profile ci --example fuzz -- {{ARGS}}
 
 # Validate every corpus bundle and compare with tests/corpus/expected-verdicts.tsv.
 corpus:
-    cargo test --release --test library corpus -- --nocapture
-    cargo run --release --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
+    cargo test --profile ci --test library corpus -- --nocapture
+    cargo run --profile ci --quiet -- bundle validate ../shared/corpus/bundles/*/* --color never | tail -n 1
 
 # catalog render of every ../shared/catalogs/fbc folder in one call: MB/s, peak RSS, ratio to opm.
 bench-render:

@@ -48,10 +48,12 @@ fi
 # a missing datum, tool or privilege fails its test instead of skipping it.
 cases_log="$(mktemp)"
 trap 'rm -f "$cases_log"' EXIT
-# The same features and profile as the README's `cargo run --release`, so this build reuses
-# every crate that one compiled (only the test targets are new).
+# The `ci` profile (Cargo.toml: optimized, without the release profile's whole-program LTO,
+# which every test binary would pay at link time) and the features of the README's
+# `cargo run --profile ci`, so this build reuses every crate that one compiled (only the test
+# targets are new).
 status=0
-OLMPACK_CASES_LOG="$cases_log" cargo test --release --all-targets --no-fail-fast "$@" || status=$?
+OLMPACK_CASES_LOG="$cases_log" cargo test --profile ci --all-targets --no-fail-fast "$@" || status=$?
 if [ -s "$cases_log" ]; then
   echo "real-data cases per test (cases, floor):"
   sort "$cases_log" | awk -F '\t' '{ printf "  %-70s %7d  (floor %d)\n", $1, $2, $3 }'

@@ -1,4 +1,4 @@
-//! The fuzz harness, shared by `cargo run --release --example fuzz` (`just fuzz`, long runs) and
+//! The fuzz harness, shared by `cargo run --profile ci --example fuzz` (`just fuzz`, long runs) and
 //! `tests/library/fuzz.rs` (a bounded fixed-seed pass in CI). It runs on stable Rust: no libFuzzer, no
 //! coverage feedback, but real inputs damaged in the ways real files get damaged (cut transfers,
 //! bad merges, editors, encodings) and every entry point a user reaches with them.

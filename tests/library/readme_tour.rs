@@ -21,7 +21,10 @@ fn tour_lines(readme: &str) -> Vec<String> {
         }
         let line = line.split(" #").next().unwrap_or("").trim();
         let line = line.split(" > ").next().unwrap_or("").trim();
-        if let Some(rest) = line.strip_prefix("cargo run --release -- ") {
+        if let Some(rest) = line
+            .strip_prefix("cargo run --profile ci -- ")
+            .or_else(|| line.strip_prefix("cargo run --release -- "))
+        {
             out.push(format!("olmpack {rest}"));
         } else if line.starts_with("olmpack ") {
             out.push(line.to_string());

@@ -22,8 +22,8 @@
 //! given a file of exactly that name (`parse:<file name>`: [`parsing`], on the parser threads
 //! of a large bundle). The tests use it to prove the isolation end to end through the real
 //! binary. It is in every build, read once per process (it used to need the `test-hooks`
-//! feature, which made `cargo test --release` compile the whole crate a second time after the
-//! README's `cargo run --release`); it needs a variable no one sets by accident holding an
+//! feature, which made the test build compile the whole crate a second time after the
+//! README's `cargo run`); it needs a variable no one sets by accident holding an
 //! exact file name, and all it can do is end the run with the internal-error message and exit
 //! 2 it exists to test.
 
