@@ -494,3 +494,123 @@ fn a_stale_catalog_json_beside_the_written_catalog_yaml_is_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&target).unwrap(), before);
 }
+
+/// skopeo's digest of `reference` (an independent client), with the registry's credentials.
+fn skopeo_digest(reg: &crate::support::registry::Registry, reference: &str) -> String {
+    use crate::support::registry::{Mode, PASSWORD, USER};
+    let creds = format!("{USER}:{PASSWORD}");
+    let mut args = vec!["inspect", "--tls-verify=false", "--format", "{{.Digest}}"];
+    if reg.mode != Mode::Plain {
+        args.extend(["--creds", &creds]);
+    }
+    let target = format!("docker://{reference}");
+    args.push(&target);
+    let out = crate::support::proc::tool_ok("skopeo", &args);
+    text(&out.stdout).trim().to_string()
+}
+
+/// Without `--offline` the bundles are read from their registry: both bundles pushed to a real
+/// registry (plain HTTP, then TLS with Basic auth whose credentials are bound to that registry,
+/// since the references come from templates, not the command line), the templates pointed at
+/// them (1.1.0 by tag, 1.2.0 by the digest skopeo reads), and the matrix written from the
+/// registry equals, file for file, the one written offline from the folders through a bundle map
+/// (and, with the public names put back, the checked-in catalogs).
+#[test]
+fn reads_the_bundles_from_their_registry_without_offline() {
+    use crate::support::registry::{Mode, PASSWORD, Registry, USER};
+    for mode in [Mode::Plain, Mode::TlsBasic] {
+        let (tmp, root) = repo();
+        let reg = Registry::start(mode);
+        let op = root.join("operators").join(OP);
+        let mut conn = reg.cli_flags();
+        if mode != Mode::Plain {
+            // --creds USER:PASSWORD binds to the command line's image; a template's image needs
+            // REGISTRY=USER:PASSWORD.
+            conn[1] = format!("{}={USER}:{PASSWORD}", reg.host);
+        }
+        let tagged = reg.reference("example/kvstore-operator-bundle", "v1.1.0");
+        let by_tag_12 = reg.reference("example/kvstore-operator-bundle", "v1.2.0");
+        for (version, reference) in [("1.1.0", &tagged), ("1.2.0", &by_tag_12)] {
+            let folder = op.join(version);
+            let mut build = vec![
+                "bundle".to_string(),
+                "build".to_string(),
+                folder.display().to_string(),
+                "--push".to_string(),
+                "-t".to_string(),
+                reference.clone(),
+            ];
+            build.extend(conn.iter().cloned());
+            let out = olmpack().args(&build).bounded_output().expect("build runs");
+            assert!(out.status.success(), "{}", text(&out.stderr));
+        }
+        let digest = skopeo_digest(&reg, &by_tag_12);
+        let pinned = format!("{}/example/kvstore-operator-bundle@{digest}", reg.host);
+        for template in ["basic-old.yaml", "basic.yaml", "semver.yaml"] {
+            let path = op.join("catalog-templates").join(template);
+            let body = text(&std::fs::read(&path).expect("template"))
+                .replace(TAG_REF, &tagged)
+                .replace(DIGEST_REF, &pinned);
+            std::fs::write(&path, body).expect("template rewritten");
+        }
+        // Online: into one output folder.
+        let online = tmp.path().join("online");
+        let out = olmpack()
+            .args(["catalog", "matrix", "--repo"])
+            .arg(&root)
+            .arg("--output-dir")
+            .arg(&online)
+            .args(["--opm-compat", "1.46"])
+            .args(&conn)
+            .arg(OP)
+            .bounded_output()
+            .expect("matrix runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{mode:?}: {}",
+            text(&out.stderr)
+        );
+        // Offline from the folders, the same references mapped to them.
+        let map = tmp.path().join("bundles.map");
+        std::fs::write(
+            &map,
+            format!(
+                "{tagged}\t{}\n{pinned}\t{}\n",
+                op.join("1.1.0").display(),
+                op.join("1.2.0").display()
+            ),
+        )
+        .expect("map");
+        let offline = tmp.path().join("offline");
+        let out = olmpack()
+            .args(["catalog", "matrix", "--offline", "--repo"])
+            .arg(&root)
+            .arg("--output-dir")
+            .arg(&offline)
+            .args(["--opm-compat", "1.46", "--bundle-map"])
+            .arg(&map)
+            .arg(OP)
+            .bounded_output()
+            .expect("matrix runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{mode:?}: {}",
+            text(&out.stderr)
+        );
+        for (_, ocp) in TARGETS {
+            let from_registry = std::fs::read(catalog(&online, ocp)).expect("online catalog");
+            let from_folders = std::fs::read(catalog(&offline, ocp)).expect("offline catalog");
+            assert!(
+                from_registry == from_folders,
+                "{mode:?} {ocp}: the registry's render differs from the folders'"
+            );
+            let public = text(&from_registry)
+                .replace(&tagged, TAG_REF)
+                .replace(&pinned, DIGEST_REF);
+            let checked_in = text(&std::fs::read(catalog(&root, ocp)).expect("checked in"));
+            assert_eq!(public, checked_in, "{mode:?} {ocp}: differs from testdata");
+        }
+    }
+}
