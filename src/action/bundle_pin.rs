@@ -129,6 +129,53 @@ fn site_label(file: &Path, s: &ImageSite) -> String {
 
 /// Pins the bundle folder `dir` through `places`.
 pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
+    let csv = read_csv(dir)?;
+    let sites = pin::image_sites(&csv.root);
+    let (mut images, pinned_of) = resolve_sites(places, &csv.file, &sites)?;
+    let edits = edits_of(&sites, &pinned_of);
+    let added = related_images_to_add(&sites, &pinned_of);
+    images.sort_by(|a, b| a.image.cmp(&b.image));
+    if edits.is_empty() && added.is_empty() {
+        return Ok(PinReport {
+            csv: csv.file,
+            images,
+            added,
+            changed: false,
+        });
+    }
+    let file = csv.file;
+    let out =
+        pin::rewrite(&csv.text, &csv.root, &edits, &added).map_err(|source| PinError::Edit {
+            file: file.clone(),
+            source,
+        })?;
+    verify(&out, csv.doc, &sites, &pinned_of, &added).map_err(|why| PinError::Verify {
+        file: file.clone(),
+        why,
+    })?;
+    fsio::write(&file, out.as_bytes(), fsio::Options::edit(0o644))?;
+    Ok(PinReport {
+        csv: file,
+        images,
+        added,
+        changed: true,
+    })
+}
+
+/// The bundle's one CSV as text, with the YAML tree of its document parsed from that text.
+struct CsvText {
+    /// The CSV file.
+    file: PathBuf,
+    /// Its text, as edited.
+    text: String,
+    /// Which document of the file is the CSV.
+    doc: usize,
+    /// That document, with positions in `text`.
+    root: yaml::Node,
+}
+
+/// Reads the one CSV of the bundle folder `dir` (none or several is an error naming the folder).
+fn read_csv(dir: &Path) -> Result<CsvText, PinError> {
     let bundle = Bundle::load(dir)?;
     let csvs: Vec<_> = bundle.objects.iter().filter(|o| o.is_csv()).collect();
     let object = match csvs.as_slice() {
@@ -168,11 +215,25 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
             dir: dir.to_path_buf(),
             why: format!("{} changed while it was read", object.file),
         })?;
-    let sites = pin::image_sites(&root);
+    Ok(CsvText {
+        file,
+        text,
+        doc: object.doc,
+        root,
+    })
+}
 
+/// Resolves every distinct image the CSV's `sites` name: each image with where its digest was
+/// read, and the pinned text of each image as written. All or nothing: one image that does not
+/// parse or resolve makes the whole answer an error listing every such image.
+fn resolve_sites(
+    places: &Places,
+    file: &Path,
+    sites: &[ImageSite],
+) -> Result<(Vec<PinnedImage>, BTreeMap<String, String>), PinError> {
     // Parse each distinct image; resolve those that parse.
     let mut parsed: BTreeMap<String, Result<Reference, String>> = BTreeMap::new();
-    for s in &sites {
+    for s in sites {
         parsed.entry(s.image.clone()).or_insert_with(|| {
             Reference::parse(&s.image).map_err(|e| format!("not an image reference: {}", e.reason))
         });
@@ -187,7 +248,7 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
         let here: Vec<&ImageSite> = sites.iter().filter(|s| &s.image == image).collect();
         let fail = |reason: String| Unresolved {
             image: image.clone(),
-            sites: here.iter().map(|s| site_label(&file, s)).collect(),
+            sites: here.iter().map(|s| site_label(file, s)).collect(),
             reason,
         };
         let reference = match reference {
@@ -233,8 +294,12 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
             total: parsed.len(),
         });
     }
+    Ok((images, pinned_of))
+}
 
-    let edits: Vec<Edit> = sites
+/// The text edits that pin each site whose image changes.
+fn edits_of(sites: &[ImageSite], pinned_of: &BTreeMap<String, String>) -> Vec<Edit> {
+    sites
         .iter()
         .filter_map(|s| {
             let new = pinned_of.get(&s.image)?;
@@ -245,7 +310,15 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
                 new: new.clone(),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The `spec.relatedImages` entries to add: every pinned image not listed yet, named after the
+/// container or variable that uses it (the annotation last), each name made unique.
+fn related_images_to_add(
+    sites: &[ImageSite],
+    pinned_of: &BTreeMap<String, String>,
+) -> Vec<NewRelatedImage> {
     let listed: BTreeSet<&str> = sites
         .iter()
         .filter(|s| s.kind == SiteKind::RelatedImage)
@@ -282,32 +355,7 @@ pub fn pin(dir: &Path, places: &Places) -> Result<PinReport, PinError> {
             image: image.clone(),
         });
     }
-
-    let mut images_sorted = images;
-    images_sorted.sort_by(|a, b| a.image.cmp(&b.image));
-    if edits.is_empty() && added.is_empty() {
-        return Ok(PinReport {
-            csv: file,
-            images: images_sorted,
-            added,
-            changed: false,
-        });
-    }
-    let out = pin::rewrite(&text, &root, &edits, &added).map_err(|source| PinError::Edit {
-        file: file.clone(),
-        source,
-    })?;
-    verify(&out, object.doc, &sites, &pinned_of, &added).map_err(|why| PinError::Verify {
-        file: file.clone(),
-        why,
-    })?;
-    fsio::write(&file, out.as_bytes(), fsio::Options::edit(0o644))?;
-    Ok(PinReport {
-        csv: file,
-        images: images_sorted,
-        added,
-        changed: true,
-    })
+    added
 }
 
 /// The edited text, parsed again, names the pinned images at the same places and lists the

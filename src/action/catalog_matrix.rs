@@ -109,6 +109,18 @@ pub struct TargetReport {
     pub csv_metadata: bool,
 }
 
+impl TargetReport {
+    /// The property that carries the bundle's metadata in this file (`olm.csv.metadata` or
+    /// `olm.bundle.object`), named by the catalog model so the door prints opm's type name.
+    pub fn metadata_property(&self) -> &'static str {
+        if self.csv_metadata {
+            crate::catalog::model::property_type::CSV_METADATA
+        } else {
+            crate::catalog::model::property_type::BUNDLE_OBJECT
+        }
+    }
+}
+
 /// Why one operator's catalogs were not written: a finding of the run (the others go on), its
 /// library error kept typed for the door to print.
 #[derive(Debug, thiserror::Error)]

@@ -137,78 +137,17 @@ pub fn run(
         Some(d) => RepoLayout::new(d),
         None => layout.clone(),
     };
-    let ci_in = layout.ci_file(&req.operator);
-    // A checkout is someone else's content: ci.yaml is read with a cap like every such file.
-    let existing = if ci_in.exists() {
-        let bytes = crate::fsio::untrusted::read_limited(&ci_in, 1 << 20)
-            .map_err(|e| OnboardError(format!("{}: {e}", ci_in.display())))?;
-        String::from_utf8(bytes)
-            .map_err(|_| OnboardError(format!("{}: not UTF-8 text", ci_in.display())))?
-    } else {
-        String::new()
-    };
-    if !req.force
-        && let Ok(ci) = crate::catalog::repo_layout::parse_ci(&req.operator, &ci_in, &existing)
-        && ci.fbc_enabled
-    {
-        return Err(OnboardError(format!(
-            "{}: the operator is already on FBC (fbc.enabled: true); --force replaces its mapping and templates",
-            ci_in.display()
-        )));
-    }
+    let (ci_in, existing) = read_ci(&layout, req)?;
     let (package, package_from) = match &req.package {
         Some(p) => (p.clone(), "--package".to_string()),
         None => package_of(&layout, &req.operator),
     };
-    // The catalogs: given, else the operator's folder in every catalogs/<ocp>/ of the
-    // repository (where `make catalogs` writes it; the rest of that catalog holds other
-    // operators' folders only).
-    let mut sources: Vec<(String, String)> = Vec::new();
-    if req.sources.is_empty() {
-        for name in layout.catalog_names() {
-            let dir = layout.catalogs_dir().join(&name).join(&req.operator);
-            if OcpVersion::parse(&name).is_some() && dir.is_dir() {
-                sources.push((name, dir.display().to_string()));
-            }
-        }
-        if sources.is_empty() {
-            return Err(OnboardError(format!(
-                "{}: no catalogs/v<ocp>/{} folders; name the published catalogs with --from v4.18=FOLDER-OR-IMAGE",
-                layout.catalogs_dir().display(),
-                req.operator
-            )));
-        }
-    } else {
-        for (ocp, source) in &req.sources {
-            sources.push((catalog_name(ocp)?, source.clone()));
-        }
-    }
-    sources.sort_by_key(|(name, _)| OcpVersion::parse(name));
-    if let Some(w) = sources.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(OnboardError(format!("--from names {} twice", w[0].0)));
-    }
+    let sources = catalog_sources(&layout, req)?;
     let mut targets = Vec::new();
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut mappings = Vec::new();
     for (catalog, source) in &sources {
-        let location = Location::parse(source)
-            .map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
-        let opened = open_catalog(&location, |l: &Location| {
-            Ok::<_, super::source::CatalogSourceError>((req.registry.clone(), l.clone()))
-        })
-        .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
-        let dir: PathBuf = match &opened {
-            CatalogSource::Folder(p) => p.clone(),
-            CatalogSource::Image { configs, .. } => configs.clone(),
-        };
-        let blobs = package_blobs(&dir, &package)
-            .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
-        let bundles = blobs
-            .iter()
-            .filter(|m| m.schema == crate::catalog::model::SCHEMA_BUNDLE)
-            .count();
-        let template = basic_template(&blobs)
-            .map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
+        let (template, blobs, bundles) = read_catalog(req, catalog, source, &package)?;
         let target_file = template.map(|bytes| {
             let name = format!("{catalog}.yaml");
             let file = out_layout.template_file(&req.operator, &name);
@@ -223,7 +162,7 @@ pub fn run(
             catalog: catalog.clone(),
             source: source.clone(),
             template: target_file,
-            blobs: blobs.len(),
+            blobs,
             bundles,
         };
         progress(&t);
@@ -248,9 +187,108 @@ pub fn run(
         )));
     }
     files.push((ci_out.clone(), ci));
-    // Everything made: stage every file, then rename them all into place.
+    write_all(&files)?;
+    Ok(OnboardReport {
+        package,
+        package_from,
+        targets,
+        ci: ci_out,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The operator's `ci.yaml` path and text (empty when there is none), refused when it is on FBC
+/// already and `--force` was not given.
+fn read_ci(layout: &RepoLayout, req: &OnboardRequest) -> Result<(PathBuf, String), OnboardError> {
+    let ci_in = layout.ci_file(&req.operator);
+    // A checkout is someone else's content: ci.yaml is read with a cap like every such file.
+    let existing = if ci_in.exists() {
+        let bytes = crate::fsio::untrusted::read_limited(&ci_in, 1 << 20)
+            .map_err(|e| OnboardError(format!("{}: {e}", ci_in.display())))?;
+        String::from_utf8(bytes)
+            .map_err(|_| OnboardError(format!("{}: not UTF-8 text", ci_in.display())))?
+    } else {
+        String::new()
+    };
+    if !req.force
+        && let Ok(ci) = crate::catalog::repo_layout::parse_ci(&req.operator, &ci_in, &existing)
+        && ci.fbc_enabled
+    {
+        return Err(OnboardError(format!(
+            "{}: the operator is already on FBC (fbc.enabled: true); --force replaces its mapping and templates",
+            ci_in.display()
+        )));
+    }
+    Ok((ci_in, existing))
+}
+
+/// The catalogs to read, `(v<ocp>, source)` in version order: given, else the operator's folder
+/// in every `catalogs/<ocp>/` of the repository (where `make catalogs` writes it; the rest of
+/// that catalog holds other operators' folders only). A version named twice is refused.
+fn catalog_sources(
+    layout: &RepoLayout,
+    req: &OnboardRequest,
+) -> Result<Vec<(String, String)>, OnboardError> {
+    let mut sources: Vec<(String, String)> = Vec::new();
+    if req.sources.is_empty() {
+        for name in layout.catalog_names() {
+            let dir = layout.catalogs_dir().join(&name).join(&req.operator);
+            if OcpVersion::parse(&name).is_some() && dir.is_dir() {
+                sources.push((name, dir.display().to_string()));
+            }
+        }
+        if sources.is_empty() {
+            return Err(OnboardError(format!(
+                "{}: no catalogs/v<ocp>/{} folders; name the published catalogs with --from v4.18=FOLDER-OR-IMAGE",
+                layout.catalogs_dir().display(),
+                req.operator
+            )));
+        }
+    } else {
+        for (ocp, source) in &req.sources {
+            sources.push((catalog_name(ocp)?, source.clone()));
+        }
+    }
+    sources.sort_by_key(|(name, _)| OcpVersion::parse(name));
+    if let Some(w) = sources.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(OnboardError(format!("--from names {} twice", w[0].0)));
+    }
+    Ok(sources)
+}
+
+/// One published catalog opened and its package read: the basic template it gives (`None` when
+/// the package is not in it), how many of the package's blobs it holds, and of them bundles.
+fn read_catalog(
+    req: &OnboardRequest,
+    catalog: &str,
+    source: &str,
+    package: &str,
+) -> Result<(Option<Vec<u8>>, usize, usize), OnboardError> {
+    let location =
+        Location::parse(source).map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
+    let opened = open_catalog(&location, |l: &Location| {
+        Ok::<_, super::source::CatalogSourceError>((req.registry.clone(), l.clone()))
+    })
+    .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
+    let dir: PathBuf = match &opened {
+        CatalogSource::Folder(p) => p.clone(),
+        CatalogSource::Image { configs, .. } => configs.clone(),
+    };
+    let blobs = package_blobs(&dir, package)
+        .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
+    let bundles = blobs
+        .iter()
+        .filter(|m| m.schema == crate::catalog::model::SCHEMA_BUNDLE)
+        .count();
+    let template =
+        basic_template(&blobs).map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
+    Ok((template, blobs.len(), bundles))
+}
+
+/// Everything made: stages every file, then renames them all into place.
+fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), OnboardError> {
     let mut staged = Vec::new();
-    for (file, bytes) in &files {
+    for (file, bytes) in files {
         let s = crate::fsio::stage(file, bytes, crate::fsio::Options::edit(0o644))
             .map_err(|e| OnboardError(crate::errors::error_chain(&e)))?;
         staged.push(s);
@@ -259,11 +297,5 @@ pub fn run(
         s.commit()
             .map_err(|e| OnboardError(crate::errors::error_chain(&e)))?;
     }
-    Ok(OnboardReport {
-        package,
-        package_from,
-        targets,
-        ci: ci_out,
-        elapsed: started.elapsed(),
-    })
+    Ok(())
 }

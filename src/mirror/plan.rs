@@ -9,7 +9,7 @@
 //! results and a later re-run all speak of the same bytes even if the tag moves meanwhile.
 
 use super::regconf::Rewrites;
-use crate::catalog::model::DeclarativeConfig;
+use crate::catalog::model::{DeclarativeConfig, property_type};
 use crate::location::Location;
 use crate::reference::Reference;
 use crate::registry::Repository;
@@ -149,7 +149,7 @@ fn bundle_csvs(b: &crate::catalog::model::Bundle) -> Vec<serde_json::Value> {
         out.push(csv);
     }
     for p in &b.properties {
-        if p.type_ != "olm.bundle.object" {
+        if p.type_ != property_type::BUNDLE_OBJECT {
             continue;
         }
         let Ok(v) = serde_json::from_str::<serde_json::Value>(p.value.get()) else {

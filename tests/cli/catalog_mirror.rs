@@ -15,7 +15,7 @@
 //! once, mounted into the other repositories; declined mounts fall back to uploads).
 
 use super::copy::{client, desc, platform_image, sig_tag, signature_for, silent, skopeo_raw};
-use crate::support::cmd::olmpack;
+use crate::support::mirror::{registry_catalog, run, write_catalog};
 use crate::support::registry::{Fault, Mode, Proxy, Registry, sha256};
 use olmpack::image::{Blob, ImageIndex};
 use olmpack::registry::push;
@@ -23,7 +23,6 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 struct Fixture {
     src: Registry,
@@ -34,20 +33,6 @@ struct Fixture {
     images: Vec<(String, String)>,
     /// The digest of the signed related index and of its signature.
     signed: (String, String),
-}
-
-fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = olmpack()
-        .args(args)
-        .current_dir(cwd)
-        .timeout(Duration::from_secs(180))
-        .output()
-        .expect("run olmpack");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Two bundle folders of the corpus that pass validation (two ACK controllers: small, and
@@ -274,22 +259,6 @@ fn assert_all_mirrored(expected: &[(String, String)], report: &Value) -> usize {
         checked += 1;
     }
     checked
-}
-
-fn registry_catalog(host: &str) -> Vec<String> {
-    let out = std::process::Command::new("curl")
-        .args(["-sf", &format!("http://{host}/v2/_catalog")])
-        .output()
-        .expect("curl");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("catalog json");
-    v["repositories"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]
@@ -737,25 +706,7 @@ fn mistakes_are_named() {
 
 /// `catalog mirror` of a catalog folder whose bundle and related images all share one layer.
 fn write_shared_catalog(dir: &Path, bundle: &str, related: &[String]) {
-    let pkg = dir.join("shared");
-    std::fs::create_dir_all(&pkg).expect("mkdir");
-    let rel: Vec<Value> = related
-        .iter()
-        .enumerate()
-        .map(|(i, r)| json!({"name": format!("r{i}"), "image": r}))
-        .collect();
-    let blobs = [
-        json!({"schema": "olm.package", "name": "shared", "defaultChannel": "stable"}),
-        json!({"schema": "olm.channel", "package": "shared", "name": "stable", "entries": [{"name": "shared.v1.0.0"}]}),
-        json!({"schema": "olm.bundle", "name": "shared.v1.0.0", "package": "shared", "image": bundle,
-            "properties": [{"type": "olm.package", "value": {"packageName": "shared", "version": "1.0.0"}}],
-            "relatedImages": rel}),
-    ];
-    let text: String = blobs
-        .iter()
-        .map(|b| serde_json::to_string(b).expect("json") + "\n")
-        .collect();
-    std::fs::write(pkg.join("catalog.json"), text).expect("write catalog");
+    write_catalog(dir, &[("shared", bundle, related.to_vec())]);
 }
 
 /// A layer common to several images goes up once per run and is mounted into the other

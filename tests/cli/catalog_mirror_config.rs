@@ -11,65 +11,12 @@
 //! not act on is refused by name with its file and line.
 
 use super::copy::{client, silent, skopeo_raw};
-use crate::support::cmd::olmpack;
+use crate::support::mirror::{registry_catalog, run, tags, write_catalog};
 use crate::support::registry::{Mode, Registry, sha256};
 use crate::support::shared::{shared_catalogs, tool};
 use olmpack::registry::push;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Duration;
-
-fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = olmpack()
-        .args(args)
-        .current_dir(cwd)
-        .timeout(Duration::from_secs(180))
-        .output()
-        .expect("run olmpack");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The repositories a registry holds, asked with curl.
-fn registry_catalog(host: &str) -> Vec<String> {
-    let out = std::process::Command::new("curl")
-        .args(["-sf", &format!("http://{host}/v2/_catalog")])
-        .output()
-        .expect("curl");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("catalog json");
-    let mut repos: Vec<String> = v["repositories"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    repos.sort();
-    repos
-}
-
-/// The tags of one repository, asked with curl.
-fn tags(host: &str, repo: &str) -> Vec<String> {
-    let out = std::process::Command::new("curl")
-        .args(["-sf", &format!("http://{host}/v2/{repo}/tags/list")])
-        .output()
-        .expect("curl");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    let mut t: Vec<String> = v["tags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    t.sort();
-    t
-}
 
 /// Pushes a small image of its own to `src` as `repo:v1`; returns its reference and digest.
 fn push_small(src: &Registry, d: &Path, repo: &str) -> (String, String) {
@@ -87,31 +34,6 @@ fn push_small(src: &Registry, d: &Path, repo: &str) -> (String, String) {
         format!("{}/{repo}:v1", src.host),
         image.manifest.descriptor.digest.clone(),
     )
-}
-
-/// A catalog folder with one package per `(package, bundle image, related images)`.
-fn write_catalog(dir: &Path, packages: &[(&str, &str, Vec<String>)]) {
-    for (name, bundle, related) in packages {
-        let pkg = dir.join(name);
-        std::fs::create_dir_all(&pkg).expect("mkdir");
-        let rel: Vec<Value> = related
-            .iter()
-            .enumerate()
-            .map(|(i, r)| json!({"name": format!("r{i}"), "image": r}))
-            .collect();
-        let blobs = [
-            json!({"schema": "olm.package", "name": name, "defaultChannel": "stable"}),
-            json!({"schema": "olm.channel", "package": name, "name": "stable", "entries": [{"name": format!("{name}.v1.0.0")}]}),
-            json!({"schema": "olm.bundle", "name": format!("{name}.v1.0.0"), "package": name, "image": bundle,
-                "properties": [{"type": "olm.package", "value": {"packageName": name, "version": "1.0.0"}}],
-                "relatedImages": rel}),
-        ];
-        let text: String = blobs
-            .iter()
-            .map(|b| serde_json::to_string(b).expect("json") + "\n")
-            .collect();
-        std::fs::write(pkg.join("catalog.json"), text).expect("write catalog");
-    }
 }
 
 struct Setup {

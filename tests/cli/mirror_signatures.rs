@@ -9,39 +9,12 @@
 
 use super::copy::{client, silent};
 use super::signing::{code, ok, olmpack as olmpack_in, out, text};
+use crate::support::mirror::{skopeo_manifest, tags, write_catalog};
 use crate::support::registry::{Mode, Registry};
 use olmpack::image::Blob;
 use olmpack::registry::push;
 use serde_json::{Value, json};
 use std::path::Path;
-
-fn tags(host: &str, repo: &str) -> Vec<String> {
-    let o = out(std::process::Command::new("curl").args([
-        "-s",
-        "--max-time",
-        "30",
-        &format!("http://{host}/v2/{repo}/tags/list"),
-    ]));
-    let v: Value = serde_json::from_slice(&o.stdout).expect("tags json");
-    v["tags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn raw(image: &str) -> Value {
-    let s = ok(std::process::Command::new("skopeo").args([
-        "inspect",
-        "--raw",
-        "--tls-verify=false",
-        &format!("docker://{image}"),
-    ]));
-    serde_json::from_str(&s).expect("manifest json")
-}
 
 /// An attestation as cosign 2 stores one: a manifest tagged `sha256-<hex>.att` whose layer is
 /// a DSSE envelope (unsigned here: it only has to travel).
@@ -76,26 +49,8 @@ fn push_att(host: &str, repo: &str, digest: &str) -> String {
     tag
 }
 
-fn write_catalog(dir: &Path, bundle: &str, related: &[String]) {
-    let pkg = dir.join("signed");
-    std::fs::create_dir_all(&pkg).expect("mkdir");
-    let rel: Vec<Value> = related
-        .iter()
-        .enumerate()
-        .map(|(i, r)| json!({"name": format!("r{i}"), "image": r}))
-        .collect();
-    let blobs = [
-        json!({"schema": "olm.package", "name": "signed", "defaultChannel": "stable"}),
-        json!({"schema": "olm.channel", "package": "signed", "name": "stable", "entries": [{"name": "signed.v1.0.0"}]}),
-        json!({"schema": "olm.bundle", "name": "signed.v1.0.0", "package": "signed", "image": bundle,
-            "properties": [{"type": "olm.package", "value": {"packageName": "signed", "version": "1.0.0"}}],
-            "relatedImages": rel}),
-    ];
-    let text: String = blobs
-        .iter()
-        .map(|b| serde_json::to_string(b).expect("json") + "\n")
-        .collect();
-    std::fs::write(pkg.join("catalog.json"), text).expect("write catalog");
+fn write_signed_catalog(dir: &Path, bundle: &str, related: &[String]) {
+    write_catalog(dir, &[("signed", bundle, related.to_vec())]);
 }
 
 /// The API's scope rule (`types_image_policy.go`, `ImageScope`): a host with a dot or
@@ -164,7 +119,7 @@ fn mirror_carries_every_attachment_and_writes_the_image_policy() {
         .iter()
         .map(|(r, dg)| format!("{}@{dg}", r.trim_end_matches(":v1")))
         .collect();
-    write_catalog(&d.join("catalog"), &images[0].0, &related);
+    write_signed_catalog(&d.join("catalog"), &images[0].0, &related);
 
     let to = format!("{}/mirror", dst.host);
     let o = out(&mut olmpack(&[
@@ -188,13 +143,13 @@ fn mirror_carries_every_attachment_and_writes_the_image_policy() {
     let btags = tags(&dst.host, "mirror/apps/bundled");
     assert!(btags.contains(&format!("sha256-{bhex}")), "{btags:?}");
     assert!(btags.contains(&att_tag), "{btags:?}");
-    let index = raw(&format!("{}/mirror/apps/bundled:sha256-{bhex}", dst.host));
+    let index = skopeo_manifest(&format!("{}/mirror/apps/bundled:sha256-{bhex}", dst.host));
     let entry = &index["manifests"][0];
     assert_eq!(
         entry["artifactType"],
         "application/vnd.dev.sigstore.bundle.v0.3+json"
     );
-    let referrer = raw(&format!(
+    let referrer = skopeo_manifest(&format!(
         "{}/mirror/apps/bundled@{}",
         dst.host,
         entry["digest"].as_str().expect("digest")

@@ -8,6 +8,7 @@ pub mod fs;
 pub mod go;
 pub mod golden;
 pub mod hostile;
+pub mod mirror;
 pub mod proc;
 pub mod registry;
 pub mod shared;

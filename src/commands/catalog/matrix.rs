@@ -85,11 +85,7 @@ pub fn run(args: &Args) -> Outcome {
                 t.file.display(),
                 t.status.word(),
                 t.template,
-                if t.csv_metadata {
-                    "olm.csv.metadata"
-                } else {
-                    "olm.bundle.object"
-                },
+                t.metadata_property(),
                 t.writer
             );
         }

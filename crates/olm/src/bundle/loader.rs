@@ -377,31 +377,7 @@ impl Loader {
                 "annotations.yaml" | "annotations.yml" | "dependencies.yaml"
                 | "dependencies.yml" | "properties.yaml" | "properties.yml" => {}
                 _ => {
-                    let hint = if name.starts_with("dependenc") {
-                        " (did you mean dependencies.yaml?)"
-                    } else if name.starts_with("annotations") {
-                        " (a backup copy? OLM reads only annotations.yaml)"
-                    } else {
-                        ""
-                    };
-                    self.finding(
-                        Diagnostic::new(
-                            Rule::MetadataUnknownFile,
-                            format!("OLM does not read this file{hint}"),
-                        )
-                        .in_file(rel.clone()),
-                    );
-                    if !dependencies_seen && size > 0 && size <= 1024 * 1024 {
-                        // Read quietly: OLM ignores this file, only the reference validators
-                        // decode it, so its other problems are not olmpack's to report.
-                        let docs = fs::read(&path)
-                            .ok()
-                            .and_then(|b| String::from_utf8(b).ok())
-                            .and_then(|t| yaml::parse_stream_lenient(&t).ok());
-                        if let Some((docs, _)) = docs {
-                            self.check_metadata_content(&rel, true, &docs, &mut dependencies_seen);
-                        }
-                    }
+                    self.unknown_metadata_file(&name, &path, &rel, size, &mut dependencies_seen);
                     annotation_candidates.push((path, size));
                     continue;
                 }
@@ -444,66 +420,115 @@ impl Loader {
                 line: 1,
                 col: 1,
             });
-            if name.starts_with("annotations") {
+            self.keep_metadata_file(&name, rel, root);
+        }
+        self.annotations_from_other_files(annotation_candidates);
+    }
+
+    /// A metadata file OLM does not read: reported, with a hint for a likely misspelling, and
+    /// decoded quietly while no dependency was seen, as the reference validators decode it.
+    fn unknown_metadata_file(
+        &mut self,
+        name: &str,
+        path: &Path,
+        rel: &str,
+        size: u64,
+        dependencies_seen: &mut bool,
+    ) {
+        let hint = if name.starts_with("dependenc") {
+            " (did you mean dependencies.yaml?)"
+        } else if name.starts_with("annotations") {
+            " (a backup copy? OLM reads only annotations.yaml)"
+        } else {
+            ""
+        };
+        self.finding(
+            Diagnostic::new(
+                Rule::MetadataUnknownFile,
+                format!("OLM does not read this file{hint}"),
+            )
+            .in_file(rel.to_string()),
+        );
+        if !*dependencies_seen && size > 0 && size <= 1024 * 1024 {
+            // Read quietly: OLM ignores this file, only the reference validators
+            // decode it, so its other problems are not olmpack's to report.
+            let docs = fs::read(path)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|t| yaml::parse_stream_lenient(&t).ok());
+            if let Some((docs, _)) = docs {
+                self.check_metadata_content(rel, true, &docs, dependencies_seen);
+            }
+        }
+    }
+
+    /// Keeps the first document of a metadata file OLM reads as the bundle's annotations,
+    /// dependencies or properties (the first file of each kind wins; a second annotations file
+    /// is reported).
+    fn keep_metadata_file(&mut self, name: &str, rel: String, root: Node) {
+        if name.starts_with("annotations") {
+            if self.bundle.annotations.is_none() {
+                self.bundle.annotations = self.parse_annotations(&rel, &root);
                 if self.bundle.annotations.is_none() {
-                    self.bundle.annotations = self.parse_annotations(&rel, &root);
-                    if self.bundle.annotations.is_none() {
-                        self.bundle.annotations_unparsable = true;
-                    } else if name != "annotations.yaml" {
-                        self.finding(
-                            Diagnostic::new(
-                                Rule::AnnotationsFallback,
-                                "annotations read from annotations.yml: opm accepts it, but OLM v1 reads only metadata/annotations.yaml: rename it",
-                            )
-                            .in_file(rel),
-                        );
-                    }
-                } else {
+                    self.bundle.annotations_unparsable = true;
+                } else if name != "annotations.yaml" {
                     self.finding(
                         Diagnostic::new(
                             Rule::AnnotationsFallback,
-                            "ignored: metadata/annotations.yaml is the annotations file; delete this one so the two cannot disagree",
+                            "annotations read from annotations.yml: opm accepts it, but OLM v1 reads only metadata/annotations.yaml: rename it",
                         )
                         .in_file(rel),
                     );
                 }
-            } else if name.starts_with("dependencies") {
-                self.bundle
-                    .dependencies
-                    .get_or_insert(MetadataFile { file: rel, root });
             } else {
-                self.bundle
-                    .properties
-                    .get_or_insert(MetadataFile { file: rel, root });
+                self.finding(
+                    Diagnostic::new(
+                        Rule::AnnotationsFallback,
+                        "ignored: metadata/annotations.yaml is the annotations file; delete this one so the two cannot disagree",
+                    )
+                    .in_file(rel),
+                );
             }
+        } else if name.starts_with("dependencies") {
+            self.bundle
+                .dependencies
+                .get_or_insert(MetadataFile { file: rel, root });
+        } else {
+            self.bundle
+                .properties
+                .get_or_insert(MetadataFile { file: rel, root });
         }
-        // opm accepts any metadata file holding an `annotations:` mapping; follow it, but say so.
-        if self.bundle.annotations.is_none() && !self.bundle.annotations_unparsable {
-            for (path, size) in annotation_candidates {
-                let _reading = crate::guard::reading(&path);
-                let rel = self.rel(&path);
-                let Some(text) = self.read_text(&path, size) else {
-                    continue;
-                };
-                let Ok(docs) = yaml::parse_stream(&text) else {
-                    continue;
-                };
-                let Some(doc) = docs.into_iter().next() else {
-                    continue;
-                };
-                if doc.root.get("annotations").and_then(Node::as_map).is_some()
-                    && let Some(a) = self.parse_annotations(&rel, &doc.root)
-                {
-                    self.finding(
-                            Diagnostic::new(
-                                Rule::AnnotationsFallback,
-                                "annotations were read from this file because metadata/annotations.yaml is missing; rename it to annotations.yaml",
-                            )
-                            .in_file(rel),
-                        );
-                    self.bundle.annotations = Some(a);
-                    break;
-                }
+    }
+
+    /// opm accepts any metadata file holding an `annotations:` mapping; follow it, but say so.
+    fn annotations_from_other_files(&mut self, candidates: Vec<(PathBuf, u64)>) {
+        if self.bundle.annotations.is_some() || self.bundle.annotations_unparsable {
+            return;
+        }
+        for (path, size) in candidates {
+            let _reading = crate::guard::reading(&path);
+            let rel = self.rel(&path);
+            let Some(text) = self.read_text(&path, size) else {
+                continue;
+            };
+            let Ok(docs) = yaml::parse_stream(&text) else {
+                continue;
+            };
+            let Some(doc) = docs.into_iter().next() else {
+                continue;
+            };
+            if doc.root.get("annotations").and_then(Node::as_map).is_some()
+                && let Some(a) = self.parse_annotations(&rel, &doc.root)
+            {
+                self.finding(
+                        Diagnostic::new(
+                            Rule::AnnotationsFallback,
+                            "annotations were read from this file because metadata/annotations.yaml is missing; rename it to annotations.yaml",
+                        )
+                        .in_file(rel),
+                    );
+                self.bundle.annotations = Some(a);
+                break;
             }
         }
     }

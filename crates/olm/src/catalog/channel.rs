@@ -551,6 +551,7 @@ pub fn substitutes_for(b: &Bundle) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::model::SCHEMA_BUNDLE;
 
     fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
         ChannelEntry {
@@ -668,7 +669,7 @@ mod tests {
             e("op.v1.0.1", "", &["op.v1.0.0"], ""),
         ];
         let sub = Bundle {
-            schema: "olm.bundle".into(),
+            schema: SCHEMA_BUNDLE.into(),
             name: "op.v1.0.0-sub".into(),
             package: "op".into(),
             image: String::new(),

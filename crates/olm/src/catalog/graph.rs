@@ -230,6 +230,7 @@ pub fn to_svg(graphs: &[ChannelDrawing]) -> String {
 mod tests {
     use super::*;
     use crate::catalog::model::{Channel, ChannelEntry, Origin, Package};
+    use crate::catalog::model::{SCHEMA_CHANNEL, SCHEMA_PACKAGE};
     use crate::catalog::template::semver::tests::bundle;
 
     fn cfg() -> DeclarativeConfig {
@@ -242,7 +243,7 @@ mod tests {
         };
         DeclarativeConfig {
             packages: vec![Package {
-                schema: "olm.package".into(),
+                schema: SCHEMA_PACKAGE.into(),
                 name: "p".into(),
                 default_channel: "stable".into(),
                 icon: None,
@@ -251,7 +252,7 @@ mod tests {
                 origin: Origin::default(),
             }],
             channels: vec![Channel {
-                schema: "olm.channel".into(),
+                schema: SCHEMA_CHANNEL.into(),
                 name: "stable".into(),
                 package: "p".into(),
                 entries: Some(vec![

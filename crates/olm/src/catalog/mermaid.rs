@@ -169,25 +169,7 @@ pub fn write_mermaid(
             .map(|c| c.package.as_str())
     });
 
-    let mut dep_package = HashSet::new();
-    let mut dep_channel = HashSet::new();
-    let mut dep_bundle = HashSet::new();
-    for d in &cfg.deprecations {
-        for e in &d.entries {
-            match e.reference.schema.as_str() {
-                SCHEMA_PACKAGE => {
-                    dep_package.insert(d.package.as_str());
-                }
-                SCHEMA_CHANNEL => {
-                    dep_channel.insert(e.reference.name.as_str());
-                }
-                SCHEMA_BUNDLE => {
-                    dep_bundle.insert(e.reference.name.as_str());
-                }
-                _ => {}
-            }
-        }
-    }
+    let (dep_package, dep_channel, dep_bundle) = deprecated_names(cfg);
 
     let mut pkgs: BTreeMap<&str, String> = BTreeMap::new();
     let mut deprecated_package = "";
@@ -296,11 +278,55 @@ pub fn write_mermaid(
         out.push_str("    end\n");
     }
 
+    Ok(document(
+        &pkgs,
+        deprecated_package,
+        &deprecated_channel_ids,
+        &mut decorated,
+        &skipped_link_ids,
+    ))
+}
+
+/// The names `cfg`'s deprecations mark: packages, channels and bundles, as opm's mermaid
+/// writer collects them.
+fn deprecated_names(cfg: &DeclarativeConfig) -> (HashSet<&str>, HashSet<&str>, HashSet<&str>) {
+    let mut dep_package = HashSet::new();
+    let mut dep_channel = HashSet::new();
+    let mut dep_bundle = HashSet::new();
+    for d in &cfg.deprecations {
+        for e in &d.entries {
+            match e.reference.schema.as_str() {
+                SCHEMA_PACKAGE => {
+                    dep_package.insert(d.package.as_str());
+                }
+                SCHEMA_CHANNEL => {
+                    dep_channel.insert(e.reference.name.as_str());
+                }
+                SCHEMA_BUNDLE => {
+                    dep_bundle.insert(e.reference.name.as_str());
+                }
+                _ => {}
+            }
+        }
+    }
+    (dep_package, dep_channel, dep_bundle)
+}
+
+/// The whole graph around each package's channel subgraphs (`pkgs`, by package name): opm's
+/// class definitions first, then the packages, then the styles of deprecated packages and
+/// channels, the decorated entries and the skipped links.
+fn document(
+    pkgs: &BTreeMap<&str, String>,
+    deprecated_package: &str,
+    deprecated_channel_ids: &[String],
+    decorated: &mut BTreeMap<&str, Vec<String>>,
+    skipped_link_ids: &[String],
+) -> String {
     let mut out = String::from("graph LR\n");
     out.push_str("  classDef deprecated fill:#E8960F\n");
     out.push_str("  classDef skipped stroke:#FF0000,stroke-width:4px\n");
     out.push_str("  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px\n");
-    for (name, body) in &pkgs {
+    for (name, body) in pkgs {
         let _ = writeln!(out, "  %% package {}", go_quote(name));
         let _ = writeln!(out, "  subgraph {}", go_quote(name));
         out.push_str(body);
@@ -309,10 +335,10 @@ pub fn write_mermaid(
     if !deprecated_package.is_empty() {
         let _ = writeln!(out, "style {deprecated_package} fill:#989695");
     }
-    for id in &deprecated_channel_ids {
+    for id in deprecated_channel_ids {
         let _ = writeln!(out, "style {id} fill:#DCD0FF");
     }
-    for (class, ids) in &mut decorated {
+    for (class, ids) in decorated.iter_mut() {
         if !ids.is_empty() {
             ids.sort();
             let _ = writeln!(out, "class {} {class}", ids.join(","));
@@ -325,7 +351,7 @@ pub fn write_mermaid(
             skipped_link_ids.join(",")
         );
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -334,6 +360,7 @@ mod tests {
     use crate::catalog::model::{
         Channel, Deprecation, DeprecationEntry, Origin, PackageScopedReference,
     };
+    use crate::catalog::model::{SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS};
     use crate::catalog::template::semver::tests::bundle;
 
     fn entry(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
@@ -350,7 +377,7 @@ mod tests {
     fn matches_opm_layout() {
         let cfg = DeclarativeConfig {
             channels: vec![Channel {
-                schema: "olm.channel".into(),
+                schema: SCHEMA_CHANNEL.into(),
                 name: "beta".into(),
                 package: "p".into(),
                 entries: Some(vec![
@@ -367,11 +394,11 @@ mod tests {
                 .map(|v| bundle(&format!("p.v{v}"), "p", v, ""))
                 .collect(),
             deprecations: vec![Deprecation {
-                schema: "olm.deprecations".into(),
+                schema: SCHEMA_DEPRECATIONS.into(),
                 package: "p".into(),
                 entries: vec![DeprecationEntry {
                     reference: PackageScopedReference {
-                        schema: "olm.bundle".into(),
+                        schema: SCHEMA_BUNDLE.into(),
                         name: "p.v1.2.9".into(),
                     },
                     message: "old".into(),

@@ -18,7 +18,10 @@ pub struct GoDecodeError {
     pub go_type: &'static str,
 }
 
-fn kind_of(raw: &RawValue) -> &'static str {
+/// Go's name of the JSON type of `raw`, as `encoding/json`'s decode errors print it (`object`,
+/// `array`, `string`, `bool`, `null`, `number`): every reader of property values words its
+/// errors with it.
+pub fn kind_of(raw: &RawValue) -> &'static str {
     match raw.get().as_bytes().first() {
         Some(b'{') => "object",
         Some(b'[') => "array",

@@ -219,10 +219,11 @@ pub fn uses_substitutes_for(b: &Bundle) -> bool {
 mod tests {
     use super::*;
     use crate::catalog::model::Property;
+    use crate::catalog::model::SCHEMA_BUNDLE;
 
     fn bundle(name: &str, props: &[(&str, String)], csv: Option<&str>) -> Bundle {
         Bundle {
-            schema: "olm.bundle".to_string(),
+            schema: SCHEMA_BUNDLE.to_string(),
             name: name.to_string(),
             package: "p".to_string(),
             image: String::new(),

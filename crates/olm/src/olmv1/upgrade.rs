@@ -332,6 +332,7 @@ pub fn v1_next(
 #[cfg(test)]
 mod tests {
     use super::v0_channel_order;
+    use crate::catalog::model::SCHEMA_CHANNEL;
     use crate::catalog::model::{Channel, ChannelEntry};
 
     fn channel(entries: &[(&str, &str, &[&str])]) -> Channel {
@@ -349,7 +350,7 @@ mod tests {
                     })
                     .collect(),
             ),
-            schema: "olm.channel".into(),
+            schema: SCHEMA_CHANNEL.into(),
             properties: Vec::new(),
             origin: Default::default(),
         }

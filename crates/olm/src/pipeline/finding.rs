@@ -64,7 +64,7 @@ impl Finding {
             message: message.into(),
             file: None,
             line: None,
-            fix: super::checks::fix_for(check),
+            fix: super::fixes::fix_for(check),
         }
     }
 

@@ -5,6 +5,7 @@
 
 pub mod checks;
 pub mod finding;
+pub mod fixes;
 pub mod ocp;
 pub mod repo;
 pub mod waiver;

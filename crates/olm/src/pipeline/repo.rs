@@ -3,6 +3,7 @@
 //! `operators/<package>/<version>/{manifests,metadata}/`, `catalogs/<ocp>/<package>/catalog.*`.
 //! Every YAML file keeps its positions, so findings can name a line.
 
+use crate::catalog::model::SCHEMA_BUNDLE;
 use crate::yaml::{self, Node};
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
@@ -398,7 +399,7 @@ impl OperatorCatalog {
             .map(|b| b.as_slice())
             .unwrap_or(&[])
             .iter()
-            .filter(|b| b.get("schema").and_then(Node::as_str) == Some("olm.bundle"))
+            .filter(|b| b.get("schema").and_then(Node::as_str) == Some(SCHEMA_BUNDLE))
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod fit;
+pub mod format;
 pub mod owner;
 pub mod pogreb;
 pub mod profile;

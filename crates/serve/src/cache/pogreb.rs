@@ -15,7 +15,8 @@
 //! opm writes folders 0770 and files 0660 here (with umask 0).
 
 use super::error::{CacheError, io_err};
-use super::profile::Semantics;
+pub use super::format::{POGREB_DIR_MODE, POGREB_FILE_MODE};
+use super::format::{Semantics, stored_metas};
 use super::report::CacheSummary;
 use super::report::{ChangedFile, VerifyReport};
 use crate::gocompat::pogreb::{Reader, Writer};
@@ -27,10 +28,6 @@ use std::path::{Path, PathBuf};
 
 /// The cache's folder under the cache directory (opm's `FormatPogrebV1`).
 pub const POGREB_DIR: &str = "pogreb.v1";
-/// Mode of the cache's folders (opm's `pogrebV1CacheModeDir`).
-pub const POGREB_DIR_MODE: u32 = 0o770;
-/// Mode of the cache's files (opm's `pogrebV1CacheModeFile`).
-pub const POGREB_FILE_MODE: u32 = 0o660;
 /// The hash seed olmpack writes (pogreb draws a random one; any seed reads the same, a fixed one
 /// keeps images reproducible).
 pub const SEED: u32 = 0x6f6c_6d70;
@@ -38,13 +35,6 @@ pub const SEED: u32 = 0x6f6c_6d70;
 /// The database key of a bundle's channel membership.
 pub fn bundle_key(package: &str, channel: &str, bundle: &str) -> String {
     format!("bundles/{package}/{channel}/{bundle}")
-}
-
-/// `^[a-zA-Z0-9][a-zA-Z0-9._-]*$`, opm's check on the schema and package of other blobs.
-fn valid_component(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// The database opm's `Build` stores for `model`, in the order olmpack puts the keys (other
@@ -60,23 +50,8 @@ pub fn expected_entries_for(
     semantics: Semantics,
 ) -> Result<Vec<(String, Vec<u8>)>, CacheError> {
     let mut metas: Vec<(String, Vec<u8>)> = Vec::new();
-    let others: &[_] = if semantics.metas {
-        &model.config().others
-    } else {
-        &[]
-    };
-    for meta in others {
-        let package = if meta.schema == crate::catalog::model::SCHEMA_PACKAGE {
-            &meta.name
-        } else {
-            &meta.package
-        };
-        if !valid_component(&meta.schema) || (!package.is_empty() && !valid_component(package)) {
-            return Err(CacheError::Name(format!(
-                "a blob of schema {:?} (package {:?}) cannot be stored: opm requires both to match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$",
-                meta.schema, package
-            )));
-        }
+    for stored in stored_metas(model.config(), semantics) {
+        let (meta, package) = stored?;
         let key = format!("metas/{}/{}", meta.schema, package);
         let st = crate::gocompat::protowire::structpb_from_json(meta.blob.get().as_bytes())
             .map_err(|e| CacheError::Name(format!("a blob of schema {:?}: {e}", meta.schema)))?;

@@ -14,7 +14,8 @@
 //! the `-X …/cmd/opm/version.opmVersion=` link flag, or the operator-registry module version)
 //! or given with `--opm-version`.
 
-use super::write::CacheFormat;
+use super::format::CacheFormat;
+pub use super::format::Semantics;
 use std::fmt;
 
 /// An opm release (`v1.26.5`): enough to choose a cache for it.
@@ -79,28 +80,6 @@ impl OpmVersion {
     const fn at_least(self, minor: u32) -> bool {
         self.major > 1 || (self.major == 1 && self.minor >= minor)
     }
-}
-
-/// What a stored `api.Bundle` and the package index hold, by opm version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Semantics {
-    /// opm v1.28+ (#1094): `olm.csv.metadata` is left out of `properties` and a CSV is
-    /// synthesized from it when the bundle has no CSV object. Before: kept, none synthesized.
-    pub csv_from_metadata: bool,
-    /// opm v1.32+ (#1161): `olm.deprecations` fill the deprecation fields.
-    pub deprecations: bool,
-    /// opm v1.69+ (#1981): blobs of other schemas are stored (`metas/`), and one whose schema or
-    /// package is outside opm's pattern fails the build.
-    pub metas: bool,
-}
-
-impl Semantics {
-    /// Current opm's (what olmpack serves).
-    pub const CURRENT: Semantics = Semantics {
-        csv_from_metadata: true,
-        deprecations: true,
-        metas: true,
-    };
 }
 
 /// The cache written for a base: its format and what it holds, and for which opm.

@@ -15,6 +15,8 @@
 //! opm image: 1001 and group 0), root without a base or user. opm's digest ignores owners.
 
 use super::error::{CacheError, io_err};
+use super::format::stored_metas;
+pub use super::format::{CACHE_DIR_MODE, CACHE_FILE_MODE, CacheFormat};
 use super::owner::CacheOwner;
 use super::profile::{CacheProfile, Semantics};
 use super::report::CacheSummary;
@@ -28,10 +30,6 @@ use std::path::{Path, PathBuf};
 
 /// Where `opm generate dockerfile` puts the cache, and the default of `catalog build`.
 pub const DEFAULT_CACHE_DIR: &str = "/tmp/cache";
-/// Mode of the cache's folders (opm's `jsonCacheModeDir`).
-pub const CACHE_DIR_MODE: u32 = 0o750;
-/// Mode of the cache's files (opm's `jsonCacheModeFile`).
-pub const CACHE_FILE_MODE: u32 = 0o640;
 /// Mode of the catalog's folders in an olmpack image ([`crate::image::layer::DIR_MODE`]).
 const IMAGE_DIR_MODE: u32 = crate::image::layer::DIR_MODE;
 /// Mode of the catalog's files in an olmpack image.
@@ -69,13 +67,6 @@ fn check_name(kind: &str, name: &str) -> Result<(), CacheError> {
         )));
     }
     Ok(())
-}
-
-/// `^[a-zA-Z0-9][a-zA-Z0-9._-]*$`: opm's check on the schema and package of other-schema blobs.
-fn valid_meta_component(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// Writes `base/cache/…` (not the digest) for `model`, with opm's modes, as current opm
@@ -142,25 +133,8 @@ pub fn write_cache_files_for(
         files += 1;
         bytes += w?;
     }
-    let others: &[_] = if semantics.metas {
-        &model.config().others
-    } else {
-        &[]
-    };
-    for meta in others {
-        let package = if meta.schema == crate::catalog::model::SCHEMA_PACKAGE {
-            &meta.name
-        } else {
-            &meta.package
-        };
-        if !valid_meta_component(&meta.schema)
-            || (!package.is_empty() && !valid_meta_component(package))
-        {
-            return Err(CacheError::Name(format!(
-                "a blob of schema {:?} (package {:?}) cannot be stored: opm requires both to match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$",
-                meta.schema, package
-            )));
-        }
+    for stored in stored_metas(model.config(), semantics) {
+        let (meta, package) = stored?;
         let mut dir = cache.join("metas").join(&meta.schema);
         if !package.is_empty() {
             dir = dir.join(package);
@@ -226,31 +200,6 @@ pub struct CacheFiles {
     pub summary: CacheSummary,
     /// Which of opm's formats.
     pub format: CacheFormat,
-}
-
-/// Which of opm's serve-cache formats `catalog build` writes: JSON (read by every opm since
-/// v1.26.3) or pogreb (what opm v1.41 and later write themselves; opm before v1.41 cannot
-/// read it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum CacheFormat {
-    /// `cache/` and `digest` ([`write_cache`]).
-    #[default]
-    Json,
-    /// `pogreb.v1/` ([`super::pogreb`]).
-    Pogreb,
-}
-
-impl CacheFormat {
-    /// Folder and file modes opm gives this format.
-    pub fn modes(self) -> (u32, u32) {
-        match self {
-            CacheFormat::Json => (CACHE_DIR_MODE, CACHE_FILE_MODE),
-            CacheFormat::Pogreb => (
-                super::pogreb::POGREB_DIR_MODE,
-                super::pogreb::POGREB_FILE_MODE,
-            ),
-        }
-    }
 }
 
 /// Builds opm's serve cache in `format` for the catalog folder `dir` into `spool`, with

@@ -14,34 +14,16 @@
 //! zero value, a value of the wrong type is an error. `json.RawMessage` descriptor values are
 //! kept as their exact text.
 
+use crate::catalog::property_value::{GoDecodeError, kind_of};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
 type Obj<'a> = BTreeMap<String, &'a RawValue>;
 
-/// Why an `olm.csv.metadata` value could not be read as Go reads it.
-#[derive(Debug, thiserror::Error)]
-#[error("json: cannot unmarshal {found} into Go struct field {field} of type {go_type}")]
-pub struct MetadataError {
-    /// Go's name of the JSON type found.
-    pub found: &'static str,
-    /// `Struct.field` path as Go prints it.
-    pub field: String,
-    /// The Go type expected.
-    pub go_type: &'static str,
-}
-
-fn kind_of(raw: &RawValue) -> &'static str {
-    match raw.get().as_bytes().first() {
-        Some(b'{') => "object",
-        Some(b'[') => "array",
-        Some(b'"') => "string",
-        Some(b't' | b'f') => "bool",
-        Some(b'n') => "null",
-        _ => "number",
-    }
-}
+/// Why an `olm.csv.metadata` value could not be read as Go reads it: the catalog model's Go
+/// decode error, so the CSV reader here and the property readers there word it the same way.
+pub type MetadataError = GoDecodeError;
 
 fn is_null(raw: &RawValue) -> bool {
     raw.get() == "null"

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::catalog::model::{ChannelEntry, Package, Property};
+use crate::catalog::model::{SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, property_type};
 
 fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
     ChannelEntry {
@@ -15,13 +16,13 @@ fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
 
 fn bundle(name: &str, version: &str, image: &str) -> Bundle {
     Bundle {
-        schema: "olm.bundle".into(),
+        schema: SCHEMA_BUNDLE.into(),
         name: name.into(),
         package: "op".into(),
         image: image.into(),
         properties: vec![
             Property::new(
-                "olm.package",
+                property_type::PACKAGE,
                 format!(r#"{{"packageName":"op","version":"{version}"}}"#),
             )
             .unwrap(),
@@ -36,7 +37,7 @@ fn bundle(name: &str, version: &str, image: &str) -> Bundle {
 fn catalog(entries: Vec<ChannelEntry>, versions: &[(&str, &str)]) -> DeclarativeConfig {
     DeclarativeConfig {
         packages: vec![Package {
-            schema: "olm.package".into(),
+            schema: SCHEMA_PACKAGE.into(),
             name: "op".into(),
             default_channel: "stable".into(),
             icon: None,
@@ -45,7 +46,7 @@ fn catalog(entries: Vec<ChannelEntry>, versions: &[(&str, &str)]) -> Declarative
             origin: Default::default(),
         }],
         channels: vec![Channel {
-            schema: "olm.channel".into(),
+            schema: SCHEMA_CHANNEL.into(),
             name: "stable".into(),
             package: "op".into(),
             entries: Some(entries),
@@ -228,7 +229,7 @@ fn changed_bundle_content() {
     new.bundles[0].image = "quay.io/op/b@sha256:00".into();
     new.bundles[1]
         .properties
-        .push(Property::new("olm.csv.metadata", r#"{"displayName":"x"}"#.into()).unwrap());
+        .push(Property::new(property_type::CSV_METADATA, r#"{"displayName":"x"}"#.into()).unwrap());
     let d = diff(&base(), &new);
     let c = &d.packages[0].bundles_changed;
     assert_eq!(c.len(), 2);
@@ -291,7 +292,7 @@ fn csv_metadata_migration_is_no_content_change() {
     let mut new = base();
     new.bundles[0]
         .properties
-        .push(Property::new("olm.csv.metadata", metadata.clone()).unwrap());
+        .push(Property::new(property_type::CSV_METADATA, metadata.clone()).unwrap());
     let d = diff(&old, &new);
     assert!(!d.has_changes(), "{:?}", d.packages);
     assert_eq!(d.summary.bundles_migrated, 1);
@@ -309,9 +310,13 @@ fn csv_metadata_migration_is_no_content_change() {
 
     // Another display name: a real change of the CSV, not a migration.
     let mut changed = base();
-    changed.bundles[0]
-        .properties
-        .push(Property::new("olm.csv.metadata", metadata.replace("\"Op\"", "\"Other\"")).unwrap());
+    changed.bundles[0].properties.push(
+        Property::new(
+            property_type::CSV_METADATA,
+            metadata.replace("\"Op\"", "\"Other\""),
+        )
+        .unwrap(),
+    );
     let d = diff(&old, &changed);
     assert_eq!(d.packages[0].bundles_changed[0].what, ["csv"]);
     assert_eq!(d.summary.bundles_migrated, 0);

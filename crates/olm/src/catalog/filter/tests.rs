@@ -8,10 +8,13 @@ use super::*;
 use crate::catalog::model::{
     Deprecation, DeprecationEntry, Meta, Package, PackageScopedReference, Property,
 };
+use crate::catalog::model::{
+    SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE, property_type,
+};
 
 fn pkg(name: &str, default: &str) -> Package {
     Package {
-        schema: "olm.package".into(),
+        schema: SCHEMA_PACKAGE.into(),
         name: name.into(),
         default_channel: default.into(),
         icon: None,
@@ -32,7 +35,7 @@ fn e(name: &str, replaces: &str, skips: &[&str]) -> ChannelEntry {
 
 fn ch(package: &str, name: &str, entries: Vec<ChannelEntry>) -> Channel {
     Channel {
-        schema: "olm.channel".into(),
+        schema: SCHEMA_CHANNEL.into(),
         name: name.into(),
         package: package.into(),
         entries: Some(entries),
@@ -43,13 +46,13 @@ fn ch(package: &str, name: &str, entries: Vec<ChannelEntry>) -> Channel {
 
 fn bundle(package: &str, name: &str, version: &str) -> Bundle {
     Bundle {
-        schema: "olm.bundle".into(),
+        schema: SCHEMA_BUNDLE.into(),
         name: name.into(),
         package: package.into(),
         image: String::new(),
         properties: vec![
             Property::new(
-                "olm.package",
+                property_type::PACKAGE,
                 format!(r#"{{"packageName":"{package}","version":"{version}"}}"#),
             )
             .unwrap(),
@@ -253,15 +256,15 @@ fn upstream_deprecations_kept_only_for_what_remains() {
             bundle("pkg1", "b5", "5.0.0"),
         ],
         deprecations: vec![Deprecation {
-            schema: "olm.deprecations".into(),
+            schema: SCHEMA_DEPRECATIONS.into(),
             package: "pkg1".into(),
             entries: vec![
-                dep("olm.package", ""),
-                dep("olm.channel", "ch1"),
-                dep("olm.channel", "ch2"),
-                dep("olm.bundle", "b1"),
-                dep("olm.bundle", "b2"),
-                dep("olm.bundle", "b4"),
+                dep(SCHEMA_PACKAGE, ""),
+                dep(SCHEMA_CHANNEL, "ch1"),
+                dep(SCHEMA_CHANNEL, "ch2"),
+                dep(SCHEMA_BUNDLE, "b1"),
+                dep(SCHEMA_BUNDLE, "b2"),
+                dep(SCHEMA_BUNDLE, "b4"),
             ],
             origin: Default::default(),
         }],

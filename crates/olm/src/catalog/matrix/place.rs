@@ -8,6 +8,7 @@
 //! of that name (with or without a leading `v`), else on the folder whose CSV has that
 //! `spec.version`.
 
+use crate::catalog::model::{SCHEMA_BUNDLE, property_type};
 use crate::catalog::repo_layout::RepoLayout;
 use crate::yaml;
 use std::collections::{BTreeMap, HashMap};
@@ -156,7 +157,7 @@ fn bundle_versions(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for doc in &docs {
         let root = &doc.root;
-        if root.get("schema").and_then(yaml::Node::as_str) != Some("olm.bundle") {
+        if root.get("schema").and_then(yaml::Node::as_str) != Some(SCHEMA_BUNDLE) {
             continue;
         }
         let Some(image) = root.get("image").and_then(yaml::Node::as_str) else {
@@ -167,7 +168,7 @@ fn bundle_versions(text: &str) -> Vec<(String, String)> {
             .and_then(yaml::Node::as_seq)
             .unwrap_or_default()
             .iter()
-            .find(|p| p.get("type").and_then(yaml::Node::as_str) == Some("olm.package"))
+            .find(|p| p.get("type").and_then(yaml::Node::as_str) == Some(property_type::PACKAGE))
             .and_then(|p| p.path(&["value", "version"]))
             .and_then(yaml::Node::scalar_text);
         if let Some(v) = version {

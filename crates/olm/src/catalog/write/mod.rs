@@ -380,17 +380,18 @@ fn config_order(cfg: &DeclarativeConfig) -> Vec<Blob<'_>> {
 mod tests {
     use super::*;
     use crate::catalog::model::{Origin, Property};
+    use crate::catalog::model::{SCHEMA_BUNDLE, property_type};
 
     fn bundle(package: &str, i: usize) -> Bundle {
         let value = format!(
             r#"{{"packageName":"{package}","version":"1.{i}.0","note":"line one\nline two {i} \u2028"}}"#
         );
         Bundle {
-            schema: "olm.bundle".into(),
+            schema: SCHEMA_BUNDLE.into(),
             name: format!("{package}.v1.{i}.0"),
             package: package.into(),
             image: format!("quay.io/x/{package}@sha256:{i:064}"),
-            properties: vec![Property::new("olm.package", value).expect("json")],
+            properties: vec![Property::new(property_type::PACKAGE, value).expect("json")],
             related_images: Vec::new(),
             objects: Vec::new(),
             csv_json: None,

@@ -199,16 +199,22 @@ fn spool_error(e: std::io::Error) -> WriteError {
 mod tests {
     use super::*;
     use crate::catalog::model::{Bundle, Channel, Deprecation, Meta, Origin, Package, Property};
+    use crate::catalog::model::{
+        SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE, property_type,
+    };
 
     fn bundle(package: &str, name: &str) -> Bundle {
         Bundle {
-            schema: "olm.bundle".into(),
+            schema: SCHEMA_BUNDLE.into(),
             name: name.into(),
             package: package.into(),
             image: format!("quay.io/x/{name}"),
             properties: vec![
-                Property::new("olm.package", format!(r#"{{"packageName":"{package}"}}"#))
-                    .expect("json"),
+                Property::new(
+                    property_type::PACKAGE,
+                    format!(r#"{{"packageName":"{package}"}}"#),
+                )
+                .expect("json"),
             ],
             related_images: Vec::new(),
             objects: Vec::new(),
@@ -220,7 +226,7 @@ mod tests {
     fn source(package: &str, names: &[&str]) -> DeclarativeConfig {
         let mut cfg = DeclarativeConfig::default();
         cfg.packages.push(Package {
-            schema: "olm.package".into(),
+            schema: SCHEMA_PACKAGE.into(),
             name: package.into(),
             default_channel: "stable".into(),
             icon: None,
@@ -229,7 +235,7 @@ mod tests {
             origin: Origin::default(),
         });
         cfg.channels.push(Channel {
-            schema: "olm.channel".into(),
+            schema: SCHEMA_CHANNEL.into(),
             name: "stable".into(),
             package: package.into(),
             entries: Some(Vec::new()),
@@ -291,7 +297,7 @@ mod tests {
             r#"{"schema":"example.a","package":"zeta"}"#,
         ));
         c.deprecations.push(Deprecation {
-            schema: "olm.deprecations".into(),
+            schema: SCHEMA_DEPRECATIONS.into(),
             package: "zeta".into(),
             entries: Vec::new(),
             origin: Origin::default(),

@@ -5,6 +5,7 @@ use super::super::finding::Finding;
 use super::super::ocp;
 use super::super::repo::{Bundle, Operator, Repo};
 use super::{Target, no_csv, py_list, schema};
+use crate::catalog::model::property_type;
 use crate::yaml::{Node, Value};
 use std::collections::BTreeSet;
 
@@ -580,7 +581,9 @@ fn check_olm_bundle_object_in_fbc(t: &Target<'_>, out: &mut Vec<Finding>) {
             .and_then(Node::as_seq)
             .unwrap_or(&[])
             .iter()
-            .find(|p| p.get("type").and_then(Node::scalar_text) == Some("olm.bundle.object"));
+            .find(|p| {
+                p.get("type").and_then(Node::scalar_text) == Some(property_type::BUNDLE_OBJECT)
+            });
         if let Some(prop) = object {
             out.push(
                 Finding::error(

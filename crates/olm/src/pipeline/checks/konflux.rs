@@ -5,6 +5,7 @@
 
 use super::super::finding::Finding;
 use super::Target;
+use crate::catalog::model::property_type;
 use crate::yaml::Node;
 
 /// The catalog rules, per affected catalog; `allowed` are registry prefixes (none: any).
@@ -26,9 +27,9 @@ pub fn catalogs(t: &Target<'_>, allowed: &[String], out: &mut Vec<Finding>) {
                     .find(|p| p.get("type").and_then(Node::scalar_text) == Some(ty))
             };
             let (wrong, missing) = if new_form {
-                ("olm.bundle.object", "olm.csv.metadata")
+                (property_type::BUNDLE_OBJECT, property_type::CSV_METADATA)
             } else {
-                ("olm.csv.metadata", "olm.bundle.object")
+                (property_type::CSV_METADATA, property_type::BUNDLE_OBJECT)
             };
             if let Some(p) = has(wrong) {
                 out.push(

@@ -18,6 +18,7 @@
 use super::super::finding::Finding;
 use super::super::repo::OperatorCatalog;
 use crate::catalog::load::{self, LoadOptions};
+use crate::catalog::model::{SCHEMA_CHANNEL, SCHEMA_PACKAGE};
 use crate::yaml::Node;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -141,7 +142,7 @@ pub fn catalogs(catalogs: &[OperatorCatalog], index: &TargetIndex, out: &mut Vec
         let text = |b: &Node, k: &str| b.get(k).and_then(Node::scalar_text).map(str::to_string);
         let mut fragment: HashMap<(String, String), FragmentChannel<'_>> = HashMap::new();
         let mut packages: Vec<String> = Vec::new();
-        for blob in blobs.iter().filter(|b| schema(b, "olm.channel")) {
+        for blob in blobs.iter().filter(|b| schema(b, SCHEMA_CHANNEL)) {
             let (Some(package), Some(name)) = (text(blob, "package"), text(blob, "name")) else {
                 continue;
             };
@@ -198,7 +199,7 @@ pub fn catalogs(catalogs: &[OperatorCatalog], index: &TargetIndex, out: &mut Vec
             };
             let package_line = blobs
                 .iter()
-                .find(|b| schema(b, "olm.package") && text(b, "name").as_deref() == Some(package))
+                .find(|b| schema(b, SCHEMA_PACKAGE) && text(b, "name").as_deref() == Some(package))
                 .map(|b| b.line);
             for (channel, entries) in released {
                 let allowed = pruning_allowed(channel);
