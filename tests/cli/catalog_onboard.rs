@@ -316,3 +316,63 @@ fn onboard_keeps_an_existing_template_without_force() {
         "reviewers:\n  - someone\n"
     );
 }
+
+/// A `ci.yaml` of more than one YAML document (review): onboarding used to rewrite only the
+/// first and drop the rest. The pipelines load ci.yaml with PyYAML's `safe_load`, which fails on
+/// such a stream; onboarding now refuses it at the second document's line and writes nothing.
+/// PyYAML itself is asked which of the cases it refuses, so the two agree case by case.
+#[test]
+fn onboard_refuses_a_ci_yaml_of_several_documents() {
+    let cases: &[(&str, Option<usize>)] = &[
+        (
+            "reviewers:\n  - someone\n---\nupdateGraph: semver-mode\n",
+            Some(3),
+        ),
+        ("---\n---\nreviewers:\n  - someone\n", Some(2)),
+        ("reviewers:\n  - someone\n---\n", Some(3)),
+        ("# c\n---\nreviewers:\n  - someone\n...\n", None),
+    ];
+    for (ci_text, refused_at) in cases {
+        if let Some(ok) = pyyaml_loads_one_document(ci_text) {
+            assert_eq!(ok, refused_at.is_none(), "PyYAML on {ci_text:?}");
+        }
+        let (_tmp, root) = repo();
+        let ci = root.join(format!("operators/{OP}/ci.yaml"));
+        std::fs::write(&ci, ci_text).expect("ci.yaml");
+        let templates = root.join(format!("operators/{OP}/catalog-templates"));
+        let before = std::fs::read_dir(&templates).map_or(0, |d| d.count());
+        let r = onboard(&root, OP, &["--force"]);
+        match refused_at {
+            Some(line) => {
+                assert_eq!(r.status.code(), Some(2), "{ci_text:?}: {}", text(&r));
+                let want = format!("ci.yaml:{line}: a second YAML document");
+                assert!(text(&r).contains(&want), "{ci_text:?}: {}", text(&r));
+                assert_eq!(std::fs::read_to_string(&ci).expect("ci.yaml"), *ci_text);
+                let after = std::fs::read_dir(&templates).map_or(0, |d| d.count());
+                assert_eq!(before, after, "{ci_text:?}: a template was written");
+            }
+            None => {
+                assert_eq!(r.status.code(), Some(0), "{ci_text:?}: {}", text(&r));
+                let written = std::fs::read_to_string(&ci).expect("ci.yaml");
+                assert!(written.contains("reviewers:\n- someone\n"), "{written}");
+            }
+        }
+    }
+}
+
+/// Whether PyYAML's `safe_load` reads `text` (one document); `None` without python3/PyYAML.
+fn pyyaml_loads_one_document(text: &str) -> Option<bool> {
+    let r = Command::new(shared::PYTHON)
+        .args([
+            "-c",
+            "import sys, yaml\ntry:\n    yaml.safe_load(sys.argv[1]); print('ok')\nexcept yaml.YAMLError: print('refused')",
+            text,
+        ])
+        .bounded_output()
+        .ok()?;
+    match String::from_utf8_lossy(&r.stdout).trim() {
+        "ok" => Some(true),
+        "refused" => Some(false),
+        _ => None,
+    }
+}

@@ -713,3 +713,104 @@ fn olmpack_serve_on_every_cache_layout() {
     assert_ne!(r.status.code(), Some(0), "{}", text(&r));
     assert!(text(&r).contains("cache requires rebuild"), "{}", text(&r));
 }
+
+/// The base's opm is read as the image's final file system has it (review): a derived base
+/// that deletes `/bin/opm` in an upper layer (a `.wh.opm` whiteout, made here by umoci's
+/// repack after `rm`) runs `/usr/bin/opm`, so that one's version decides; the deleted v1.26.5
+/// binary below used to be read. With no opm left at all (the whole `/bin` folder removed),
+/// the version is unknown.
+#[test]
+fn an_opm_deleted_in_an_upper_layer_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(opm126) = fake_opm(tmp.path(), "v1.26.5") else {
+        return;
+    };
+    let opm173 = fake_opm(tmp.path(), "v1.73.0").unwrap();
+    // One layer: /bin/opm v1.26.5 and /usr/bin/opm v1.73.0 (entrypoint /bin/opm).
+    let dir = tmp.path().join("derived");
+    let b = base(&dir, None);
+    let image = format!("{}:v1", dir.display());
+    let bundle = tmp.path().join("derived.bundle");
+    std::fs::remove_dir_all(&bundle).unwrap();
+    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
+    let usr_bin = bundle.join("rootfs/usr/bin");
+    std::fs::create_dir_all(&usr_bin).unwrap();
+    std::fs::copy(&opm173, usr_bin.join("opm")).unwrap();
+    std::fs::copy(&opm126, bundle.join("rootfs/bin/opm")).unwrap();
+    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
+    std::fs::remove_dir_all(&bundle).unwrap();
+    // The layer above: /bin/opm deleted.
+    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
+    std::fs::remove_file(bundle.join("rootfs/bin/opm")).unwrap();
+    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
+    std::fs::remove_dir_all(&bundle).unwrap();
+    let r = build(&fit_catalog(), &b, &tmp.path().join("o1"), &[]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(
+        text(&r).contains("serve cache for opm v1.73.0 (")
+            && text(&r).contains("/usr/bin/opm (its build information's link flag"),
+        "{}",
+        text(&r)
+    );
+
+    // Only /bin/opm, then the whole /bin folder removed above it: no opm left.
+    let dir = tmp.path().join("gone");
+    let b = base(&dir, Some(&opm126));
+    let image = format!("{}:v1", dir.display());
+    let bundle = tmp.path().join("gone.bundle");
+    std::fs::remove_dir_all(&bundle).unwrap();
+    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
+    std::fs::remove_dir_all(bundle.join("rootfs/bin")).unwrap();
+    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
+    let r = build(&fit_catalog(), &b, &tmp.path().join("o2"), &[]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(
+        text(&r).contains("serve cache for opm of unknown version ("),
+        "{}",
+        text(&r)
+    );
+}
+
+/// A crafted pogreb index in a catalog image (review: the cache reads had no total cap): one
+/// 4 MiB record, and all 31 slots of the first bucket pointing at it. `DB.Items` copied the
+/// value once per slot (31 times the files' size; with more buckets, without bound) in both
+/// `cache verify`'s integrity check and the fit check. Now an index whose slots name more bytes
+/// than the log segments hold is refused as damaged before anything is copied.
+#[test]
+fn a_pogreb_index_naming_one_record_many_times_is_refused() {
+    use olmpack::gocompat::pogreb::Writer;
+    let tmp = tempfile::tempdir().unwrap();
+    let b = base(&tmp.path().join("base"), None);
+    let out = tmp.path().join("out");
+    let r = build(&fit_catalog(), &b, &out, &["--cache-format", "pogreb"]);
+    assert!(r.status.success(), "{}", text(&r));
+    let bundle = tmp.path().join("out.bundle");
+    let image = format!("{}:v1", out.display());
+    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
+    let db = bundle.join("rootfs/tmp/cache/pogreb.v1/db");
+    assert!(
+        db.join("main.pix").is_file(),
+        "no pogreb database in the image"
+    );
+    for e in std::fs::read_dir(&db).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    let mut w = Writer::new(7);
+    w.put(b"big", &vec![b'x'; 4 << 20]).unwrap();
+    w.write_to(&db, 0o644).unwrap();
+    let main = db.join("main.pix");
+    let mut pix = std::fs::read(&main).unwrap();
+    let slot: Vec<u8> = pix[512..528].to_vec();
+    for i in 1..31 {
+        pix[512 + i * 16..512 + i * 16 + 16].copy_from_slice(&slot);
+    }
+    std::fs::write(&main, &pix).unwrap();
+    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
+    let (code, t) = verify(&out, &["--opm-version", "v1.73.0"]);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(
+        t.contains("opm cannot read the pogreb database")
+            && t.contains("the index's slots name more bytes than the log segments hold"),
+        "{t}"
+    );
+}

@@ -258,6 +258,28 @@ pub fn parse_stream_general(text: &str) -> Result<(Vec<Document>, Vec<YamlError>
     build(text)
 }
 
+/// The line where a second document of the stream starts, empty ones included (`a: 1\n---\n`
+/// holds two), or `None` for a stream of at most one. Why: the pipelines load their one-document
+/// files (`ci.yaml`, manifests) with PyYAML's `safe_load`, which fails on a second document even
+/// when it is empty, while [`parse_stream`] returns only the non-empty ones.
+pub fn second_document_line(text: &str) -> Result<Option<usize>, YamlError> {
+    let mut events = Events::new(text).map_err(|f| failure_error(text, f))?;
+    let mut starts = 0usize;
+    loop {
+        let (event, line, _) = events.next_event().map_err(|f| failure_error(text, f))?;
+        match event {
+            Event::StreamEnd => return Ok(None),
+            Event::DocumentStart => {
+                starts += 1;
+                if starts == 2 {
+                    return Ok(Some(one_based(line)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn build(text: &str) -> Result<(Vec<Document>, Vec<YamlError>), YamlError> {
     let mut events = Events::new(text).map_err(|f| failure_error(text, f))?;
     let mut builder = Builder::default();

@@ -958,18 +958,40 @@ impl Reader {
     }
 
     /// `DB.Items`: every key and value, bucket by bucket (pogreb's order).
+    ///
+    /// The index is the cache's content, so hostile: slots are counted before any value is
+    /// copied, and an index whose slots name more bytes than the log segments hold (pogreb's
+    /// index points at each record once; a crafted one can point many slots at one large value
+    /// and make the copy many times the files' size) is refused as damaged.
     pub fn items(&self) -> Result<Vec<Item>, PogrebError> {
-        let mut out = Vec::new();
+        let mut slots = Vec::new();
+        let mut named = 0u64;
+        let held: u64 = self.segments.values().map(|s| s.len() as u64).sum();
         for i in 0..self.index.meta.num_buckets as usize {
             for b in self.chain(i)? {
                 for s in b.slots {
                     if s.offset == 0 {
                         break;
                     }
-                    let (k, v) = self.key_value(&s)?;
-                    out.push((k.to_vec(), v.to_vec()));
+                    named = named
+                        .saturating_add(u64::from(s.key_size))
+                        .saturating_add(u64::from(s.value_size));
+                    if named > held {
+                        return Err(corrupted(
+                            "main.pix",
+                            format!(
+                                "the index's slots name more bytes than the log segments hold ({held}): a damaged or crafted index"
+                            ),
+                        ));
+                    }
+                    slots.push(s);
                 }
             }
+        }
+        let mut out = Vec::with_capacity(slots.len());
+        for s in &slots {
+            let (k, v) = self.key_value(s)?;
+            out.push((k.to_vec(), v.to_vec()));
         }
         Ok(out)
     }
@@ -1017,6 +1039,28 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slots_naming_one_record_many_times_are_refused_before_copying() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::new(1);
+        w.put(b"k", &[b'v'; 1000]).unwrap();
+        w.write_to(dir.path(), 0o644).unwrap();
+        assert_eq!(Reader::open(dir.path()).unwrap().items().unwrap().len(), 1);
+        let main = dir.path().join("main.pix");
+        let mut pix = std::fs::read(&main).unwrap();
+        let slot = pix[HEADER_SIZE..HEADER_SIZE + 16].to_vec();
+        for i in 1..SLOTS {
+            pix[HEADER_SIZE + i * 16..HEADER_SIZE + (i + 1) * 16].copy_from_slice(&slot);
+        }
+        std::fs::write(&main, &pix).unwrap();
+        let e = Reader::open(dir.path()).unwrap().items().unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("name more bytes than the log segments hold"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn gob_unsigned_and_signed_integers_as_go_encodes_them() {

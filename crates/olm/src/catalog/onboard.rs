@@ -121,6 +121,17 @@ pub fn onboarded_ci(
         message,
     };
     let docs = crate::yaml::parse_stream(existing).map_err(|e| fail(e.line, e.message))?;
+    // The pipelines load ci.yaml with PyYAML's `safe_load`, which refuses a stream of more than
+    // one document (an empty one counts too); rewriting only the first document
+    // would silently drop the others.
+    let second =
+        crate::yaml::second_document_line(existing).map_err(|e| fail(e.line, e.message))?;
+    if let Some(line) = second {
+        return Err(fail(
+            line,
+            "a second YAML document: the pipelines read ci.yaml as one document (PyYAML's safe_load fails on more), and onboarding would drop the others; merge them into one".into(),
+        ));
+    }
     let mut config = match docs.first().map(|d| d.root.to_json()) {
         None | Some(serde_json::Value::Null) => serde_json::Map::new(),
         Some(serde_json::Value::Object(m)) => m,
@@ -155,6 +166,30 @@ pub fn onboarded_ci(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ci_yaml_of_several_documents_is_refused_as_pyyaml_refuses_it() {
+        let m = [Mapping {
+            template_name: "v4.18.yaml".into(),
+            catalog_name: "v4.18".into(),
+        }];
+        // PyYAML's safe_load: these three fail ("expected a single document in the stream").
+        for (text, line) in [
+            ("a: 1\n---\nb: 2\n", 2),
+            ("---\n---\na: 1\n", 2),
+            ("a: 1\n---\n", 2),
+        ] {
+            let e = onboarded_ci("ci.yaml", text, &m).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("ci.yaml:{line}: a second YAML document")),
+                "{text:?}: {e}"
+            );
+        }
+        // ... and these load as one document.
+        for text in ["---\na: 1\n", "# c\n---\na: 1\n...\n", ""] {
+            assert!(onboarded_ci("ci.yaml", text, &m).is_ok(), "{text:?}");
+        }
+    }
 
     #[test]
     fn ci_keeps_other_keys_and_drops_update_graph() {

@@ -67,15 +67,30 @@ const MAX_CACHE_FILE: u64 = 256 << 20;
 /// The cache's content as files (JSON: path under the cache folder; pogreb: key) and bytes.
 type Content = BTreeMap<String, Vec<u8>>;
 
+/// Most bytes of cache content held at once, all files together: the total an image unpack
+/// allows (`Limits::default`), so a cache read here is never larger than one olmpack unpacks.
+fn max_cache_total() -> u64 {
+    crate::transport::unpack::Limits::default().max_total_bytes
+}
+
 fn json_content(base: &Path) -> Result<Content, String> {
     let dir = base.join("cache");
     let mut out = Content::new();
     let tree = crate::gocompat::tar::tree_of_dir(&dir, None)
         .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut left = max_cache_total();
     for e in tree {
         if let Some((_, crate::gocompat::tar::Content::Path(p))) = e.file {
-            let bytes = crate::fsio::untrusted::read_limited(&p, MAX_CACHE_FILE)
-                .map_err(|e| e.to_string())?;
+            let bytes = crate::fsio::untrusted::read_limited(&p, MAX_CACHE_FILE.min(left))
+                .map_err(|e| match left < MAX_CACHE_FILE {
+                    true => format!(
+                        "{} (the cache's files hold more than {} bytes together)",
+                        e,
+                        max_cache_total()
+                    ),
+                    false => e.to_string(),
+                })?;
+            left = left.saturating_sub(bytes.len() as u64);
             out.insert(format!("cache/{}", e.path), bytes);
         }
     }

@@ -279,37 +279,84 @@ fn opm_paths(base: &crate::transport::OpenedImage) -> Vec<String> {
 
 /// The version of the opm a base image runs, read from its opm binary (top layer first; only
 /// the layers above the one holding it are read, each file capped at [`MAX_OPM_BINARY`]).
+/// A candidate path counts as it is in the image's final file system: a layer above the one
+/// holding it can delete it (a `.wh.` whiteout of the file or of a folder above it, an opaque
+/// folder) or replace it, and then the next candidate is read (an opm deleted by a derived image
+/// is not the one it runs).
 /// `Ok(None)`: no opm found, or one whose version is not recorded.
 pub fn base_opm_version(
     base: &crate::transport::OpenedImage,
 ) -> Result<Option<FoundVersion>, crate::transport::TransportError> {
     let paths = opm_paths(base);
+    // What the top-most layer that says anything about each candidate says: its bytes, or
+    // `None` when it is deleted or is not a regular file there.
+    let mut decided: Vec<Option<Option<Vec<u8>>>> = vec![None; paths.len()];
     for i in (0..base.layer_descriptors().len()).rev() {
-        let (entries, captured) =
+        let (entries, mut captured) =
             base.list_layer(i, &|p| paths.iter().any(|q| q == p), MAX_OPM_BINARY)?;
-        for path in &paths {
-            if let Some(bytes) = captured.get(path.as_str()) {
-                return Ok(
-                    opm_version_in_binary(bytes).map(|(version, how)| FoundVersion {
-                        version,
-                        from: format!("/{path} ({how})"),
-                    }),
-                );
+        for (path, state) in paths.iter().zip(decided.iter_mut()) {
+            if state.is_none() {
+                *state = layer_says(path, &entries, &mut captured);
             }
         }
-        // A layer that deletes every candidate decides too (none left below).
-        let gone = |p: &str| {
-            let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
-            entries.iter().any(|e| {
-                let e = e.path.trim_end_matches('/');
-                e == format!("{dir}/.wh.{file}") || e == format!("{dir}/.wh..wh..opq")
-            })
-        };
-        if paths.iter().all(|p| gone(p)) {
+        // The first candidate still in the image decides, once every one before it is known.
+        for (path, state) in paths.iter().zip(&decided) {
+            match state {
+                None => break,
+                Some(None) => continue,
+                Some(Some(bytes)) => {
+                    return Ok(
+                        opm_version_in_binary(bytes).map(|(version, how)| FoundVersion {
+                            version,
+                            from: format!("/{path} ({how})"),
+                        }),
+                    );
+                }
+            }
+        }
+        if decided.iter().all(|s| matches!(s, Some(None))) {
             return Ok(None);
         }
     }
     Ok(None)
+}
+
+/// What one layer (`entries`, with the candidates' bytes in `captured`) says of `path`:
+/// `Some(Some(bytes))` it holds the file, `Some(None)` it deletes or hides it (a whiteout of it
+/// or of a folder above it, an opaque folder above it, or something other than a regular file
+/// at it or at a folder above it), `None` nothing (look in the layer below).
+fn layer_says(
+    path: &str,
+    entries: &[crate::transport::unpack::EntryInfo],
+    captured: &mut std::collections::BTreeMap<String, Vec<u8>>,
+) -> Option<Option<Vec<u8>>> {
+    if let Some(bytes) = captured.remove(path) {
+        return Some(Some(bytes));
+    }
+    let mut hidden = false;
+    for e in entries {
+        let p = e.path.trim_end_matches('/');
+        if p == path {
+            // A link, folder or device where opm was: not a program olmpack reads.
+            return Some(None);
+        }
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+        let under = |d: &str| d.is_empty() || path.starts_with(&format!("{d}/"));
+        if let Some(gone) = name.strip_prefix(".wh.") {
+            let gone_path = if dir.is_empty() {
+                gone.to_string()
+            } else {
+                format!("{dir}/{gone}")
+            };
+            hidden |= (gone == ".wh..opq" && under(dir))
+                || gone_path == path
+                || path.starts_with(&format!("{gone_path}/"));
+        } else if e.kind != "dir" && path.starts_with(&format!("{p}/")) {
+            // A file or link replaces a folder above the candidate.
+            hidden = true;
+        }
+    }
+    hidden.then_some(None)
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
