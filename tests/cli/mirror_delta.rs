@@ -372,14 +372,16 @@ fn a_gap_a_wrong_order_and_a_tampered_delta_are_refused_before_any_push() {
         "the gap pushed something"
     );
 
-    // A tampered layer of A2 (same size, one byte changed): refused, naming the file.
+    // A tampered layer of A2 (a gzip blob, same size, one byte changed): refused, naming
+    // the file.
     let tampered = d.join("A2-tampered");
     copy_tree(&a2, &tampered);
-    let files = blob_files(&tampered);
-    let (victim, _) = files.iter().max_by_key(|(_, size)| **size).expect("a blob");
-    let path = tampered
-        .join("oci/blobs/sha256")
-        .join(victim.trim_start_matches("sha256:"));
+    let blobs = tampered.join("oci/blobs/sha256");
+    let path = blob_files(&tampered)
+        .keys()
+        .map(|digest| blobs.join(digest.trim_start_matches("sha256:")))
+        .find(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(&[0x1f, 0x8b])))
+        .expect("a layer in the delta");
     let mut bytes = std::fs::read(&path).expect("read");
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
