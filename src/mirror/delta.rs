@@ -128,25 +128,29 @@ pub enum DeltaError {
     },
     /// The target lacks what an earlier archive of the chain carries.
     #[error(
-        "{}: the target lacks what archive {position} of {total} before it carries (its plan.json has digest {plan}): {missing} item(s), first {first}; apply the archives in order ({order}), then this one; nothing was pushed",
-        dir.display()
+        "{}: the target lacks what archive {} of {} before it carries (its plan.json has digest {}): {} item(s), first {}; apply the archives in order ({}), then this one; nothing was pushed",
+        .0.dir.display(), .0.position, .0.total, .0.plan, .0.missing, .0.first, .0.order
     )]
-    Gap {
-        /// The archive being applied.
-        dir: PathBuf,
-        /// The first archive (1-based) whose content is missing.
-        position: usize,
-        /// How many archives precede this one.
-        total: usize,
-        /// Its plan digest.
-        plan: String,
-        /// How many images and blobs are missing.
-        missing: usize,
-        /// The first one (a target name or a blob digest).
-        first: String,
-        /// The plan digests of the chain in order.
-        order: String,
-    },
+    Gap(Box<Gap>),
+}
+
+/// What [`DeltaError::Gap`] names (boxed: the error travels in every `Result` of the run).
+#[derive(Debug)]
+pub struct Gap {
+    /// The archive being applied.
+    pub dir: PathBuf,
+    /// The first archive (1-based) whose content is missing.
+    pub position: usize,
+    /// How many archives precede this one.
+    pub total: usize,
+    /// Its plan digest.
+    pub plan: String,
+    /// How many images and blobs are missing.
+    pub missing: usize,
+    /// The first one (a target name or a blob digest).
+    pub first: String,
+    /// The plan digests of the chain in order.
+    pub order: String,
 }
 
 /// The previous archive named by `--since`: its plan's digest and its record.
@@ -646,7 +650,7 @@ pub fn check_apply(
             .plan
             .clone()
             .unwrap_or_else(|| "unknown".into());
-        return Err(DeltaError::Gap {
+        return Err(DeltaError::Gap(Box::new(Gap {
             dir: dir.to_path_buf(),
             position: position + 1,
             total: chain,
@@ -659,7 +663,7 @@ pub fn check_apply(
                 .map(|c| c.plan.clone().unwrap_or_default())
                 .collect::<Vec<_>>()
                 .join(", "),
-        });
+        })));
     }
     Ok(assumed)
 }
