@@ -64,6 +64,8 @@ enum TopCommand {
     Key(commands::sign::KeyCmd),
 }
 
+// Parsed once per process, as TopCommand: the size of `catalog mirror`'s flags does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum CatalogCommand {
     /// Print opm's output for bundle folders, catalog folders and images (byte-identical).

@@ -34,6 +34,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 mod copy_one;
+mod delta_apply;
 mod imageset;
 mod read;
 
@@ -128,6 +129,9 @@ pub struct MirrorOptions {
     /// Write OpenShift signature policies (`ClusterImagePolicy` or `ImagePolicy`) for the
     /// mirrored repositories beside the IDMS, trusting what this names.
     pub image_policy: Option<crate::mirror::image_policy::PolicyRequest>,
+    /// `--since PREVIOUS` (with `--to-archive`): write a delta archive holding only what
+    /// PREVIOUS (an archive folder or its `plan.json`) and the archives before it lack.
+    pub since: Option<PathBuf>,
 }
 
 impl Default for MirrorOptions {
@@ -151,6 +155,7 @@ impl Default for MirrorOptions {
             allow_missing: false,
             check_only: false,
             image_policy: None,
+            since: None,
         }
     }
 }
@@ -266,6 +271,10 @@ pub enum MirrorError {
     /// The archive cannot be read or written.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// A delta archive cannot be written, or cannot be applied to this target (a gap, a
+    /// wrong order, a blob missing from its chain, a damaged file): nothing was pushed.
+    #[error(transparent)]
+    Delta(#[from] crate::mirror::delta::DeltaError),
     /// The results cannot be written.
     #[error("cannot write the results: {0}")]
     Results(#[from] crate::fsio::FsError),
@@ -347,7 +356,7 @@ pub fn run(
     opts.target.client.shared.get_or_insert_default();
     let opts = &opts;
     // The lock is held until the run ends: the archive's staging is this run's alone.
-    let (dest, _archive_lock) = open_target(source, target, opts)?;
+    let (dest, _archive_lock, since) = open_target(source, target, opts)?;
     let (prepared, checks) = match source {
         MirrorSource::Archive(dir) => (vec![from_archive(dir, opts)?], Vec::new()),
         MirrorSource::Catalog(s, location) => {
@@ -382,11 +391,26 @@ pub fn run(
             .map(ToString::to_string)
             .collect(),
     };
-    let previous = match target {
+    let mut previous = match target {
         MirrorTarget::Registry(_) => previous_results(&opts.results_dir, &settings),
         MirrorTarget::Archive(dir) => previous_archive(dir)?,
     };
     let copy_opts = copy_options(target, opts);
+    match (source, target, &since) {
+        // Writing a delta: what the chain carries is not copied again.
+        (_, MirrorTarget::Archive(_), Some(since)) => {
+            previous.extend(delta_apply::carried_by_chain(&plan, since));
+        }
+        // Applying a delta: checked whole against its chain and the target first.
+        (MirrorSource::Archive(dir), MirrorTarget::Registry(_), _) => {
+            if let (Some(record), Some(d)) = (plan.archive.as_ref(), dest.as_ref())
+                && record.is_delta()
+            {
+                previous.extend(delta_apply::check(dir, &plan, record, d, opts, &copy_opts)?);
+            }
+        }
+        _ => {}
+    }
     let images = &plan.images;
     let results: Vec<ImageResult> =
         crate::parallel::map_indexed(images.len(), opts.jobs.max(1), None, |i| {
@@ -416,7 +440,7 @@ pub fn run(
         images: results,
         summary,
     };
-    let written = record(target, opts, &plan, &report)?;
+    let written = record(target, opts, &plan, &report, since.as_ref())?;
     if report
         .images
         .iter()
@@ -438,18 +462,29 @@ pub fn run(
 /// The target checked before anything is read: a registry destination (with a
 /// `--max-components` that leaves no room refused now, not once per image), or an archive
 /// prepared and locked for this run (the lock is returned, to be held until the run ends).
+type Opened = (
+    Option<Destination>,
+    Option<archive::ArchiveLock>,
+    Option<crate::mirror::delta::Previous>,
+);
+
 fn open_target(
     source: &MirrorSource,
     target: &MirrorTarget,
     opts: &MirrorOptions,
-) -> Result<(Option<Destination>, Option<archive::ArchiveLock>), MirrorError> {
+) -> Result<Opened, MirrorError> {
     match target {
         MirrorTarget::Registry(to) => {
+            if opts.since.is_some() {
+                return Err(MirrorError::Usage(
+                    "--since writes a delta archive: it goes with --to-archive".into(),
+                ));
+            }
             let d = Destination::parse(to)?;
             if let Some(max) = opts.max_components {
                 d.repository("x", Some(max))?;
             }
-            Ok((Some(d), None))
+            Ok((Some(d), None, None))
         }
         MirrorTarget::Archive(dir) => {
             if matches!(source, MirrorSource::Archive(_)) {
@@ -457,12 +492,19 @@ fn open_target(
                     "--from-archive goes to a registry (--to), not to another archive".into(),
                 ));
             }
+            // The previous archive is read before anything is created or copied.
+            let since = opts
+                .since
+                .as_deref()
+                .map(crate::mirror::delta::read_previous)
+                .transpose()?;
+            delta_apply::same_chain(dir, since.as_ref())?;
             let lock = if opts.dry_run {
                 None
             } else {
                 Some(archive::prepare(dir)?)
             };
-            Ok((None, lock))
+            Ok((None, lock, since))
         }
     }
 }
@@ -494,6 +536,7 @@ fn record(
     opts: &MirrorOptions,
     plan: &Plan,
     report: &Report,
+    since: Option<&crate::mirror::delta::Previous>,
 ) -> Result<Vec<PathBuf>, MirrorError> {
     let mut written = Vec::new();
     match target {
@@ -517,13 +560,20 @@ fn record(
                 .filter(|(_, r)| r.done())
                 .map(|(p, _)| p.clone())
                 .collect();
-            let merged = archive::merge(
+            let mut merged = archive::merge(
                 archive::read_plan(dir)?,
                 Plan {
                     source: plan.source.clone(),
                     images: done,
+                    archive: None,
                 },
             );
+            // What the layout now carries (a delta's layers the chain holds removed first),
+            // recorded in the plan, which is written last.
+            merged.archive = Some(match since {
+                Some(previous) => crate::mirror::delta::prune(dir, &merged, previous)?,
+                None => crate::mirror::delta::full_record(dir, &merged)?,
+            });
             archive::write_plan(dir, &merged)?;
             written.push(dir.join(archive::PLAN_FILE));
         }

@@ -3,12 +3,13 @@
 //! The pieces, each usable alone: [`plan`] (which images, resolved once), [`naming`] (where
 //! each goes), [`regconf`] (reading sources through their registries' mirrors), [`results`]
 //! (what is written for the cluster), [`image_policy`] (the OpenShift signature policies for
-//! what was mirrored), [`archive`] (the disk format), [`imageset`] (the user's oc-mirror
+//! what was mirrored), [`archive`] (the disk format), [`delta`] (archives that carry only what the ones before them lack), [`imageset`] (the user's oc-mirror
 //! `ImageSetConfiguration`, every catalog it names). The run itself (parallel
 //! copies through [`crate::transport::copy()`], resume, results) is the door
 //! `action::catalog_mirror`.
 
 pub mod archive;
+pub mod delta;
 pub mod image_policy;
 pub mod imageset;
 pub mod naming;

@@ -96,6 +96,10 @@ pub struct Plan {
     pub source: String,
     /// Every image, the catalog first.
     pub images: Vec<PlannedImage>,
+    /// In an archive's `plan.json`: what the archive carries and which archives it follows
+    /// (see [`super::delta`]); absent in a plan that was never written to an archive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<super::delta::ArchiveRecord>,
 }
 
 impl Plan {

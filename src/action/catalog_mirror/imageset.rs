@@ -146,6 +146,7 @@ pub(super) fn prepare(
         plan: Plan {
             source: path.display().to_string(),
             images: resolved,
+            archive: None,
         },
         warnings: warning.into_iter().collect(),
         _spool: None,
@@ -289,6 +290,7 @@ pub(super) fn merge(path: &Path, prepared: &[Prepared]) -> Plan {
     Plan {
         source: path.display().to_string(),
         images,
+        archive: None,
     }
 }
 

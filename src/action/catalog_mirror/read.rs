@@ -21,6 +21,14 @@ use std::path::Path;
 /// the digest verified must be the one the plan copies; a refusal fails that image.
 pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared, MirrorError> {
     let mut plan = archive::read_existing(dir)?;
+    // A delta's images that an earlier archive carries are not in its layout: they are
+    // checked at the target instead (`delta_apply::check`), not read here.
+    let in_chain: std::collections::BTreeSet<String> = plan
+        .archive
+        .iter()
+        .flat_map(|r| r.chain.iter().flat_map(|c| c.images.iter().cloned()))
+        .filter(|d| !plan.archive.iter().any(|r| r.carries.images.contains(d)))
+        .collect();
     for image in &mut plan.images {
         match &image.digest {
             Some(d) => match Location::local(archive::image_location(dir, d)) {
@@ -28,6 +36,9 @@ pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared,
                 Err(e) => image.error = Some(e.to_string()),
             },
             None => image.error = Some("the archive records no digest for it".into()),
+        }
+        if image.digest.as_ref().is_some_and(|d| in_chain.contains(d)) {
+            continue;
         }
         if let (Some(gate), Some(pull), None) = (&opts.policy, &image.pull_from, &image.error) {
             let checked = gate
@@ -103,6 +114,7 @@ pub(super) fn read_catalog(
         plan: Plan {
             source: source.to_string(),
             images,
+            archive: None,
         },
         warnings,
         _spool: spool,

@@ -43,6 +43,13 @@ pub struct Args {
     /// Write the images and the plan into an archive folder instead (one OCI layout).
     #[arg(long, value_name = "DIR")]
     pub to_archive: Option<PathBuf>,
+    /// With --to-archive: write a delta archive, holding only the images and layers that
+    /// PREVIOUS (an archive folder, or its plan.json alone) and the archives before it lack,
+    /// plus the plan of the whole set naming its predecessor by the sha256 of its plan.json.
+    /// --from-archive applies deltas in order and refuses one whose predecessors' content the
+    /// target lacks.
+    #[arg(long, value_name = "PREVIOUS", requires = "to_archive")]
+    pub since: Option<PathBuf>,
     /// Push an archive written by --to-archive (reads nothing from the source registries).
     #[arg(long, value_name = "DIR")]
     pub from_archive: Option<PathBuf>,
@@ -428,6 +435,7 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
             email: args.image_policy.image_policy_email.as_deref(),
             namespace: args.image_policy.image_policy_namespace.as_deref(),
         })?,
+        since: args.since.clone(),
     })
 }
 

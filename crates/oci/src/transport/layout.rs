@@ -583,7 +583,10 @@ pub fn read_root(layout: &Path, tag: Option<&str>, name: &str) -> Result<LayoutR
 }
 
 /// The image whose manifest is `desc` (with its verified `bytes`) in the layout: config read
-/// and verified, layers left in the layout's files.
+/// and verified, layers left in the layout's files. A layer's file is not looked at until it
+/// is read: a delta mirror archive leaves out the layers its target already holds, and a push
+/// finds them there (or mounts them) without reading them; a layer missing when it is read
+/// fails that read, naming its file.
 pub fn image_at(
     layout: &Path,
     mut desc: Descriptor,
@@ -595,7 +598,6 @@ pub fn image_at(
     let mut layers = Vec::new();
     for l in parsed.layers {
         let p = blob_file(layout, &l.digest, name)?;
-        fs::metadata(&p).map_err(LocalError::io(name, "read layer", &p))?;
         layers.push(Blob {
             descriptor: l,
             source: BlobSource::File(p),
