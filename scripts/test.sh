@@ -35,6 +35,9 @@ command -v dot >/dev/null 2>&1 || need+=(graphviz)
 # independent cosign implementation in Python (Debian's python3-cryptography and python3-nacl).
 command -v gpg >/dev/null 2>&1 || need+=(gnupg)
 /usr/bin/python3 -c 'import cryptography, nacl' >/dev/null 2>&1 || need+=(python3-cryptography python3-nacl)
+# Attestations (tests/cli/attestation.rs): the SBOM checked against SPDX 2.3's schema rules.
+/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || need+=(python3-jsonschema)
+command -v git >/dev/null 2>&1 || need+=(git)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test tools: ${need[*]}"
   SUDO=""

@@ -56,6 +56,11 @@ enum TopCommand {
     Sign(commands::sign::SignCmd),
     /// Verify an image's cosign and simple signatures; exit 1 when none verifies.
     Verify(commands::sign::VerifyCmd),
+    /// Attach a signed in-toto attestation (SLSA provenance, SPDX SBOM, any predicate) to an image.
+    Attest(commands::attest::AttestCmd),
+    /// Verify an image's attestations with a key or keyless; exit 1 when none verifies.
+    #[command(name = "verify-attestation")]
+    VerifyAttestation(commands::attest::VerifyAttestationCmd),
     /// Verify a Sigstore bundle for a file or digest, keyless or with a key, offline.
     #[command(name = "verify-blob")]
     VerifyBlob(commands::verify_blob::Args),
@@ -188,6 +193,8 @@ pub fn main() -> ExitCode {
         TopCommand::Sign(a) => commands::sign::run_sign(a),
         TopCommand::Verify(a) => commands::sign::run_verify(a),
         TopCommand::VerifyBlob(a) => commands::verify_blob::run(a),
+        TopCommand::Attest(a) => commands::attest::run_attest(a),
+        TopCommand::VerifyAttestation(a) => commands::attest::run_verify_attestation(a),
         TopCommand::Key(c) => commands::sign::run_key(c),
     })
     .unwrap_or_else(|failure| Err(commands::Failure::usage(failure.describe())));

@@ -8,6 +8,10 @@
 //! reference at the digest pushed.
 
 use super::sign::{SignOptions, Written};
+/// What a build attests (`--attest-provenance`, `--attest-sbom`).
+pub use super::step::attest::BuildAttestations;
+use super::step::attest::provenance::{self, ProvenanceError};
+use super::step::attest::{AttestPushedError, Predicate, sbom};
 use super::step::deliver::Pushed;
 use super::step::sign::SignPushedError;
 use crate::bundle::Bundle;
@@ -15,6 +19,7 @@ use crate::bundle::loader::LoadError;
 use crate::findings::Report;
 use crate::image::build::{BuildWarning, BundleInput};
 use crate::image::{BuildError, BuildOptions};
+use crate::signature::attestation::{Attached, SLSA_PROVENANCE_V1, SPDX_JSON};
 use crate::transport::RegistryOptions;
 use crate::transport::sink::{self, Delivery, DeliveryError};
 use std::ffi::OsStr;
@@ -39,6 +44,9 @@ pub struct BundleBuildRun {
     /// Sign every pushed reference at the digest pushed (the last delivery step); keys are
     /// read before the run, so a wrong passphrase costs no build.
     pub sign: Option<Arc<SignOptions>>,
+    /// Attest every pushed reference after signing it (`--attest-provenance`,
+    /// `--attest-sbom`), with the signing options' cosign key.
+    pub attest: BuildAttestations,
 }
 
 /// What a run reports while it goes, in order, so a front end can show it as it happens.
@@ -52,6 +60,8 @@ pub enum BundleBuildEvent<'a> {
     Delivered(&'a BundleBuildResult),
     /// A pushed reference was signed.
     Signed(&'a Pushed, &'a Written),
+    /// An attestation of a pushed reference was attached.
+    Attested(&'a Pushed, &'a Attached),
 }
 
 /// How a run ended when nothing failed: findings are an outcome, not an error, and carry no
@@ -109,6 +119,15 @@ pub enum BundleBuildError {
     /// The image was pushed but could not be signed.
     #[error(transparent)]
     Sign(#[from] SignPushedError),
+    /// Attestations were asked for without a cosign key to sign them.
+    #[error("--attest-provenance and --attest-sbom sign with the cosign key: add --sign-key FILE")]
+    AttestNeedsKey,
+    /// The source files could not be read for the provenance.
+    #[error(transparent)]
+    Provenance(#[from] ProvenanceError),
+    /// The image was pushed (and signed) but its attestations could not be attached.
+    #[error(transparent)]
+    Attest(#[from] AttestPushedError),
 }
 
 /// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver,
@@ -120,6 +139,12 @@ pub fn run(
 ) -> Result<BundleBuildOutcome, BundleBuildError> {
     // Every local output is checked before anything is built (and long before a push).
     sink::check_outputs(&run.delivery)?;
+    let attest_key = match run.sign.as_ref().and_then(|s| s.cosign_key.as_ref()) {
+        Some(k) => Some(k),
+        None if run.attest.any() => return Err(BundleBuildError::AttestNeedsKey),
+        None => None,
+    };
+    let mut facts = None;
     let (input, root) = {
         let bundle = if run.validate {
             Bundle::load(&run.dir)?
@@ -134,6 +159,10 @@ pub fn run(
             if report.has_errors() {
                 return Ok(BundleBuildOutcome::Invalid);
             }
+        }
+        if run.attest.any() {
+            // Read now, before anything is built or pushed: an unreadable file stops the run.
+            facts = Some(BundleFacts::read(&bundle, run)?);
         }
         let input = BundleInput::new(
             &bundle.root,
@@ -172,7 +201,80 @@ pub fn run(
             }
         }
     }
+    if let (Some(key), Some(facts)) = (attest_key, &facts) {
+        let format = run
+            .sign
+            .as_ref()
+            .map(|s| s.cosign_format)
+            .unwrap_or_default();
+        for p in &pushed {
+            let predicates = facts.predicates(run.attest, p);
+            for a in super::step::attest::attest_pushed(p, &run.registry, key, format, &predicates)?
+            {
+                on_event(BundleBuildEvent::Attested(p, &a));
+            }
+        }
+    }
     Ok(BundleBuildOutcome::Built(result))
+}
+
+/// What a bundle build attests, read from the bundle before it is built.
+#[derive(Debug)]
+struct BundleFacts {
+    provenance: provenance::Provenance,
+    sbom: sbom::SbomInput,
+}
+
+impl BundleFacts {
+    fn read(bundle: &Bundle, run: &BundleBuildRun) -> Result<BundleFacts, ProvenanceError> {
+        let rels: Vec<String> = bundle.files.iter().map(|f| f.file.clone()).collect();
+        let mut parameters = serde_json::Map::new();
+        parameters.insert("tags".into(), run.delivery.push.clone().into());
+        parameters.insert("platform".into(), run.options.platform.to_string().into());
+        let provenance = provenance::Provenance {
+            build_type: provenance::BUNDLE_BUILD_TYPE,
+            source: run.dir.display().to_string(),
+            files: provenance::digest_files(&bundle.root, &rels)?,
+            git: provenance::git_source(&bundle.root),
+            bases: Vec::new(),
+            parameters,
+            epoch: run.options.source_date_epoch,
+        };
+        let sbom = sbom::SbomInput {
+            name: bundle
+                .package()
+                .map(str::to_string)
+                .unwrap_or_else(|| run.dir.display().to_string()),
+            version: bundle.csv_version().map(str::to_string),
+            images: bundle.images().into_iter().collect(),
+            epoch: run.options.source_date_epoch,
+            ..sbom::SbomInput::default()
+        };
+        Ok(BundleFacts { provenance, sbom })
+    }
+
+    /// The predicates for one pushed reference (the SBOM names it).
+    fn predicates(&self, wanted: BuildAttestations, pushed: &Pushed) -> Vec<Predicate> {
+        let mut out = Vec::new();
+        if wanted.provenance {
+            out.push(Predicate {
+                predicate_type: SLSA_PROVENANCE_V1.into(),
+                predicate: provenance::predicate(&self.provenance),
+            });
+        }
+        if wanted.sbom {
+            let input = sbom::SbomInput {
+                repository: Some(pushed.reference.name()),
+                digest: Some(pushed.digest.clone()),
+                ..self.sbom.clone()
+            };
+            out.push(Predicate {
+                predicate_type: SPDX_JSON.into(),
+                predicate: sbom::document(&input),
+            });
+        }
+        out
+    }
 }
 
 /// Whether a warning is about the `bundle.Dockerfile` that `bundle init --dockerfile` wrote into

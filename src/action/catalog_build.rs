@@ -19,10 +19,15 @@ use std::sync::Arc;
 
 /// How to sign what a build pushes.
 pub use super::sign::{SignOptions, Written};
+/// What a build attests (`--attest-provenance`, `--attest-sbom`).
+pub use super::step::attest::BuildAttestations;
+use super::step::attest::provenance::{self, Provenance};
+use super::step::attest::{Predicate, sbom};
 pub use super::step::build::{
     CONFIGS_LABEL, CatalogBuildOptions, CatalogBuildRunError, DEFAULT_CONFIGS_DIR, OPM_ENTRYPOINT,
     SourceLayer,
 };
+use crate::signature::attestation::{Attached, SLSA_PROVENANCE_V1, SPDX_JSON};
 
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where
 /// the image goes and where the digest is recorded.
@@ -55,6 +60,9 @@ pub struct CatalogBuildRun {
     /// Sign every pushed reference at the digest pushed (the last delivery step); keys are
     /// read before the run, so a wrong passphrase costs no build.
     pub sign: Option<Arc<SignOptions>>,
+    /// Attest every pushed reference after signing it (`--attest-provenance`,
+    /// `--attest-sbom`), with the signing options' cosign key.
+    pub attest: BuildAttestations,
 }
 
 impl CatalogBuildRun {
@@ -80,6 +88,8 @@ pub enum CatalogBuildEvent<'a> {
     Delivered(&'a CatalogBuildResult),
     /// A pushed reference was signed.
     Signed(&'a Pushed, &'a Written),
+    /// An attestation of a pushed reference was attached.
+    Attested(&'a Pushed, &'a Attached),
 }
 
 /// How a run ended when nothing failed.
@@ -129,7 +139,25 @@ pub fn run(
     }
     // Every local output is checked before the catalog is read or a base is fetched.
     sink::check_outputs(&run.delivery)?;
+    if run.attest.any()
+        && run
+            .sign
+            .as_ref()
+            .and_then(|s| s.cosign_key.as_ref())
+            .is_none()
+    {
+        return Err(CatalogBuildRunError::AttestUsage(
+            "--attest-provenance and --attest-sbom sign with the cosign key: add --sign-key FILE"
+                .into(),
+        ));
+    }
     if let Some(image) = &run.image {
+        if run.attest.any() {
+            return Err(CatalogBuildRunError::AttestUsage(format!(
+                "{}: attestations are generated for a catalog built from a folder, not for an image rebuilt with --filter",
+                image.as_str()
+            )));
+        }
         return run_image(run, image, on_event);
     }
     refuse_other_kinds(&run.dir)?;
@@ -155,12 +183,99 @@ pub fn run(
     if run.validate && run.filter.is_none() && dir.is_dir() && !validate(run, &dir, on_event)? {
         return Ok(CatalogBuildOutcome::Invalid);
     }
+    // What the attestations say is read before anything is built or pushed.
+    let facts = if run.attest.any() {
+        Some(CatalogFacts::read(run, &dir)?)
+    } else {
+        None
+    };
     let built =
         step::build::build(&dir, &run.options).map_err(|source| CatalogBuildRunError::Build {
             dir: run.dir.clone(),
             source: Box::new(source),
         })?;
-    deliver_built(built, run, on_event)
+    deliver_built(built, run, facts, on_event)
+}
+
+/// What a catalog build attests: the folder's files and the images its bundles name.
+#[derive(Debug)]
+struct CatalogFacts {
+    provenance: Provenance,
+    images: Vec<String>,
+}
+
+impl CatalogFacts {
+    fn read(run: &CatalogBuildRun, dir: &Path) -> Result<CatalogFacts, CatalogBuildRunError> {
+        let fail =
+            |source: Box<dyn std::error::Error + Send + Sync>| CatalogBuildRunError::AttestSource {
+                dir: run.dir.clone(),
+                source,
+            };
+        let loaded = crate::catalog::load::load_dir(dir).map_err(|e| fail(Box::new(e)))?;
+        let mut images = std::collections::BTreeSet::new();
+        for b in &loaded.config.bundles {
+            if !b.image.is_empty() {
+                images.insert(b.image.clone());
+            }
+            for r in &b.related_images {
+                if !r.image.is_empty() {
+                    images.insert(r.image.clone());
+                }
+            }
+        }
+        let mut parameters = serde_json::Map::new();
+        parameters.insert("tags".into(), run.delivery.push.clone().into());
+        if let Some(b) = &run.options.base {
+            parameters.insert("base".into(), b.as_str().into());
+        }
+        let provenance = Provenance {
+            build_type: provenance::CATALOG_BUILD_TYPE,
+            source: run.dir.display().to_string(),
+            files: provenance::digest_files(dir, &loaded.files).map_err(|e| fail(Box::new(e)))?,
+            git: provenance::git_source(&run.dir),
+            bases: Vec::new(),
+            parameters,
+            epoch: run.options.source_date_epoch,
+        };
+        Ok(CatalogFacts {
+            provenance,
+            images: images.into_iter().collect(),
+        })
+    }
+
+    fn predicates(
+        &self,
+        wanted: BuildAttestations,
+        bases: &[(String, String)],
+        run: &CatalogBuildRun,
+        pushed: &Pushed,
+    ) -> Vec<Predicate> {
+        let mut out = Vec::new();
+        if wanted.provenance {
+            let p = Provenance {
+                bases: bases.to_vec(),
+                ..self.provenance.clone()
+            };
+            out.push(Predicate {
+                predicate_type: SLSA_PROVENANCE_V1.into(),
+                predicate: provenance::predicate(&p),
+            });
+        }
+        if wanted.sbom {
+            out.push(Predicate {
+                predicate_type: SPDX_JSON.into(),
+                predicate: sbom::document(&sbom::SbomInput {
+                    name: pushed.reference.name(),
+                    version: pushed.reference.tag.clone(),
+                    repository: Some(pushed.reference.name()),
+                    digest: Some(pushed.digest.clone()),
+                    images: self.images.clone(),
+                    epoch: run.options.source_date_epoch,
+                }),
+            });
+        }
+        out
+    }
 }
 
 /// A bundle folder (or another local kind) would otherwise fail with a page of missing-schema
@@ -224,7 +339,7 @@ fn run_image(
         source: Box::new(e.into()),
     })?;
     let built = step::build::build_from_image(image, &fc, filter.format, &run.options)?;
-    deliver_built(built, run, on_event)
+    deliver_built(built, run, None, on_event)
 }
 
 /// The last steps of [`run`] for folder and image sources alike: warnings reported, the
@@ -232,6 +347,7 @@ fn run_image(
 fn deliver_built(
     mut built: BuiltCatalog,
     run: &CatalogBuildRun,
+    facts: Option<CatalogFacts>,
     on_event: &mut dyn FnMut(CatalogBuildEvent<'_>),
 ) -> Result<CatalogBuildOutcome, CatalogBuildRunError> {
     for w in &built.warnings {
@@ -263,6 +379,23 @@ fn deliver_built(
         for p in &pushed {
             for w in step::sign::sign_pushed(p, &run.options.registry, opts)? {
                 on_event(CatalogBuildEvent::Signed(p, &w));
+            }
+        }
+    }
+    let key = run.sign.as_ref().and_then(|s| s.cosign_key.as_ref());
+    if let (Some(facts), Some(key)) = (&facts, key) {
+        let format = run
+            .sign
+            .as_ref()
+            .map(|s| s.cosign_format)
+            .unwrap_or_default();
+        for p in &pushed {
+            let predicates = facts.predicates(run.attest, &built.bases, run, p);
+            let attached =
+                step::attest::attest_pushed(p, &run.options.registry, key, format, &predicates)
+                    .map_err(|e| CatalogBuildRunError::Attest(Box::new(e)))?;
+            for a in &attached {
+                on_event(CatalogBuildEvent::Attested(p, a));
             }
         }
     }

@@ -35,11 +35,14 @@
 //! - [`catalog_template`]: `catalog template` (renderers wired to the bundle map and
 //!   registries) and `catalog convert-template`;
 //! - [`check`]: `check` (the pipelines' pull-request checks and their CI report forms);
+//! - [`attest`]: `attest` and `verify-attestation` (in-toto statements attached beside an
+//!   image and verified, with a key or keyless);
 //! - [`verify_blob`]: `verify-blob` (a Sigstore bundle for a file or digest, keyless or with
 //!   a key, offline against a trusted root);
 //! - [`explain`]: `explain` (one rule's record as text); [`reference`]: the generated
 //!   Markdown reference under `docs/reference/` (commands and rules).
 
+pub mod attest;
 pub mod bundle_build;
 pub mod bundle_image;
 pub mod bundle_init;

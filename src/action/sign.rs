@@ -163,3 +163,6 @@ pub fn generate_key(passphrase_file: Option<&std::path::Path>) -> Result<KeyPair
 
 /// The policy check every reading door takes, kept under its old name for the commands.
 pub use super::step::policy::{PolicyCheckError, PolicyGate, check_policy};
+
+/// What a build attests after signing (`--attest-provenance`, `--attest-sbom`).
+pub use super::step::attest::BuildAttestations;

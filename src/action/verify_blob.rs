@@ -7,14 +7,10 @@ pub use crate::signature::sigstore::rfc3339;
 
 pub use crate::signature::sigstore::{Refusal, Verified};
 
+use super::step::trust;
 use crate::fsio::untrusted::read_limited;
-use crate::signature::sigstore::{
-    self, Artifact, Matcher, Signer, bundle::Bundle, trust::TrustedRoot,
-};
+use crate::signature::sigstore::{self, Artifact, Signer, bundle::Bundle, trust::TrustedRoot};
 use std::path::{Path, PathBuf};
-
-/// The most a bundle or trusted root file may hold (both are a few KiB in the field).
-const MAX_JSON: u64 = 16 << 20;
 
 /// Why the inputs could not be read (the command exits 2 with it).
 #[derive(Debug, thiserror::Error)]
@@ -61,54 +57,17 @@ pub fn artifact(spec: &str) -> Result<Artifact, SetupError> {
     Artifact::of_reader(f).map_err(|e| SetupError(format!("cannot read the artifact {spec}: {e}")))
 }
 
-fn matcher(exact: &Option<String>, re: &Option<String>, flag: &str) -> Result<Matcher, SetupError> {
-    match (exact, re) {
-        (Some(s), None) => Ok(Matcher::Exact(s.clone())),
-        (None, Some(r)) => regex::Regex::new(r).map(Matcher::Regex).map_err(|e| {
-            SetupError(format!(
-                "--{flag}-regexp {r:?} is not a regular expression: {e}"
-            ))
-        }),
-        (Some(_), Some(_)) => Err(SetupError(format!(
-            "give --{flag} or --{flag}-regexp, not both"
-        ))),
-        (None, None) => Err(SetupError(format!(
-            "keyless verification needs --{flag} (or --{flag}-regexp); give --key FILE for a key-signed bundle"
-        ))),
-    }
-}
-
 /// Reads the signer, the trusted root and the bundle the request names.
 pub fn prepare(req: &Request) -> Result<(Bundle, Signer, TrustedRoot), SetupError> {
-    let signer = match &req.key {
-        Some(k) => {
-            if req.identity.is_some() || req.identity_regexp.is_some() {
-                return Err(SetupError(
-                    "give --key or --certificate-identity, not both".into(),
-                ));
-            }
-            let pem =
-                read_limited(k, 1 << 20).map_err(|e| SetupError(crate::errors::error_chain(&e)))?;
-            Signer::Key(
-                crate::signature::public_key::PublicKey::from_pem(&pem, &k.display().to_string())
-                    .map_err(|e| SetupError(e.to_string()))?,
-            )
-        }
-        None => Signer::Keyless {
-            identity: matcher(&req.identity, &req.identity_regexp, "certificate-identity")?,
-            issuer: matcher(&req.issuer, &req.issuer_regexp, "certificate-oidc-issuer")?,
-        },
+    let id = trust::Identity {
+        identity: req.identity.clone(),
+        identity_regexp: req.identity_regexp.clone(),
+        issuer: req.issuer.clone(),
+        issuer_regexp: req.issuer_regexp.clone(),
     };
-    let root = match &req.trusted_root {
-        Some(p) => {
-            let bytes = read_limited(p, MAX_JSON)
-                .map_err(|e| SetupError(crate::errors::error_chain(&e)))?;
-            TrustedRoot::from_json(&bytes)
-                .map_err(|e| SetupError(format!("{}: {e}", p.display())))?
-        }
-        None => TrustedRoot::production(),
-    };
-    let bytes = read_limited(&req.bundle, MAX_JSON)
+    let signer = trust::signer(req.key.as_deref(), &id).map_err(|e| SetupError(e.0))?;
+    let root = trust::trusted_root(req.trusted_root.as_ref()).map_err(|e| SetupError(e.0))?;
+    let bytes = read_limited(&req.bundle, trust::MAX_JSON)
         .map_err(|e| SetupError(crate::errors::error_chain(&e)))?;
     let bundle = Bundle::from_json(&bytes)
         .map_err(|e| SetupError(format!("{}: {e}", req.bundle.display())))?;
@@ -119,9 +78,11 @@ pub fn prepare(req: &Request) -> Result<(Bundle, Signer, TrustedRoot), SetupErro
 pub fn verify_blob(req: &Request) -> Result<Result<Verified, Refusal>, SetupError> {
     let art = artifact(&req.artifact)?;
     let (bundle, signer, root) = prepare(req)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or_default();
-    Ok(sigstore::verify(&bundle, &art, &signer, &root, now))
+    Ok(sigstore::verify(
+        &bundle,
+        &art,
+        &signer,
+        &root,
+        trust::now(),
+    ))
 }

@@ -19,6 +19,7 @@ macro_rules! outln {
     };
 }
 
+pub mod attest;
 pub mod bundle;
 pub mod catalog;
 pub mod check;

@@ -373,3 +373,38 @@ pub fn build_sign_options(sign: &SignArgs, push: bool) -> Result<Option<SignOpti
     }
     sign.options().map(Some)
 }
+
+/// The attestation flags `bundle build --push` and `catalog build --push` share: in-toto
+/// statements signed with --sign-key and attached after the push (and the signature).
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Attestations")]
+pub struct BuildAttestArgs {
+    /// Attach SLSA provenance v1 of the build (the source files' digests, the git commit,
+    /// the base image by digest), signed with --sign-key, as --signature-format says.
+    #[arg(long)]
+    pub attest_provenance: bool,
+    /// Attach an SPDX 2.3 SBOM listing every image the bundle (or catalog) references, with
+    /// the digests of those pinned, signed with --sign-key.
+    #[arg(long)]
+    pub attest_sbom: bool,
+}
+
+impl BuildAttestArgs {
+    /// The attestations asked for; they need --push and a cosign --sign-key.
+    pub fn wanted(
+        &self,
+        sign: &SignArgs,
+        push: bool,
+    ) -> Result<action::BuildAttestations, Failure> {
+        let wanted = action::BuildAttestations {
+            provenance: self.attest_provenance,
+            sbom: self.attest_sbom,
+        };
+        if wanted.any() && (!push || sign.key.is_none()) {
+            return Err(Failure::usage(
+                "--attest-provenance/--attest-sbom attach signed statements to what is pushed: add --push and --sign-key FILE",
+            ));
+        }
+        Ok(wanted)
+    }
+}

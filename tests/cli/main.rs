@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attestation;
 mod build_cli;
 mod build_corpus;
 mod build_interop;

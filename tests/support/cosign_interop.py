@@ -207,15 +207,24 @@ def pae(ptype, body):
 
 
 def bundle(host, repo, digest, keyp, args):
+    """Writes a key-signed Sigstore bundle referrer of `digest` (DSSE over an in-toto
+    statement), listed in the referrers fallback tag (merged with what it lists). Options to
+    forge one: `--subject-digest D` (the statement names another image), `--predicate-type T`
+    and `--predicate JSON`, `--announce T` (the referrer's predicate-type annotation),
+    `--alter-payload 1` (the payload changed after signing)."""
     opts = dict(zip(args[::2], args[1::2]))
     key = load_private(keyp)
     subject = opts.get("--subject-digest", digest)
+    ptype_stmt = opts.get("--predicate-type", "https://sigstore.dev/cosign/sign/v1")
+    predicate = json.loads(opts.get("--predicate", "{}"))
     statement = json.dumps({"_type": "https://in-toto.io/Statement/v1",
                             "subject": [{"digest": {"sha256": subject.split(":", 1)[1]}}],
-                            "predicateType": "https://sigstore.dev/cosign/sign/v1",
-                            "predicate": {}}).encode()
+                            "predicateType": ptype_stmt,
+                            "predicate": predicate}).encode()
     ptype = "application/vnd.in-toto+json"
     sig = key.sign(pae(ptype, statement), ec.ECDSA(hashes.SHA256()))
+    if opts.get("--alter-payload"):
+        statement = statement.replace(b'"predicate": {', b'"predicate": {"forged": true, ', 1)
     b = json.dumps({"mediaType": BUNDLE_MT,
                     "verificationMaterial": {"publicKey": {"hint": "test"}, "tlogEntries": []},
                     "dsseEnvelope": {"payload": base64.b64encode(statement).decode(),
@@ -231,12 +240,55 @@ def bundle(host, repo, digest, keyp, args):
          "artifactType": BUNDLE_MT, "config": empty, "layers": [layer],
          "subject": {"mediaType": "application/vnd.oci.image.manifest.v1+json",
                      "digest": digest, "size": len(subj)}}
-    mdigest, msize = put_manifest(host, repo, "bundle-" + digest.split(":")[1][:12], m)
+    entry_annotations = {}
+    if "--announce" in opts:
+        m["annotations"] = {"dev.sigstore.bundle.predicateType": opts["--announce"]}
+        entry_annotations = dict(m["annotations"])
+    mdigest, msize = put_manifest(host, repo, "bundle-" + sha(json.dumps(m).encode())[7:19], m)
+    entry = {"mediaType": "application/vnd.oci.image.manifest.v1+json",
+             "digest": mdigest, "size": msize, "artifactType": BUNDLE_MT}
+    if entry_annotations:
+        entry["annotations"] = entry_annotations
+    st, old = get_manifest(host, repo, digest.replace(":", "-"))
+    manifests = json.loads(old)["manifests"] if st == 200 else []
+    manifests.append(entry)
     index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
-             "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
-                            "digest": mdigest, "size": msize, "artifactType": BUNDLE_MT}]}
+             "manifests": manifests}
     put_manifest(host, repo, digest.replace(":", "-"), index,
                  "application/vnd.oci.image.index.v1+json")
+
+
+def verify_att(host, repo, digest, pubp, args):
+    """cosign 2's attestations: the layers of the `sha256-<hex>.att` manifest, each a DSSE
+    envelope (application/vnd.dsse.envelope.v1+json) with a `predicateType` annotation.
+    Prints how many verify with the key and name `digest` (and `--predicate-type T`)."""
+    opts = dict(zip(args[::2], args[1::2]))
+    want = opts.get("--predicate-type")
+    pub = load_public(pubp)
+    st, body = get_manifest(host, repo, digest.replace(":", "-") + ".att")
+    if st != 200:
+        print(0)
+        return
+    good = 0
+    for layer in json.loads(body)["layers"]:
+        try:
+            assert layer["mediaType"] == "application/vnd.dsse.envelope.v1+json", layer
+            st, _, raw = req("GET", f"http://{host}/v2/{repo}/blobs/{layer['digest']}")
+            assert st == 200 and sha(raw) == layer["digest"]
+            env = json.loads(raw)
+            payload = base64.b64decode(env["payload"])
+            verify_bytes(pub, base64.b64decode(env["signatures"][0]["sig"]),
+                         pae(env["payloadType"], payload))
+            stmt = json.loads(payload)
+            assert digest.split(":", 1)[1] in [s["digest"].get("sha256") for s in stmt["subject"]]
+            assert layer["annotations"]["predicateType"] == stmt["predicateType"], layer
+            if want and stmt["predicateType"] != want:
+                continue
+        except Exception as e:
+            print("refused:", e, file=sys.stderr)
+            continue
+        good += 1
+    print(good)
 
 
 def verify_bundle(host, repo, digest, pubp, args):
@@ -311,6 +363,8 @@ def main():
         verify(args[0], args[1], args[2], args[3])
     elif cmd == "bundle":
         bundle(args[0], args[1], args[2], args[3], args[4:])
+    elif cmd == "verify-att":
+        verify_att(args[0], args[1], args[2], args[3], args[4:])
     elif cmd == "verify-bundle":
         verify_bundle(args[0], args[1], args[2], args[3], args[4:])
     else:

@@ -5,6 +5,8 @@
 //! again, and fail with typed errors that keep their causes; only `commands/` turns an error
 //! into text.
 //!
+//! - [`attest`]: in-toto statements (SLSA provenance, an SPDX SBOM, a user's predicate) signed
+//!   and attached beside an image, after the sign step;
 //! - [`build`]: a catalog image from a folder, on a base or on scratch, or a catalog image
 //!   rebuilt around a filtered catalog ([`build::from_image`]); [`build::base`] opens a base
 //!   for the platforms wanted;
@@ -14,7 +16,9 @@
 //! - [`policy`]: an image admitted under `policy.json`, its location pinned to the verified
 //!   digest;
 //! - [`sign`]: each pushed reference signed at the digest that was pushed (the last delivery
-//!   step: nothing is read back from the registry).
+//!   step: nothing is read back from the registry);
+//! - [`trust`]: the signer (a key, or a keyless identity) and the Sigstore trusted root a
+//!   verifying door reads.
 //!
 //! Opening sources ([`super::source`]), reading bundle images ([`super::bundle_image`]) and
 //! resolving a bundle under its published reference ([`super::bundle_source`]) are the open,
@@ -23,9 +27,11 @@
 //! Why under `action/`: steps are what the command layer is made of, and they stay in the CLI
 //! crate with the doors after the workspace split; `commands/` keeps calling `action/` only.
 
+pub mod attest;
 pub mod build;
 pub mod deliver;
 pub mod filter;
 pub mod policy;
 pub mod resolve_images;
 pub mod sign;
+pub mod trust;

@@ -75,6 +75,9 @@ pub struct Args {
     /// Sign what is pushed (cosign and/or simple signing).
     #[command(flatten)]
     pub sign: Box<super::super::sign::SignArgs>,
+    /// Attest what is pushed (SLSA provenance, SPDX SBOM).
+    #[command(flatten)]
+    pub attest: super::super::sign::BuildAttestArgs,
 }
 
 /// `--format` values.
@@ -105,6 +108,7 @@ pub fn run(args: &Args) -> Outcome {
             "--push needs at least one -t REF to push to",
         ));
     }
+    let attest = args.attest.wanted(&args.sign, args.push)?;
     let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
     // Read once (`--password-stdin` reads stdin), only for a push.
     let registry_opts = if args.push {
@@ -145,6 +149,7 @@ pub fn run(args: &Args) -> Outcome {
         // Read only for a push (`--password-stdin` reads stdin).
         registry: registry_opts,
         sign: signing.map(std::sync::Arc::new),
+        attest,
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let mut printed: Result<(), Failure> = Ok(());
@@ -156,6 +161,17 @@ pub fn run(args: &Args) -> Outcome {
         BundleBuildEvent::Delivered(built) => printed = print_built(&planned, built),
         BundleBuildEvent::Signed(pushed, w) => {
             eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
+        }
+        BundleBuildEvent::Attested(pushed, a) => {
+            let what = if a.added {
+                "attested"
+            } else {
+                "already attested"
+            };
+            eprintln!(
+                "{what} {} ({}): {}",
+                pushed.digest, a.predicate_type, a.location
+            );
         }
     });
     printed?;

@@ -140,6 +140,9 @@ pub struct Args {
     /// Sign what is pushed (cosign and/or simple signing).
     #[command(flatten)]
     pub sign: Box<super::super::sign::SignArgs>,
+    /// Attest what is pushed (SLSA provenance, SPDX SBOM).
+    #[command(flatten)]
+    pub attest: super::super::sign::BuildAttestArgs,
     /// Signature policy checked before --base is read.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
@@ -165,6 +168,17 @@ pub fn run(args: &Args) -> Outcome {
         CatalogBuildEvent::Signed(pushed, w) => {
             eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
         }
+        CatalogBuildEvent::Attested(pushed, a) => {
+            let what = if a.added {
+                "attested"
+            } else {
+                "already attested"
+            };
+            eprintln!(
+                "{what} {} ({}): {}",
+                pushed.digest, a.predicate_type, a.location
+            );
+        }
     });
     printed?;
     match outcome.map_err(|e| Failure::usage(error_chain(&e)))? {
@@ -182,6 +196,7 @@ pub fn run(args: &Args) -> Outcome {
 /// The run the flags ask for: keys read (before anything is built), registries and policy
 /// checked, the outputs planned.
 fn request(args: &Args) -> Result<(CatalogBuildRun, delivery::Planned), Failure> {
+    let attest = args.attest.wanted(&args.sign, args.push)?;
     let signing = super::super::sign::build_sign_options(&args.sign, args.push)?;
     // Read once (`--password-stdin` reads stdin).
     let registry_opts = args.registry.options(
@@ -249,6 +264,7 @@ fn request(args: &Args) -> Result<(CatalogBuildRun, delivery::Planned), Failure>
         delivery: planned.delivery.clone(),
         opm_compat: args.opm_compat,
         sign: signing.map(std::sync::Arc::new),
+        attest,
     };
     Ok((run, planned))
 }

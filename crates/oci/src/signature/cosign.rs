@@ -84,21 +84,43 @@ pub fn sign(
     }
     let body = payload(identity, &target.digest);
     let sig_b64 = B64.encode(key.sign(&body)?);
+    let mut annotations = serde_json::Map::new();
+    annotations.insert(SIGNATURE_ANNOTATION.into(), sig_b64.into());
+    append_layer(target, &tag, PAYLOAD_MEDIA_TYPE, body, annotations)
+}
+
+/// Adds one layer (`body` with `annotations`) to the manifest tagged `tag` beside `target`
+/// (creating it when missing), keeping every layer already there: how cosign 2 stores both
+/// its `.sig` signatures and its `.att` attestations. The very same layer already there
+/// writes nothing.
+pub(crate) fn append_layer(
+    target: &Target,
+    tag: &str,
+    media_type: &str,
+    body: Vec<u8>,
+    annotations: serde_json::Map<String, serde_json::Value>,
+) -> Result<Signed, SignatureError> {
     let payload_digest = sha256_digest(&body);
     let mut layers: Vec<serde_json::Value> = Vec::new();
-    if let Some(existing) = target.manifest_by_tag(&tag)? {
+    if let Some(existing) = target.manifest_by_tag(tag)? {
         let v: serde_json::Value = serde_json::from_slice(&existing.bytes).map_err(|e| {
             SignatureError::Unsupported(format!("{tag} exists but is not a manifest: {e}"))
         })?;
         layers = v["layers"].as_array().cloned().unwrap_or_default();
     }
+    if layers.len() >= MAX_SIGNATURES {
+        return Err(SignatureError::Unsupported(format!(
+            "{tag} already lists {} layers, the most olmpack reads for one image ({MAX_SIGNATURES})",
+            layers.len()
+        )));
+    }
     if layers.iter().any(|l| {
         l["digest"].as_str() == Some(payload_digest.as_str())
-            && l["annotations"][SIGNATURE_ANNOTATION].as_str() == Some(sig_b64.as_str())
+            && l["annotations"].as_object() == Some(&annotations)
     }) {
         let count = layers.len();
         return Ok(Signed {
-            tag,
+            tag: tag.to_string(),
             manifest_digest: String::new(),
             count,
             added: false,
@@ -110,12 +132,12 @@ pub fn sign(
             blobs.push(target.existing_blob(d));
         }
     }
-    let new_layer = Blob::memory(PAYLOAD_MEDIA_TYPE, body);
+    let new_layer = Blob::memory(media_type, body);
     layers.push(serde_json::json!({
-        "mediaType": PAYLOAD_MEDIA_TYPE,
+        "mediaType": media_type,
         "size": new_layer.descriptor.size,
         "digest": new_layer.descriptor.digest,
-        "annotations": {SIGNATURE_ANNOTATION: sig_b64},
+        "annotations": annotations,
     }));
     blobs.push(new_layer);
     let diff_ids: Vec<&str> = layers.iter().filter_map(|l| l["digest"].as_str()).collect();
@@ -142,9 +164,9 @@ pub fn sign(
     let bytes =
         serde_json::to_vec(&manifest).map_err(|e| SignatureError::Unsupported(e.to_string()))?;
     let count = layers.len();
-    let manifest_digest = target.write_manifest(bytes, config, blobs, &tag)?;
+    let manifest_digest = target.write_manifest(bytes, config, blobs, tag)?;
     Ok(Signed {
-        tag,
+        tag: tag.to_string(),
         manifest_digest,
         count,
         added: true,
@@ -152,7 +174,11 @@ pub fn sign(
 }
 
 /// Checks a payload's signature against the keys; the index of the key that verified.
-fn check_signature(keys: &[PublicKey], body: &[u8], sig_b64: &str) -> Result<(), Rejection> {
+pub(crate) fn check_signature(
+    keys: &[PublicKey],
+    body: &[u8],
+    sig_b64: &str,
+) -> Result<(), Rejection> {
     let raw = B64
         .decode(sig_b64.trim().as_bytes())
         .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
@@ -313,12 +339,14 @@ fn base_name(target: &Target) -> String {
 
 use super::sigstore::pae;
 
-/// Finds the Sigstore bundle referrers of `target` and verifies each.
-fn verify_bundles(
+/// The Sigstore bundle referrers of `target`: each listed referrer (the referrers API or its
+/// fallback tag, or a layout's `index.json` entries) announcing the bundle artifact type,
+/// read and kept when its manifest really is a bundle artifact whose subject is `target`.
+/// Signatures and attestations alike (`dev.sigstore.bundle.predicateType` tells which, as a
+/// hint only: what counts is the signed statement).
+pub(crate) fn bundle_referrers(
     target: &Target,
-    keys: &[PublicKey],
-    expected: &Expected<'_>,
-) -> Result<Vec<Checked>, SignatureError> {
+) -> Result<Vec<(Descriptor, serde_json::Value)>, SignatureError> {
     let mut candidates: Vec<Descriptor> = Vec::new();
     if let Some(index) = target.referrers_index()? {
         for m in index["manifests"].as_array().into_iter().flatten() {
@@ -359,23 +387,52 @@ fn verify_bundles(
         {
             continue;
         }
+        out.push((d, m));
+    }
+    Ok(out)
+}
+
+/// The bundle layer of a bundle referrer manifest `m`, read and verified against its digest.
+pub(crate) fn bundle_layer(target: &Target, m: &serde_json::Value) -> Result<Vec<u8>, Rejection> {
+    let layer = m["layers"]
+        .as_array()
+        .and_then(|l| l.first())
+        .ok_or_else(|| Rejection::Malformed("bundle manifest has no layer".into()))?;
+    let mt = layer["mediaType"].as_str().unwrap_or_default();
+    if mt != BUNDLE_MEDIA_TYPE {
+        return Err(Rejection::Malformed(format!(
+            "bundle layer media type is {mt:?}, expected {BUNDLE_MEDIA_TYPE:?}"
+        )));
+    }
+    let desc = descriptor_of(layer)
+        .ok_or_else(|| Rejection::Malformed("bundle layer descriptor is invalid".into()))?;
+    target
+        .blob(&desc)
+        .map_err(|e| Rejection::Malformed(format!("cannot read the bundle: {e}")))
+}
+
+/// Whether a bundle referrer announces an attestation (a predicate type other than cosign's
+/// signing one): `verify` leaves those to `verify-attestation`, as cosign does.
+pub(crate) fn announces_attestation(m: &serde_json::Value) -> bool {
+    m["annotations"][super::bundle_sign::PREDICATE_ANNOTATION]
+        .as_str()
+        .is_some_and(|p| p != SIGN_PREDICATE_TYPE)
+}
+
+/// Finds the Sigstore bundle referrers of `target` and verifies each.
+fn verify_bundles(
+    target: &Target,
+    keys: &[PublicKey],
+    expected: &Expected<'_>,
+) -> Result<Vec<Checked>, SignatureError> {
+    let mut out = Vec::new();
+    for (d, m) in bundle_referrers(target)? {
+        if announces_attestation(&m) {
+            continue;
+        }
         let source = format!("{} referrer {}", base_name(target), d.digest);
         let result = (|| {
-            let layer = m["layers"]
-                .as_array()
-                .and_then(|l| l.first())
-                .ok_or_else(|| Rejection::Malformed("bundle manifest has no layer".into()))?;
-            let mt = layer["mediaType"].as_str().unwrap_or_default();
-            if mt != BUNDLE_MEDIA_TYPE {
-                return Err(Rejection::Malformed(format!(
-                    "bundle layer media type is {mt:?}, expected {BUNDLE_MEDIA_TYPE:?}"
-                )));
-            }
-            let desc = descriptor_of(layer)
-                .ok_or_else(|| Rejection::Malformed("bundle layer descriptor is invalid".into()))?;
-            let body = target
-                .blob(&desc)
-                .map_err(|e| Rejection::Malformed(format!("cannot read the bundle: {e}")))?;
+            let body = bundle_layer(target, &m)?;
             let manifest = || target.manifest_by_digest(&target.digest).ok();
             let statement = check_bundle_for_image(&body, &target.digest, manifest, keys)?;
             let claimed = super::identity::claimed(&statement, &target.digest);

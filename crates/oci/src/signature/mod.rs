@@ -7,6 +7,8 @@
 //!   simple-signing payload) and cosign v3 Sigstore bundles, checked offline with a key;
 //! - [`bundle_sign`]: signing in the Sigstore bundle format cosign 3 writes (a bundle v0.3 as
 //!   an OCI 1.1 referrer, or the referrers tag fallback), and attaching in-toto statements;
+//! - [`attestation`]: in-toto attestations attached (a bundle referrer, cosign 2's `.att` tag)
+//!   and verified with a key or keyless, failing closed;
 //! - [`identity`]: which image a signature may stand for (`signedIdentity`, as containers/image
 //!   matches it);
 //! - [`simple`]: containers' "simple signing" (an OpenPGP signed message whose literal data is
@@ -19,6 +21,7 @@
 //! names must be the digest of the manifest that was read, and a failure says which check
 //! failed for each signature found.
 
+pub mod attestation;
 pub mod bundle_sign;
 pub mod cosign;
 pub mod error;

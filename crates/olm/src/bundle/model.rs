@@ -197,6 +197,26 @@ impl Bundle {
             .join(self.metadata_dir.as_deref().unwrap_or("metadata"))
     }
 
+    /// Every image the bundle needs to run (the CSV's operator images and related images, as
+    /// opm's `Bundle.Images` lists them): one list for everything that asks (the SBOM of a
+    /// bundle, the package-manifest loader). Empty without exactly one CSV.
+    pub fn images(&self) -> std::collections::BTreeSet<String> {
+        self.csv()
+            .map(|c| crate::bundle::images::images(&c.root))
+            .unwrap_or_default()
+    }
+
+    /// The CSV's `spec.version`, when there is one CSV and it is set.
+    pub fn csv_version(&self) -> Option<&str> {
+        use crate::bundle::images::Tree as _;
+        self.csv()?
+            .root
+            .member("spec")?
+            .field("version")?
+            .text()
+            .filter(|v| !v.is_empty())
+    }
+
     /// The package name from the annotations, when set.
     pub fn package(&self) -> Option<&str> {
         self.annotations

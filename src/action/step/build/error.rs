@@ -159,6 +159,21 @@ pub enum CatalogBuildRunError {
     /// The image was pushed but could not be signed.
     #[error(transparent)]
     Sign(#[from] crate::action::step::sign::SignPushedError),
+    /// The image was pushed (and signed) but its attestations could not be attached.
+    #[error(transparent)]
+    Attest(Box<crate::action::step::attest::AttestPushedError>),
+    /// Attestations were asked for in a way the build cannot give them.
+    #[error("{0}")]
+    AttestUsage(String),
+    /// The catalog folder could not be read for its attestations.
+    #[error("cannot read {} for its attestations", dir.display())]
+    AttestSource {
+        /// The catalog folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// `--filter` could not be applied (configuration, catalog, or a result that would not
     /// validate).
     #[error("cannot filter {}", dir.display())]

@@ -184,6 +184,10 @@ pub fn build_from_image(
         serve_cache: cache_layers.first().map(|(_, c)| c.summary.clone()),
         cache_owners: cache_layers.into_iter().map(|(_, c)| c.owner).collect(),
         source_layers: layer_report,
+        bases: platforms
+            .iter()
+            .map(|(i, _)| (i.name.clone(), i.image.manifest.descriptor.digest.clone()))
+            .collect(),
         spool,
         _bases: platforms.into_iter().map(|(i, _)| i).collect(),
     })

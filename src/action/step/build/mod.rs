@@ -165,6 +165,9 @@ pub struct BuiltCatalog {
     /// For a catalog image source: what became of each of its layers (kept, dropped,
     /// rewritten without the catalog and cache); empty for a folder.
     pub source_layers: Vec<SourceLayer>,
+    /// The base (or source) image as named, with the manifest digest of each platform image
+    /// built on: what a provenance lists as resolved dependencies.
+    pub bases: Vec<(String, String)>,
     /// Spool folder.
     pub spool: tempfile::TempDir,
     /// The opened bases, kept as long as the image: an archive base's layers are files in its
@@ -289,6 +292,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
     }
     let mut images: Vec<(Image, serde_json::Value)> = Vec::new();
     let mut opened_bases = Vec::new();
+    let mut base_digests = Vec::new();
     if bases.is_empty() {
         let platforms = if opts.platforms.is_empty() {
             vec![Platform::default()]
@@ -316,6 +320,15 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
             created_epoch: epoch,
             created_by: format!("olmpack catalog build: catalog at {configs}"),
         };
+        for (base, _) in &bases {
+            base_digests.push((
+                opts.base
+                    .as_ref()
+                    .map(|b| b.as_str().to_string())
+                    .unwrap_or_default(),
+                base.image.manifest.descriptor.digest.clone(),
+            ));
+        }
         for (i, (base, platform)) in bases.into_iter().enumerate() {
             let image = cache.on(extend_image(&base.to_image(), &layer, &edit)?, i, epoch)?;
             images.push((image, platform));
@@ -349,6 +362,7 @@ pub fn build(dir: &Path, opts: &CatalogBuildOptions) -> Result<BuiltCatalog, Cat
         cache_owners: cache.layers.into_iter().map(|c| c.owner).collect(),
         cache_choice: cache.choice,
         source_layers: Vec::new(),
+        bases: base_digests,
         spool,
         _bases: opened_bases,
     })
