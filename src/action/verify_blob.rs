@@ -64,7 +64,7 @@ pub fn artifact(spec: &str) -> Result<Artifact, SetupError> {
 fn matcher(exact: &Option<String>, re: &Option<String>, flag: &str) -> Result<Matcher, SetupError> {
     match (exact, re) {
         (Some(s), None) => Ok(Matcher::Exact(s.clone())),
-        (None, Some(r)) => regex::Regex::new(r).map(Matcher::Regex).map_err(|e| {
+        (None, Some(r)) => Matcher::go_regexp(r).map_err(|e| {
             SetupError(format!(
                 "--{flag}-regexp {r:?} is not a regular expression: {e}"
             ))
@@ -82,9 +82,15 @@ fn matcher(exact: &Option<String>, re: &Option<String>, flag: &str) -> Result<Ma
 pub fn prepare(req: &Request) -> Result<(Bundle, Signer, TrustedRoot), SetupError> {
     let signer = match &req.key {
         Some(k) => {
-            if req.identity.is_some() || req.identity_regexp.is_some() {
+            // cosign refuses the mix too ("--key and --certificate-* are mutually
+            // exclusive" in spirit): a flag that would be ignored must not look checked.
+            if req.identity.is_some()
+                || req.identity_regexp.is_some()
+                || req.issuer.is_some()
+                || req.issuer_regexp.is_some()
+            {
                 return Err(SetupError(
-                    "give --key or --certificate-identity, not both".into(),
+                    "give --key or --certificate-identity/--certificate-oidc-issuer (keyless), not both: with a key the certificate's identity and issuer are not checked".into(),
                 ));
             }
             let pem =
