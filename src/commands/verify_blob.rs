@@ -14,19 +14,20 @@ pub struct Args {
     /// The Sigstore bundle (JSON, v0.1 to v0.3).
     #[arg(long, value_name = "FILE")]
     pub bundle: PathBuf,
-    /// PEM public key, for a bundle signed with a key.
+    /// PEM public key, for a bundle signed with a key (not with --certificate-* flags).
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
     /// Keyless: the identity the certificate must name (an email or URI of its SAN).
     #[arg(long, value_name = "ID")]
     pub certificate_identity: Option<String>,
-    /// Keyless: a regular expression the identity must match (unanchored, as cosign).
+    /// Keyless: a regular expression the identity must match (unanchored, Go RE2 as cosign:
+    /// \d \w \s \b are ASCII).
     #[arg(long, value_name = "RE")]
     pub certificate_identity_regexp: Option<String>,
     /// Keyless: the OIDC issuer the certificate must name.
     #[arg(long, value_name = "URL")]
     pub certificate_oidc_issuer: Option<String>,
-    /// Keyless: a regular expression the OIDC issuer must match (unanchored).
+    /// Keyless: a regular expression the OIDC issuer must match (unanchored, Go RE2).
     #[arg(long, value_name = "RE")]
     pub certificate_oidc_issuer_regexp: Option<String>,
     /// trusted_root.json (Fulcio CAs, Rekor and CT log keys); default: sigstore.dev's public-good

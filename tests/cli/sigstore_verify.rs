@@ -260,3 +260,117 @@ fn sigstore_python_agrees_on_every_verdict() {
         );
     }
 }
+
+// The review's findings, each an attack the verifier let through before (s52 "Open"): every
+// case must be refused naming its check.
+
+/// A checkpoint the log's key signed for another log (origin) is not this log's word.
+#[test]
+fn a_checkpoint_of_another_origin_is_refused() {
+    let dir = instance();
+    let (code, err) = verify(dir.path(), "origin.json", IDENTITY, ISSUER, "artifact.txt");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("refused origin.json: checkpoint: the checkpoint's origin \"rekor.elsewhere.invalid - 1\" is not the log"),
+        "{err}"
+    );
+}
+
+/// An SCT naming an unknown hash algorithm is refused, not read as SHA-256.
+#[test]
+fn an_sct_of_unknown_hash_is_refused() {
+    let dir = instance();
+    let (code, err) = verify(
+        dir.path(),
+        "sct-hash.json",
+        IDENTITY,
+        ISSUER,
+        "artifact.txt",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("certificate transparency (SCT): the SCT's hash algorithm 0"),
+        "{err}"
+    );
+}
+
+/// `\w` is ASCII in cosign's RE2: a Cyrillic lookalike of "signer" does not match it.
+#[test]
+fn identity_regexps_are_ascii_as_in_cosign() {
+    let dir = instance();
+    let regexp = |re: &str| {
+        olmpack()
+            .current_dir(dir.path())
+            .args(["verify-blob", "--bundle", "lookalike.json"])
+            .args(["--trusted-root", "trusted_root.json"])
+            .args(["--certificate-identity-regexp", re])
+            .args(["--certificate-oidc-issuer", ISSUER, "artifact.txt"])
+            .output()
+            .unwrap()
+    };
+    // The bundle is otherwise good: a pattern naming the lookalike's letter passes.
+    let out = regexp(r"^\p{Cyrillic}igner@olmpack\.test$");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for re in [r"^\w+@olmpack\.test$", r"^[\w.-]+@olmpack\.test$"] {
+        let out = regexp(re);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{re}: {err}");
+        assert!(err.contains("certificate identity:"), "{err}");
+    }
+}
+
+/// With --key, the log must name that key: an entry logged for the bundle's certificate (of
+/// another key) proves nothing about the key.
+#[test]
+fn with_a_key_the_log_must_name_the_key() {
+    let dir = instance();
+    let key = |bundle: &str| {
+        olmpack()
+            .current_dir(dir.path())
+            .args(["verify-blob", "--bundle", bundle, "--key", "key.pub"])
+            .args(["--trusted-root", "trusted_root.json", "artifact.txt"])
+            .output()
+            .unwrap()
+    };
+    let out = key("key-good.json");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = key("key-logged-cert.json");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("transparency log entry: the logged certificate or key is not the bundle's"),
+        "{err}"
+    );
+}
+
+/// --key with an issuer flag is refused (cosign ignores the issuer silently with a key).
+#[test]
+fn a_key_with_an_issuer_flag_is_refused() {
+    let dir = instance();
+    olmpack()
+        .current_dir(dir.path())
+        .args([
+            "verify-blob",
+            "--bundle",
+            "key-good.json",
+            "--key",
+            "key.pub",
+        ])
+        .args(["--certificate-oidc-issuer", ISSUER])
+        .args(["--trusted-root", "trusted_root.json", "artifact.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "give --key or --certificate-identity",
+        ));
+}

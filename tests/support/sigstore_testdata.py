@@ -9,6 +9,13 @@ a Rekor-like log (SET, Merkle tree, signed checkpoint), and one bundle per case:
   expired.json         the log took the signature after the certificate expired
   not-in-log.json      the inclusion proof leads to a root of a tree without this entry
   checkpoint-key.json  the checkpoint is signed by another key (with the log's key hint)
+  origin.json          the checkpoint, signed by the log's key, names another log as origin
+  sct-hash.json        the SCT names an unknown hash algorithm (0), its signature is SHA-256
+  lookalike.json       the certificate's identity is a non-ASCII lookalike of signer@olmpack.test
+                       (a Fulcio username SAN, UTF8String) that Go's RE2 `\w` does not match
+  key-good.json        signed with key.pem (key.pub), the log entry names that key
+  key-logged-cert.json signed with key.pem, but carrying a certificate for another key, and
+                       the log entry names that certificate, not the key
 
 Usage: sigstore_testdata.py OUTDIR   (writes trusted_root.json, artifact.txt, other.txt,
 trust_config.json for sigstore-python, and the bundles).
@@ -82,7 +89,14 @@ def make_ca():
     return key, cert
 
 
-def make_leaf(ca_key, ca_cert, ct_key, not_before, lifetime):
+def username_san(name):
+    """Fulcio's username SAN: otherName 1.3.6.1.4.1.57264.1.7 holding a UTF8String."""
+    raw = name.encode()
+    return x509.OtherName(x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.7"),
+                          b"\x0c" + bytes([len(raw)]) + raw)
+
+
+def make_leaf(ca_key, ca_cert, ct_key, not_before, lifetime, *, san=None, sct_hash=4):
     """A Fulcio-like code-signing certificate with an embedded SCT from ct_key."""
     leaf_key = ec.generate_private_key(ec.SECP256R1())
     serial = x509.random_serial_number()
@@ -90,7 +104,7 @@ def make_leaf(ca_key, ca_cert, ct_key, not_before, lifetime):
         (x509.KeyUsage(True, False, False, False, False, False, False, False, False), True),
         (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING]), False),
         (x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False),
-        (x509.SubjectAlternativeName([x509.UniformResourceIdentifier(IDENTITY)]), True),
+        (x509.SubjectAlternativeName([san or x509.UniformResourceIdentifier(IDENTITY)]), True),
         (x509.UnrecognizedExtension(x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.1"), ISSUER.encode()), False),
         (x509.UnrecognizedExtension(x509.ObjectIdentifier("1.3.6.1.4.1.57264.1.8"),
                                     b"\x0c" + bytes([len(ISSUER)]) + ISSUER.encode()), False),
@@ -118,7 +132,7 @@ def make_leaf(ca_key, ca_cert, ct_key, not_before, lifetime):
               + len(tbs).to_bytes(3, "big") + tbs + b"\x00\x00")
     sig = sign(ct_key, signed)
     log_id = hashlib.sha256(spki(ct_key)).digest()
-    sct = b"\x00" + log_id + struct.pack(">Q", ts) + b"\x00\x00" + b"\x04\x03" + struct.pack(">H", len(sig)) + sig
+    sct = b"\x00" + log_id + struct.pack(">Q", ts) + b"\x00\x00" + bytes([sct_hash, 3]) + struct.pack(">H", len(sig)) + sig
     sct_list = struct.pack(">H", len(sct) + 2) + struct.pack(">H", len(sct)) + sct
     cert = (
         builder()
@@ -157,15 +171,27 @@ def audit_path(leaves, i):
     return audit_path(leaves[k:], i - k) + [tree_root(leaves[:k])]
 
 
-def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=None, other_key=None):
+ORIGIN = "rekor.olmpack.invalid - 1"
+
+
+def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=None, other_key=None,
+                origin=ORIGIN, logged_pem=None):
+    """A message-signature bundle by leaf_key; leaf_cert None makes a key-signed bundle (a
+    public-key hint). The log entry names logged_pem, by default the certificate (or key)."""
     digest = hashlib.sha256(artifact).digest()
     sig = leaf_key.sign(artifact, ec.ECDSA(hashes.SHA256()))
-    cert_der = leaf_cert.public_bytes(serialization.Encoding.DER)
-    cert_pem = leaf_cert.public_bytes(serialization.Encoding.PEM)
+    if leaf_cert is not None:
+        cert_der = leaf_cert.public_bytes(serialization.Encoding.DER)
+        default_pem = leaf_cert.public_bytes(serialization.Encoding.PEM)
+    else:
+        cert_der = None
+        default_pem = leaf_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     body = canon({
         "apiVersion": "0.0.1", "kind": "hashedrekord",
         "spec": {"data": {"hash": {"algorithm": "sha256", "value": digest.hex()}},
-                 "signature": {"content": b64(sig), "publicKey": {"content": b64(cert_pem)}}},
+                 "signature": {"content": b64(sig),
+                               "publicKey": {"content": b64(logged_pem or default_pem)}}},
     })
     log_id = hashlib.sha256(spki(rekor_key)).digest()
     others = [hashlib.sha256(bytes([n])).digest() for n in range(4)]
@@ -177,17 +203,18 @@ def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=
         proof_leaves = others[:index] + [leaf_hash(b"another entry")] + others[index:]
     root = tree_root(proof_leaves)
     path = audit_path(proof_leaves, index)
-    origin = "olmpack-test-rekor - 1"
     note = f"{origin}\n{len(leaves)}\n{b64(root)}\n".encode()
     signer = other_key if tamper == "checkpoint-key" else rekor_key
     note_sig = log_id[:4] + sign(signer, note)
     checkpoint = note.decode() + "\n\u2014 olmpack-test-rekor " + b64(note_sig) + "\n"
     set_payload = canon({"body": b64(body), "integratedTime": integrated,
                          "logID": log_id.hex(), "logIndex": 1000 + index})
+    material = ({"certificate": {"rawBytes": b64(cert_der)}} if cert_der is not None
+                else {"publicKey": {"hint": "olmpack-test"}})
     return {
         "mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
         "verificationMaterial": {
-            "certificate": {"rawBytes": b64(cert_der)},
+            **material,
             "tlogEntries": [{
                 "logIndex": str(1000 + index),
                 "logId": {"keyId": b64(log_id)},
@@ -266,6 +293,23 @@ def main():
         "checkpoint-key": make_bundle(rekor_key, leaf_key, leaf, artifact, t_ok,
                                       tamper="checkpoint-key", other_key=other_key),
     }
+    cases["origin"] = make_bundle(rekor_key, leaf_key, leaf, artifact, t_ok,
+                                  origin="rekor.elsewhere.invalid - 1")
+    sct_key, sct_leaf = make_leaf(ca_key, ca_cert, ct_key, nb, datetime.timedelta(minutes=10), sct_hash=0)
+    cases["sct-hash"] = make_bundle(rekor_key, sct_key, sct_leaf, artifact, t_ok)
+    # "\u0455igner": CYRILLIC SMALL LETTER DZE, which looks like "s".
+    look_key, look_leaf = make_leaf(ca_key, ca_cert, ct_key, nb, datetime.timedelta(minutes=10),
+                                    san=username_san("\u0455igner@olmpack.test"))
+    cases["lookalike"] = make_bundle(rekor_key, look_key, look_leaf, artifact, t_ok)
+    signing_key = ec.generate_private_key(ec.SECP256R1())
+    with open(os.path.join(out, "key.pub"), "wb") as f:
+        f.write(signing_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    cases["key-good"] = make_bundle(rekor_key, signing_key, None, artifact, t_ok)
+    # Signed with the key, but carrying (and logged for) a certificate of another key: the log
+    # never saw the key.
+    logged = make_bundle(rekor_key, signing_key, leaf, artifact, t_ok)
+    cases["key-logged-cert"] = logged
     for name, b in cases.items():
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump(b, f, indent=1)

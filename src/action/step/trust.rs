@@ -30,16 +30,19 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// Whether any identity flag was given.
+    /// Whether any identity or issuer flag was given.
     pub fn given(&self) -> bool {
-        self.identity.is_some() || self.identity_regexp.is_some()
+        self.identity.is_some()
+            || self.identity_regexp.is_some()
+            || self.issuer.is_some()
+            || self.issuer_regexp.is_some()
     }
 }
 
 fn matcher(exact: &Option<String>, re: &Option<String>, flag: &str) -> Result<Matcher, TrustError> {
     match (exact, re) {
         (Some(s), None) => Ok(Matcher::Exact(s.clone())),
-        (None, Some(r)) => regex::Regex::new(r).map(Matcher::Regex).map_err(|e| {
+        (None, Some(r)) => Matcher::go_regexp(r).map_err(|e| {
             TrustError(format!(
                 "--{flag}-regexp {r:?} is not a regular expression: {e}"
             ))
@@ -73,9 +76,11 @@ pub fn public_key(path: &Path) -> Result<crate::signature::public_key::PublicKey
 pub fn signer(key: Option<&Path>, id: &Identity) -> Result<Signer, TrustError> {
     match key {
         Some(k) => {
+            // cosign ignores the certificate flags beside a key; a flag that would be ignored
+            // must not look checked, so the mix is refused.
             if id.given() {
                 return Err(TrustError(
-                    "give --key or --certificate-identity, not both".into(),
+                    "give --key or --certificate-identity/--certificate-oidc-issuer (keyless), not both: with a key the certificate's identity and issuer are not checked".into(),
                 ));
             }
             Ok(Signer::Key(public_key(k)?))

@@ -173,7 +173,7 @@ pub(crate) fn append_layer(
     })
 }
 
-/// Checks a payload's signature against the keys; the index of the key that verified.
+/// Checks a payload's signature (base64, as the `.sig` annotation holds it) against the keys.
 pub(crate) fn check_signature(
     keys: &[PublicKey],
     body: &[u8],
@@ -182,6 +182,12 @@ pub(crate) fn check_signature(
     let raw = B64
         .decode(sig_b64.trim().as_bytes())
         .map_err(|e| Rejection::Malformed(format!("signature is not base64: {e}")))?;
+    check_signature_bytes(keys, body, &raw)
+}
+
+/// Checks raw signature bytes over `body` against the keys: any one verifying is enough.
+fn check_signature_bytes(keys: &[PublicKey], body: &[u8], raw: &[u8]) -> Result<(), Rejection> {
+    let raw = raw.to_vec();
     if keys.iter().any(|k| k.verify(body, &raw)) {
         Ok(())
     } else if !keys.iter().any(|k| k.can_read(&raw)) {
@@ -337,6 +343,7 @@ fn base_name(target: &Target) -> String {
     target.base_name()
 }
 
+use super::sigstore::bundle::{Bundle, MessageSignature};
 use super::sigstore::pae;
 
 /// The Sigstore bundle referrers of `target`: each listed referrer (the referrers API or its
@@ -463,39 +470,41 @@ pub fn check_bundle_for_image(
     manifest: impl FnOnce() -> Option<Vec<u8>>,
     keys: &[PublicKey],
 ) -> Result<serde_json::Value, Rejection> {
-    let v: serde_json::Value = serde_json::from_slice(bundle)
-        .map_err(|e| Rejection::Malformed(format!("bundle is not JSON: {e}")))?;
-    let mt = v["mediaType"].as_str().unwrap_or_default();
-    if mt != BUNDLE_MEDIA_TYPE && mt != "application/vnd.dev.sigstore.bundle+json;version=0.3" {
+    // The one bundle reader (`sigstore::bundle`), so the key path and the keyless verifier
+    // cannot read the same bytes two ways.
+    let b = Bundle::from_json(bundle).map_err(Rejection::Malformed)?;
+    if b.media_type != BUNDLE_MEDIA_TYPE
+        && b.media_type != "application/vnd.dev.sigstore.bundle+json;version=0.3"
+    {
         return Err(Rejection::Malformed(format!(
-            "bundle media type is {mt:?}, expected {BUNDLE_MEDIA_TYPE:?}"
+            "bundle media type is {:?}, expected {BUNDLE_MEDIA_TYPE:?}",
+            b.media_type
         )));
     }
-    let env = &v["dsseEnvelope"];
-    if !env.is_object() && v["messageSignature"].is_object() {
-        return check_message_signature(&v["messageSignature"], digest, manifest, keys);
-    }
-    if !env.is_object() {
-        return Err(Rejection::Malformed(
-            "bundle has no dsseEnvelope (a messageSignature bundle signs a blob, not an image)"
-                .into(),
-        ));
-    }
-    let payload_type = env["payloadType"].as_str().unwrap_or_default();
-    let body = B64
-        .decode(env["payload"].as_str().unwrap_or_default())
-        .map_err(|e| Rejection::Malformed(format!("DSSE payload is not base64: {e}")))?;
-    let sigs = env["signatures"].as_array().cloned().unwrap_or_default();
-    if sigs.is_empty() {
+    let env = match (&b.dsse_envelope, &b.message_signature) {
+        (None, Some(m)) => return check_message_signature(m, digest, manifest, keys),
+        (Some(env), None) => env,
+        (Some(_), Some(_)) => {
+            return Err(Rejection::Malformed(
+                "the bundle holds both a dsseEnvelope and a messageSignature; a Sigstore bundle holds exactly one".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(Rejection::Malformed(
+                "the bundle holds neither a dsseEnvelope nor a messageSignature".into(),
+            ));
+        }
+    };
+    if env.signatures.is_empty() {
         return Err(Rejection::Malformed(
             "DSSE envelope has no signature".into(),
         ));
     }
-    let message = pae(payload_type, &body);
+    let message = pae(&env.payload_type, &env.payload.0);
     let mut last = Rejection::Malformed("no signature".into());
     let mut ok = false;
-    for s in &sigs {
-        match check_signature(keys, &message, s["sig"].as_str().unwrap_or_default()) {
+    for s in &env.signatures {
+        match check_signature_bytes(keys, &message, &s.sig.0) {
             Ok(()) => {
                 ok = true;
                 break;
@@ -506,12 +515,13 @@ pub fn check_bundle_for_image(
     if !ok {
         return Err(last);
     }
-    if payload_type != "application/vnd.in-toto+json" {
+    if env.payload_type != "application/vnd.in-toto+json" {
         return Err(Rejection::Malformed(format!(
-            "DSSE payload type is {payload_type:?}, expected an in-toto statement"
+            "DSSE payload type is {:?}, expected an in-toto statement",
+            env.payload_type
         )));
     }
-    let statement: serde_json::Value = serde_json::from_slice(&body)
+    let statement: serde_json::Value = serde_json::from_slice(&env.payload.0)
         .map_err(|e| Rejection::Malformed(format!("in-toto statement is not JSON: {e}")))?;
     let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
     let subjects = statement["subject"].as_array().cloned().unwrap_or_default();
@@ -535,25 +545,27 @@ pub fn check_bundle_for_image(
 /// A message-signature bundle over an image: the message digest must be the image digest and
 /// the signature verify over the manifest bytes (which hash to that digest).
 fn check_message_signature(
-    sig: &serde_json::Value,
+    sig: &MessageSignature,
     digest: &str,
     manifest: impl FnOnce() -> Option<Vec<u8>>,
     keys: &[PublicKey],
 ) -> Result<serde_json::Value, Rejection> {
-    let algorithm = sig["messageDigest"]["algorithm"]
-        .as_str()
-        .unwrap_or_default();
-    if algorithm != "SHA2_256" {
+    let md = sig.message_digest.as_ref().ok_or_else(|| {
+        Rejection::Malformed("the message signature names no digest; an image's is needed".into())
+    })?;
+    if md.algorithm != "SHA2_256" {
         return Err(Rejection::Malformed(format!(
-            "message digest algorithm is {algorithm:?}; an image's digest is SHA2_256"
+            "message digest algorithm is {:?}; an image's digest is SHA2_256",
+            md.algorithm
         )));
     }
-    let raw = B64
-        .decode(sig["messageDigest"]["digest"].as_str().unwrap_or_default())
-        .map_err(|e| Rejection::Malformed(format!("message digest is not base64: {e}")))?;
     let found = format!(
         "sha256:{}",
-        raw.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        md.digest
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
     );
     if found != digest {
         return Err(Rejection::DigestMismatch {
@@ -568,13 +580,44 @@ fn check_message_signature(
                 "the manifest {digest} a message signature signs could not be read"
             ))
         })?;
-    check_signature(keys, &body, sig["signature"].as_str().unwrap_or_default())?;
+    check_signature_bytes(keys, &body, &sig.signature.0)?;
     Ok(serde_json::json!({"messageSignature": {"digest": digest}}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One reader for bundles: the key path reads them as the keyless verifier does, so a
+    /// bundle the verifier calls malformed (two signatures of different kinds, one of which
+    /// the key path used to ignore) is not accepted by `verify --key` either.
+    #[test]
+    fn a_bundle_read_two_ways_is_refused() {
+        let key = crate::signature::keys::PrivateKey::from(p256::ecdsa::SigningKey::random(
+            &mut rand_core::OsRng,
+        ));
+        let digest = format!("sha256:{}", "a".repeat(64));
+        let st = crate::signature::bundle_sign::sign_statement("quay.io/x/y", &digest);
+        let good = crate::signature::bundle_sign::dsse_bundle(&key, &st).unwrap();
+        let keys = [key.public()];
+        assert!(check_bundle(&good, &digest, &keys).is_ok());
+        let mut v: serde_json::Value = serde_json::from_slice(&good).unwrap();
+        v["messageSignature"] = serde_json::json!({
+            "messageDigest": {"algorithm": "SHA2_256", "digest": B64.encode([0xaa; 32])},
+            "signature": "AAAA",
+        });
+        let both = serde_json::to_vec(&v).unwrap();
+        let e = check_bundle(&both, &digest, &keys).unwrap_err();
+        assert!(e.to_string().contains("both a dsseEnvelope"), "{e}");
+        // And the keyless verifier reads the same bytes the same way.
+        let b = crate::signature::sigstore::bundle::Bundle::from_json(&both).unwrap();
+        assert!(b.dsse_envelope.is_some() && b.message_signature.is_some());
+        // A field of the wrong type is refused naming its path, by the one reader.
+        let mut v: serde_json::Value = serde_json::from_slice(&good).unwrap();
+        v["dsseEnvelope"]["payload"] = serde_json::json!("not base64!");
+        let e = check_bundle(&serde_json::to_vec(&v).unwrap(), &digest, &keys).unwrap_err();
+        assert!(e.to_string().contains("dsseEnvelope.payload"), "{e}");
+    }
 
     #[test]
     fn payload_is_cosigns_bytes() {

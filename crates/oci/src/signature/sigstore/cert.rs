@@ -266,11 +266,17 @@ pub fn verify_sct(leaf: &Cert, issuer: &Cert, root: &TrustedRoot) -> Result<(), 
         msg.extend_from_slice(&tbs);
         msg.extend_from_slice(&(sct.extensions.len() as u16).to_be_bytes());
         msg.extend_from_slice(&sct.extensions);
+        // RFC 5246's HashAlgorithm: an unknown value is refused, never read as SHA-256.
         let hash = match sct.hash_alg {
             4 => Hash::Sha256,
             5 => Hash::Sha384,
             6 => Hash::Sha512,
-            _ => Hash::Sha256,
+            other => {
+                why = format!(
+                    "the SCT's hash algorithm {other} is none of SHA-256 (4), SHA-384 (5), SHA-512 (6)"
+                );
+                continue;
+            }
         };
         if crypto::verify(&key, hash, &msg, &sct.signature) {
             return Ok(());

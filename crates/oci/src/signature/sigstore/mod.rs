@@ -17,11 +17,13 @@
 pub mod bundle;
 pub mod cert;
 pub mod crypto;
+pub mod matcher;
 pub mod tlog;
 pub mod trust;
 
 use crate::signature::public_key::PublicKey;
 use bundle::Bundle;
+pub use matcher::Matcher;
 use sha2::Digest as _;
 use trust::TrustedRoot;
 
@@ -86,35 +88,6 @@ pub enum Refusal {
     /// No trustworthy signing time (or one in the future).
     #[error("signing time: {0}")]
     Time(String),
-}
-
-/// How an identity or issuer is matched: exactly, or by a Go-style unanchored regexp (cosign's
-/// `--certificate-identity-regexp`, which uses `regexp.MatchString`).
-#[derive(Debug, Clone)]
-pub enum Matcher {
-    /// Equal to this string.
-    Exact(String),
-    /// Matched anywhere by this expression (anchor it with `^...$` to match whole values).
-    Regex(regex::Regex),
-}
-
-impl Matcher {
-    /// Whether `value` matches.
-    pub fn matches(&self, value: &str) -> bool {
-        match self {
-            Matcher::Exact(s) => s == value,
-            Matcher::Regex(r) => r.is_match(value),
-        }
-    }
-}
-
-impl std::fmt::Display for Matcher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Matcher::Exact(s) => write!(f, "{s:?}"),
-            Matcher::Regex(r) => write!(f, "a match of /{}/", r.as_str()),
-        }
-    }
 }
 
 /// What vouches for the signer.
@@ -330,7 +303,7 @@ pub fn verify(
         },
     )?;
     if entry.inclusion_proof.is_some() {
-        tlog::check_inclusion(entry, &log_key)?;
+        tlog::check_inclusion(entry, log, &log_key)?;
     } else if minor >= 2 {
         return Err(Refusal::InclusionProof(
             "the entry has no inclusion proof (bundles from v0.2 on must carry one)".into(),

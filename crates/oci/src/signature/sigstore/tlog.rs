@@ -72,11 +72,14 @@ pub fn check_body(entry: &TlogEntry, want: &Expected<'_>) -> Result<(), Refusal>
     }
     let spec = &body["spec"];
     let b64 = |v: &serde_json::Value| v.as_str().and_then(decode_b64);
+    // With a key, the log must name that key (or a certificate for it): the bundle's own
+    // certificate is not trusted then, so an entry logged for it proves nothing about the key.
     let verifier_ok = |v: Option<Vec<u8>>| -> bool {
         let Some(v) = v else { return false };
-        match (want.certificate, want.key_spki) {
-            (Some(c), _) => v == c || pem_der(&v).is_some_and(|d| d == c),
-            (None, Some(k)) => v == k || pem_der(&v).is_some_and(|d| d == k),
+        let der = pem_der(&v).unwrap_or(v);
+        match (want.key_spki, want.certificate) {
+            (Some(k), _) => der == k || certificate_spki(&der).is_some_and(|s| s == k),
+            (None, Some(c)) => der == c,
             _ => false,
         }
     };
@@ -232,8 +235,12 @@ pub fn check_set(entry: &TlogEntry, key: &PublicKey) -> Result<(), Refusal> {
 }
 
 /// Checks the inclusion proof up to its root, then the checkpoint: signed by the log, for
-/// that root and size.
-pub fn check_inclusion(entry: &TlogEntry, key: &PublicKey) -> Result<(), Refusal> {
+/// that root and size, and naming that log as its origin.
+pub fn check_inclusion(
+    entry: &TlogEntry,
+    log: &LogInstance,
+    key: &PublicKey,
+) -> Result<(), Refusal> {
     let proof = entry
         .inclusion_proof
         .as_ref()
@@ -259,6 +266,7 @@ pub fn check_inclusion(entry: &TlogEntry, key: &PublicKey) -> Result<(), Refusal
     check_checkpoint(
         &proof.checkpoint.envelope,
         &entry.log_id.key_id.0,
+        &log.base_url,
         key,
         size as u64,
         &proof.root_hash.0,
@@ -297,11 +305,25 @@ fn root_from_proof(index: u64, size: u64, leaf: [u8; 32], path: &[B64]) -> Optio
     (s == 0).then_some(r)
 }
 
+/// The origin a log's checkpoints carry, from its `baseUrl`: the host (and port). Rekor v1
+/// writes `<host> - <tree id>` (`rekor.sigstore.dev - 1193050959916656506`), Rekor v2 the host
+/// alone (`log2025-1.rekor.sigstore.dev`); both start with the host.
+fn origin_host(base_url: &str) -> &str {
+    let rest = base_url
+        .strip_prefix("https://")
+        .or_else(|| base_url.strip_prefix("http://"))
+        .unwrap_or(base_url);
+    rest.split('/').next().unwrap_or_default()
+}
+
 /// Checks a signed note (checkpoint): one signature line whose key hint is the log id's first
-/// four bytes verifies with the log's key, and the note names `size` and `root`.
+/// four bytes verifies with the log's key, the note names `size` and `root`, and its origin
+/// is the log's (a note signed by the same key for another log, or a shard, is not this
+/// log's word).
 fn check_checkpoint(
     text: &str,
     log_id: &[u8],
+    base_url: &str,
     key: &PublicKey,
     size: u64,
     root: &[u8],
@@ -317,6 +339,18 @@ fn check_checkpoint(
     let lines: Vec<&str> = note.trim_end_matches('\n').split('\n').collect();
     if lines.len() < 3 || lines[0].is_empty() {
         return bad("the checkpoint lacks its origin, size or root hash line".into());
+    }
+    let host = origin_host(base_url);
+    let origin_ok = !host.is_empty()
+        && (lines[0] == host
+            || lines[0]
+                .strip_prefix(host)
+                .is_some_and(|r| r.starts_with(" - ")));
+    if !origin_ok {
+        return bad(format!(
+            "the checkpoint's origin {:?} is not the log {base_url} (expected {:?} or \"{host} - <tree id>\")",
+            lines[0], host
+        ));
     }
     if lines[1].parse::<u64>().ok() != Some(size) {
         return bad(format!(
@@ -368,6 +402,13 @@ fn pem_der(pem: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     decode_b64(&b64)
+}
+
+/// The PKIX DER of the key of a DER certificate; `None` when `der` is not a certificate.
+fn certificate_spki(der: &[u8]) -> Option<Vec<u8>> {
+    use x509_cert::der::{Decode as _, Encode as _};
+    let c = x509_cert::Certificate::from_der(der).ok()?;
+    c.tbs_certificate.subject_public_key_info.to_der().ok()
 }
 
 /// Lower-case hex.
