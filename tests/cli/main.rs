@@ -52,6 +52,7 @@ mod kind_messages;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
+mod mirror_config;
 mod mirror_signatures;
 mod policy_reads;
 mod policy_reads_rest;
