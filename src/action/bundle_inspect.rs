@@ -25,6 +25,9 @@ pub struct Inspected {
     pub labels: BTreeMap<String, String>,
     /// Notes from opening it (an index resolved to one platform).
     pub warnings: Vec<String>,
+    /// Where it was really read (`--mirror-config`): the place's reference and whether it is
+    /// a mirror; `None` when no mirror rule named it.
+    pub read_from: Option<(String, bool)>,
     /// Layers, files and annotations.
     pub report: Inspection,
 }
@@ -46,6 +49,10 @@ pub fn inspect_image(
         config: opened.image.config.descriptor.clone(),
         labels: opened.labels(),
         warnings: opened.warnings.clone(),
+        read_from: opened
+            .read_from
+            .as_ref()
+            .map(|p| (p.reference.to_string(), p.mirror)),
         report,
     })
 }

@@ -24,7 +24,6 @@ use crate::location::Location;
 use crate::mirror::archive::{self, ArchiveError};
 use crate::mirror::naming::{Destination, NamingError};
 use crate::mirror::plan::{Plan, PlannedImage};
-use crate::mirror::regconf::Rewrites;
 use crate::mirror::results::{self, ImageResult, Report, RunSettings, Summary};
 use crate::registry::push::{KnownBlobs, Progress, PushOptions};
 use crate::transport::{CopyOptions, RegistryOptions};
@@ -40,7 +39,7 @@ mod read;
 
 pub use imageset::{CatalogRows, table};
 
-/// What the command needs to name: platforms, the source rewrites, per-image results and kinds,
+/// What the command needs to name: platforms, per-image results and kinds,
 /// the target parser and the archive's layout, re-exported so `commands/` imports only
 /// `action/` (tests/library/layering.rs).
 pub mod types {
@@ -49,7 +48,6 @@ pub mod types {
     pub use crate::mirror::archive::{image_name, layout};
     pub use crate::mirror::naming::Destination;
     pub use crate::mirror::plan::Kind;
-    pub use crate::mirror::regconf::Rewrites;
     pub use crate::mirror::results::{ImageResult, Status};
 }
 
@@ -104,8 +102,6 @@ pub struct MirrorOptions {
     pub dry_run: bool,
     /// `--results-dir`.
     pub results_dir: PathBuf,
-    /// `--registries-conf`.
-    pub rewrites: Rewrites,
     /// `--filter FILE` (and its `--filter-catalog`): applied to a folder source.
     pub filter: Option<FilterOptions>,
     /// Repository and tag of the catalog at the target when the source is a folder or a local
@@ -146,7 +142,6 @@ impl Default for MirrorOptions {
             max_components: None,
             dry_run: false,
             results_dir: PathBuf::from("mirror-results"),
-            rewrites: Rewrites::default(),
             filter: None,
             catalog_name: None,
             base: None,

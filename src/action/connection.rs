@@ -4,6 +4,9 @@
 //! says what it means.
 
 use crate::location::Location;
+use crate::mirror_config::MirrorConfig;
+/// Why a mirror configuration file cannot be used.
+pub use crate::mirror_config::MirrorConfigError;
 use crate::registry::RegistryError;
 use crate::registry::RetryPolicy;
 use crate::registry::auth::{self, AuthOptions, Secret};
@@ -111,8 +114,22 @@ impl Connection {
             auth: self.auth_options(named)?,
             client: self.client_options(),
             platform,
+            mirrors: Default::default(),
         })
     }
+}
+
+/// `opts` reading images through the mirror configuration `files` (IDMS, ITMS, ICSP or
+/// registries.conf, merged), so every reader given these options tries the mirrors first;
+/// `opts` unchanged when no file is given.
+pub fn with_mirror_config(
+    mut opts: RegistryOptions,
+    files: &[PathBuf],
+) -> Result<RegistryOptions, MirrorConfigError> {
+    if !files.is_empty() {
+        opts.mirrors = std::sync::Arc::new(MirrorConfig::load(files)?);
+    }
+    Ok(opts)
 }
 
 /// The registry hosts of the strings a command line names that are registry references

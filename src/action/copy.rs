@@ -48,6 +48,7 @@ pub fn end_options(
             ..ClientOptions::default()
         },
         platform: Platform::default(),
+        mirrors: Default::default(),
     })
 }
 

@@ -155,6 +155,30 @@ impl RegistryArgs {
     }
 }
 
+/// `--mirror-config FILE`, repeatable: where an image named by its public reference is really
+/// read, for the commands that read images by name (render, template, validate --image,
+/// inspect, mirror). Only parsed here; the files are read by `action::connection` and the
+/// mirrors are tried by the library's source opener, the same step for every command.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct MirrorConfigArgs {
+    /// Read images through mirrors: an ImageDigestMirrorSet, ImageTagMirrorSet or
+    /// ImageContentSourcePolicy (YAML) or a registries.conf (TOML). containers/image's rules:
+    /// the longest matching source prefix, its mirrors in order, then the source unless blocked
+    /// (NeverContactSource); digest-only (IDMS) mirrors serve only references by digest,
+    /// tag-only (ITMS) ones only tags. Repeatable; the files add up.
+    #[arg(long = "mirror-config", value_name = "FILE")]
+    pub mirror_config: Vec<PathBuf>,
+}
+
+impl MirrorConfigArgs {
+    /// `opts` reading through the mirror configuration files given (unchanged without any);
+    /// an unreadable or malformed file is a usage error naming it.
+    pub fn apply(&self, opts: RegistryOptions) -> Result<RegistryOptions, Failure> {
+        crate::action::connection::with_mirror_config(opts, &self.mirror_config)
+            .map_err(|e| Failure::usage(super::error_chain(&e)))
+    }
+}
+
 /// `-o text|json|jsonl` of `bundle validate` and `catalog validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {

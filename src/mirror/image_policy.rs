@@ -310,6 +310,7 @@ mod tests {
             blobs_skipped: 0,
             bytes_copied: 0,
             attached: 0,
+            mirror: None,
         }
     }
 

@@ -8,9 +8,9 @@
 //! the registry once and the image is copied by that digest from then on, so the copy, the
 //! results and a later re-run all speak of the same bytes even if the tag moves meanwhile.
 
-use super::regconf::Rewrites;
 use crate::catalog::model::{DeclarativeConfig, property_type};
 use crate::location::Location;
+use crate::mirror_config::{Attempt, NotServed};
 use crate::reference::Reference;
 use crate::registry::Repository;
 use crate::transport::RegistryOptions;
@@ -63,10 +63,14 @@ pub struct PlannedImage {
     /// Bytes (manifests, configs, layers) when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    /// Where it is read from in this run: a registry reference pinned by digest (after
-    /// `--registries-conf` rewriting) or a local image. Not kept in an archive's plan.
+    /// Where it is read from in this run: a registry reference pinned by digest (the mirror
+    /// that served it under `--mirror-config`) or a local image. Not kept in an archive's plan.
     #[serde(skip)]
     pub pull_from: Option<Location>,
+    /// The mirror that served it (`--mirror-config`), when one did: what the run reports
+    /// per image. Not kept in an archive's plan.
+    #[serde(skip)]
+    pub mirror: Option<String>,
     /// Why it cannot be mirrored, when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -80,13 +84,25 @@ pub fn reason_of(error: &dyn std::error::Error) -> String {
     crate::errors::error_chain(error)
 }
 
-/// Why a manifest could not be read from one candidate registry.
+/// Why a manifest could not be read from one place.
 #[derive(Debug, thiserror::Error)]
 enum FetchError {
     #[error(transparent)]
     Repository(crate::transport::TransportError),
     #[error(transparent)]
     Manifest(crate::registry::RepositoryError),
+}
+
+impl FetchError {
+    /// The place served bytes that are not what it says they are: no other place is tried.
+    fn is_wrong_content(&self) -> bool {
+        matches!(
+            self,
+            FetchError::Manifest(crate::registry::RepositoryError::Registry(
+                crate::registry::RegistryError::DigestMismatch { .. }
+            ))
+        )
+    }
 }
 
 /// The whole plan.
@@ -189,8 +205,6 @@ pub fn deployment_images(csv: &serde_json::Value) -> Vec<String> {
 pub struct ResolveOptions {
     /// Credentials and TLS for the source registries.
     pub registry: RegistryOptions,
-    /// `--registries-conf` rewriting of source names.
-    pub rewrites: Rewrites,
     /// Also fetch the per-platform manifests of an index to add up its size (`--dry-run`).
     pub sizes: bool,
 }
@@ -207,6 +221,7 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
         digest: None,
         size: None,
         pull_from: None,
+        mirror: None,
         error: None,
     };
     let reference = match Reference::parse(source) {
@@ -218,33 +233,49 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
     };
     planned.repository = reference.repository.clone();
     planned.by_tag = reference.digest.is_none();
-    let what = reference.manifest_reference().to_string();
-    let mut last_error = String::new();
-    for candidate in opts.rewrites.candidates(&reference) {
-        match fetch(&candidate, &what, opts) {
-            Ok((digest, size)) => {
-                planned.tag = match (&reference.tag, reference.digest.is_some()) {
-                    (Some(t), _) => t.clone(),
-                    (None, true) => super::naming::derived_tag(&digest),
-                    (None, false) => "latest".to_string(),
-                };
-                match Location::reference(&candidate.pinned(&digest)) {
-                    Ok(pinned) => planned.pull_from = Some(pinned),
-                    Err(e) => planned.error = Some(e.to_string()),
-                }
-                planned.digest = Some(digest);
-                planned.size = size;
-                return planned;
-            }
-            Err(e) => {
-                if !last_error.is_empty() {
-                    last_error.push_str("; ");
-                }
-                last_error.push_str(&format!("{}: {}", candidate.name(), reason_of(&e)));
-            }
+    // The places the options' mirror configuration gives, in containers/image's order (the
+    // reference itself when no rule names it); the first that has the manifest serves.
+    let served = opts.registry.mirrors.first_served(&reference, |place| {
+        let what = place.reference.manifest_reference().to_string();
+        match fetch(
+            &place.reference,
+            &what,
+            &opts.registry.at(place),
+            opts.sizes,
+        ) {
+            Ok(found) => Attempt::Served(found),
+            Err(e @ FetchError::Manifest(_)) if e.is_wrong_content() => Attempt::Refused(e),
+            Err(e) => Attempt::Passed(reason_of(&e)),
         }
+    });
+    let ((digest, size), place) = match served {
+        Ok(found) => found,
+        Err(NotServed::Passed { attempts, .. }) => {
+            planned.error = Some(format!(
+                "cannot resolve: {}",
+                crate::mirror_config::describe_attempts(&attempts)
+            ));
+            return planned;
+        }
+        Err(e) => {
+            planned.error = Some(format!("cannot resolve: {}", reason_of(&e)));
+            return planned;
+        }
+    };
+    planned.tag = match (&reference.tag, reference.digest.is_some()) {
+        (Some(t), _) => t.clone(),
+        (None, true) => super::naming::derived_tag(&digest),
+        (None, false) => "latest".to_string(),
+    };
+    match Location::reference(&place.reference.pinned(&digest)) {
+        Ok(pinned) => planned.pull_from = Some(pinned),
+        Err(e) => planned.error = Some(e.to_string()),
     }
-    planned.error = Some(format!("cannot resolve: {last_error}"));
+    if place.mirror {
+        planned.mirror = Some(place.reference.to_string());
+    }
+    planned.digest = Some(digest);
+    planned.size = size;
     planned
 }
 
@@ -254,16 +285,16 @@ pub fn resolve(kind: Kind, source: &str, opts: &ResolveOptions) -> PlannedImage 
 fn fetch(
     reference: &Reference,
     what: &str,
-    opts: &ResolveOptions,
+    registry: &RegistryOptions,
+    sizes: bool,
 ) -> Result<(String, Option<u64>), FetchError> {
-    let repository = opts
-        .registry
+    let repository = registry
         .repository(reference)
         .map_err(FetchError::Repository)?;
     let manifest = repository
         .manifest_get(what)
         .map_err(FetchError::Manifest)?;
-    let size = size_of(&repository, &manifest.bytes, opts.sizes);
+    let size = size_of(&repository, &manifest.bytes, sizes);
     Ok((manifest.digest, size))
 }
 

@@ -71,6 +71,9 @@ pub struct ImageResult {
     /// Signatures, attestations and referrers copied along.
     #[serde(default)]
     pub attached: usize,
+    /// The mirror it was read from (`--mirror-config`), when one served it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirror: Option<String>,
 }
 
 impl ImageResult {
@@ -352,6 +355,7 @@ mod tests {
             blobs_skipped: 0,
             bytes_copied: 10,
             attached: 0,
+            mirror: None,
         }
     }
 

@@ -685,7 +685,7 @@ fn mistakes_are_named() {
     assert!(err.contains("registry host"), "{err}");
     std::fs::write(
         d.join("r.conf"),
-        "[[registry]]\nlocation = \"a.io\"\nblocked = true\n",
+        "[[registry]]\nlocation = \"a.io\"\nbogus = true\n",
     )
     .expect("write");
     let (code, _, err) = run(
@@ -701,7 +701,10 @@ fn mistakes_are_named() {
         d,
     );
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("blocked"), "{err}");
+    assert!(
+        err.contains("r.conf") && err.contains("bogus") && err.contains("line 3"),
+        "{err}"
+    );
 }
 
 /// `catalog mirror` of a catalog folder whose bundle and related images all share one layer.

@@ -53,6 +53,7 @@ mod kind_messages;
 mod legacy_pm;
 mod legacy_sqlite;
 mod malformed_input;
+mod mirror_config;
 mod mirror_delta;
 mod mirror_signatures;
 mod policy_reads;

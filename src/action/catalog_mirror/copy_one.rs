@@ -59,6 +59,7 @@ pub(super) fn previous_archive(dir: &Path) -> Result<HashMap<String, ImageResult
                         blobs_skipped: 0,
                         bytes_copied: 0,
                         attached: 0,
+                        mirror: None,
                     },
                 )
             })
@@ -82,6 +83,7 @@ fn failed(p: &PlannedImage, target: String, reason: String) -> ImageResult {
         blobs_skipped: 0,
         bytes_copied: 0,
         attached: 0,
+        mirror: p.mirror.clone(),
     }
 }
 
@@ -146,6 +148,7 @@ pub(super) fn mirror_one(
             blobs_skipped: 0,
             bytes_copied: 0,
             attached: 0,
+            mirror: p.mirror.clone(),
             reason: None,
             kind: p.kind,
             source: p.source.clone(),
@@ -213,6 +216,7 @@ pub(super) fn mirror_one(
                 blobs_skipped: skipped,
                 bytes_copied: bytes,
                 attached: report.attached.len(),
+                mirror: p.mirror.clone(),
             }
         }
         Err(e) => failed(p, name, crate::mirror::plan::reason_of(&e)),

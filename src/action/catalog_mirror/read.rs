@@ -88,7 +88,6 @@ pub(super) fn read_catalog(
         },
         resolve: ResolveOptions {
             registry: opts.source.clone(),
-            rewrites: opts.rewrites.clone(),
             sizes: opts.dry_run,
         },
     };
@@ -129,7 +128,6 @@ pub(super) fn read_catalog(
 pub(super) fn resolve_all(wanted: &[(Kind, String)], opts: &MirrorOptions) -> Vec<PlannedImage> {
     let resolve = ResolveOptions {
         registry: opts.source.clone(),
-        rewrites: opts.rewrites.clone(),
         sizes: opts.dry_run,
     };
     crate::parallel::map_indexed(wanted.len(), opts.jobs.max(1), None, |i| {
@@ -275,6 +273,7 @@ impl CatalogRead<'_> {
             digest: Some(digest),
             size: None,
             pull_from: Some(given.clone()),
+            mirror: None,
             error: None,
         };
         let cfg = filter_image(&location, cfg, filter.as_ref(), opts, &mut catalog, side)
@@ -351,6 +350,7 @@ impl CatalogRead<'_> {
             digest: Some(digest),
             size: Some(size),
             pull_from: Some(local),
+            mirror: None,
             error: None,
         };
         *side.spool = Some(dir);

@@ -18,6 +18,7 @@
 //! each, the answers (and the rules for a label that points outside the image) drifted apart.
 
 use crate::location::{Location, Place};
+use crate::mirror_config::PullSource;
 use crate::transport::unpack::Limits;
 use crate::transport::{Opened, OpenedImage, UnpackedImage, open_image, unpack_image};
 use crate::transport::{RegistryOptions, TransportError};
@@ -58,6 +59,11 @@ impl UnpackedSource {
     /// Notes from opening it (an index resolved to one platform, a bundle image's odd shape).
     pub fn warnings(&self) -> &[String] {
         &self.image.warnings
+    }
+
+    /// Where a mirror configuration had it read from, when a rule applied to its name.
+    pub fn read_from(&self) -> Option<&PullSource> {
+        self.image.read_from.as_ref()
     }
 
     /// The manifest digest.
@@ -168,6 +174,7 @@ fn unpack_keeping_open(
             digest: opened.image.digest().to_string(),
             media_type: opened.image.media_type().to_string(),
             warnings: opened.warnings.clone(),
+            read_from: opened.read_from.clone(),
             dir,
         },
     };
@@ -195,6 +202,7 @@ pub fn unpack_bundle(
             digest: opened.image.digest().to_string(),
             media_type: opened.image.media_type().to_string(),
             warnings,
+            read_from: opened.read_from.clone(),
             dir,
         },
     })

@@ -2,7 +2,7 @@
 //! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
 //! `metadata/annotations.yaml` when present.
 
-use super::flags::RegistryArgs;
+use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::Location;
 use crate::action::bundle_inspect::{Inspected, inspect_image};
@@ -32,6 +32,9 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Mirror configuration.
+    #[command(flatten)]
+    pub mirrors: MirrorConfigArgs,
     /// Signature policy checked before the image is read.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
@@ -40,7 +43,7 @@ pub struct Args {
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
     let location = Location::parse(&args.image)?;
-    let registry = args.registry.options(&[&args.image])?;
+    let registry = args.mirrors.apply(args.registry.options(&[&args.image])?)?;
     let location = args.policy.check(&location, &registry)?;
     let inspected = inspect_image(&location, &registry, args.no_files)
         .map_err(|e| Failure::usage(super::error_chain(&e)))?;
@@ -79,6 +82,7 @@ fn render_json(out: &mut dyn Write, o: &Inspected) -> std::io::Result<()> {
         "digest": o.digest,
         "mediaType": o.media_type,
         "platform": o.platform,
+        "readFrom": o.read_from.as_ref().map(|(place, mirror)| serde_json::json!({"reference": place, "mirror": mirror})),
         "config": {"digest": o.config.digest, "size": o.config.size, "mediaType": o.config.media_type},
         "labels": o.labels,
         "layers": layers,
@@ -94,6 +98,14 @@ fn render_json(out: &mut dyn Write, o: &Inspected) -> std::io::Result<()> {
 fn render_text(out: &mut dyn Write, o: &Inspected) -> std::io::Result<()> {
     let r = &o.report;
     writeln!(out, "Image:      {}", o.name)?;
+    if let Some((place, mirror)) = &o.read_from {
+        let what = if *mirror {
+            "mirror"
+        } else {
+            "source (no mirror had it)"
+        };
+        writeln!(out, "Read from:  {place} ({what})")?;
+    }
     writeln!(out, "Digest:     {}", o.digest)?;
     writeln!(out, "Media type: {}", o.media_type)?;
     writeln!(out, "Platform:   {}", o.platform)?;

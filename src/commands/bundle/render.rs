@@ -1,7 +1,7 @@
 //! `olmpack bundle render`: the Kubernetes objects OLM v1 applies for a bundle (flags, one
 //! action call, printing).
 
-use super::flags::RegistryArgs;
+use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::Location;
 use crate::action::bundle_render::{
@@ -66,6 +66,9 @@ pub struct Args {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Mirror configuration.
+    #[command(flatten)]
+    pub mirrors: MirrorConfigArgs,
     /// Signature policy checked before a bundle image is read.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
@@ -90,7 +93,9 @@ pub fn run(args: &Args) -> Outcome {
         deployment_config,
     };
     let policy = args.policy.gate()?;
-    let registry = args.registry.options(&[&args.source])?;
+    let registry = args
+        .mirrors
+        .apply(args.registry.options(&[&args.source])?)?;
     let location = Location::parse(&args.source)
         .map_err(|e| Failure::usage(super::error_chain(&BundleRenderError::from(e))))?;
     let src = RenderSource {

@@ -3,9 +3,7 @@
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::Location;
-use crate::action::catalog_mirror::types::{
-    self as mirror, ImageResult, Platform, Rewrites, Status,
-};
+use crate::action::catalog_mirror::types::{self as mirror, ImageResult, Platform, Status};
 use crate::action::catalog_mirror::{
     self, MirrorError, MirrorEvent, MirrorOptions, MirrorOutcome, MirrorSource, MirrorTarget,
 };
@@ -88,9 +86,14 @@ pub struct Args {
     /// Where the cluster files and the report go.
     #[arg(long, value_name = "DIR", default_value = "mirror-results")]
     pub results_dir: PathBuf,
-    /// registries.conf-style source rewriting ([[registry]] prefix/location, [[registry.mirror]]).
-    #[arg(long, value_name = "FILE")]
-    pub registries_conf: Option<PathBuf>,
+    /// Read source images through mirrors: an ImageDigestMirrorSet, ImageTagMirrorSet or
+    /// ImageContentSourcePolicy (YAML) or a registries.conf (TOML), with containers/image's
+    /// rules (mirrors in order, then the source unless blocked / NeverContactSource;
+    /// digest-only mirrors serve only digests, tag-only ones only tags). Results still name
+    /// each image by its source name; each line says the mirror that served it. Repeatable
+    /// (--registries-conf is the old spelling).
+    #[arg(long = "mirror-config", alias = "registries-conf", value_name = "FILE")]
+    pub mirror_config: Vec<PathBuf>,
     /// Target repository and tag of the catalog image for a folder or local source (with
     /// --config, each entry's targetCatalog and targetTag say it).
     #[arg(long, value_name = "NAME[:TAG]", conflicts_with = "config")]
@@ -222,6 +225,15 @@ fn human(bytes: u64) -> String {
 }
 
 fn image_line(r: &ImageResult) -> String {
+    let line = image_status_line(r);
+    match &r.mirror {
+        Some(m) if r.status != Status::Failed => format!("{line} [from mirror {m}]"),
+        _ => line,
+    }
+}
+
+/// One image's status, without where it was read.
+fn image_status_line(r: &ImageResult) -> String {
     match r.status {
         Status::Failed => format!(
             "failed  {} {}: {}",
@@ -393,10 +405,9 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         source_opts.client.timeout = std::time::Duration::from_secs(secs);
         target_opts.client.timeout = std::time::Duration::from_secs(secs);
     }
-    let rewrites = match &args.registries_conf {
-        Some(p) => Rewrites::read(p)?,
-        None => Rewrites::default(),
-    };
+    let source_opts =
+        crate::action::connection::with_mirror_config(source_opts, &args.mirror_config)
+            .map_err(|e| Failure::usage(super::super::error_chain(&e)))?;
     if args.jobs == Some(0) {
         return Err(Failure::usage("-j/--jobs must be at least 1"));
     }
@@ -413,7 +424,6 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         max_components: args.max_components,
         dry_run: args.dry_run,
         results_dir: args.results_dir.clone(),
-        rewrites,
         filter: args.filter.as_ref().map(|config| FilterOptions {
             config: config.clone(),
             catalog: args.filter_catalog.clone(),
@@ -473,12 +483,15 @@ fn print_plan(args: &Args, outcome: &MirrorOutcome) -> Outcome {
                 outln!("{}\t{}\t-\t-\t-\t{e}", i.kind, i.source)?;
             }
             None => outln!(
-                "{}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{}\t{}\t{}{}",
                 i.kind,
                 i.source,
                 target,
                 i.digest.as_deref().unwrap_or("-"),
-                i.size.map_or_else(|| "?".to_string(), |s| s.to_string())
+                i.size.map_or_else(|| "?".to_string(), |s| s.to_string()),
+                i.mirror
+                    .as_deref()
+                    .map_or_else(String::new, |m| format!("\tfrom mirror {m}"))
             )?,
         }
     }

@@ -2,7 +2,7 @@
 //! `render` output on stdout, streamed once every source has rendered (bad input never leaves a
 //! partial output).
 
-use super::flags::{CatalogFormat as OutputFormat, RegistryArgs};
+use super::flags::{CatalogFormat as OutputFormat, MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_render::{BundleImage, RenderError, RenderOptions, prepare_render};
 use crate::action::catalog_render::{CompatParseError, MigrateLevel, OpmCompat};
@@ -44,6 +44,9 @@ pub struct Args {
     #[command(flatten)]
     /// Registry access for image sources.
     pub registry: RegistryArgs,
+    /// Mirror configuration.
+    #[command(flatten)]
+    pub mirrors: MirrorConfigArgs,
     /// Signature policy checked before each image source is read.
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
@@ -70,6 +73,7 @@ pub fn run(args: &Args) -> Outcome {
     } else {
         Default::default()
     };
+    let registry = args.mirrors.apply(registry)?;
     let sources = sources
         .iter()
         .map(|source| args.policy.check(source, &registry))

@@ -1,7 +1,7 @@
 //! `olmpack catalog template FILE`: opm's `alpha render-template`, byte for byte, with bundle
 //! references rendered in parallel and optionally read from local sources (`--bundle-map`).
 
-use super::flags::RegistryArgs;
+use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_template::{
     self, OpmCompat, Output, TemplateError, TemplateRequest, TemplateType, read_input,
@@ -63,6 +63,9 @@ pub struct Args {
     /// Registry options (for references that are not in the bundle map).
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Mirror configuration.
+    #[command(flatten)]
+    pub mirrors: MirrorConfigArgs,
     /// Signature policy checked before each bundle image is read (a bundle map's images too).
     #[command(flatten)]
     pub policy: super::super::sign::PolicyArgs,
@@ -71,13 +74,14 @@ pub struct Args {
 /// Runs `olmpack catalog template`.
 pub fn run(args: &Args) -> Outcome {
     let text = read_input(&args.file).map_err(failure)?;
-    let source = super::flags::source_options(
+    let mut source = super::flags::source_options(
         args.migrate_level.as_deref(),
         args.opm_compat,
         &args.registry,
         // A template names its images in the file: --creds must name its registry.
         &[],
     )?;
+    source.registry = args.mirrors.apply(source.registry)?;
     let request = TemplateRequest {
         template_type: args.template_type.map(|t| match t {
             TypeArg::Basic => TemplateType::Basic,

@@ -174,6 +174,23 @@ impl MirrorConfig {
             .max_by_key(|r| r.prefix.len())
     }
 
+    /// Whether `reference` names a place the configuration marks `insecure` (a mirror, or a
+    /// source location, with `insecure = true`) though no rule's prefix matches it: a
+    /// reference an earlier step pinned to the mirror that served it (the mirror plan) is
+    /// read with the same TLS setting the configuration gave that mirror.
+    pub fn insecure_place(&self, reference: &Reference) -> bool {
+        let full = reference.to_string();
+        let under = |location: &str| {
+            !location.is_empty()
+                && !location.starts_with('*')
+                && matching_prefix(&full, location).is_some()
+        };
+        self.rules.iter().any(|r| {
+            (r.insecure && under(&r.location))
+                || r.mirrors.iter().any(|m| m.insecure && under(&m.location))
+        })
+    }
+
     /// Where to read `reference` from, in order (`PullSourcesFromReference`): the mirrors that
     /// may serve it, then the source unless it is blocked. A reference no rule matches is read
     /// from where it says.
@@ -212,6 +229,91 @@ impl MirrorConfig {
             });
         }
         Ok(out)
+    }
+}
+
+/// What trying one place gave ([`MirrorConfig::first_served`]).
+#[derive(Debug)]
+pub enum Attempt<T, E> {
+    /// The place has it: stop here.
+    Served(T),
+    /// The place does not have it, or cannot be reached or read (absent, denied, down): go on
+    /// to the next place, as containers/image passes over a mirror; the text says why.
+    Passed(String),
+    /// The place answered wrongly (content that is not what it claims): stop, try no other
+    /// place (a place that lies is not a place that lacks the image).
+    Refused(E),
+}
+
+/// Why no place served a reference ([`MirrorConfig::first_served`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotServed<E: std::error::Error + 'static> {
+    /// No place had it; each place tried and why, in order.
+    #[error("{reference}: no place served it ({})", describe_attempts(.attempts))]
+    Passed {
+        /// The reference as written.
+        reference: String,
+        /// `(place, why)` for each place tried.
+        attempts: Vec<(String, String)>,
+    },
+    /// A place answered wrongly.
+    #[error("{place} (for {reference}): {error}")]
+    Refused {
+        /// The reference as written.
+        reference: String,
+        /// The place that answered.
+        place: String,
+        /// What was wrong.
+        #[source]
+        error: E,
+    },
+    /// The configuration cannot rewrite it.
+    #[error(transparent)]
+    Config(#[from] MirrorConfigError),
+}
+
+/// `place: why; ...`, or why nothing could be tried.
+pub fn describe_attempts(attempts: &[(String, String)]) -> String {
+    if attempts.is_empty() {
+        return "no place may be contacted for it: its source is blocked and no mirror serves this kind of reference".to_string();
+    }
+    attempts
+        .iter()
+        .map(|(p, w)| format!("{p}: {w}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl MirrorConfig {
+    /// The one loop every reader of a registry image goes through when a mirror
+    /// configuration is given (the transport's source opener, the mirror plan, `bundle pin`):
+    /// each place of [`MirrorConfig::pull_sources`] is handed to `attempt` in order, and the
+    /// first that serves wins (containers/image's `newImageSource` over
+    /// `PullSourcesFromReference`). Returns what it served and the place.
+    pub fn first_served<T, E: std::error::Error + 'static>(
+        &self,
+        reference: &Reference,
+        mut attempt: impl FnMut(&PullSource) -> Attempt<T, E>,
+    ) -> Result<(T, PullSource), NotServed<E>> {
+        let mut attempts = Vec::new();
+        for source in self.pull_sources(reference)? {
+            match attempt(&source) {
+                Attempt::Served(t) => return Ok((t, source)),
+                Attempt::Passed(why) => attempts.push((source.reference.to_string(), why)),
+                Attempt::Refused(error) => {
+                    return Err(NotServed::Refused {
+                        reference: reference.to_string(),
+                        place: source.reference.to_string(),
+                        error,
+                    });
+                }
+            }
+        }
+        Err(NotServed::Passed {
+            reference: reference.to_string(),
+            attempts,
+        })
     }
 }
 

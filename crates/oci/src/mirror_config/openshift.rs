@@ -14,11 +14,11 @@
 //! reads is never half-applied.
 
 use super::{Mirror, MirrorUse, Rule, clean_location};
-use crate::yaml;
-use serde_json::Value;
+use crate::yaml::{self, Node};
 use std::path::Path;
 
-/// The rules of an IDMS / ITMS / ICSP file.
+/// The rules of an IDMS / ITMS / ICSP file. Every complaint names the line of what it is
+/// about (the entry, the field or the mirror).
 pub fn parse(text: &str, path: &Path) -> Result<Vec<Rule>, String> {
     let docs = yaml::parse_stream(text).map_err(|e| e.to_string())?;
     let mut rules = Vec::new();
@@ -26,8 +26,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Rule>, String> {
         if doc.root.is_null() {
             continue;
         }
-        let line = doc.root.line;
-        object(&doc.root.to_json(), path, line, &mut rules)?;
+        object(&doc.root, path, &mut rules)?;
     }
     if rules.is_empty() {
         return Err(
@@ -38,17 +37,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Rule>, String> {
     Ok(rules)
 }
 
-fn object(v: &Value, path: &Path, line: usize, rules: &mut Vec<Rule>) -> Result<(), String> {
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+fn object(v: &Node, path: &Path, rules: &mut Vec<Rule>) -> Result<(), String> {
+    let line = v.line;
+    let kind = v.get("kind").and_then(Node::as_str).unwrap_or_default();
     let (list_key, used_for) = match kind {
         "List" => {
-            for item in v
-                .get("items")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                object(item, path, line, rules)?;
+            for item in v.get("items").and_then(Node::as_seq).into_iter().flatten() {
+                object(item, path, rules)?;
             }
             return Ok(());
         }
@@ -57,63 +52,78 @@ fn object(v: &Value, path: &Path, line: usize, rules: &mut Vec<Rule>) -> Result<
         "ImageContentSourcePolicy" => ("repositoryDigestMirrors", MirrorUse::DigestOnly),
         other => {
             return Err(format!(
-                "document at line {line}: kind {other:?} is not ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy or List"
+                "line {line}: kind {other:?} is not ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy or List"
             ));
         }
     };
-    let entries = v.pointer(&format!("/spec/{list_key}"));
-    let entries = match entries {
-        None | Some(Value::Null) => return Ok(()),
-        Some(Value::Array(a)) => a,
-        Some(_) => {
-            return Err(format!(
-                "{kind} at line {line}: spec.{list_key} is not a list"
-            ));
-        }
+    let entries = match v.path(&["spec", list_key]) {
+        None => return Ok(()),
+        Some(n) if n.is_null() => return Ok(()),
+        Some(n) => n
+            .as_seq()
+            .ok_or_else(|| format!("line {}: {kind} spec.{list_key} is not a list", n.line))?,
     };
     for (i, e) in entries.iter().enumerate() {
-        let at = format!("{kind} at line {line}: spec.{list_key}[{i}]");
-        let Some(map) = e.as_object() else {
-            return Err(format!("{at} is not a mapping"));
+        let at = |line: usize| format!("line {line}: {kind} spec.{list_key}[{i}]");
+        let Some(map) = e.as_map() else {
+            return Err(format!("{} is not a mapping", at(e.line)));
         };
         let allowed: &[&str] = if kind == "ImageContentSourcePolicy" {
             &["source", "mirrors"]
         } else {
             &["source", "mirrors", "mirrorSourcePolicy"]
         };
-        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return Err(format!("{at}: field {k:?} is not understood"));
+        if let Some((k, _)) = map
+            .iter()
+            .find(|(k, _)| !allowed.contains(&k.text.as_str()))
+        {
+            return Err(format!(
+                "{}: field {:?} is not understood",
+                at(k.line),
+                k.text
+            ));
         }
-        let source = map
-            .get("source")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("{at}: source is missing or not a string"))?;
-        let source = clean_location(source, "source").map_err(|m| format!("{at}: {m}"))?;
+        let source_node = e.get("source");
+        let source = source_node
+            .and_then(Node::as_str)
+            .ok_or_else(|| format!("{}: source is missing or not a string", at(e.line)))?;
+        let source_line = source_node.map_or(e.line, |n| n.line);
+        let source =
+            clean_location(source, "source").map_err(|m| format!("{}: {m}", at(source_line)))?;
         if source.is_empty() {
-            return Err(format!("{at}: source is empty"));
+            return Err(format!("{}: source is empty", at(source_line)));
         }
-        let blocked = match map.get("mirrorSourcePolicy").and_then(Value::as_str) {
-            None | Some("AllowContactingSource") => false,
-            Some("NeverContactSource") => true,
-            Some(other) => {
+        let policy = e.get("mirrorSourcePolicy");
+        let blocked = match policy.map(|n| (n.as_str(), n.line)) {
+            None | Some((Some("AllowContactingSource"), _)) => false,
+            Some((Some("NeverContactSource"), _)) => true,
+            Some((other, line)) => {
                 return Err(format!(
-                    "{at}: mirrorSourcePolicy {other:?} is not AllowContactingSource or NeverContactSource"
+                    "{}: mirrorSourcePolicy {:?} is not AllowContactingSource or NeverContactSource",
+                    at(line),
+                    other.unwrap_or_default()
                 ));
             }
         };
         let mut mirrors = Vec::new();
-        for m in map
-            .get("mirrors")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let m = m
+        let listed = match e.get("mirrors") {
+            None => &[][..],
+            Some(n) if n.is_null() => &[][..],
+            Some(n) => n
+                .as_seq()
+                .ok_or_else(|| format!("{}: mirrors is not a list", at(n.line)))?,
+        };
+        for m in listed {
+            let text = m
                 .as_str()
-                .ok_or_else(|| format!("{at}: a mirror is not a string"))?;
-            let location = clean_location(m, "mirror").map_err(|e| format!("{at}: {e}"))?;
+                .ok_or_else(|| format!("{}: a mirror is not a string", at(m.line)))?;
+            let location =
+                clean_location(text, "mirror").map_err(|e| format!("{}: {e}", at(m.line)))?;
             if location.is_empty() || location.starts_with("*.") {
-                return Err(format!("{at}: mirror {m:?} is not a registry location"));
+                return Err(format!(
+                    "{}: mirror {text:?} is not a registry location",
+                    at(m.line)
+                ));
             }
             mirrors.push(Mirror {
                 location,

@@ -10,7 +10,7 @@
 //! are passed over, as containers/image passes over a mirror, and each failure is kept for the
 //! message when none answers.
 
-use super::{MirrorConfig, MirrorConfigError, PullSource};
+use super::{Attempt, MirrorConfig, MirrorConfigError, NotServed, PullSource};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::repository::{Repository, RepositoryError};
@@ -64,57 +64,61 @@ pub enum ResolveError {
 }
 
 fn describe(attempts: &[(String, String)]) -> String {
-    if attempts.is_empty() {
-        return "no place may be contacted for it: its source is blocked and no mirror serves this kind of reference".to_string();
-    }
-    attempts
-        .iter()
-        .map(|(p, w)| format!("{p}: {w}"))
-        .collect::<Vec<_>>()
-        .join("; ")
+    super::describe_attempts(attempts)
 }
 
-/// The digest `reference` names, from the first place of `config` that has it.
+/// The digest `reference` names, from the first place of `config` that has it
+/// ([`MirrorConfig::first_served`], the loop every registry reader shares).
 pub fn resolve(
     config: &MirrorConfig,
     reference: &Reference,
     opener: &dyn Opener,
 ) -> Result<Resolved, ResolveError> {
-    let shown = reference.to_string();
-    let mut attempts = Vec::new();
-    for source in config.pull_sources(reference)? {
-        let place = source.reference.to_string();
-        let repo = match opener.open(&source) {
+    let served = config.first_served(reference, |source| {
+        let repo = match opener.open(source) {
             Ok(r) => r,
-            Err(why) => {
-                attempts.push((place, why));
-                continue;
-            }
+            Err(why) => return Attempt::Passed(why),
         };
         match digest_at(repo.as_ref(), &source.reference) {
-            Ok(Some(digest)) => {
-                return Ok(Resolved {
-                    digest,
-                    place,
-                    mirror: source.mirror,
-                });
-            }
-            Ok(None) => attempts.push((place, "no such manifest".to_string())),
-            Err(Found::Lie { claimed, actual }) => {
-                return Err(ResolveError::Lied {
-                    reference: shown,
-                    place,
-                    claimed,
-                    actual,
-                });
-            }
-            Err(Found::Failed(why)) => attempts.push((place, why)),
+            Ok(Some(digest)) => Attempt::Served(digest),
+            Ok(None) => Attempt::Passed("no such manifest".to_string()),
+            Err(Found::Lie { claimed, actual }) => Attempt::Refused(Lie { claimed, actual }),
+            Err(Found::Failed(why)) => Attempt::Passed(why),
         }
+    });
+    match served {
+        Ok((digest, source)) => Ok(Resolved {
+            digest,
+            place: source.reference.to_string(),
+            mirror: source.mirror,
+        }),
+        Err(NotServed::Passed {
+            reference,
+            attempts,
+        }) => Err(ResolveError::NotFound {
+            reference,
+            attempts,
+        }),
+        Err(NotServed::Refused {
+            reference,
+            place,
+            error,
+        }) => Err(ResolveError::Lied {
+            reference,
+            place,
+            claimed: error.claimed,
+            actual: error.actual,
+        }),
+        Err(NotServed::Config(e)) => Err(e.into()),
     }
-    Err(ResolveError::NotFound {
-        reference: shown,
-        attempts,
-    })
+}
+
+/// A place whose digest header disagrees with the bytes it serves.
+#[derive(Debug, thiserror::Error)]
+#[error("says the digest is {claimed} but serves {actual}")]
+struct Lie {
+    claimed: String,
+    actual: String,
 }
 
 enum Found {

@@ -58,6 +58,18 @@ pub enum TransportError {
         /// The digest found when reading.
         actual: String,
     },
+    /// A mirror configuration has a rule for the reference and none of its places (mirrors in
+    /// order, then the source unless blocked) served it.
+    #[error("{reference}: no mirror or source served it ({})", crate::mirror_config::describe_attempts(.attempts))]
+    NotServed {
+        /// The reference as named.
+        reference: String,
+        /// `(place, why)` for each place tried, in order.
+        attempts: Vec<(String, String)>,
+    },
+    /// The mirror configuration cannot rewrite the reference.
+    #[error(transparent)]
+    MirrorConfig(#[from] crate::mirror_config::MirrorConfigError),
     /// A docker-archive is to be named after a digest reference; it records tags only.
     #[error("{0} is a digest reference; a docker-archive needs a tag (REPO:TAG)")]
     DigestName(String),

@@ -28,6 +28,7 @@ use crate::image::{
     ImageOrIndex, ManifestFetcher, Manifests,
 };
 use crate::location::{LocalImage, Location, Place};
+use crate::mirror_config::{Attempt, NotServed, PullSource};
 use crate::reference::Reference;
 use crate::registry::RegistryError;
 use crate::registry::Remote;
@@ -53,6 +54,8 @@ pub struct OpenedImage {
     pub image: Image,
     /// Notes for the user (an index was resolved to one platform, a synthesised manifest).
     pub warnings: Vec<String>,
+    /// Where a mirror configuration had it read from (see [`Opened::read_from`]).
+    pub read_from: Option<PullSource>,
     _keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -66,6 +69,10 @@ pub struct Opened {
     pub value: ImageOrIndex,
     /// Notes for the user.
     pub warnings: Vec<String>,
+    /// Where it was really read, when the options' mirror configuration has a rule for its
+    /// name (a mirror, or the source after the mirrors): what a command reports per image.
+    /// `None` when no rule applied (read where it says).
+    pub read_from: Option<PullSource>,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -113,6 +120,7 @@ impl Opened {
             name: self.name.clone(),
             image,
             warnings: Vec::new(),
+            read_from: self.read_from.clone(),
             _keep: self.keep.clone(),
         })
     }
@@ -124,6 +132,7 @@ impl Opened {
                 name: self.name,
                 image,
                 warnings: self.warnings,
+                read_from: self.read_from,
                 _keep: self.keep,
             }),
             value @ ImageOrIndex::Index(_) => Err(Box::new(Opened { value, ..self })),
@@ -182,36 +191,94 @@ fn open_verified(
             }
         }
         Place::Registry(reference) => {
-            let client = Arc::new(opts.client_for(reference)?);
-            let what = verified.unwrap_or(reference.manifest_reference());
-            let (bytes, media_type, digest) = pull::fetch_manifest_bytes(&client, reference, what)?;
-            if let Some(v) = verified
-                && digest != v
-            {
-                return Err(refuse(&digest));
-            }
-            let value = if parse::parse_index(&bytes)?.is_some() {
-                let manifests = Manifests(Arc::new(RegistryManifests {
-                    client,
+            if opts.mirrors.rule_for(reference).is_none() {
+                // Read where it says; a place the configuration marks insecure (a mirror
+                // named directly, as the mirror plan pins it) is read as it says.
+                let direct = PullSource {
                     reference: reference.clone(),
-                }));
-                ImageOrIndex::Index(ImageIndex::opened(
-                    index_blob(media_type, digest, bytes),
-                    manifests,
-                ))
-            } else {
-                ImageOrIndex::Image(registry_image(
-                    &client, reference, bytes, media_type, digest,
-                )?)
-            };
-            Ok(Opened {
-                name: name.to_string(),
-                value,
-                warnings: Vec::new(),
-                keep: None,
-            })
+                    insecure: opts.mirrors.insecure_place(reference),
+                    mirror: false,
+                };
+                return open_registry(name, reference, verified, &opts.at(&direct));
+            }
+            let served = opts.mirrors.first_served(reference, |place| {
+                match open_registry(name, &place.reference, verified, &opts.at(place)) {
+                    Ok(opened) => Attempt::Served(opened),
+                    Err(e) if wrong_content(&e) => Attempt::Refused(e),
+                    Err(e) => Attempt::Passed(crate::errors::error_chain(&e)),
+                }
+            });
+            match served {
+                Ok((mut opened, place)) => {
+                    opened.read_from = Some(place);
+                    Ok(opened)
+                }
+                Err(NotServed::Refused { error, .. }) => Err(error),
+                Err(NotServed::Passed {
+                    reference,
+                    attempts,
+                }) => Err(TransportError::NotServed {
+                    reference,
+                    attempts,
+                }),
+                Err(NotServed::Config(e)) => Err(e.into()),
+            }
         }
     }
+}
+
+/// A failure that means the place answered with content that is not what was asked for (a
+/// manifest whose bytes do not hash to the digest named, or not the digest a signature
+/// policy verified): no other place is tried after it.
+fn wrong_content(e: &TransportError) -> bool {
+    matches!(
+        e,
+        TransportError::NotVerified { .. }
+            | TransportError::Registry(RegistryError::DigestMismatch { .. })
+    )
+}
+
+/// A registry image or index read at `reference` (a place of the mirror configuration, or
+/// the reference itself), named `name` in messages.
+fn open_registry(
+    name: &str,
+    reference: &Reference,
+    verified: Option<&str>,
+    opts: &RegistryOptions,
+) -> Result<Opened, TransportError> {
+    let client = Arc::new(opts.client_for(reference)?);
+    let what = verified.unwrap_or(reference.manifest_reference());
+    let (bytes, media_type, digest) = pull::fetch_manifest_bytes(&client, reference, what)?;
+    if let Some(v) = verified
+        && digest != v
+    {
+        return Err(TransportError::NotVerified {
+            source_name: name.to_string(),
+            verified: v.to_string(),
+            actual: digest,
+        });
+    }
+    let value = if parse::parse_index(&bytes)?.is_some() {
+        let manifests = Manifests(Arc::new(RegistryManifests {
+            client,
+            reference: reference.clone(),
+        }));
+        ImageOrIndex::Index(ImageIndex::opened(
+            index_blob(media_type, digest, bytes),
+            manifests,
+        ))
+    } else {
+        ImageOrIndex::Image(registry_image(
+            &client, reference, bytes, media_type, digest,
+        )?)
+    };
+    Ok(Opened {
+        name: name.to_string(),
+        value,
+        warnings: Vec::new(),
+        read_from: None,
+        keep: None,
+    })
 }
 
 /// The index blob as read (an index that names no media type is taken as an OCI index).
@@ -388,6 +455,7 @@ fn open_local(source: &str, dest: &LocalImage) -> Result<Opened, TransportError>
         name: source.to_string(),
         value,
         warnings,
+        read_from: None,
         keep,
     };
     let (layout, tag, keep) = match dest {
@@ -829,6 +897,8 @@ pub struct UnpackedImage {
     pub media_type: String,
     /// Notes (an index resolved to one platform...).
     pub warnings: Vec<String>,
+    /// Where a mirror configuration had it read from ([`Opened::read_from`]).
+    pub read_from: Option<PullSource>,
 }
 
 /// Opens any source (index resolved to `opts.platform`) and unpacks all its layers safely
@@ -848,6 +918,7 @@ pub fn unpack_image(
         digest: opened.image.digest().to_string(),
         media_type: opened.image.media_type().to_string(),
         warnings: opened.warnings.clone(),
+        read_from: opened.read_from.clone(),
         dir,
     })
 }

@@ -4,10 +4,12 @@
 
 use super::error::TransportError;
 use crate::image::Platform;
+use crate::mirror_config::{MirrorConfig, PullSource};
 use crate::reference::Reference;
 use crate::registry::Remote;
 use crate::registry::auth::{self, AuthOptions};
 use crate::registry::client::{Client, ClientOptions};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Everything a transport needs to talk to a registry. `Default` is anonymous, TLS verified,
@@ -22,6 +24,12 @@ pub struct RegistryOptions {
     /// The platform picked from an index by [`super::open::open_image`]; a catalog build
     /// names its platforms separately.
     pub platform: Platform,
+    /// Where an image named by its public reference may really be read (`--mirror-config`):
+    /// held here so every reader that opens a registry image through these options (the
+    /// source opener [`super::open`], the mirror plan) goes through the same mirrors, in
+    /// containers/image's order. Empty: every reference is read where it says. Writers
+    /// ([`super::sink`]) never consult it: a mirror configuration says where to pull from.
+    pub mirrors: Arc<MirrorConfig>,
 }
 
 impl RegistryOptions {
@@ -31,6 +39,17 @@ impl RegistryOptions {
             auth: AuthOptions::from_env(),
             ..RegistryOptions::default()
         }
+    }
+
+    /// The options for reading from one place of the mirror configuration: the same, with
+    /// TLS verification off when the configuration says the place is `insecure`.
+    pub fn at(&self, place: &PullSource) -> Cow<'_, RegistryOptions> {
+        if !place.insecure || self.client.insecure {
+            return Cow::Borrowed(self);
+        }
+        let mut opts = self.clone();
+        opts.client.insecure = true;
+        Cow::Owned(opts)
     }
 
     /// A client for `reference`'s registry, with the credential resolved for its repository.
