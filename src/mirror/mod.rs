@@ -11,8 +11,10 @@
 pub mod archive;
 pub mod image_policy;
 pub mod imageset;
+pub mod install;
 pub mod naming;
 pub mod plan;
+pub mod prune;
 pub mod regconf;
 pub mod results;
 

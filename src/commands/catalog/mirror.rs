@@ -17,7 +17,11 @@ use std::sync::Mutex;
 
 /// Arguments of `olmpack catalog mirror`.
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// What else `catalog mirror` does to a mirror target.
+    #[command(subcommand)]
+    pub command: Option<MirrorCommand>,
     /// The catalog: an image reference (with its registry host), oci:DIR[:TAG],
     /// oci-archive:FILE[:TAG], or a catalog folder (built into an image as `catalog build` does).
     #[arg(
@@ -81,6 +85,12 @@ pub struct Args {
     /// Where the cluster files and the report go.
     #[arg(long, value_name = "DIR", default_value = "mirror-results")]
     pub results_dir: PathBuf,
+    /// Also write, per mirrored package, an OLM v1 ClusterExtension and an OLM v0
+    /// Subscription with its OperatorGroup into DIR/<catalog>/ (the channel and versions the
+    /// run kept, the catalog as the CatalogSource and ClusterCatalog written name it, a
+    /// service account placeholder): sketches to edit, not applied.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["to_archive", "from_archive", "dry_run"])]
+    pub install_sketches: Option<PathBuf>,
     /// registries.conf-style source rewriting ([[registry]] prefix/location, [[registry.mirror]]).
     #[arg(long, value_name = "FILE")]
     pub registries_conf: Option<PathBuf>,
@@ -139,6 +149,14 @@ pub struct Args {
     /// OpenShift signature policies for what was mirrored.
     #[command(flatten)]
     pub image_policy: ImagePolicyArgs,
+}
+
+/// The subcommands of `catalog mirror`.
+#[derive(Debug, clap::Subcommand)]
+pub enum MirrorCommand {
+    /// List what an earlier run left at the target that the new run no longer uses (digests by
+    /// repository, with their index children, signatures and referrers); --delete removes it.
+    Prune(super::mirror_prune::Args),
 }
 
 /// `--signatures`: what happens to what is attached to each image.
@@ -255,6 +273,9 @@ fn image_line(r: &ImageResult) -> String {
 /// Runs `olmpack catalog mirror`: flags into [`MirrorOptions`], one library call, progress
 /// on stderr, then the plan (`--dry-run`) or the report.
 pub fn run(args: &Args) -> Outcome {
+    if let Some(MirrorCommand::Prune(prune)) = &args.command {
+        return super::mirror_prune::run(prune);
+    }
     let mut opts = options(args)?;
     let source = match (&args.from_archive, &args.source, &args.config) {
         (Some(dir), _, _) => MirrorSource::Archive(dir.clone()),
@@ -420,6 +441,7 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         check_targets: false,
         allow_missing: args.allow_missing,
         check_only: false,
+        install_sketches: args.install_sketches.clone(),
         image_policy: catalog_mirror::image_policy_request(&catalog_mirror::ImagePolicyFlags {
             key: args.image_policy.image_policy_key.as_deref(),
             fulcio_ca: args.image_policy.image_policy_fulcio_ca.as_deref(),
