@@ -209,6 +209,9 @@ fn from_plan(
     Ok(out)
 }
 
+/// One image of a record at a digest: its kind, source and tag.
+pub type Use = (Kind, String, String);
+
 /// A digest of the previous record that the new one does not use in its repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Candidate {
@@ -217,7 +220,7 @@ pub struct Candidate {
     /// The manifest's digest.
     pub digest: String,
     /// The previous record's images at that digest there (kind, source, tag).
-    pub images: Vec<(Kind, String, String)>,
+    pub images: Vec<Use>,
 }
 
 /// A digest kept although the new record does not name it, and why.
@@ -246,7 +249,7 @@ pub fn candidates(previous: &Record, new: &Record) -> (Vec<Candidate>, Vec<Held>
             }
         }
     }
-    let mut grouped: BTreeMap<(String, String), Vec<(Kind, String, String)>> = BTreeMap::new();
+    let mut grouped: BTreeMap<(String, String), Vec<Use>> = BTreeMap::new();
     for image in previous.images.iter().filter(|i| i.done) {
         let Some(digest) = &image.digest else {
             continue;
@@ -333,6 +336,27 @@ mod tests {
             .collect();
         assert_eq!(got, [("m/a", "sha256:1"), ("m/b", "sha256:1")]);
         assert!(held.is_empty());
+    }
+
+    /// An archive's plan is named at `--to` as `--from-archive` names it (with
+    /// `--max-components`); a report of a run to another target is refused, naming the file.
+    #[test]
+    fn records_are_read_from_a_plan_or_a_report_of_this_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = r#"{"source":"c","images":[{"kind":"related","source":"quay.io/a/b/c:v1","repository":"a/b/c","tag":"v1","by_tag":true,"digest":"sha256:1"}]}"#;
+        std::fs::write(dir.path().join("plan.json"), plan).unwrap();
+        let to = Destination::parse("m.local:5000/ns").unwrap();
+        let r = read_record(dir.path(), &to, Some(3)).unwrap();
+        assert_eq!(r.images[0].repository, "ns/a-b/c");
+        assert_eq!(r.images[0].digest.as_deref(), Some("sha256:1"));
+        let report = r#"{"source":"c","target":"other.local/ns","settings":{"signatures":true,"platforms":[]},"images":[],"summary":{"images":0,"copied":0,"present":0,"failed":0,"blobs_copied":0,"blobs_skipped":0,"bytes_copied":0,"seconds":0.0}}"#;
+        std::fs::write(dir.path().join("report.json"), report).unwrap();
+        let e = read_record(dir.path(), &to, None).unwrap_err().to_string();
+        assert!(
+            e.contains("report.json")
+                && e.contains("mirrored to other.local/ns, not to m.local:5000/ns"),
+            "{e}"
+        );
     }
 
     #[test]
