@@ -23,7 +23,7 @@ use crate::image::Platform;
 use crate::location::Location;
 use crate::mirror::archive::{self, ArchiveError};
 use crate::mirror::naming::{Destination, NamingError};
-use crate::mirror::plan::{Plan, PlannedImage};
+use crate::mirror::plan::{Kind, Plan, PlannedImage};
 use crate::mirror::results::{self, ImageResult, Report, RunSettings, Summary};
 use crate::registry::push::{KnownBlobs, Progress, PushOptions};
 use crate::transport::{CopyOptions, RegistryOptions};
@@ -35,6 +35,7 @@ use std::time::Instant;
 mod copy_one;
 mod delta_apply;
 mod imageset;
+pub mod prune;
 mod read;
 
 pub use imageset::{CatalogRows, table};
@@ -128,6 +129,9 @@ pub struct MirrorOptions {
     /// `--since PREVIOUS` (with `--to-archive`): write a delta archive holding only what
     /// PREVIOUS (an archive folder or its `plan.json`) and the archives before it lack.
     pub since: Option<PathBuf>,
+    /// `--install-sketches DIR`: a `ClusterExtension` and a `Subscription` (with its
+    /// `OperatorGroup`) per mirrored package ([`crate::mirror::install`]).
+    pub install_sketches: Option<PathBuf>,
 }
 
 impl Default for MirrorOptions {
@@ -151,6 +155,7 @@ impl Default for MirrorOptions {
             check_only: false,
             image_policy: None,
             since: None,
+            install_sketches: None,
         }
     }
 }
@@ -330,6 +335,8 @@ struct Prepared {
     /// Images collected from the catalog and not yet resolved (`--config` resolves every
     /// catalog's at once, after the check).
     wanted: Vec<(crate::mirror::plan::Kind, String)>,
+    /// The packages of the catalog as mirrored, for the install sketches.
+    packages: Vec<crate::mirror::install::PackageChoice>,
 }
 
 /// Runs the mirror (see the module documentation).
@@ -340,6 +347,17 @@ pub fn run(
     on_event: &(dyn Fn(MirrorEvent<'_>) + Sync),
 ) -> Result<MirrorOutcome, MirrorError> {
     let start = Instant::now();
+    if opts.install_sketches.is_some() && !matches!(target, MirrorTarget::Registry(_)) {
+        return Err(MirrorError::Usage(
+            "--install-sketches needs --to: the sketches name the catalog as it is at the target"
+                .into(),
+        ));
+    }
+    if opts.install_sketches.is_some() && matches!(source, MirrorSource::Archive(_)) {
+        return Err(MirrorError::Usage(
+            "--install-sketches needs the catalog read (a SOURCE or --config): an archive's plan does not record its packages".into(),
+        ));
+    }
     if let Some(request) = &opts.image_policy {
         crate::mirror::image_policy::check(request)
             .map_err(crate::mirror::image_policy::WriteError::from)?;
@@ -435,7 +453,17 @@ pub fn run(
         images: results,
         summary,
     };
-    let written = record(target, opts, &plan, &report, since.as_ref())?;
+    let packages: Vec<(String, Vec<crate::mirror::install::PackageChoice>)> = prepared
+        .iter()
+        .filter_map(|p| {
+            let first = p.plan.images.first().filter(|i| i.kind == Kind::Catalog)?;
+            Some((first.source.clone(), p.packages.clone()))
+        })
+        .collect();
+    let mut written = record(target, opts, &plan, &report, since.as_ref())?;
+    if let Some(dir) = &opts.install_sketches {
+        written.extend(write_sketches(dir, &report, &packages)?);
+    }
     if report
         .images
         .iter()
@@ -571,6 +599,32 @@ fn record(
             });
             archive::write_plan(dir, &merged)?;
             written.push(dir.join(archive::PLAN_FILE));
+        }
+    }
+    Ok(written)
+}
+
+/// The install sketches of every catalog the target now has, into `dir` (each file
+/// atomically); returns the files written.
+fn write_sketches(
+    dir: &std::path::Path,
+    report: &Report,
+    packages: &[(String, Vec<crate::mirror::install::PackageChoice>)],
+) -> Result<Vec<PathBuf>, MirrorError> {
+    let mut written = Vec::new();
+    for c in report
+        .images
+        .iter()
+        .filter(|i| i.kind == Kind::Catalog && i.done())
+    {
+        let Some((_, choices)) = packages.iter().find(|(s, _)| *s == c.source) else {
+            continue;
+        };
+        let name = results::object_name(&c.target);
+        for (file, bytes) in crate::mirror::install::files(&name, choices) {
+            let path = dir.join(file);
+            crate::fsio::write(&path, &bytes, crate::fsio::Options::edit(0o644))?;
+            written.push(path);
         }
     }
     Ok(written)

@@ -13,8 +13,10 @@ pub mod archive;
 pub mod delta;
 pub mod image_policy;
 pub mod imageset;
+pub mod install;
 pub mod naming;
 pub mod plan;
+pub mod prune;
 pub mod results;
 
 pub use naming::{Destination, derived_tag};

@@ -268,26 +268,29 @@ pub fn files(report: &Report) -> BTreeMap<&'static str, Vec<u8>> {
             })),
         );
     }
-    if let Some(c) = catalog {
+    // One CatalogSource and one ClusterCatalog per catalog at the target (an
+    // ImageSetConfiguration names several), each file a YAML stream of them.
+    let mut sources = Vec::new();
+    let mut catalogs = Vec::new();
+    for c in done.iter().filter(|i| i.kind == Kind::Catalog) {
         let image = c.pinned_target();
-        out.insert(
-            "catalogsource.yaml",
-            yaml(&json!({
-                "apiVersion": "operators.coreos.com/v1alpha1",
-                "kind": "CatalogSource",
-                "metadata": {"name": name, "namespace": "openshift-marketplace"},
-                "spec": {"sourceType": "grpc", "image": image, "displayName": name},
-            })),
-        );
-        out.insert(
-            "clustercatalog.yaml",
-            yaml(&json!({
-                "apiVersion": "olm.operatorframework.io/v1",
-                "kind": "ClusterCatalog",
-                "metadata": {"name": name},
-                "spec": {"source": {"type": "Image", "image": {"ref": image}}},
-            })),
-        );
+        let name = object_name(&c.target);
+        sources.push(json!({
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "CatalogSource",
+            "metadata": {"name": name, "namespace": "openshift-marketplace"},
+            "spec": {"sourceType": "grpc", "image": image, "displayName": name},
+        }));
+        catalogs.push(json!({
+            "apiVersion": "olm.operatorframework.io/v1",
+            "kind": "ClusterCatalog",
+            "metadata": {"name": name},
+            "spec": {"source": {"type": "Image", "image": {"ref": image}}},
+        }));
+    }
+    if !sources.is_empty() {
+        out.insert("catalogsource.yaml", yaml_stream(&sources));
+        out.insert("clustercatalog.yaml", yaml_stream(&catalogs));
     }
     let mut json_bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
     json_bytes.push(b'\n');
@@ -298,6 +301,18 @@ pub fn files(report: &Report) -> BTreeMap<&'static str, Vec<u8>> {
 fn yaml(value: &serde_json::Value) -> Vec<u8> {
     let mut out = Vec::new();
     crate::gocompat::goyaml::emit::json_to_yaml(&mut out, value);
+    out
+}
+
+/// Documents as one YAML stream, `---` between them (one document reads as [`yaml`] writes it).
+fn yaml_stream(values: &[serde_json::Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"---\n");
+        }
+        out.extend(yaml(v));
+    }
     out
 }
 
@@ -446,6 +461,57 @@ mod tests {
                 !text.contains("status") && !text.contains("creationTimestamp"),
                 "{text}"
             );
+        }
+    }
+
+    /// Issue 48 item 6: one CatalogSource and one ClusterCatalog per catalog at the target
+    /// (an ImageSetConfiguration names several), and no file a cluster reads carries a status
+    /// or a time (oc-mirror v2 stamps a non-RFC 3339 `createdAt`; these carry none).
+    #[test]
+    fn each_catalog_gets_its_objects_and_no_file_has_status_or_times() {
+        let report = Report {
+            images: vec![
+                result(
+                    Kind::Catalog,
+                    "cat-v4.16",
+                    "m:5000/ns/catalog:v4.16",
+                    true,
+                    Status::Copied,
+                ),
+                result(
+                    Kind::Catalog,
+                    "cat-v4.18",
+                    "m:5000/ns/catalog:v4.18",
+                    true,
+                    Status::Present,
+                ),
+                result(
+                    Kind::Related,
+                    "quay.io/o/op:v1",
+                    "m:5000/ns/o/op:v1",
+                    true,
+                    Status::Copied,
+                ),
+            ],
+            ..Report::default()
+        };
+        let files = files(&report);
+        for name in ["catalogsource.yaml", "clustercatalog.yaml"] {
+            let text = String::from_utf8(files[name].clone()).unwrap();
+            assert_eq!(text.matches("---\n").count(), 1, "{text}");
+            assert!(
+                text.contains("name: catalog-v4-16\n") && text.contains("name: catalog-v4-18\n"),
+                "{text}"
+            );
+        }
+        for (name, bytes) in &files {
+            if !name.ends_with(".yaml") {
+                continue;
+            }
+            let text = String::from_utf8(bytes.clone()).unwrap();
+            for word in ["status", "Timestamp", "createdAt", "Time"] {
+                assert!(!text.contains(word), "{name}: {text}");
+            }
         }
     }
 

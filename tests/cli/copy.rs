@@ -379,7 +379,7 @@ fn copy_mistakes_are_usage_errors_that_name_the_input() {
 }
 
 /// An SBOM-like OCI 1.1 artifact whose `subject` is `subject`.
-fn sbom_referrer(subject: &Descriptor) -> Image {
+pub(crate) fn sbom_referrer(subject: &Descriptor) -> Image {
     let layer = Blob::memory(
         "application/spdx+json",
         br#"{"spdxVersion":"SPDX-2.3"}"#.to_vec(),

@@ -23,6 +23,8 @@ mod catalog_init;
 mod catalog_matrix;
 mod catalog_mirror;
 mod catalog_mirror_config;
+mod catalog_mirror_install;
+mod catalog_mirror_prune;
 mod catalog_onboard;
 mod catalog_query;
 mod catalog_render;

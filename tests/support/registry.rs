@@ -181,9 +181,19 @@ impl Registry {
     /// port (up to 8 tries), and it only counts as started once its own process holds the
     /// listening socket.
     pub fn start(mode: Mode) -> Registry {
+        Registry::start_with(mode, false)
+    }
+
+    /// A registry that allows `DELETE` of manifests (`REGISTRY_STORAGE_DELETE_ENABLED=true`,
+    /// distribution's switch; off by default, where a deletion is answered 405 UNSUPPORTED).
+    pub fn start_deleting(mode: Mode) -> Registry {
+        Registry::start_with(mode, true)
+    }
+
+    fn start_with(mode: Mode, deletes: bool) -> Registry {
         let mut last = String::new();
         for _ in 0..8 {
-            match Registry::try_start(mode) {
+            match Registry::try_start(mode, deletes) {
                 Ok(reg) => return reg,
                 Err(why) => last = why,
             }
@@ -191,7 +201,7 @@ impl Registry {
         panic!("docker-registry did not start in 8 tries: {last}");
     }
 
-    fn try_start(mode: Mode) -> Result<Registry, String> {
+    fn try_start(mode: Mode, deletes: bool) -> Result<Registry, String> {
         let dir = tempfile::tempdir().expect("tempdir");
         let port = free_port();
         let d = dir.path();
@@ -234,7 +244,11 @@ impl Registry {
             }
         }
         std::fs::write(d.join("config.yml"), cfg).expect("write config");
-        let child = Command::new("/usr/bin/docker-registry")
+        let mut command = Command::new("/usr/bin/docker-registry");
+        if deletes {
+            command.env("REGISTRY_STORAGE_DELETE_ENABLED", "true");
+        }
+        let child = command
             .arg("serve")
             .arg(d.join("config.yml"))
             .stdin(Stdio::null())

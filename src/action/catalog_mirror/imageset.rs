@@ -153,6 +153,7 @@ pub(super) fn prepare(
         rows: Vec::new(),
         stopped: false,
         wanted: Vec::new(),
+        packages: Vec::new(),
     });
     Ok((prepared, checks))
 }

@@ -57,6 +57,7 @@ pub(super) fn from_archive(dir: &Path, opts: &MirrorOptions) -> Result<Prepared,
         rows: Vec::new(),
         stopped: false,
         wanted: Vec::new(),
+        packages: Vec::new(),
     })
 }
 
@@ -104,10 +105,13 @@ pub(super) fn read_catalog(
         Place::Local(local) => read.local_image(location, local, &mut side)?,
         Place::Path(path) => read.folder(path, &mut side)?,
     };
-    let (images, wanted, stopped) = match read_one {
-        Some((catalog, cfg)) => (vec![catalog], plan::collect(&cfg), false),
+    let (images, wanted, stopped, packages) = match read_one {
+        Some((catalog, cfg)) => {
+            let packages = crate::mirror::install::choices(&cfg, opts.filter.is_some());
+            (vec![catalog], plan::collect(&cfg), false, packages)
+        }
         // The check found requested content missing: nothing is planned for this catalog.
-        None => (Vec::new(), Vec::new(), true),
+        None => (Vec::new(), Vec::new(), true, Vec::new()),
     };
     Ok(Prepared {
         plan: Plan {
@@ -120,6 +124,7 @@ pub(super) fn read_catalog(
         rows,
         stopped,
         wanted,
+        packages,
     })
 }
 

@@ -15,7 +15,11 @@ use std::sync::Mutex;
 
 /// Arguments of `olmpack catalog mirror`.
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// What else `catalog mirror` does to a mirror target.
+    #[command(subcommand)]
+    pub command: Option<MirrorCommand>,
     /// The catalog: an image reference (with its registry host), oci:DIR[:TAG],
     /// oci-archive:FILE[:TAG], or a catalog folder (built into an image as `catalog build` does).
     #[arg(
@@ -94,6 +98,12 @@ pub struct Args {
     /// (--registries-conf is the old spelling).
     #[arg(long = "mirror-config", alias = "registries-conf", value_name = "FILE")]
     pub mirror_config: Vec<PathBuf>,
+    /// Also write, per mirrored package, an OLM v1 ClusterExtension and an OLM v0
+    /// Subscription with its OperatorGroup into DIR/<catalog>/ (the channel and versions the
+    /// run kept, the catalog as the CatalogSource and ClusterCatalog written name it, a
+    /// service account placeholder): sketches to edit, not applied.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["to_archive", "from_archive", "dry_run"])]
+    pub install_sketches: Option<PathBuf>,
     /// Target repository and tag of the catalog image for a folder or local source (with
     /// --config, each entry's targetCatalog and targetTag say it).
     #[arg(long, value_name = "NAME[:TAG]", conflicts_with = "config")]
@@ -149,6 +159,14 @@ pub struct Args {
     /// OpenShift signature policies for what was mirrored.
     #[command(flatten)]
     pub image_policy: ImagePolicyArgs,
+}
+
+/// The subcommands of `catalog mirror`.
+#[derive(Debug, clap::Subcommand)]
+pub enum MirrorCommand {
+    /// List what an earlier run left at the target that the new run no longer uses (digests by
+    /// repository, with their index children, signatures and referrers); --delete removes it.
+    Prune(super::mirror_prune::Args),
 }
 
 /// `--signatures`: what happens to what is attached to each image.
@@ -274,6 +292,9 @@ fn image_status_line(r: &ImageResult) -> String {
 /// Runs `olmpack catalog mirror`: flags into [`MirrorOptions`], one library call, progress
 /// on stderr, then the plan (`--dry-run`) or the report.
 pub fn run(args: &Args) -> Outcome {
+    if let Some(MirrorCommand::Prune(prune)) = &args.command {
+        return super::mirror_prune::run(prune);
+    }
     let mut opts = options(args)?;
     let source = match (&args.from_archive, &args.source, &args.config) {
         (Some(dir), _, _) => MirrorSource::Archive(dir.clone()),
@@ -437,6 +458,7 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         check_targets: false,
         allow_missing: args.allow_missing,
         check_only: false,
+        install_sketches: args.install_sketches.clone(),
         image_policy: catalog_mirror::image_policy_request(&catalog_mirror::ImagePolicyFlags {
             key: args.image_policy.image_policy_key.as_deref(),
             fulcio_ca: args.image_policy.image_policy_fulcio_ca.as_deref(),

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod init;
 pub mod matrix;
 pub mod mirror;
+pub mod mirror_prune;
 pub mod onboard;
 pub mod query;
 pub mod render;

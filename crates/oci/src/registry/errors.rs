@@ -376,6 +376,16 @@ pub enum RegistryError {
         /// The I/O error.
         reason: String,
     },
+    /// The registry refuses to delete manifests at all (HTTP 405, the spec's `UNSUPPORTED`):
+    /// deletion is switched off there, so asking for the next digest would be refused too. Its
+    /// own variant so a caller stops at the first one and says what to switch on.
+    #[error("{repository}: the registry does not allow deleting manifests (DELETE answered HTTP 405{}); deletion is switched off on it: a distribution registry (docker-registry, registry:2) needs storage.delete.enabled: true in its configuration (REGISTRY_STORAGE_DELETE_ENABLED=true)", if detail.is_empty() { String::new() } else { format!(" {detail}") })]
+    DeleteUnsupported {
+        /// `registry/repository` asked.
+        repository: String,
+        /// The registry's error code and message, when it sent some.
+        detail: String,
+    },
     /// A local file could not be read or written.
     #[error(transparent)]
     Io(#[from] crate::fsio::FsError),

@@ -8,9 +8,10 @@ use super::errors::RegistryError;
 use super::pull;
 use super::push::{self, PushOptions};
 use super::repository::{
-    Manifest, ManifestHead, Repository, RepositoryError, digest_tag, merged_referrers_index,
+    Deleted, Manifest, ManifestHead, Repository, RepositoryError, digest_tag,
+    merged_referrers_index,
 };
-use super::token::{pull_scope, push_scope};
+use super::token::{delete_scope, pull_scope, push_scope};
 use crate::image::digest::VerifyingReader;
 use crate::image::parse::{IndexEntry, MAX_MANIFEST_BYTES, parse_index};
 use crate::image::{Blob, BlobSource, Descriptor, media};
@@ -111,6 +112,45 @@ impl Repository for Remote {
             &[push_scope(&self.repository)],
         )?;
         Ok(())
+    }
+
+    /// `DELETE …/manifests/<digest>` (distribution's API; OCI distribution 1.1 "Deleting
+    /// Manifests"): 202 (or 200) removed, 404 absent, 405 deletion switched off. The digest is
+    /// checked first: a tag here would delete only a tag on some registries and the whole
+    /// manifest on others.
+    fn manifest_delete(&self, digest: &str) -> Result<Deleted, RepositoryError> {
+        if !is_digest(digest) {
+            return Err(RegistryError::InvalidReference {
+                input: digest.to_string(),
+                reason: "a manifest is deleted by its digest (sha256:<64 hex>), not by a tag"
+                    .into(),
+            }
+            .into());
+        }
+        let req = Request::new(
+            Method::DELETE,
+            api::manifest(&self.repository, digest),
+            &[delete_scope(&self.repository)],
+        );
+        // Any other answer (401 after the challenge, 403, 5xx once retried) is an error that
+        // names the request.
+        let resp = self.client.expect(&req, &[200, 202, 404, 405])?;
+        match resp.status().as_u16() {
+            404 => Ok(Deleted::Absent),
+            405 => {
+                let errors = super::errors::parse_envelope(&read_capped(resp, 64 * 1024));
+                let detail = errors
+                    .first()
+                    .map(|e| format!("{}: {}", e.code, e.message))
+                    .unwrap_or_default();
+                Err(RegistryError::DeleteUnsupported {
+                    repository: self.name(),
+                    detail,
+                }
+                .into())
+            }
+            _ => Ok(Deleted::Removed),
+        }
     }
 
     fn blob_head(&self, digest: &str) -> Result<bool, RepositoryError> {
@@ -214,5 +254,20 @@ impl Repository for Remote {
         let existing = self.fallback_referrers(subject)?.unwrap_or_default();
         let index = merged_referrers_index(&existing, entries);
         self.manifest_put(&digest_tag(subject), &index)
+    }
+}
+
+/// Whether `text` is a digest this client can name a manifest by: `sha256:` and 64 lowercase
+/// hex digits, or `sha512:` and 128.
+fn is_digest(text: &str) -> bool {
+    let hex_of = |h: &str, n: usize| {
+        h.len() == n
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    match text.split_once(':') {
+        Some(("sha256", h)) => hex_of(h, 64),
+        Some(("sha512", h)) => hex_of(h, 128),
+        _ => false,
     }
 }

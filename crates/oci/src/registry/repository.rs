@@ -45,6 +45,15 @@ pub struct ManifestHead {
     pub digest: Option<String>,
 }
 
+/// What a manifest deletion found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// The repository held the manifest and removed it (with every tag that pointed at it).
+    Removed,
+    /// The repository did not hold it (already deleted, or never there): nothing to do.
+    Absent,
+}
+
 /// Why a repository operation failed: the registry's own error, or the local store's (kept
 /// whole, so the transport can give it back as it was).
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +116,18 @@ pub trait Repository: Send + Sync {
     /// registry with the referrers API indexes them itself; one without gets the fallback tag
     /// `sha256-<hex>`, an index merged with what it already lists.
     fn referrers_put(&self, subject: &str, entries: &[IndexEntry]) -> Result<(), RepositoryError>;
+
+    /// Removes the manifest `digest` (a digest, never a tag: a registry removes every tag
+    /// pointing at it along with it, which is how a mirror's tags go). A store that cannot
+    /// delete says so with [`RegistryError::DeleteUnsupported`].
+    fn manifest_delete(&self, digest: &str) -> Result<Deleted, RepositoryError> {
+        let _ = digest;
+        Err(RegistryError::DeleteUnsupported {
+            repository: self.name(),
+            detail: String::new(),
+        }
+        .into())
+    }
 
     /// The manifest `reference` names, `None` when there is none (an existence check, then a
     /// read).

@@ -27,6 +27,12 @@ pub fn push_scope(repository: &str) -> String {
     format!("repository:{repository}:pull,push")
 }
 
+/// `repository:<name>:delete` — what distribution's token authorization asks of a manifest
+/// `DELETE` (its `appendAccessRecords`: the method maps to the `delete` action alone).
+pub fn delete_scope(repository: &str) -> String {
+    format!("repository:{repository}:delete")
+}
+
 #[derive(Deserialize)]
 struct TokenResponse {
     #[serde(default)]
