@@ -5,6 +5,8 @@
 //! again, and fail with typed errors that keep their causes; only `commands/` turns an error
 //! into text.
 //!
+//! - [`bundle_build`]: a bundle folder validated and built into an image (`bundle build`,
+//!   `bundle republish`);
 //! - [`build`]: a catalog image from a folder, on a base or on scratch, or a catalog image
 //!   rebuilt around a filtered catalog ([`build::from_image`]); [`build::base`] opens a base
 //!   for the platforms wanted;
@@ -24,6 +26,7 @@
 //! crate with the doors after the workspace split; `commands/` keeps calling `action/` only.
 
 pub mod build;
+pub mod bundle_build;
 pub mod deliver;
 pub mod filter;
 pub mod policy;
