@@ -140,28 +140,28 @@ pub enum RepublishError {
         why: String,
     },
     /// The release or name asked for is refused.
-    #[error("{}{}: {}", file.display(), line_suffix(source.line), source.message)]
+    #[error("{}{}: {}", file.display(), line_suffix(error.line), error.message)]
     Release {
         /// The CSV file.
         file: PathBuf,
         /// The rule broken, at its line.
-        source: ReleaseError,
+        error: ReleaseError,
     },
     /// The CSV's text cannot be edited in place.
-    #[error("{}{}: {}", file.display(), line_suffix(source.line), source.message)]
+    #[error("{}{}: {}", file.display(), line_suffix(error.line), error.message)]
     Edit {
         /// The file.
         file: PathBuf,
         /// Where and why.
-        source: EditError,
+        error: EditError,
     },
     /// The substitution cannot be added to the template.
-    #[error("{}{}: {}", file.display(), line_suffix(source.line), source.message)]
+    #[error("{}{}: {}", file.display(), line_suffix(error.line), error.message)]
     Template {
         /// The template file.
         file: PathBuf,
         /// Where and why.
-        source: AddError,
+        error: AddError,
     },
     /// The edited template does not render (opm's message, with the file and line).
     #[error("{message}; nothing was pushed or written")]
@@ -185,14 +185,14 @@ pub enum RepublishError {
     #[error(transparent)]
     Build(#[from] BundleStepError),
     /// The image could not be pushed.
-    #[error("{source}; nothing was written")]
+    #[error("the push failed; nothing was written")]
     Deliver {
         /// Why.
         #[source]
         source: DeliveryError,
     },
     /// The image was pushed but could not be signed.
-    #[error("{source}; the CSV and template were not written")]
+    #[error("the CSV and template were not written")]
     Sign {
         /// Why.
         #[source]
@@ -244,7 +244,7 @@ fn the_csv(bundle: &Bundle, dir: &Path) -> Result<(PathBuf, usize), RepublishErr
 fn parse_doc(text: &str, doc: usize, file: &Path) -> Result<yaml::Node, RepublishError> {
     let docs = yaml::parse_stream(text).map_err(|e| RepublishError::Edit {
         file: file.to_path_buf(),
-        source: EditError {
+        error: EditError {
             line: e.line,
             message: e.message,
         },
@@ -254,7 +254,7 @@ fn parse_doc(text: &str, doc: usize, file: &Path) -> Result<yaml::Node, Republis
         .map(|d| d.root)
         .ok_or_else(|| RepublishError::Edit {
             file: file.to_path_buf(),
-            source: EditError {
+            error: EditError {
                 line: 0,
                 message: "the CSV document changed while it was read".into(),
             },
@@ -324,16 +324,16 @@ pub fn run(
     let csv_path = bundle.root.join(&rel);
     let text = fsio::read_to_string(&csv_path)?;
     let root = parse_doc(&text, doc, &csv_path)?;
-    let release_error = |source: ReleaseError| RepublishError::Release {
+    let release_error = |error: ReleaseError| RepublishError::Release {
         file: csv_path.clone(),
-        source,
+        error,
     };
     let current = release::current(&root).map_err(release_error)?;
     let planned = release::plan(&current, &package, &run.release).map_err(release_error)?;
     let edited =
-        release::rewrite(&text, &root, &planned).map_err(|source| RepublishError::Edit {
+        release::rewrite(&text, &root, &planned).map_err(|error| RepublishError::Edit {
             file: csv_path.clone(),
-            source,
+            error,
         })?;
     // The edit reads back as the plan, or nothing goes further.
     let again = release::current(&parse_doc(&edited, doc, &csv_path)?).map_err(release_error)?;
@@ -343,7 +343,7 @@ pub fn run(
     {
         return Err(RepublishError::Edit {
             file: csv_path.clone(),
-            source: EditError {
+            error: EditError {
                 line: 0,
                 message:
                     "the edited CSV does not read back as planned (a bug; nothing was written)"
@@ -369,9 +369,9 @@ pub fn run(
         Some(path) => {
             let text = fsio::read_to_string(path)?;
             let facts =
-                substitutes_add::facts(&text).map_err(|source| RepublishError::Template {
+                substitutes_add::facts(&text).map_err(|error| RepublishError::Template {
                     file: path.clone(),
-                    source,
+                    error,
                 })?;
             Some((path.clone(), text, facts))
         }
@@ -388,8 +388,12 @@ pub fn run(
     stage_copy(&bundle, &copy)?;
     drop(bundle);
     fsio::write(&copy.join(&rel), edited.as_bytes(), fsio::Options::OUTPUT)?;
+    // Findings name the user's folder (their paths are relative to it), not the copy.
     let Some(mut built) = bundle_step::build_folder(&copy, true, &run.options, &mut |r| {
-        on_event(RepublishEvent::Findings(r))
+        let mut shown = r.clone();
+        shown.subject = format!("{} (as republished)", run.dir.display());
+        shown.root = Some(run.dir.display().to_string());
+        on_event(RepublishEvent::Findings(&shown))
     })?
     else {
         return Ok(RepublishOutcome::Invalid);
@@ -429,9 +433,9 @@ pub fn run(
             base: current.name.clone(),
             bundle: planned.name.clone(),
         };
-        let template_error = |source: AddError| RepublishError::Template {
+        let template_error = |error: AddError| RepublishError::Template {
             file: path.clone(),
-            source,
+            error,
         };
         substitutes_add::check(facts, &bundle_of, &addition).map_err(template_error)?;
         let new_text = substitutes_add::append(text, &addition.name, &addition.base)
