@@ -423,11 +423,29 @@ pub fn run(
             render_source(&location, image, &source).map(|b| vec![b.bundle])
         };
         let names: Vec<String> = facts.substitutions.iter().map(|s| s.name.clone()).collect();
-        let bundle_of: BTreeMap<String, String> = names
+        // Each substitute's bundle name, to follow chains; one that cannot be read is named.
+        let mut bundle_of: BTreeMap<String, String> = BTreeMap::new();
+        for ((name, rendered), s) in names
             .iter()
             .zip(render_all(&names, &renderer, crate::parallel::cores()))
-            .filter_map(|(n, r)| Some((n.clone(), r.ok()?.into_iter().next()?.name)))
-            .collect();
+            .zip(&facts.substitutions)
+        {
+            match rendered.map(|b| b.into_iter().next()) {
+                Ok(Some(b)) => {
+                    bundle_of.insert(name.clone(), b.name);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(RepublishError::Render {
+                        message: format!(
+                            "{}:{}: cannot read the substitute {name} (needed to check the new substitution against the chain): {e}",
+                            path.display(),
+                            s.line
+                        ),
+                    });
+                }
+            }
+        }
         let addition = Addition {
             name: pullspec.clone(),
             base: current.name.clone(),
