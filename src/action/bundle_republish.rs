@@ -112,7 +112,7 @@ pub enum RepublishOutcome {
     /// was pushed or written.
     Invalid,
     /// Pushed, and the CSV (and template) written.
-    Done(Republished),
+    Done(Box<Republished>),
 }
 
 /// Why a run stopped; in every case the user's files are unchanged (the one exception is
@@ -525,9 +525,9 @@ pub fn run(
         }
         done.push(path);
     }
-    Ok(RepublishOutcome::Done(Republished {
+    Ok(RepublishOutcome::Done(Box::new(Republished {
         plan,
         digest,
         substitution,
-    }))
+    })))
 }
