@@ -130,6 +130,8 @@ enum BundleCommand {
     Migrate(commands::bundle::migrate::Args),
     /// Pin every image the CSV names to a digest (through the registry, mirror configurations or OCI layouts), in place.
     Pin(commands::bundle::pin::Args),
+    /// Republish a bundle without a new operator version: bump spec.release, rename the CSV, build and push, add the substitution to the catalog template.
+    Republish(commands::bundle::republish::Args),
     /// Render the Kubernetes objects OLM v1 applies for a bundle (as operator-controller does).
     // `--version` picks a catalog bundle here, so the subcommand has no version flag.
     #[command(disable_version_flag = true)]
@@ -164,6 +166,7 @@ pub fn main() -> ExitCode {
             BundleCommand::Pull(a) => commands::bundle::pull::run(a),
             BundleCommand::Migrate(a) => commands::bundle::migrate::run(a),
             BundleCommand::Pin(a) => commands::bundle::pin::run(a),
+            BundleCommand::Republish(a) => commands::bundle::republish::run(a),
             BundleCommand::Render(a) => commands::bundle::render::run(a),
         },
         TopCommand::Check(a) => commands::check::run(a),

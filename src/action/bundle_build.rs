@@ -12,19 +12,17 @@ use super::sign::{SignOptions, Written};
 pub use super::step::attest::BuildAttestations;
 use super::step::attest::provenance::{self, ProvenanceError};
 use super::step::attest::{AttestPushedError, Predicate, sbom};
+use super::step::bundle_build::{self as bundle_step, BundleStepError};
 use super::step::deliver::Pushed;
 use super::step::sign::SignPushedError;
-use crate::bundle::Bundle;
 use crate::bundle::loader::LoadError;
 use crate::findings::Report;
-use crate::image::build::{BuildWarning, BundleInput};
+use crate::image::build::BuildWarning;
 use crate::image::{BuildError, BuildOptions};
 use crate::signature::attestation::{Attached, SLSA_PROVENANCE_V1, SPDX_JSON};
 use crate::transport::RegistryOptions;
 use crate::transport::sink::{self, Delivery, DeliveryError};
-use std::ffi::OsStr;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A whole `bundle build` run.
@@ -132,7 +130,6 @@ pub enum BundleBuildError {
 
 /// Runs `bundle build` as one call: load and validate (unless asked not to), build, deliver,
 /// sign what was pushed.
-/// The loaded bundle is dropped before building: the builder streams files from disk.
 pub fn run(
     run: &BundleBuildRun,
     on_event: &mut dyn FnMut(BundleBuildEvent<'_>),
@@ -145,43 +142,24 @@ pub fn run(
         None => None,
     };
     let mut facts = None;
-    let (input, root) = {
-        let bundle = if run.validate {
-            Bundle::load(&run.dir)?
-        } else {
-            Bundle::load_layout(&run.dir)?
-        };
-        if run.validate {
-            let report = crate::validate::validate(&bundle, &crate::validate::Options::default());
-            if !report.diagnostics.is_empty() {
-                on_event(BundleBuildEvent::Findings(&report));
+    let Some(mut built) = bundle_step::build_folder(
+        &run.dir,
+        run.validate,
+        &run.options,
+        &mut |r| on_event(BundleBuildEvent::Findings(r)),
+        &mut |bundle| {
+            if run.attest.any() {
+                // Read now, before anything is built or pushed: an unreadable file stops the run.
+                facts = Some(BundleFacts::read(bundle, run)?);
             }
-            if report.has_errors() {
-                return Ok(BundleBuildOutcome::Invalid);
-            }
-        }
-        if run.attest.any() {
-            // Read now, before anything is built or pushed: an unreadable file stops the run.
-            facts = Some(BundleFacts::read(&bundle, run)?);
-        }
-        let input = BundleInput::new(
-            &bundle.root,
-            bundle.manifests_path(),
-            bundle.metadata_path(),
-            bundle.annotations_labels(),
-        )
-        .map_err(BundleBuildError::Input)?;
-        (input, bundle.root.clone())
+            Ok::<(), BundleBuildError>(())
+        },
+    )?
+    else {
+        return Ok(BundleBuildOutcome::Invalid);
     };
-    let mut built =
-        crate::image::build(&input, &run.options).map_err(|source| BundleBuildError::Build {
-            dir: run.dir.clone(),
-            source,
-        })?;
     for w in &built.warnings {
-        if !is_own_scaffold(&root, w) {
-            on_event(BundleBuildEvent::Warning(w));
-        }
+        on_event(BundleBuildEvent::Warning(w));
     }
     let pushed = super::step::deliver::deliver(&mut built, &run.delivery, &run.registry)?;
     let manifest = &built.image.manifest.descriptor;
@@ -277,49 +255,16 @@ impl BundleFacts {
     }
 }
 
-/// Whether a warning is about the `bundle.Dockerfile` that `bundle init --dockerfile` wrote into
-/// the bundle folder: it belongs there (its COPY lines are relative to that folder), so its
-/// absence from the image is no news. A Dockerfile of the user's own is still reported.
-fn is_own_scaffold(root: &Path, warning: &BuildWarning) -> bool {
-    let BuildWarning::NotPackaged { path } = warning else {
-        return false;
-    };
-    if path.file_name() != Some(OsStr::new(crate::scaffold::DOCKERFILE))
-        || path.parent() != Some(root)
-    {
-        return false;
+/// The media types a build writes (`--format`), and the image options from the build flags
+/// (the bundle build step's, shared with `bundle republish`).
+pub use super::step::bundle_build::{Format, build_options};
+
+impl From<BundleStepError> for BundleBuildError {
+    fn from(e: BundleStepError) -> Self {
+        match e {
+            BundleStepError::Load(e) => BundleBuildError::Load(e),
+            BundleStepError::Input(e) => BundleBuildError::Input(e),
+            BundleStepError::Build { dir, source } => BundleBuildError::Build { dir, source },
+        }
     }
-    let marker = crate::scaffold::dockerfile::marker().as_bytes();
-    let mut head = vec![0; marker.len()];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head == marker)
-}
-
-/// The media types a build writes (`--format`).
-pub use crate::image::Format;
-
-/// The image options from the `bundle build` flags: `--format`, `--platform` (empty:
-/// linux/amd64), `--label`s (checked against each other), `--single-layer`, and
-/// `SOURCE_DATE_EPOCH` from the environment.
-pub fn build_options(
-    format: Format,
-    platform: &str,
-    labels: &[(String, String)],
-    single_layer: bool,
-) -> Result<BuildOptions, super::delivery::FlagError> {
-    use super::delivery::FlagError;
-    let platform: crate::image::Platform = if platform.is_empty() {
-        crate::image::Platform::default()
-    } else {
-        platform.parse().map_err(FlagError::chain)?
-    };
-    Ok(BuildOptions {
-        format,
-        platform,
-        extra_labels: super::labels::label_map(labels).map_err(FlagError::chain)?,
-        single_layer,
-        source_date_epoch: crate::image::build::source_date_epoch_from_env()
-            .map_err(FlagError::chain)?,
-    })
 }

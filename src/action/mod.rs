@@ -15,7 +15,8 @@
 //!   exact output);
 //! - [`bundle_source`], [`catalog_add`]: one bundle rendered under its published reference
 //!   (templates, `catalog add`) and `catalog add` itself;
-//! - [`bundle_build`]: `bundle build` (load, validate, build, deliver);
+//! - [`bundle_build`]: `bundle build` (load, validate, build, deliver); [`bundle_republish`]:
+//!   `bundle republish` (release bumped, CSV renamed, built, pushed, the substitution added);
 //! - [`bundle_render`]: `bundle render` (the objects OLM v1 applies, from a folder, an image or
 //!   a catalog);
 //! - [`connection`]: the registry connection flags every image-reading command shares, as
@@ -51,6 +52,7 @@ pub mod bundle_migrate;
 pub mod bundle_pin;
 pub mod bundle_pull;
 pub mod bundle_render;
+pub mod bundle_republish;
 pub mod bundle_source;
 pub mod bundle_validate;
 pub mod catalog_add;

@@ -10,6 +10,7 @@ mod build_corpus;
 mod build_interop;
 mod bundle_pin;
 mod bundle_render;
+mod bundle_republish;
 mod cache_owner;
 mod catalog_add;
 mod catalog_build;

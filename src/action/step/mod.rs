@@ -7,6 +7,8 @@
 //!
 //! - [`attest`]: in-toto statements (SLSA provenance, an SPDX SBOM, a user's predicate) signed
 //!   and attached beside an image, after the sign step;
+//! - [`bundle_build`]: a bundle folder validated and built into an image (`bundle build`,
+//!   `bundle republish`);
 //! - [`build`]: a catalog image from a folder, on a base or on scratch, or a catalog image
 //!   rebuilt around a filtered catalog ([`build::from_image`]); [`build::base`] opens a base
 //!   for the platforms wanted;
@@ -29,6 +31,7 @@
 
 pub mod attest;
 pub mod build;
+pub mod bundle_build;
 pub mod deliver;
 pub mod filter;
 pub mod policy;

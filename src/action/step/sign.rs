@@ -4,7 +4,8 @@
 //! else's image).
 
 use super::deliver::Pushed;
-use crate::action::sign::{SignOptions, Written, sign_target};
+use crate::action::sign::sign_target;
+pub use crate::action::sign::{SignOptions, Written};
 use crate::signature::SignatureError;
 use crate::signature::store::{Target, Where};
 use crate::transport::RegistryOptions;

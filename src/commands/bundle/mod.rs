@@ -7,6 +7,7 @@ pub mod migrate;
 pub mod pin;
 pub mod pull;
 pub mod render;
+pub mod republish;
 pub mod validate;
 
 // What every subcommand module reaches as `super::…`.

@@ -203,14 +203,14 @@ fn err(line: usize, message: impl Into<String>) -> EditError {
 }
 
 /// The byte offsets where each line starts.
-fn line_starts(text: &str) -> Vec<usize> {
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect()
 }
 
 /// The byte offset of 1-based `line`:`col` (columns count characters, as libyaml's marks do).
-fn offset(text: &str, starts: &[usize], line: usize, col: usize) -> Option<usize> {
+pub(crate) fn offset(text: &str, starts: &[usize], line: usize, col: usize) -> Option<usize> {
     let start = *starts.get(line.checked_sub(1)?)?;
     let rest = &text[start..];
     let skip = col.checked_sub(1)?;
@@ -221,8 +221,14 @@ fn offset(text: &str, starts: &[usize], line: usize, col: usize) -> Option<usize
 }
 
 /// The byte range of the scalar's content at `at` when it is exactly `old` written plainly or
-/// in quotes on one line.
-fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, usize), EditError> {
+/// in quotes on one line; `what` names the value in messages (`the image`).
+pub(crate) fn scalar_span(
+    text: &str,
+    at: usize,
+    old: &str,
+    line: usize,
+    what: &str,
+) -> Result<(usize, usize), EditError> {
     let rest = &text[at..];
     let eol = rest.find(['\n', '\r']).unwrap_or(rest.len());
     let this_line = &rest[..eol];
@@ -232,7 +238,9 @@ fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, 
             let close = inner.find(q).ok_or_else(|| {
                 err(
                     line,
-                    "the quoted image continues on the next line; pin edits one-line scalars only",
+                    format!(
+                        "{what} is quoted over more than one line; only one-line scalars are edited"
+                    ),
                 )
             })?;
             if &inner[..close] != old || (q == '\'' && inner[close + 1..].starts_with('\'')) {
@@ -247,17 +255,17 @@ fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, 
         }
         Some('|' | '>') => Err(err(
             line,
-            "the image is a block scalar; pin edits one-line scalars only",
+            format!("{what} is a block scalar; only one-line scalars are edited"),
         )),
         Some('&' | '*' | '!') => Err(err(
             line,
-            "the image is written with an anchor, alias or tag; pin does not edit those",
+            format!("{what} is written with an anchor, alias or tag; those are not edited"),
         )),
         _ => {
             if !this_line.starts_with(old) {
                 return Err(err(
                     line,
-                    format!("the text here is not the image {old:?} (a multi-line plain scalar?)"),
+                    format!("the text here is not {what} {old:?} (a multi-line plain scalar?)"),
                 ));
             }
             let after = this_line[old.len()..].trim_end_matches('\r');
@@ -268,13 +276,13 @@ fn scalar_span(text: &str, at: usize, old: &str, line: usize) -> Result<(usize, 
             if !ends {
                 return Err(err(
                     line,
-                    format!("the scalar here is longer than the image {old:?}"),
+                    format!("the scalar here is longer than {what} {old:?}"),
                 ));
             }
             if rest_of_line.is_empty() && continues(text, at) {
                 return Err(err(
                     line,
-                    "the image continues on the next line; pin edits one-line scalars only",
+                    format!("{what} continues on the next line; only one-line scalars are edited"),
                 ));
             }
             Ok((at, at + old.len()))
@@ -318,7 +326,7 @@ pub fn rewrite(
     for e in edits {
         let at = offset(text, &starts, e.line, e.col)
             .ok_or_else(|| err(e.line, format!("no column {} on this line", e.col)))?;
-        let (from, to) = scalar_span(text, at, &e.old, e.line)?;
+        let (from, to) = scalar_span(text, at, &e.old, e.line, "the image")?;
         changes.push((from, to, e.new.clone()));
     }
     if !added.is_empty() {
@@ -339,7 +347,7 @@ pub fn rewrite(
     Ok(out)
 }
 
-fn line_text<'a>(text: &'a str, starts: &[usize], line: usize) -> &'a str {
+pub(crate) fn line_text<'a>(text: &'a str, starts: &[usize], line: usize) -> &'a str {
     let Some(&s) = starts.get(line.wrapping_sub(1)) else {
         return "";
     };
@@ -348,13 +356,13 @@ fn line_text<'a>(text: &'a str, starts: &[usize], line: usize) -> &'a str {
     l.strip_suffix('\r').unwrap_or(l)
 }
 
-fn indent_of(l: &str) -> usize {
+pub(crate) fn indent_of(l: &str) -> usize {
     l.len() - l.trim_start_matches(' ').len()
 }
 
 /// The last line of `node`'s subtree (keys and values), then any following lines indented
 /// deeper than `indent` (continuations of its last scalar), blank lines only between them.
-fn end_line(text: &str, starts: &[usize], node: &Node, indent: usize) -> usize {
+pub(crate) fn end_line(text: &str, starts: &[usize], node: &Node, indent: usize) -> usize {
     fn max_line(n: &Node) -> usize {
         match &n.value {
             crate::yaml::Value::Map(m) => m
@@ -384,7 +392,7 @@ fn end_line(text: &str, starts: &[usize], node: &Node, indent: usize) -> usize {
     last
 }
 
-fn newline_of(text: &str) -> &'static str {
+pub(crate) fn newline_of(text: &str) -> &'static str {
     if text.contains("\r\n") { "\r\n" } else { "\n" }
 }
 

@@ -1,5 +1,5 @@
 //! Catalog templates: opm's `alpha render-template` for `olm.template.basic`, `olm.semver` and
-//! `olm.template.substitutes`.
+//! `olm.template.substitutes`; [`substitutes_add`] adds one substitution to a template's text (`bundle republish`).
 //!
 //! Why: operator authors keep a template per package and let a tool expand it into the FBC that
 //! ships; the public pipelines run `opm alpha render-template … -o yaml` once per OpenShift
@@ -17,6 +17,7 @@ pub mod bundle_map;
 pub mod convert;
 pub mod semver;
 pub mod substitutes;
+pub mod substitutes_add;
 
 pub use crate::catalog::compat::{CompatParseError, OpmCompat};
 
