@@ -15,6 +15,7 @@ use super::step::attest::{AttestPushedError, Predicate, sbom};
 use super::step::bundle_build::{self as bundle_step, BundleStepError};
 use super::step::deliver::Pushed;
 use super::step::sign::SignPushedError;
+use crate::bundle::Bundle;
 use crate::bundle::loader::LoadError;
 use crate::findings::Report;
 use crate::image::build::BuildWarning;

@@ -389,12 +389,18 @@ pub fn run(
     drop(bundle);
     fsio::write(&copy.join(&rel), edited.as_bytes(), fsio::Options::OUTPUT)?;
     // Findings name the user's folder (their paths are relative to it), not the copy.
-    let Some(mut built) = bundle_step::build_folder(&copy, true, &run.options, &mut |r| {
-        let mut shown = r.clone();
-        shown.subject = format!("{} (as republished)", run.dir.display());
-        shown.root = Some(run.dir.display().to_string());
-        on_event(RepublishEvent::Findings(&shown))
-    }, &mut |_| Ok::<(), RepublishError>(()))?
+    let Some(mut built) = bundle_step::build_folder(
+        &copy,
+        true,
+        &run.options,
+        &mut |r| {
+            let mut shown = r.clone();
+            shown.subject = format!("{} (as republished)", run.dir.display());
+            shown.root = Some(run.dir.display().to_string());
+            on_event(RepublishEvent::Findings(&shown))
+        },
+        &mut |_| Ok::<(), RepublishError>(()),
+    )?
     else {
         return Ok(RepublishOutcome::Invalid);
     };

@@ -26,6 +26,7 @@ fn present(p: &PlannedImage, target: String, digest: String) -> ImageResult {
         reason: None,
         by_tag: p.by_tag,
         narrowed_to: Vec::new(),
+        mirror: None,
         blobs_copied: 0,
         blobs_skipped: 0,
         bytes_copied: 0,

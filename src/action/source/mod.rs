@@ -340,8 +340,8 @@ pub enum CatalogSource {
     Folder(PathBuf),
     /// A catalog image, unpacked (removed when this is dropped).
     Image {
-        /// The unpacked image.
-        image: UnpackedSource,
+        /// The unpacked image (boxed: it is most of the enum's size).
+        image: Box<UnpackedSource>,
         /// Its catalog folder.
         configs: PathBuf,
         /// The image, still open: its layers' tar headers give the modes and owners a
@@ -401,7 +401,7 @@ pub fn open_catalog<E: From<CatalogSourceError>>(
                 .ok_or_else(|| CatalogSourceError::NotACatalog(source.to_string()))?
                 .map_err(|e| CatalogSourceError::Label(source.to_string(), e))?;
             Ok(CatalogSource::Image {
-                image,
+                image: Box::new(image),
                 configs,
                 opened: Some(Box::new(opened)),
             })

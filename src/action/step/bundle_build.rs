@@ -52,10 +52,11 @@ pub fn build_folder<E: From<BundleStepError>>(
     // The loaded bundle is dropped before building: the builder streams files from disk.
     let (input, root) = {
         let bundle = if validate {
-            Bundle::load(dir)?
+            Bundle::load(dir)
         } else {
-            Bundle::load_layout(dir)?
-        };
+            Bundle::load_layout(dir)
+        }
+        .map_err(BundleStepError::from)?;
         if validate {
             let report = crate::validate::validate(&bundle, &crate::validate::Options::default());
             if !report.diagnostics.is_empty() {

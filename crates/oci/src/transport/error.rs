@@ -67,9 +67,10 @@ pub enum TransportError {
         /// `(place, why)` for each place tried, in order.
         attempts: Vec<(String, String)>,
     },
-    /// The mirror configuration cannot rewrite the reference.
+    /// The mirror configuration cannot rewrite the reference (boxed: five strings would make
+    /// every transport result carry their size).
     #[error(transparent)]
-    MirrorConfig(#[from] crate::mirror_config::MirrorConfigError),
+    MirrorConfig(Box<crate::mirror_config::MirrorConfigError>),
     /// A docker-archive is to be named after a digest reference; it records tags only.
     #[error("{0} is a digest reference; a docker-archive needs a tag (REPO:TAG)")]
     DigestName(String),
@@ -195,5 +196,11 @@ impl TransportError {
     /// Shorthand for [`TransportError::Io`].
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         TransportError::Io(FsError::new(action, path, source))
+    }
+}
+
+impl From<crate::mirror_config::MirrorConfigError> for TransportError {
+    fn from(e: crate::mirror_config::MirrorConfigError) -> Self {
+        TransportError::MirrorConfig(Box::new(e))
     }
 }
