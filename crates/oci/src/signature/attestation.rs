@@ -17,7 +17,7 @@
 //! predicate type the one asked for, and agree with the type the referrer announces. The
 //! statement given back is the one decoded from the verified bytes, never the announcement.
 
-use super::cosign::{self, BUNDLE_MEDIA_TYPE, SIGN_PREDICATE_TYPE};
+use super::cosign::{self, SIGN_PREDICATE_TYPE};
 use super::keys::PrivateKey;
 use super::lookaside::MAX_SIGNATURES;
 use super::public_key::PublicKey;
@@ -319,12 +319,10 @@ fn legacy_layer(
     let body = target
         .blob(&desc)
         .map_err(|e| AttestationRefusal::Malformed(format!("cannot read the layer: {e}")))?;
-    let env: serde_json::Value = serde_json::from_slice(&body)
-        .map_err(|e| AttestationRefusal::Malformed(format!("the envelope is not JSON: {e}")))?;
-    let bundle = serde_json::json!({"mediaType": BUNDLE_MEDIA_TYPE, "dsseEnvelope": env});
-    let bytes =
-        serde_json::to_vec(&bundle).map_err(|e| AttestationRefusal::Malformed(e.to_string()))?;
-    cosign::check_bundle(&bytes, &target.digest, keys).map_err(from_rejection)
+    let env: super::sigstore::bundle::Envelope = serde_json::from_slice(&body).map_err(|e| {
+        AttestationRefusal::Malformed(format!("the layer is not a DSSE envelope: {e}"))
+    })?;
+    cosign::check_envelope(&env, &target.digest, keys).map_err(from_rejection)
 }
 
 fn from_rejection(r: Rejection) -> AttestationRefusal {

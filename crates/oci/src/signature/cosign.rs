@@ -495,6 +495,18 @@ pub fn check_bundle_for_image(
             ));
         }
     };
+    check_envelope(env, digest, keys)
+}
+
+/// A DSSE envelope (a bundle's, or cosign 2's `.att` layer as it is) verified with the keys:
+/// one signature over the pre-authentication encoding verifies, the payload is an in-toto
+/// statement, and the statement's subject is the image `digest`. The statement returned is the
+/// one read from the verified bytes.
+pub(crate) fn check_envelope(
+    env: &super::sigstore::bundle::Envelope,
+    digest: &str,
+    keys: &[PublicKey],
+) -> Result<serde_json::Value, Rejection> {
     if env.signatures.is_empty() {
         return Err(Rejection::Malformed(
             "DSSE envelope has no signature".into(),
