@@ -295,6 +295,162 @@ fn stage_copy(bundle: &Bundle, into: &Path) -> Result<(), RepublishError> {
     Ok(())
 }
 
+/// The CSV edit `bundle republish` makes: which file, the release before and after, and the
+/// edited text (checked to read back as planned).
+struct CsvEdit {
+    rel: PathBuf,
+    csv_path: PathBuf,
+    current: release::Current,
+    planned: release::Planned,
+    edited: String,
+}
+
+/// Reads the bundle's one CSV, plans the next release and name, and edits the text, refusing
+/// an edit that does not read back as the plan.
+fn edit_csv(bundle: &Bundle, run: &RepublishRun, package: &str) -> Result<CsvEdit, RepublishError> {
+    let (rel, doc) = the_csv(bundle, &run.dir)?;
+    let csv_path = bundle.root.join(&rel);
+    let text = fsio::read_to_string(&csv_path)?;
+    let root = parse_doc(&text, doc, &csv_path)?;
+    let release_error = |error: ReleaseError| RepublishError::Release {
+        file: csv_path.clone(),
+        error,
+    };
+    let current = release::current(&root).map_err(release_error)?;
+    let planned = release::plan(&current, package, &run.release).map_err(release_error)?;
+    let edited =
+        release::rewrite(&text, &root, &planned).map_err(|error| RepublishError::Edit {
+            file: csv_path.clone(),
+            error,
+        })?;
+    // The edit reads back as the plan, or nothing goes further.
+    let again = release::current(&parse_doc(&edited, doc, &csv_path)?).map_err(release_error)?;
+    if again.name != planned.name
+        || again.release != planned.release
+        || again.version != current.version
+    {
+        return Err(RepublishError::Edit {
+            file: csv_path.clone(),
+            error: EditError {
+                line: 0,
+                message:
+                    "the edited CSV does not read back as planned (a bug; nothing was written)"
+                        .into(),
+            },
+        });
+    }
+    Ok(CsvEdit {
+        rel,
+        csv_path,
+        current,
+        planned,
+        edited,
+    })
+}
+
+/// The substitution of the republished bundle (`pullspec`, named `new_name`) for `old_name`,
+/// checked against the template's chain, appended, and the whole template rendered as it will
+/// be; the template staged beside itself.
+fn substitute(
+    run: &RepublishRun,
+    (path, text, facts): (&PathBuf, &String, &substitutes_add::TemplateFacts),
+    pullspec: &str,
+    copy: &Path,
+    old_name: &str,
+    new_name: &str,
+) -> Result<(fsio::Staged, (String, String, PathBuf)), RepublishError> {
+    let source = SourceOptions {
+        migrate: MigrateLevel::None,
+        compat: OpmCompat::NEWEST,
+        registry: run.registry.clone(),
+    };
+    let renderer = |image: &str| -> Result<Vec<CatalogBundle>, BundleRenderError> {
+        let location = if image == pullspec {
+            Location::path(copy.to_path_buf())
+        } else {
+            Location::template_bundle(image)
+        }
+        .map_err(BundleRenderError::new)?;
+        render_source(&location, image, &source).map(|b| vec![b.bundle])
+    };
+    let names: Vec<String> = facts.substitutions.iter().map(|s| s.name.clone()).collect();
+    // Each substitute's bundle name, to follow chains; one that cannot be read is named.
+    let mut bundle_of: BTreeMap<String, String> = BTreeMap::new();
+    for ((name, rendered), s) in names
+        .iter()
+        .zip(render_all(&names, &renderer, crate::parallel::cores()))
+        .zip(&facts.substitutions)
+    {
+        match rendered.map(|b| b.into_iter().next()) {
+            Ok(Some(b)) => {
+                bundle_of.insert(name.clone(), b.name);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                return Err(RepublishError::Render {
+                    message: format!(
+                        "{}:{}: cannot read the substitute {name} (needed to check the new substitution against the chain): {e}",
+                        path.display(),
+                        s.line
+                    ),
+                });
+            }
+        }
+    }
+    let addition = Addition {
+        name: pullspec.to_string(),
+        base: old_name.to_string(),
+        bundle: new_name.to_string(),
+    };
+    let template_error = |error: AddError| RepublishError::Template {
+        file: path.clone(),
+        error,
+    };
+    substitutes_add::check(facts, &bundle_of, &addition).map_err(template_error)?;
+    let new_text =
+        substitutes_add::append(text, &addition.name, &addition.base).map_err(template_error)?;
+    let check = crate::validate::catalog::first_model_error;
+    render_template_checked(
+        &path.display().to_string(),
+        &new_text,
+        &TemplateOptions::default(),
+        &renderer as &dyn BundleRenderer,
+        &check,
+    )
+    .map_err(|e| RepublishError::Render {
+        message: e.to_string(),
+    })?;
+    let file = fsio::stage(path, new_text.as_bytes(), fsio::Options::edit(0o644))?;
+    Ok((file, (addition.name, addition.base, path.clone())))
+}
+
+/// Puts the staged files in place, in order; a failure says what was already written.
+fn commit(staged: Vec<fsio::Staged>, pushed: &str) -> Result<(), RepublishError> {
+    let mut done: Vec<PathBuf> = Vec::new();
+    for file in staged {
+        let path = file.path().to_path_buf();
+        if let Err(e) = file.commit() {
+            let written = if done.is_empty() {
+                "nothing was written".to_string()
+            } else {
+                format!(
+                    "only {} was written",
+                    done.iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            return Err(RepublishError::Commit {
+                pushed: pushed.to_string(),
+                written: format!("{e}; {written}"),
+            });
+        }
+        done.push(path);
+    }
+    Ok(())
+}
+
 /// Runs `bundle republish`.
 pub fn run(
     run: &RepublishRun,
@@ -320,37 +476,13 @@ pub fn run(
             why: "metadata/annotations.yaml names no package (operators.operatorframework.io.bundle.package.v1)".into(),
         })?
         .to_string();
-    let (rel, doc) = the_csv(&bundle, &run.dir)?;
-    let csv_path = bundle.root.join(&rel);
-    let text = fsio::read_to_string(&csv_path)?;
-    let root = parse_doc(&text, doc, &csv_path)?;
-    let release_error = |error: ReleaseError| RepublishError::Release {
-        file: csv_path.clone(),
-        error,
-    };
-    let current = release::current(&root).map_err(release_error)?;
-    let planned = release::plan(&current, &package, &run.release).map_err(release_error)?;
-    let edited =
-        release::rewrite(&text, &root, &planned).map_err(|error| RepublishError::Edit {
-            file: csv_path.clone(),
-            error,
-        })?;
-    // The edit reads back as the plan, or nothing goes further.
-    let again = release::current(&parse_doc(&edited, doc, &csv_path)?).map_err(release_error)?;
-    if again.name != planned.name
-        || again.release != planned.release
-        || again.version != current.version
-    {
-        return Err(RepublishError::Edit {
-            file: csv_path.clone(),
-            error: EditError {
-                line: 0,
-                message:
-                    "the edited CSV does not read back as planned (a bug; nothing was written)"
-                        .into(),
-            },
-        });
-    }
+    let CsvEdit {
+        rel,
+        csv_path,
+        current,
+        planned,
+        edited,
+    } = edit_csv(&bundle, run, &package)?;
     if to.tag.is_none() {
         to = to.with_tag(&format!("v{}-{}", current.version, planned.release));
     }
@@ -414,73 +546,16 @@ pub fn run(
     let mut staged = Vec::new();
     let mut substitution = None;
     if let Some((path, text, facts)) = &template {
-        let source = SourceOptions {
-            migrate: MigrateLevel::None,
-            compat: OpmCompat::NEWEST,
-            registry: run.registry.clone(),
-        };
-        let renderer = |image: &str| -> Result<Vec<CatalogBundle>, BundleRenderError> {
-            let location = if image == pullspec {
-                Location::path(copy.clone())
-            } else {
-                Location::template_bundle(image)
-            }
-            .map_err(BundleRenderError::new)?;
-            render_source(&location, image, &source).map(|b| vec![b.bundle])
-        };
-        let names: Vec<String> = facts.substitutions.iter().map(|s| s.name.clone()).collect();
-        // Each substitute's bundle name, to follow chains; one that cannot be read is named.
-        let mut bundle_of: BTreeMap<String, String> = BTreeMap::new();
-        for ((name, rendered), s) in names
-            .iter()
-            .zip(render_all(&names, &renderer, crate::parallel::cores()))
-            .zip(&facts.substitutions)
-        {
-            match rendered.map(|b| b.into_iter().next()) {
-                Ok(Some(b)) => {
-                    bundle_of.insert(name.clone(), b.name);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    return Err(RepublishError::Render {
-                        message: format!(
-                            "{}:{}: cannot read the substitute {name} (needed to check the new substitution against the chain): {e}",
-                            path.display(),
-                            s.line
-                        ),
-                    });
-                }
-            }
-        }
-        let addition = Addition {
-            name: pullspec.clone(),
-            base: current.name.clone(),
-            bundle: planned.name.clone(),
-        };
-        let template_error = |error: AddError| RepublishError::Template {
-            file: path.clone(),
-            error,
-        };
-        substitutes_add::check(facts, &bundle_of, &addition).map_err(template_error)?;
-        let new_text = substitutes_add::append(text, &addition.name, &addition.base)
-            .map_err(template_error)?;
-        let check = crate::validate::catalog::first_model_error;
-        render_template_checked(
-            &path.display().to_string(),
-            &new_text,
-            &TemplateOptions::default(),
-            &renderer as &dyn BundleRenderer,
-            &check,
-        )
-        .map_err(|e| RepublishError::Render {
-            message: e.to_string(),
-        })?;
-        staged.push(fsio::stage(
-            path,
-            new_text.as_bytes(),
-            fsio::Options::edit(0o644),
-        )?);
-        substitution = Some((addition.name, addition.base, path.clone()));
+        let (file, added) = substitute(
+            run,
+            (path, text, facts),
+            &pullspec,
+            &copy,
+            &current.name,
+            &planned.name,
+        )?;
+        staged.push(file);
+        substitution = Some(added);
     }
     // The CSV is staged beside itself only now: the build read the copy.
     staged.insert(
@@ -509,28 +584,7 @@ pub fn run(
             }
         }
     }
-    let mut done: Vec<PathBuf> = Vec::new();
-    for file in staged {
-        let path = file.path().to_path_buf();
-        if let Err(e) = file.commit() {
-            let written = if done.is_empty() {
-                "nothing was written".to_string()
-            } else {
-                format!(
-                    "only {} was written",
-                    done.iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            return Err(RepublishError::Commit {
-                pushed: to.pinned(&digest),
-                written: format!("{e}; {written}"),
-            });
-        }
-        done.push(path);
-    }
+    commit(staged, &to.pinned(&digest))?;
     Ok(RepublishOutcome::Done(Box::new(Republished {
         plan,
         digest,
