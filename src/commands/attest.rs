@@ -3,7 +3,7 @@
 //! an attestation verifies (its verified statement printed), 1 when none does (why, for each
 //! one found), 2 for errors.
 
-use super::flags::ConnectionArgs;
+use super::flags::{ConnectionArgs, KeylessArgs};
 use super::sign::SignatureFormat;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::Location;
@@ -87,22 +87,9 @@ pub struct VerifyAttestationCmd {
     /// cosign public key (PEM); repeat for several.
     #[arg(long, value_name = "FILE")]
     pub key: Vec<PathBuf>,
-    /// Keyless: the identity the certificate must name (an email or URI of its SAN).
-    #[arg(long, value_name = "ID")]
-    pub certificate_identity: Option<String>,
-    /// Keyless: a regular expression the identity must match (unanchored, as cosign).
-    #[arg(long, value_name = "RE")]
-    pub certificate_identity_regexp: Option<String>,
-    /// Keyless: the OIDC issuer the certificate must name.
-    #[arg(long, value_name = "URL")]
-    pub certificate_oidc_issuer: Option<String>,
-    /// Keyless: a regular expression the OIDC issuer must match (unanchored).
-    #[arg(long, value_name = "RE")]
-    pub certificate_oidc_issuer_regexp: Option<String>,
-    /// Keyless: trusted_root.json (Fulcio CAs, Rekor and CT log keys); default: sigstore.dev's
-    /// public-good root carried in olmpack. Nothing is fetched.
-    #[arg(long, value_name = "FILE")]
-    pub trusted_root: Option<PathBuf>,
+    /// Keyless identity flags and the trusted root.
+    #[command(flatten)]
+    pub keyless: KeylessArgs,
     /// Only attestations of this predicate type pass: slsaprovenance1, spdxjson, ... or a URI.
     #[arg(long = "type", value_name = "TYPE")]
     pub predicate_type: Option<String>,
@@ -124,12 +111,12 @@ pub fn run_verify_attestation(args: &VerifyAttestationCmd) -> Outcome {
         image,
         keys: args.key.clone(),
         identity: action::Identity {
-            identity: args.certificate_identity.clone(),
-            identity_regexp: args.certificate_identity_regexp.clone(),
-            issuer: args.certificate_oidc_issuer.clone(),
-            issuer_regexp: args.certificate_oidc_issuer_regexp.clone(),
+            identity: args.keyless.certificate_identity.clone(),
+            identity_regexp: args.keyless.certificate_identity_regexp.clone(),
+            issuer: args.keyless.certificate_oidc_issuer.clone(),
+            issuer_regexp: args.keyless.certificate_oidc_issuer_regexp.clone(),
         },
-        trusted_root: args.trusted_root.clone(),
+        trusted_root: args.keyless.trusted_root.clone(),
         predicate_type: args.predicate_type.clone(),
     };
     let v = action::verify(&req, &registry).map_err(|e| Failure::usage(error_chain(&e)))?;

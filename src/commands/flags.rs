@@ -257,3 +257,26 @@ mod tests {
         assert!(d.contains("me:<redacted>") && !d.contains("s3cr3t"), "{d}");
     }
 }
+
+/// The keyless verification flags, as cosign names them: shared by `verify-blob` and
+/// `verify-attestation` so both read identities the same way (the trust step checks them).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct KeylessArgs {
+    /// Keyless: the identity the certificate must name (an email or URI of its SAN).
+    #[arg(long, value_name = "ID")]
+    pub certificate_identity: Option<String>,
+    /// Keyless: a regular expression the identity must match (unanchored, Go RE2 as cosign:
+    /// \d \w \s \b are ASCII).
+    #[arg(long, value_name = "RE")]
+    pub certificate_identity_regexp: Option<String>,
+    /// Keyless: the OIDC issuer the certificate must name.
+    #[arg(long, value_name = "URL")]
+    pub certificate_oidc_issuer: Option<String>,
+    /// Keyless: a regular expression the OIDC issuer must match (unanchored, Go RE2).
+    #[arg(long, value_name = "RE")]
+    pub certificate_oidc_issuer_regexp: Option<String>,
+    /// trusted_root.json (Fulcio CAs, Rekor and CT log keys); default: sigstore.dev's public-good
+    /// root carried in olmpack. Nothing is fetched.
+    #[arg(long, value_name = "FILE")]
+    pub trusted_root: Option<PathBuf>,
+}

@@ -1,6 +1,7 @@
 //! `olmpack verify-blob`: flags in, one call to [`crate::action::verify_blob`], the verdict
 //! printed. Exit codes: 0 verified, 1 refused (the check that failed named), 2 for errors.
 
+use super::flags::KeylessArgs;
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::verify_blob as action;
 use std::path::PathBuf;
@@ -17,23 +18,9 @@ pub struct Args {
     /// PEM public key, for a bundle signed with a key (not with --certificate-* flags).
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
-    /// Keyless: the identity the certificate must name (an email or URI of its SAN).
-    #[arg(long, value_name = "ID")]
-    pub certificate_identity: Option<String>,
-    /// Keyless: a regular expression the identity must match (unanchored, Go RE2 as cosign:
-    /// \d \w \s \b are ASCII).
-    #[arg(long, value_name = "RE")]
-    pub certificate_identity_regexp: Option<String>,
-    /// Keyless: the OIDC issuer the certificate must name.
-    #[arg(long, value_name = "URL")]
-    pub certificate_oidc_issuer: Option<String>,
-    /// Keyless: a regular expression the OIDC issuer must match (unanchored, Go RE2).
-    #[arg(long, value_name = "RE")]
-    pub certificate_oidc_issuer_regexp: Option<String>,
-    /// trusted_root.json (Fulcio CAs, Rekor and CT log keys); default: sigstore.dev's public-good
-    /// root carried in olmpack. Nothing is fetched.
-    #[arg(long, value_name = "FILE")]
-    pub trusted_root: Option<PathBuf>,
+    /// Keyless identity flags and the trusted root.
+    #[command(flatten)]
+    pub keyless: KeylessArgs,
     /// Print the verdict as JSON.
     #[arg(long)]
     pub json: bool,
@@ -45,11 +32,11 @@ pub fn run(args: &Args) -> Outcome {
         artifact: args.artifact.clone(),
         bundle: args.bundle.clone(),
         key: args.key.clone(),
-        identity: args.certificate_identity.clone(),
-        identity_regexp: args.certificate_identity_regexp.clone(),
-        issuer: args.certificate_oidc_issuer.clone(),
-        issuer_regexp: args.certificate_oidc_issuer_regexp.clone(),
-        trusted_root: args.trusted_root.clone(),
+        identity: args.keyless.certificate_identity.clone(),
+        identity_regexp: args.keyless.certificate_identity_regexp.clone(),
+        issuer: args.keyless.certificate_oidc_issuer.clone(),
+        issuer_regexp: args.keyless.certificate_oidc_issuer_regexp.clone(),
+        trusted_root: args.keyless.trusted_root.clone(),
     };
     let verdict = action::verify_blob(&req).map_err(|e| Failure::usage(e.to_string()))?;
     let bundle = args.bundle.display();

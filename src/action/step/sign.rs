@@ -31,16 +31,23 @@ pub fn sign_pushed(
         reference: pushed.shown.clone(),
         source: Box::new(source),
     };
-    let repository = registry
-        .repository(&pushed.reference)
-        .map_err(|e| fail(e.into()))?;
-    let target = Target {
+    let target = pushed_target(pushed, registry).map_err(fail)?;
+    sign_target(&target, opts).map_err(fail)
+}
+
+/// What was pushed, as the signature code's target at the pushed digest (nothing read back):
+/// the sign and attest steps both write beside it.
+pub fn pushed_target(
+    pushed: &Pushed,
+    registry: &RegistryOptions,
+) -> Result<Target, SignatureError> {
+    let repository = registry.repository(&pushed.reference)?;
+    Ok(Target {
         name: pushed.shown.clone(),
         place: Where::Registry {
             repository: Box::new(repository),
             reference: pushed.reference.clone(),
         },
         digest: pushed.digest.clone(),
-    };
-    sign_target(&target, opts).map_err(fail)
+    })
 }

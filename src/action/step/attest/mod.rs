@@ -13,7 +13,7 @@ use crate::signature::attestation::{self, Attached};
 use crate::signature::bundle_sign;
 use crate::signature::image_signing::CosignFormat;
 use crate::signature::keys::PrivateKey;
-use crate::signature::store::{Target, Where};
+use crate::signature::store::Target;
 use crate::transport::RegistryOptions;
 
 /// One statement to attach: its predicate type and predicate.
@@ -89,17 +89,7 @@ pub fn attest_pushed(
         reference: pushed.shown.clone(),
         source: Box::new(source),
     };
-    let repository = registry
-        .repository(&pushed.reference)
-        .map_err(|e| fail(e.into()))?;
-    let target = Target {
-        name: pushed.shown.clone(),
-        place: Where::Registry {
-            repository: Box::new(repository),
-            reference: pushed.reference.clone(),
-        },
-        digest: pushed.digest.clone(),
-    };
+    let target = super::sign::pushed_target(pushed, registry).map_err(fail)?;
     let name = pushed.reference.name();
     let mut out = Vec::new();
     for p in predicates {
