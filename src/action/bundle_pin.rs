@@ -177,26 +177,10 @@ struct CsvText {
 /// Reads the one CSV of the bundle folder `dir` (none or several is an error naming the folder).
 fn read_csv(dir: &Path) -> Result<CsvText, PinError> {
     let bundle = Bundle::load(dir)?;
-    let csvs: Vec<_> = bundle.objects.iter().filter(|o| o.is_csv()).collect();
-    let object = match csvs.as_slice() {
-        [one] => *one,
-        [] => {
-            let why = match bundle.unparsable_manifests.first() {
-                Some(f) => format!("no ClusterServiceVersion could be read ({f} does not parse)"),
-                None => "no ClusterServiceVersion in the bundle".to_string(),
-            };
-            return Err(PinError::Csv {
-                dir: dir.to_path_buf(),
-                why,
-            });
-        }
-        more => {
-            return Err(PinError::Csv {
-                dir: dir.to_path_buf(),
-                why: format!("{} ClusterServiceVersions; a bundle has one", more.len()),
-            });
-        }
-    };
+    let object = bundle.one_csv().map_err(|why| PinError::Csv {
+        dir: dir.to_path_buf(),
+        why,
+    })?;
     let file = bundle.root.join(&object.file);
     let text = fsio::read_to_string(&file)?;
     // The positions are the text's own: parse it again rather than trust a cached tree.

@@ -218,26 +218,10 @@ fn line_suffix(line: usize) -> String {
 
 /// The CSV of `bundle`: its file (relative to the bundle's root) and its document index.
 fn the_csv(bundle: &Bundle, dir: &Path) -> Result<(PathBuf, usize), RepublishError> {
-    let csvs: Vec<_> = bundle.objects.iter().filter(|o| o.is_csv()).collect();
-    let object = match csvs.as_slice() {
-        [one] => *one,
-        [] => {
-            let why = match bundle.unparsable_manifests.first() {
-                Some(f) => format!("no ClusterServiceVersion could be read ({f} does not parse)"),
-                None => "no ClusterServiceVersion in the bundle".to_string(),
-            };
-            return Err(RepublishError::Bundle {
-                dir: dir.to_path_buf(),
-                why,
-            });
-        }
-        more => {
-            return Err(RepublishError::Bundle {
-                dir: dir.to_path_buf(),
-                why: format!("{} ClusterServiceVersions; a bundle has one", more.len()),
-            });
-        }
-    };
+    let object = bundle.one_csv().map_err(|why| RepublishError::Bundle {
+        dir: dir.to_path_buf(),
+        why,
+    })?;
     Ok((PathBuf::from(&object.file), object.doc))
 }
 

@@ -158,6 +158,24 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// The bundle's one ClusterServiceVersion object, or why there is not exactly one (no CSV,
+    /// one that does not parse, several): for the commands that edit the CSV's text (`bundle
+    /// pin`, `bundle republish`), which need the one file to edit.
+    pub fn one_csv(&self) -> Result<&Object, String> {
+        let csvs: Vec<_> = self.objects.iter().filter(|o| o.is_csv()).collect();
+        match csvs.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(match self.unparsable_manifests.first() {
+                Some(f) => format!("no ClusterServiceVersion could be read ({f} does not parse)"),
+                None => "no ClusterServiceVersion in the bundle".to_string(),
+            }),
+            more => Err(format!(
+                "{} ClusterServiceVersions; a bundle has one",
+                more.len()
+            )),
+        }
+    }
+
     /// The typed view of the one CSV, when there is exactly one.
     pub fn csv_view(&self) -> Option<crate::bundle::Csv<'_>> {
         self.csv().and_then(crate::bundle::Csv::new)
