@@ -31,12 +31,13 @@ pub enum AttestError {
     )]
     Type(String),
     /// The predicate file cannot be read.
-    #[error("cannot read the predicate {}: {reason}", path.display())]
+    #[error("cannot read the predicate {}", path.display())]
     PredicateRead {
         /// The file.
         path: PathBuf,
         /// Why.
-        reason: String,
+        #[source]
+        source: crate::fsio::untrusted::UntrustedReadError,
     },
     /// The predicate file is not JSON (line and column named).
     #[error("{}:{line}:{column}: the predicate is not JSON: {reason}", path.display())]
@@ -53,6 +54,9 @@ pub enum AttestError {
     /// The key, passphrase, signer or trusted root could not be read.
     #[error("{0}")]
     Setup(String),
+    /// The signing key file could not be read.
+    #[error(transparent)]
+    KeyRead(#[from] crate::fsio::untrusted::UntrustedReadError),
     /// Reading or writing beside the image failed.
     #[error(transparent)]
     Signature(#[from] crate::signature::SignatureError),
@@ -79,7 +83,7 @@ pub struct AttestRequest {
 pub fn read_predicate(path: &Path) -> Result<serde_json::Value, AttestError> {
     let bytes = read_limited(path, MAX_PREDICATE).map_err(|e| AttestError::PredicateRead {
         path: path.to_path_buf(),
-        reason: crate::errors::error_chain(&e),
+        source: e,
     })?;
     serde_json::from_slice(&bytes).map_err(|e| AttestError::PredicateJson {
         path: path.to_path_buf(),
@@ -100,8 +104,7 @@ pub fn attest(
         .ok_or_else(|| AttestError::Type(req.predicate_type.clone()))?
         .to_string();
     let predicate = read_predicate(&req.predicate)?;
-    let pem = read_limited(&req.key, 1 << 20)
-        .map_err(|e| AttestError::Setup(crate::errors::error_chain(&e)))?;
+    let pem = read_limited(&req.key, 1 << 20)?;
     let pass = keys::passphrase(req.passphrase_file.as_deref())
         .map_err(|e| AttestError::Setup(e.to_string()))?;
     let key = keys::decrypt_private_key(&pem, &pass, &req.key.display().to_string())

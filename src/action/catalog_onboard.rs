@@ -63,10 +63,26 @@ pub struct OnboardReport {
     pub elapsed: Duration,
 }
 
-/// Why onboarding failed; nothing was written.
+/// Why onboarding failed; nothing was written. The causes stay typed so the command prints
+/// the whole chain (a catalog that cannot be opened says why, down to the registry's answer).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct OnboardError(pub String);
+pub enum OnboardError {
+    /// The request or the repository does not fit (the message says how).
+    #[error("{0}")]
+    Usage(String),
+    /// A published catalog could not be opened or read.
+    #[error("{catalog}")]
+    Catalog {
+        /// The OpenShift catalog it is (`v4.16`).
+        catalog: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A file could not be staged or renamed into place.
+    #[error(transparent)]
+    Write(#[from] crate::fsio::FsError),
+}
 
 /// The package name as the pipelines find it: the first bundle's
 /// `operators.operatorframework.io.bundle.package.v1` annotation, else the folder name.
@@ -106,7 +122,7 @@ fn catalog_name(ocp: &str) -> Result<String, OnboardError> {
         format!("v{ocp}")
     };
     if OcpVersion::parse(&name).is_none() {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "--from {ocp}=…: the OpenShift version must be like v4.18 (the catalog folder name)"
         )));
     }
@@ -121,14 +137,14 @@ pub fn run(
     let started = Instant::now();
     let layout = RepoLayout::new(&req.root);
     if !crate::catalog::repo_layout::is_plain_name(&req.operator) {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "operator {:?}: a folder name under operators/ (no '/', not '.' or '..')",
             req.operator
         )));
     }
     let op_dir = layout.operator_dir(&req.operator);
     if !op_dir.is_dir() {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "{}: no such operator folder",
             op_dir.display()
         )));
@@ -169,19 +185,19 @@ pub fn run(
         targets.push(t);
     }
     if mappings.is_empty() {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "package {package:?} (from {package_from}) is in none of the {} catalogs read; nothing written",
             sources.len()
         )));
     }
     let ci_out = out_layout.ci_file(&req.operator);
     let ci = onboarded_ci(&ci_in.display().to_string(), &existing, &mappings)
-        .map_err(|e| OnboardError(e.to_string()))?;
+        .map_err(|e| OnboardError::Usage(e.to_string()))?;
     // Templates already there are the user's: only --force replaces them.
     if !req.force
         && let Some((file, _)) = files.iter().find(|(file, _)| file.exists())
     {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "{}: exists; --force replaces the templates of the same name (nothing written)",
             file.display()
         )));
@@ -204,9 +220,9 @@ fn read_ci(layout: &RepoLayout, req: &OnboardRequest) -> Result<(PathBuf, String
     // A checkout is someone else's content: ci.yaml is read with a cap like every such file.
     let existing = if ci_in.exists() {
         let bytes = crate::fsio::untrusted::read_limited(&ci_in, 1 << 20)
-            .map_err(|e| OnboardError(format!("{}: {e}", ci_in.display())))?;
+            .map_err(|e| OnboardError::Usage(format!("{}: {e}", ci_in.display())))?;
         String::from_utf8(bytes)
-            .map_err(|_| OnboardError(format!("{}: not UTF-8 text", ci_in.display())))?
+            .map_err(|_| OnboardError::Usage(format!("{}: not UTF-8 text", ci_in.display())))?
     } else {
         String::new()
     };
@@ -214,7 +230,7 @@ fn read_ci(layout: &RepoLayout, req: &OnboardRequest) -> Result<(PathBuf, String
         && let Ok(ci) = crate::catalog::repo_layout::parse_ci(&req.operator, &ci_in, &existing)
         && ci.fbc_enabled
     {
-        return Err(OnboardError(format!(
+        return Err(OnboardError::Usage(format!(
             "{}: the operator is already on FBC (fbc.enabled: true); --force replaces its mapping and templates",
             ci_in.display()
         )));
@@ -238,7 +254,7 @@ fn catalog_sources(
             }
         }
         if sources.is_empty() {
-            return Err(OnboardError(format!(
+            return Err(OnboardError::Usage(format!(
                 "{}: no catalogs/v<ocp>/{} folders; name the published catalogs with --from v4.18=FOLDER-OR-IMAGE",
                 layout.catalogs_dir().display(),
                 req.operator
@@ -251,7 +267,10 @@ fn catalog_sources(
     }
     sources.sort_by_key(|(name, _)| OcpVersion::parse(name));
     if let Some(w) = sources.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(OnboardError(format!("--from names {} twice", w[0].0)));
+        return Err(OnboardError::Usage(format!(
+            "--from names {} twice",
+            w[0].0
+        )));
     }
     Ok(sources)
 }
@@ -264,24 +283,29 @@ fn read_catalog(
     source: &str,
     package: &str,
 ) -> Result<(Option<Vec<u8>>, usize, usize), OnboardError> {
-    let location =
-        Location::parse(source).map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
+    let location = Location::parse(source)
+        .map_err(|e| OnboardError::Usage(format!("{catalog}: {source}: {e}")))?;
     let opened = open_catalog(&location, |l: &Location| {
         Ok::<_, super::source::CatalogSourceError>((req.registry.clone(), l.clone()))
     })
-    .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
+    .map_err(|e| OnboardError::Catalog {
+        catalog: catalog.to_string(),
+        source: Box::new(e),
+    })?;
     let dir: PathBuf = match &opened {
         CatalogSource::Folder(p) => p.clone(),
         CatalogSource::Image { configs, .. } => configs.clone(),
     };
-    let blobs = package_blobs(&dir, package)
-        .map_err(|e| OnboardError(format!("{catalog}: {}", crate::errors::error_chain(&e))))?;
+    let blobs = package_blobs(&dir, package).map_err(|e| OnboardError::Catalog {
+        catalog: catalog.to_string(),
+        source: Box::new(e),
+    })?;
     let bundles = blobs
         .iter()
         .filter(|m| m.schema == crate::catalog::model::SCHEMA_BUNDLE)
         .count();
-    let template =
-        basic_template(&blobs).map_err(|e| OnboardError(format!("{catalog}: {source}: {e}")))?;
+    let template = basic_template(&blobs)
+        .map_err(|e| OnboardError::Usage(format!("{catalog}: {source}: {e}")))?;
     Ok((template, blobs.len(), bundles))
 }
 
@@ -289,13 +313,11 @@ fn read_catalog(
 fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), OnboardError> {
     let mut staged = Vec::new();
     for (file, bytes) in files {
-        let s = crate::fsio::stage(file, bytes, crate::fsio::Options::edit(0o644))
-            .map_err(|e| OnboardError(crate::errors::error_chain(&e)))?;
+        let s = crate::fsio::stage(file, bytes, crate::fsio::Options::edit(0o644))?;
         staged.push(s);
     }
     for s in staged {
-        s.commit()
-            .map_err(|e| OnboardError(crate::errors::error_chain(&e)))?;
+        s.commit()?;
     }
     Ok(())
 }

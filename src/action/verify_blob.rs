@@ -14,8 +14,15 @@ use std::path::{Path, PathBuf};
 
 /// Why the inputs could not be read (the command exits 2 with it).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SetupError(String);
+pub enum SetupError {
+    /// The signer, the trusted root or the bundle's JSON is not usable (the text names the
+    /// file).
+    #[error("{0}")]
+    Input(String),
+    /// A file could not be read (missing, too large, not a regular file).
+    #[error(transparent)]
+    Read(#[from] crate::fsio::untrusted::UntrustedReadError),
+}
 
 /// What `verify-blob` was asked.
 #[derive(Debug, Clone, Default)]
@@ -53,8 +60,9 @@ pub fn artifact(spec: &str) -> Result<Artifact, SetupError> {
         return Ok(Artifact { sha256: d });
     }
     let f = std::fs::File::open(spec)
-        .map_err(|e| SetupError(format!("cannot read the artifact {spec}: {e}")))?;
-    Artifact::of_reader(f).map_err(|e| SetupError(format!("cannot read the artifact {spec}: {e}")))
+        .map_err(|e| SetupError::Input(format!("cannot read the artifact {spec}: {e}")))?;
+    Artifact::of_reader(f)
+        .map_err(|e| SetupError::Input(format!("cannot read the artifact {spec}: {e}")))
 }
 
 /// Reads the signer, the trusted root and the bundle the request names.
@@ -65,12 +73,12 @@ pub fn prepare(req: &Request) -> Result<(Bundle, Signer, TrustedRoot), SetupErro
         issuer: req.issuer.clone(),
         issuer_regexp: req.issuer_regexp.clone(),
     };
-    let signer = trust::signer(req.key.as_deref(), &id).map_err(|e| SetupError(e.0))?;
-    let root = trust::trusted_root(req.trusted_root.as_ref()).map_err(|e| SetupError(e.0))?;
-    let bytes = read_limited(&req.bundle, trust::MAX_JSON)
-        .map_err(|e| SetupError(crate::errors::error_chain(&e)))?;
+    let signer = trust::signer(req.key.as_deref(), &id).map_err(|e| SetupError::Input(e.0))?;
+    let root =
+        trust::trusted_root(req.trusted_root.as_ref()).map_err(|e| SetupError::Input(e.0))?;
+    let bytes = read_limited(&req.bundle, trust::MAX_JSON)?;
     let bundle = Bundle::from_json(&bytes)
-        .map_err(|e| SetupError(format!("{}: {e}", req.bundle.display())))?;
+        .map_err(|e| SetupError::Input(format!("{}: {e}", req.bundle.display())))?;
     Ok((bundle, signer, root))
 }
 

@@ -38,7 +38,7 @@ pub fn run(args: &Args) -> Outcome {
         issuer_regexp: args.keyless.certificate_oidc_issuer_regexp.clone(),
         trusted_root: args.keyless.trusted_root.clone(),
     };
-    let verdict = action::verify_blob(&req).map_err(|e| Failure::usage(e.to_string()))?;
+    let verdict = action::verify_blob(&req).map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let bundle = args.bundle.display();
     match verdict {
         Ok(v) => {

@@ -82,8 +82,8 @@ pub fn run(args: &Args) -> Outcome {
         ),
         None => eprintln!("{}: package not in {} (no template)", t.catalog, t.source),
     };
-    let report =
-        catalog_onboard::run(&request, &progress).map_err(|e| Failure::usage(e.to_string()))?;
+    let report = catalog_onboard::run(&request, &progress)
+        .map_err(|e| Failure::usage(crate::errors::error_chain(&e)))?;
     let written = report
         .targets
         .iter()
