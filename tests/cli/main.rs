@@ -61,6 +61,7 @@ mod mirror_delta;
 mod mirror_signatures;
 mod policy_reads;
 mod policy_reads_rest;
+mod policy_sigstore;
 mod reference_agreement;
 mod reference_docs;
 mod registry;

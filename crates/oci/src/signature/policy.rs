@@ -10,12 +10,14 @@
 //! then `""` and `default`; `docker-archive:` has only `""` and `default`. Requirements:
 //! `insecureAcceptAnything`, `reject`, `signedBy` (`keyType: GPGKeys`; `keyPath`, `keyPaths` or
 //! `keyData`; `signedIdentity`) and `sigstoreSigned` (`keyPath`, `keyPaths`, `keyData` or
-//! `keyDatas`; `signedIdentity`). The file is checked whole when loaded ([`config`]): Fulcio,
-//! PKI or Rekor anywhere in it refuses the file, by name; X.509 key types and
-//! `signedBaseLayer` refuse the images they apply to, by name; nothing is skipped.
+//! `keyDatas`, or `fulcio` or `pki`, with `rekorPublicKey*` where containers/image allows it;
+//! `signedIdentity`: [`sigstore_trust`]). The file is checked whole when loaded ([`config`]);
+//! X.509 key types and `signedBaseLayer` refuse the images they apply to, by name; nothing is
+//! skipped.
 
 pub mod config;
 pub mod scopes;
+pub mod sigstore_trust;
 
 use super::cosign::Expected;
 use super::identity::IdentityRule;
@@ -172,36 +174,49 @@ impl Policy {
                         )
                         .into());
                     }
-                    ("signedBy", keys, identity)
+                    ("signedBy", Some(keys), identity)
                 }
-                Requirement::Sigstore { keys, identity } => ("sigstoreSigned", keys, identity),
+                Requirement::Sigstore { keys, identity } => {
+                    ("sigstoreSigned", Some(keys), identity)
+                }
+                Requirement::SigstoreTrust(st) => ("sigstoreSigned", None, &st.identity),
             };
             let rule = bind(spec, location).map_err(|r| refuse(typ, r))?;
             if target.is_none() {
                 target = Some(Target::resolve(location, registry)?);
             }
             let Some(t) = target.as_ref() else { continue };
-            let checked = if typ == "signedBy" {
-                let ring = self.keyring(keys).map_err(|r| refuse(typ, r))?;
-                let opts = super::image_signing::VerifyOptions {
-                    identity: location_identity(location),
-                    registries_d: registries_d.clone(),
-                    ..Default::default()
-                };
-                super::image_signing::check_simple(t, &ring, &rule, &opts)?
-            } else {
-                let keys = self.cosign_keys(keys).map_err(|r| refuse(typ, r))?;
-                if t.reference().is_some() {
-                    let name = t.reference().map(|r| r.name()).unwrap_or_default();
-                    if !registries_d.settings_for(&name).use_sigstore_attachments {
-                        return Err(refuse(typ, format!("registries.d does not set use-sigstore-attachments for {name}, so no sigstore signature is read")).into());
-                    }
+            let expected = Expected {
+                rule: &rule,
+                accept_unnamed: false,
+            };
+            if typ == "sigstoreSigned" && t.reference().is_some() {
+                let name = t.reference().map(|r| r.name()).unwrap_or_default();
+                if !registries_d.settings_for(&name).use_sigstore_attachments {
+                    return Err(refuse(typ, format!("registries.d does not set use-sigstore-attachments for {name}, so no sigstore signature is read")).into());
                 }
-                let expected = Expected {
-                    rule: &rule,
-                    accept_unnamed: false,
-                };
-                cosign::verify(t, &keys, &expected)?
+            }
+            let checked = match (req, keys) {
+                (Requirement::SigstoreTrust(st), _) => {
+                    let read = |k: &Keys| self.key_bytes(k);
+                    let prepared =
+                        sigstore_trust::Prepared::new(st, &read).map_err(|r| refuse(typ, r))?;
+                    sigstore_trust::verify(t, &prepared, &expected)?
+                }
+                (Requirement::SignedBy { .. }, Some(keys)) => {
+                    let ring = self.keyring(keys).map_err(|r| refuse(typ, r))?;
+                    let opts = super::image_signing::VerifyOptions {
+                        identity: location_identity(location),
+                        registries_d: registries_d.clone(),
+                        ..Default::default()
+                    };
+                    super::image_signing::check_simple(t, &ring, &rule, &opts)?
+                }
+                (_, Some(keys)) => {
+                    let keys = self.cosign_keys(keys).map_err(|r| refuse(typ, r))?;
+                    cosign::verify(t, &keys, &expected)?
+                }
+                (_, None) => continue,
             };
             if !checked.iter().any(|c| c.result.is_ok()) {
                 let reason = if checked.is_empty() {
@@ -246,7 +261,7 @@ impl Policy {
                     let path = self.key_path(p);
                     std::fs::read(&path)
                         .map(|b| (path.display().to_string(), b))
-                        .map_err(|e| format!("cannot read keyPath {}: {e}", path.display()))
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))
                 })
                 .collect(),
             Keys::Data(data) => Ok(data

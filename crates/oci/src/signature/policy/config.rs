@@ -7,12 +7,10 @@
 //! Parsing is serde's: `deny_unknown_fields` on each object, derive's own refusal of repeated
 //! fields, [`UniqueMap`] for the objects keyed by transport and scope (where serde_json would let
 //! the last one win), and `serde_path_to_error` to say where in the file a fault is.
-//! Requirements olmpack cannot check are never skipped: a `sigstoreSigned` that asks for
-//! Fulcio (keyless), PKI (X.509 roots) or Rekor (a transparency log) refuses the whole file when
-//! it is loaded, naming where it is and which of the three it asks for, whatever image the
-//! command reads; X.509 key types and `signedBaseLayer` load (containers/image loads them too)
-//! and refuse every image they apply to, by name, as containers/image does when it evaluates
-//! them.
+//! Requirements olmpack cannot check are never skipped: X.509 key types and `signedBaseLayer`
+//! load (containers/image loads them too) and refuse every image they apply to, by name, as
+//! containers/image does when it evaluates them. `sigstoreSigned` with Fulcio, PKI or Rekor
+//! keys loads as a [`SigstoreTrust`] (evaluated by `policy::sigstore_trust`).
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -227,12 +225,55 @@ pub enum Requirement {
     },
     /// `signedBaseLayer`: valid, never satisfied (containers/image does not implement it).
     SignedBaseLayer,
-    /// `sigstoreSigned` with public keys (Fulcio, PKI and Rekor refuse the file at load).
+    /// `sigstoreSigned` with public keys alone.
     Sigstore {
         /// The public keys.
         keys: Keys,
         /// `signedIdentity`.
         identity: IdentitySpec,
+    },
+    /// `sigstoreSigned` with Fulcio, PKI or Rekor public keys: a certificate or a log vouches
+    /// for the signer.
+    SigstoreTrust(Box<SigstoreTrust>),
+}
+
+/// A `sigstoreSigned` requirement whose signer is vouched for by more than a key: Fulcio (a
+/// certificate from a CA, logged in Rekor), PKI (a certificate chaining to given roots), or
+/// keys whose signatures must also be in Rekor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigstoreTrust {
+    /// Who may sign.
+    pub signer: Signer,
+    /// `rekorPublicKey*`: the Rekor keys whose signed entry timestamp must cover the signature.
+    pub rekor_keys: Option<Keys>,
+    /// `signedIdentity`.
+    pub identity: IdentitySpec,
+}
+
+/// Who may sign under a [`SigstoreTrust`] requirement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signer {
+    /// `keyPath`, `keyPaths`, `keyData` or `keyDatas` (with Rekor).
+    Keys(Keys),
+    /// `fulcio`: a certificate issued by `ca` for `subject_email`, with `oidc_issuer`.
+    Fulcio {
+        /// `caPath` or `caData` (PEM certificates).
+        ca: Keys,
+        /// `oidcIssuer`.
+        oidc_issuer: String,
+        /// `subjectEmail`.
+        subject_email: String,
+    },
+    /// `pki`: a certificate chaining to `roots`, naming the subject email and/or hostname.
+    Pki {
+        /// `caRootsPath` or `caRootsData` (PEM certificates).
+        roots: Keys,
+        /// `caIntermediatesPath` or `caIntermediatesData`.
+        intermediates: Option<Keys>,
+        /// `subjectEmail` (empty counts as not given, as in containers/image).
+        subject_email: Option<String>,
+        /// `subjectHostname`.
+        subject_hostname: Option<String>,
     },
 }
 
@@ -399,7 +440,16 @@ fn signed_by(s: RawSignedBy) -> Result<Requirement, String> {
     })
 }
 
-fn sigstore(s: RawSigstore) -> Result<Requirement, String> {
+fn sigstore(mut s: RawSigstore) -> Result<Requirement, String> {
+    // containers/image's path fields are strings with `omitempty`: "" is no path.
+    let set = |p: &mut Option<String>| *p = p.take().filter(|p| !p.is_empty());
+    if let Some(f) = s.fulcio.as_mut() {
+        set(&mut f.ca_path);
+    }
+    if let Some(p) = s.pki.as_mut() {
+        set(&mut p.ca_roots_path);
+        set(&mut p.ca_intermediates_path);
+    }
     let mut sources: Vec<&str> = Vec::new();
     let mut keys = None;
     if let Some(p) = s.key_path {
@@ -452,7 +502,9 @@ fn sigstore(s: RawSigstore) -> Result<Requirement, String> {
                     .into(),
             );
         }
-        if p.subject_email.is_none() && p.subject_hostname.is_none() {
+        if p.subject_email.as_deref().unwrap_or_default().is_empty()
+            && p.subject_hostname.as_deref().unwrap_or_default().is_empty()
+        {
             return Err("sigstoreSigned: pki needs subjectEmail or subjectHostname".into());
         }
     }
@@ -497,32 +549,79 @@ fn sigstore(s: RawSigstore) -> Result<Requirement, String> {
     if s.pki.is_some() && !rekor.is_empty() {
         return Err("sigstoreSigned: rekorPublicKey* is not supported with pki".into());
     }
-    // Checked only now, so a file that is wrong in other ways is refused for that first, as
-    // containers/image refuses it.
-    let refused = |what: &str| {
-        format!(
-            "sigstoreSigned: {what} is a requirement olmpack cannot check, so the policy is refused rather than the requirement skipped (use keyPath, keyPaths, keyData or keyDatas without rekorPublicKey*)"
-        )
+    let identity = s
+        .signed_identity
+        .unwrap_or(IdentitySpec::MatchRepoDigestOrExact);
+    let rekor_keys = match (
+        s.rekor_public_key_path,
+        s.rekor_public_key_paths,
+        s.rekor_public_key_data,
+        s.rekor_public_key_datas,
+    ) {
+        (Some(p), ..) => Some(Keys::Paths(vec![p])),
+        (_, Some(ps), ..) => Some(Keys::Paths(ps)),
+        (_, _, Some(d), _) => Some(Keys::Data(vec![b64(
+            "sigstoreSigned: rekorPublicKeyData",
+            &d,
+        )?])),
+        (.., Some(ds)) => Some(Keys::Data(
+            ds.iter()
+                .map(|d| b64("sigstoreSigned: rekorPublicKeyDatas entry", d))
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        _ => None,
     };
-    match (sources[0], rekor.first()) {
-        ("fulcio", _) => {
-            return Err(refused(
-                "fulcio (keyless signatures with a Fulcio certificate)",
-            ));
+    let signer = match (s.fulcio, s.pki) {
+        (Some(f), _) => Signer::Fulcio {
+            ca: match (f.ca_path, f.ca_data) {
+                (Some(p), _) => Keys::Paths(vec![p]),
+                (_, Some(d)) => Keys::Data(vec![b64("sigstoreSigned: fulcio caData", &d)?]),
+                _ => {
+                    return Err(
+                        "sigstoreSigned: fulcio needs exactly one of caPath and caData".into(),
+                    );
+                }
+            },
+            oidc_issuer: f.oidc_issuer.unwrap_or_default(),
+            subject_email: f.subject_email.unwrap_or_default(),
+        },
+        (_, Some(p)) => Signer::Pki {
+            roots: match (p.ca_roots_path, p.ca_roots_data) {
+                (Some(path), _) => Keys::Paths(vec![path]),
+                (_, Some(d)) => Keys::Data(vec![b64("sigstoreSigned: pki caRootsData", &d)?]),
+                _ => {
+                    return Err(
+                        "sigstoreSigned: pki needs exactly one of caRootsPath and caRootsData"
+                            .into(),
+                    );
+                }
+            },
+            intermediates: match (p.ca_intermediates_path, p.ca_intermediates_data) {
+                (Some(path), _) => Some(Keys::Paths(vec![path])),
+                (_, Some(d)) => Some(Keys::Data(vec![b64(
+                    "sigstoreSigned: pki caIntermediatesData",
+                    &d,
+                )?])),
+                _ => None,
+            },
+            subject_email: p.subject_email.filter(|e| !e.is_empty()),
+            subject_hostname: p.subject_hostname.filter(|h| !h.is_empty()),
+        },
+        _ => {
+            let Some(keys) = keys else {
+                return Err("sigstoreSigned: no key".into());
+            };
+            if rekor_keys.is_none() {
+                return Ok(Requirement::Sigstore { keys, identity });
+            }
+            Signer::Keys(keys)
         }
-        ("pki", _) => return Err(refused("pki (signatures with an X.509 certificate chain)")),
-        (_, Some(r)) => return Err(refused(&format!("{r} (Rekor transparency-log inclusion)"))),
-        _ => {}
-    }
-    let Some(keys) = keys else {
-        return Err("sigstoreSigned: no key".into());
     };
-    Ok(Requirement::Sigstore {
-        keys,
-        identity: s
-            .signed_identity
-            .unwrap_or(IdentitySpec::MatchRepoDigestOrExact),
-    })
+    Ok(Requirement::SigstoreTrust(Box::new(SigstoreTrust {
+        signer,
+        rekor_keys,
+        identity,
+    })))
 }
 
 /// Checks a scope name against its transport (`ValidatePolicyConfigurationScope`); `""` is

@@ -18,8 +18,10 @@ pub mod bundle;
 pub mod cert;
 pub mod crypto;
 pub mod matcher;
+pub mod rekor_set;
 pub mod tlog;
 pub mod trust;
+pub mod x509_verify;
 
 use crate::signature::public_key::PublicKey;
 use bundle::Bundle;
