@@ -79,6 +79,7 @@ mod signing_bundle;
 mod signing_identity;
 mod signing_key_kinds;
 mod signing_keys;
+mod sigstore_tsa;
 mod sigstore_verify;
 mod sources;
 mod validate_image;

@@ -38,6 +38,8 @@ IDENTITY = "https://github.com/olmpack/test/.github/workflows/release.yml@refs/h
 ISSUER = "https://token.actions.githubusercontent.com"
 UTC = datetime.timezone.utc
 NOW = datetime.datetime.now(UTC).replace(microsecond=0)
+# The last instance's keys, for sigstore_tsa_testdata.py (which builds on this one).
+LAST = {}
 
 
 def b64(b):
@@ -242,6 +244,7 @@ def main():
     ct_key = ec.generate_private_key(ec.SECP256R1())
     rekor_key = ec.generate_private_key(ec.SECP256R1())
     other_key = ec.generate_private_key(ec.SECP256R1())
+    LAST.update(ca_key=ca_key, ca_cert=ca_cert, ct_key=ct_key, rekor_key=rekor_key)
     start = rfc3339(NOW - datetime.timedelta(days=365))
     root = {
         "mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
