@@ -13,7 +13,7 @@ pub use super::step::trust::Identity;
 use crate::fsio::untrusted::read_limited;
 use crate::location::Location;
 use crate::signature::attestation::{self as attestation, Verifier};
-use crate::signature::sigstore::Signer;
+use crate::signature::keyless::Keyless;
 use crate::signature::store::Target;
 use std::path::{Path, PathBuf};
 
@@ -183,21 +183,18 @@ pub fn verify(
             .collect::<Result<Vec<_>, _>>()
             .map_err(setup)?
     };
-    let keyless: Option<(Signer, _)> = if keys.is_empty() {
-        Some((
-            trust::keyless(&req.identity).map_err(setup)?,
-            trust::trusted_root(req.trusted_root.as_ref()).map_err(setup)?,
-        ))
+    let keyless = if keys.is_empty() {
+        Some(Keyless {
+            signer: trust::keyless(&req.identity).map_err(setup)?,
+            root: trust::trusted_root(req.trusted_root.as_ref()).map_err(setup)?,
+            now: trust::now(),
+        })
     } else {
         None
     };
     let target = Target::resolve(&req.image, registry)?;
     let verifier = match &keyless {
-        Some((signer, root)) => Verifier::Keyless {
-            signer,
-            root,
-            now: trust::now(),
-        },
+        Some(k) => Verifier::Keyless(k),
         None => Verifier::Keys(&keys),
     };
     let found = attestation::verify(&target, verifier, wanted.as_deref())?;

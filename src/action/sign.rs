@@ -112,21 +112,61 @@ pub fn sign_options(flags: &SignKeys<'_>) -> Result<SignOptions, SetupError> {
     Ok(opts)
 }
 
+/// The keyless flags of `verify` as typed: the identity and issuer (exact or Go RE2) and the
+/// trusted root (sigstore.dev's, carried in olmpack, when none is given).
+pub use super::step::trust::Identity as KeylessIdentity;
+
+/// What `verify` is given to check with, as typed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VerifyFlags<'a> {
+    /// `--identity`: the image the signatures must name.
+    pub identity: Option<&'a str>,
+    /// registries.d folder naming the lookaside stores.
+    pub registries_d: Option<&'a std::path::Path>,
+    /// cosign public key files.
+    pub cosign_keys: &'a [std::path::PathBuf],
+    /// OpenPGP keyrings.
+    pub gpg_keyrings: &'a [std::path::PathBuf],
+    /// Keyless: the certificate identity and issuer flags.
+    pub keyless: Option<&'a KeylessIdentity>,
+    /// Keyless: `--trusted-root`.
+    pub trusted_root: Option<&'a std::path::PathBuf>,
+}
+
+impl VerifyFlags<'_> {
+    /// Whether a keyless verification was asked for (any identity flag or a trusted root).
+    pub fn keyless_asked(&self) -> bool {
+        self.keyless.is_some_and(KeylessIdentity::given) || self.trusted_root.is_some()
+    }
+}
+
 /// The verification options from the flags: every cosign public key and OpenPGP keyring read
-/// now, the lookaside stores from `registries_d`.
-pub fn verify_options(
-    identity: Option<&str>,
-    registries_d: Option<&std::path::Path>,
-    cosign_keys: &[std::path::PathBuf],
-    gpg_keyrings: &[std::path::PathBuf],
-) -> Result<VerifyOptions, SetupError> {
+/// now, the lookaside stores from `registries_d`, and for keyless the identity matchers and
+/// the trusted root (a key and keyless flags together are refused, as `verify-blob` refuses
+/// them: with a key, the certificate flags would look checked and not be).
+pub fn verify_options(flags: &VerifyFlags<'_>) -> Result<VerifyOptions, SetupError> {
     use crate::signature::keys;
     let mut opts = VerifyOptions {
-        identity: identity.map(str::to_string),
-        registries_d: RegistriesD::load(&RegistriesD::default_dir(registries_d))
+        identity: flags.identity.map(str::to_string),
+        registries_d: RegistriesD::load(&RegistriesD::default_dir(flags.registries_d))
             .map_err(SetupError::from_error)?,
         ..VerifyOptions::default()
     };
+    if flags.keyless_asked() {
+        if !flags.cosign_keys.is_empty() {
+            return Err(SetupError::Usage(
+                "give --key or --certificate-identity/--certificate-oidc-issuer (keyless), not both: with a key the certificate's identity and issuer are not checked".into(),
+            ));
+        }
+        let id = flags.keyless.cloned().unwrap_or_default();
+        let usage = |e: super::step::trust::TrustError| SetupError::Usage(e.0);
+        opts.keyless = Some(crate::signature::keyless::Keyless {
+            signer: super::step::trust::keyless(&id).map_err(usage)?,
+            root: super::step::trust::trusted_root(flags.trusted_root).map_err(usage)?,
+            now: super::step::trust::now(),
+        });
+    }
+    let (cosign_keys, gpg_keyrings) = (flags.cosign_keys, flags.gpg_keyrings);
     for k in cosign_keys {
         opts.cosign_keys.push(
             keys::parse_public_key(&read_key(k)?, &k.display().to_string())

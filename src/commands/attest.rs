@@ -110,12 +110,7 @@ pub fn run_verify_attestation(args: &VerifyAttestationCmd) -> Outcome {
     let req = action::VerifyRequest {
         image,
         keys: args.key.clone(),
-        identity: action::Identity {
-            identity: args.keyless.certificate_identity.clone(),
-            identity_regexp: args.keyless.certificate_identity_regexp.clone(),
-            issuer: args.keyless.certificate_oidc_issuer.clone(),
-            issuer_regexp: args.keyless.certificate_oidc_issuer_regexp.clone(),
-        },
+        identity: args.keyless.identity(),
         trusted_root: args.keyless.trusted_root.clone(),
         predicate_type: args.predicate_type.clone(),
     };

@@ -280,3 +280,15 @@ pub struct KeylessArgs {
     #[arg(long, value_name = "FILE")]
     pub trusted_root: Option<PathBuf>,
 }
+
+impl KeylessArgs {
+    /// The identity flags as the trust step reads them (one conversion for every door).
+    pub fn identity(&self) -> crate::action::sign::KeylessIdentity {
+        crate::action::sign::KeylessIdentity {
+            identity: self.certificate_identity.clone(),
+            identity_regexp: self.certificate_identity_regexp.clone(),
+            issuer: self.certificate_oidc_issuer.clone(),
+            issuer_regexp: self.certificate_oidc_issuer_regexp.clone(),
+        }
+    }
+}

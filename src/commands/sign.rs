@@ -2,7 +2,7 @@
 //! [`crate::action::sign`], the result printed. Exit codes of `verify`: 0 when a signature
 //! verifies (its payload printed), 1 when none does (why, for each one found), 2 for errors.
 
-use super::flags::ConnectionArgs;
+use super::flags::{ConnectionArgs, KeylessArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::Location;
 use crate::action::sign::types::Platform;
@@ -177,6 +177,12 @@ pub struct VerifyCmd {
     /// registries.d folder naming the lookaside stores.
     #[arg(long = "registries-d", value_name = "DIR")]
     pub registries_d: Option<PathBuf>,
+    /// Keyless (cosign signatures made with a Fulcio certificate, in the .sig tag or a
+    /// Sigstore bundle referrer): the identity and issuer the certificate must name, and the
+    /// trusted root. Checked offline: certificate chain, SCT, Rekor entry and its signed entry
+    /// timestamp (or inclusion proof and checkpoint). Not with --key.
+    #[command(flatten)]
+    pub keyless: KeylessArgs,
     /// Output format.
     #[arg(long, short = 'o', value_enum, default_value = "text")]
     pub output: OutputFormat,
@@ -187,17 +193,21 @@ pub struct VerifyCmd {
 
 /// Runs `olmpack verify`.
 pub fn run_verify(args: &VerifyCmd) -> Outcome {
-    if args.key.is_empty() && args.gpg_keyring.is_empty() {
+    let keyless = args.keyless.identity();
+    let flags = action::VerifyFlags {
+        identity: args.identity.as_deref(),
+        registries_d: args.registries_d.as_deref(),
+        cosign_keys: &args.key,
+        gpg_keyrings: &args.gpg_keyring,
+        keyless: Some(&keyless),
+        trusted_root: args.keyless.trusted_root.as_ref(),
+    };
+    if args.key.is_empty() && args.gpg_keyring.is_empty() && !flags.keyless_asked() {
         return Err(Failure::usage(
-            "nothing to verify with: give --key FILE (cosign public key) and/or --gpg-keyring FILE",
+            "nothing to verify with: give --key FILE (cosign public key), --certificate-identity and --certificate-oidc-issuer (keyless), and/or --gpg-keyring FILE",
         ));
     }
-    let opts = action::verify_options(
-        args.identity.as_deref(),
-        args.registries_d.as_deref(),
-        &args.key,
-        &args.gpg_keyring,
-    )?;
+    let opts = action::verify_options(&flags)?;
     let location = Location::parse(&args.image)?.require_image()?;
     let registry = args
         .connection
@@ -229,7 +239,25 @@ pub fn run_verify(args: &VerifyCmd) -> Outcome {
                 for (format, c) in &v.checked {
                     match &c.result {
                         Ok(p) => {
-                            outln!("verified ({format}) {}", c.source)?;
+                            let signer = &p["signer"];
+                            if *format == "keyless" {
+                                outln!(
+                                    "verified ({format}) {}: signed at {} by {} (issuer {}, Rekor log index {})",
+                                    c.source,
+                                    signer["signingTime"].as_str().unwrap_or_default(),
+                                    signer["identities"]
+                                        .as_array()
+                                        .into_iter()
+                                        .flatten()
+                                        .filter_map(|i| i.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", "),
+                                    signer["issuer"].as_str().unwrap_or_default(),
+                                    signer["logIndex"]
+                                )?;
+                            } else {
+                                outln!("verified ({format}) {}", c.source)?;
+                            }
                             outln!("{p}")?;
                         }
                         Err(r) => eprintln!("refused ({format}) {}: {r}", c.source),

@@ -81,6 +81,7 @@ mod signing_key_kinds;
 mod signing_keys;
 mod sigstore_tsa;
 mod sigstore_verify;
+mod sigstore_verify_image;
 mod sources;
 mod validate_image;
 mod validate_rules;

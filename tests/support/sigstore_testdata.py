@@ -18,7 +18,30 @@ a Rekor-like log (SET, Merkle tree, signed checkpoint), and one bundle per case:
                        the log entry names that certificate, not the key
 
 Usage: sigstore_testdata.py OUTDIR   (writes trusted_root.json, artifact.txt, other.txt,
-trust_config.json for sigstore-python, and the bundles).
+trust_config.json for sigstore-python, the bundles, and instance.json: the instance's private
+keys, so that the `image` command signs through the same instance).
+
+Keyless signatures of an image, pushed to the test registry (plain HTTP, loopback) beside it:
+
+  sigstore_testdata.py image OUTDIR HOST REPO DIGEST CASE [--identity REF] [--tag-digest D]
+
+CASE is one of
+  sig            a keyless cosign .sig layer (simple-signing payload; annotations: signature,
+                 certificate, chain, and the Rekor receipt: a SET over a hashedrekord body)
+  sig-expired    the same, logged after the certificate expired
+  sig-set-key    the same, its SET signed by another key than the log's
+  bundle-dsse    cosign 3's signature: a bundle v0.3 referrer holding a DSSE envelope over the
+                 in-toto statement https://sigstore.dev/cosign/sign/v1 (a dsse 0.0.1 entry)
+  bundle-msg     a bundle v0.3 referrer holding a message signature over the image digest (a
+                 hashedrekord 0.0.1 entry)
+  attest         an SLSA provenance v1 attestation: a bundle v0.3 referrer (DSSE, dsse 0.0.1 entry
+                 with inclusion proof, checkpoint and SET) announcing its predicate type
+  attest-intoto  the same, logged as an intoto 0.0.2 entry
+--identity names the repository the payload or statement claims (default HOST/REPO);
+--no-announce 1 leaves out the referrer's predicate-type annotations (an unannounced attestation);
+--tag-digest puts the signature beside another image (the .sig tag of D, or a referrer whose
+subject is D) while it still signs DIGEST. Bundles are also written to OUTDIR/CASE.sigstore.json
+(for sigstore-python).
 """
 
 import base64
@@ -176,6 +199,41 @@ def audit_path(leaves, i):
 ORIGIN = "rekor.olmpack.invalid - 1"
 
 
+def tlog_entry(rekor_key, body, integrated, *, tamper=None, other_key=None, origin=ORIGIN):
+    """A Rekor v1 entry of `body` as a bundle holds it: the SET, an inclusion proof in a small
+    tree and the checkpoint of that tree. `tamper`: "not-in-log" (the proof leads to a tree
+    holding another entry), "checkpoint-key" or "set-key" (signed by other_key)."""
+    log_id = hashlib.sha256(spki(rekor_key)).digest()
+    others = [hashlib.sha256(bytes([n])).digest() for n in range(4)]
+    index = 2
+    leaves = others[:index] + [leaf_hash(body)] + others[index:]
+    proof_leaves = leaves
+    if tamper == "not-in-log":
+        # The log's tree holds another entry where this one claims to be.
+        proof_leaves = others[:index] + [leaf_hash(b"another entry")] + others[index:]
+    root = tree_root(proof_leaves)
+    path = audit_path(proof_leaves, index)
+    note = f"{origin}\n{len(leaves)}\n{b64(root)}\n".encode()
+    signer = other_key if tamper == "checkpoint-key" else rekor_key
+    note_sig = log_id[:4] + sign(signer, note)
+    checkpoint = note.decode() + "\n\u2014 olmpack-test-rekor " + b64(note_sig) + "\n"
+    set_payload = canon({"body": b64(body), "integratedTime": integrated,
+                         "logID": log_id.hex(), "logIndex": 1000 + index})
+    set_signer = other_key if tamper == "set-key" else rekor_key
+    return {
+        "logIndex": str(1000 + index),
+        "logId": {"keyId": b64(log_id)},
+        "kindVersion": {"kind": json.loads(body)["kind"], "version": json.loads(body)["apiVersion"]},
+        "integratedTime": str(integrated),
+        "inclusionPromise": {"signedEntryTimestamp": b64(sign(set_signer, set_payload))},
+        "inclusionProof": {
+            "logIndex": str(index), "rootHash": b64(root), "treeSize": str(len(leaves)),
+            "hashes": [b64(h) for h in path], "checkpoint": {"envelope": checkpoint},
+        },
+        "canonicalizedBody": b64(body),
+    }
+
+
 def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=None, other_key=None,
                 origin=ORIGIN, logged_pem=None):
     """A message-signature bundle by leaf_key; leaf_cert None makes a key-signed bundle (a
@@ -195,41 +253,12 @@ def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=
                  "signature": {"content": b64(sig),
                                "publicKey": {"content": b64(logged_pem or default_pem)}}},
     })
-    log_id = hashlib.sha256(spki(rekor_key)).digest()
-    others = [hashlib.sha256(bytes([n])).digest() for n in range(4)]
-    index = 2
-    leaves = others[:index] + [leaf_hash(body)] + others[index:]
-    proof_leaves = leaves
-    if tamper == "not-in-log":
-        # The log's tree holds another entry where this one claims to be.
-        proof_leaves = others[:index] + [leaf_hash(b"another entry")] + others[index:]
-    root = tree_root(proof_leaves)
-    path = audit_path(proof_leaves, index)
-    note = f"{origin}\n{len(leaves)}\n{b64(root)}\n".encode()
-    signer = other_key if tamper == "checkpoint-key" else rekor_key
-    note_sig = log_id[:4] + sign(signer, note)
-    checkpoint = note.decode() + "\n\u2014 olmpack-test-rekor " + b64(note_sig) + "\n"
-    set_payload = canon({"body": b64(body), "integratedTime": integrated,
-                         "logID": log_id.hex(), "logIndex": 1000 + index})
+    entry = tlog_entry(rekor_key, body, integrated, tamper=tamper, other_key=other_key, origin=origin)
     material = ({"certificate": {"rawBytes": b64(cert_der)}} if cert_der is not None
                 else {"publicKey": {"hint": "olmpack-test"}})
     return {
         "mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
-        "verificationMaterial": {
-            **material,
-            "tlogEntries": [{
-                "logIndex": str(1000 + index),
-                "logId": {"keyId": b64(log_id)},
-                "kindVersion": {"kind": "hashedrekord", "version": "0.0.1"},
-                "integratedTime": str(integrated),
-                "inclusionPromise": {"signedEntryTimestamp": b64(sign(rekor_key, set_payload))},
-                "inclusionProof": {
-                    "logIndex": str(index), "rootHash": b64(root), "treeSize": str(len(leaves)),
-                    "hashes": [b64(h) for h in path], "checkpoint": {"envelope": checkpoint},
-                },
-                "canonicalizedBody": b64(body),
-            }],
-        },
+        "verificationMaterial": {**material, "tlogEntries": [entry]},
         "messageSignature": {
             "messageDigest": {"algorithm": "SHA2_256", "digest": b64(digest)},
             "signature": b64(sig),
@@ -237,7 +266,173 @@ def make_bundle(rekor_key, leaf_key, leaf_cert, artifact, integrated, *, tamper=
     }
 
 
+def save_instance(out, ca_key, ca_cert, ct_key, rekor_key, other_key):
+    """The instance's private keys, for later `image` runs (a throwaway test instance)."""
+    def pem(k):
+        return k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                               serialization.NoEncryption()).decode()
+    with open(os.path.join(out, "instance.json"), "w") as f:
+        json.dump({"ca_key": pem(ca_key),
+                   "ca_cert": ca_cert.public_bytes(serialization.Encoding.PEM).decode(),
+                   "ct_key": pem(ct_key), "rekor_key": pem(rekor_key),
+                   "other_key": pem(other_key)}, f)
+
+
+def load_instance(out):
+    with open(os.path.join(out, "instance.json")) as f:
+        inst = json.load(f)
+    key = lambda n: serialization.load_pem_private_key(inst[n].encode(), None)
+    return (key("ca_key"), x509.load_pem_x509_certificate(inst["ca_cert"].encode()),
+            key("ct_key"), key("rekor_key"), key("other_key"))
+
+
+def hashedrekord(digest, sig, cert_pem):
+    return canon({
+        "apiVersion": "0.0.1", "kind": "hashedrekord",
+        "spec": {"data": {"hash": {"algorithm": "sha256", "value": digest.hex()}},
+                 "signature": {"content": b64(sig), "publicKey": {"content": b64(cert_pem)}}},
+    })
+
+
+def dsse_entry_body(kind, envelope, statement, sig, cert_pem):
+    """The Rekor body of a DSSE envelope: `dsse` 0.0.1, or `intoto` 0.0.2 (which logs the
+    envelope with the signature base64-encoded twice, and the certificate PEM base64)."""
+    if kind == "dsse":
+        return canon({
+            "apiVersion": "0.0.1", "kind": "dsse",
+            "spec": {"envelopeHash": {"algorithm": "sha256",
+                                      "value": hashlib.sha256(canon(envelope)).hexdigest()},
+                     "payloadHash": {"algorithm": "sha256",
+                                     "value": hashlib.sha256(statement).hexdigest()},
+                     "signatures": [{"signature": b64(sig), "verifier": b64(cert_pem)}]},
+        })
+    return canon({
+        "apiVersion": "0.0.2", "kind": "intoto",
+        "spec": {"content": {
+            "envelope": {"payloadType": envelope["payloadType"],
+                         "signatures": [{"sig": b64(b64(sig).encode()), "publicKey": b64(cert_pem)}]},
+            "hash": {"algorithm": "sha256", "value": hashlib.sha256(canon(envelope)).hexdigest()},
+            "payloadHash": {"algorithm": "sha256", "value": hashlib.sha256(statement).hexdigest()},
+        }},
+    })
+
+
+SIGN_PREDICATE = "https://sigstore.dev/cosign/sign/v1"
+SLSA = "https://slsa.dev/provenance/v1"
+
+
+def image(args):
+    """Signs the image DIGEST keyless through the saved instance and pushes the CASE."""
+    from cryptography.hazmat.primitives.asymmetric import utils
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cosign_interop as ci
+
+    out, host, repo, digest, case = args[:5]
+    opts = dict(zip(args[5::2], args[6::2]))
+    identity = opts.get("--identity", f"{host}/{repo}")
+    beside = opts.get("--tag-digest", digest)
+    ca_key, ca_cert, ct_key, rekor_key, other_key = load_instance(out)
+    nb = NOW - datetime.timedelta(hours=2)
+    leaf_key, leaf = make_leaf(ca_key, ca_cert, ct_key, nb, datetime.timedelta(minutes=10))
+    leaf_pem = leaf.public_bytes(serialization.Encoding.PEM)
+    integrated = int(nb.timestamp()) + (3600 if case == "sig-expired" else 60)
+    log_id = hashlib.sha256(spki(rekor_key)).digest()
+
+    if case.startswith("sig"):
+        payload = ci.cosign_payload(identity, digest)
+        sig = sign(leaf_key, payload)
+        body = hashedrekord(hashlib.sha256(payload).digest(), sig, leaf_pem)
+        set_payload = canon({"body": b64(body), "integratedTime": integrated,
+                             "logID": log_id.hex(), "logIndex": 1002})
+        set_key = other_key if case == "sig-set-key" else rekor_key
+        receipt = {"SignedEntryTimestamp": b64(sign(set_key, set_payload)),
+                   "Payload": {"body": b64(body), "integratedTime": integrated,
+                               "logIndex": 1002, "logID": log_id.hex()}}
+        layer = ci.put_blob(host, repo, payload)
+        layer.update({"mediaType": ci.PAYLOAD_MT, "annotations": {
+            ci.SIG_ANN: b64(sig),
+            "dev.sigstore.cosign/certificate": leaf_pem.decode(),
+            "dev.sigstore.cosign/chain": ca_cert.public_bytes(serialization.Encoding.PEM).decode(),
+            "dev.sigstore.cosign/bundle": json.dumps(receipt, separators=(",", ":")),
+        }})
+        cfg = json.dumps({"architecture": "", "os": "", "config": {},
+                          "rootfs": {"type": "layers", "diff_ids": [layer["digest"]]}}).encode()
+        c = ci.put_blob(host, repo, cfg)
+        c["mediaType"] = "application/vnd.oci.image.config.v1+json"
+        ci.put_manifest(host, repo, beside.replace(":", "-") + ".sig",
+                        {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                         "config": c, "layers": [layer]})
+        return
+
+    raw_digest = bytes.fromhex(digest.split(":", 1)[1])
+    material = {"certificate": {"rawBytes": b64(leaf.public_bytes(serialization.Encoding.DER))}}
+    annotations = {}
+    if case == "bundle-msg":
+        sig = leaf_key.sign(raw_digest, ec.ECDSA(utils.Prehashed(hashes.SHA256())))
+        body = hashedrekord(raw_digest, sig, leaf_pem)
+        content = {"messageSignature": {
+            "messageDigest": {"algorithm": "SHA2_256", "digest": b64(raw_digest)},
+            "signature": b64(sig)}}
+    else:
+        ptype = SIGN_PREDICATE if case == "bundle-dsse" else SLSA
+        predicate = {} if case == "bundle-dsse" else {
+            "buildDefinition": {"buildType": "urn:olmpack:test", "externalParameters": {}},
+            "runDetails": {"builder": {"id": "urn:olmpack:test-builder"}}}
+        statement = json.dumps({"_type": "https://in-toto.io/Statement/v1",
+                                "subject": [{"name": identity,
+                                             "digest": {"sha256": raw_digest.hex()}}],
+                                "predicateType": ptype, "predicate": predicate}).encode()
+        ptype_env = "application/vnd.in-toto+json"
+        sig = sign(leaf_key, ci.pae(ptype_env, statement))
+        envelope = {"payload": b64(statement), "payloadType": ptype_env,
+                    "signatures": [{"sig": b64(sig)}]}
+        kind = "intoto" if case == "attest-intoto" else "dsse"
+        body = dsse_entry_body(kind, envelope, statement, sig, leaf_pem)
+        content = {"dsseEnvelope": envelope}
+        if "--no-announce" not in opts:
+            annotations = {"dev.sigstore.bundle.content": "dsse-envelope",
+                           "dev.sigstore.bundle.predicateType": ptype}
+    entry = tlog_entry(rekor_key, body, integrated)
+    bundle = {"mediaType": ci.BUNDLE_MT,
+              "verificationMaterial": {**material, "tlogEntries": [entry]}, **content}
+    data = json.dumps(bundle, indent=1).encode()
+    with open(os.path.join(out, case + ".sigstore.json"), "wb") as f:
+        f.write(data)
+    push_referrer(ci, host, repo, beside, data, annotations)
+
+
+def push_referrer(ci, host, repo, subject, data, annotations):
+    """A bundle referrer of `subject` (OCI 1.1 artifact manifest), listed in the referrers tag
+    `sha256-<hex>` (merged with what it lists), as on a registry without the referrers API."""
+    layer = ci.put_blob(host, repo, data)
+    layer["mediaType"] = ci.BUNDLE_MT
+    empty = ci.put_blob(host, repo, b"{}")
+    empty["mediaType"] = "application/vnd.oci.empty.v1+json"
+    st, subj = ci.get_manifest(host, repo, subject)
+    assert st == 200, (subject, st)
+    m = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+         "artifactType": ci.BUNDLE_MT, "config": empty, "layers": [layer],
+         "subject": {"mediaType": "application/vnd.oci.image.manifest.v1+json",
+                     "digest": subject, "size": len(subj)}}
+    if annotations:
+        m["annotations"] = annotations
+    mdigest, msize = ci.put_manifest(host, repo, "bundle-" + ci.sha(json.dumps(m).encode())[7:19], m)
+    entry = {"mediaType": "application/vnd.oci.image.manifest.v1+json",
+             "digest": mdigest, "size": msize, "artifactType": ci.BUNDLE_MT}
+    if annotations:
+        entry["annotations"] = annotations
+    st, old = ci.get_manifest(host, repo, subject.replace(":", "-"))
+    manifests = json.loads(old)["manifests"] if st == 200 else []
+    manifests.append(entry)
+    ci.put_manifest(host, repo, subject.replace(":", "-"),
+                    {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                     "manifests": manifests}, "application/vnd.oci.image.index.v1+json")
+
+
 def main():
+    if sys.argv[1] == "image":
+        image(sys.argv[2:])
+        return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     ca_key, ca_cert = make_ca()
@@ -245,6 +440,7 @@ def main():
     rekor_key = ec.generate_private_key(ec.SECP256R1())
     other_key = ec.generate_private_key(ec.SECP256R1())
     LAST.update(ca_key=ca_key, ca_cert=ca_cert, ct_key=ct_key, rekor_key=rekor_key)
+    save_instance(out, ca_key, ca_cert, ct_key, rekor_key, other_key)
     start = rfc3339(NOW - datetime.timedelta(days=365))
     root = {
         "mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",

@@ -20,8 +20,7 @@
 use super::cosign::{self, SIGN_PREDICATE_TYPE};
 use super::keys::PrivateKey;
 use super::lookaside::MAX_SIGNATURES;
-use super::public_key::PublicKey;
-use super::sigstore::{self, Artifact, Refusal, Signer, bundle::Bundle, trust::TrustedRoot};
+use super::sigstore::{self, Refusal};
 use super::store::{Target, descriptor_of};
 use super::{Rejection, SignatureError};
 use base64::Engine as _;
@@ -181,22 +180,8 @@ pub struct Found {
     pub result: Result<serde_json::Value, AttestationRefusal>,
 }
 
-/// What vouches for an attestation's signer.
-#[derive(Debug, Clone, Copy)]
-pub enum Verifier<'a> {
-    /// Any of these public keys.
-    Keys(&'a [PublicKey]),
-    /// A Fulcio certificate for an identity, with its Rekor entry, against a trusted root, at
-    /// the wall-clock time `now` (Unix seconds).
-    Keyless {
-        /// The identity and issuer to match (a [`Signer::Keyless`]).
-        signer: &'a Signer,
-        /// The trusted root.
-        root: &'a TrustedRoot,
-        /// Now, for the log's time checks.
-        now: i64,
-    },
-}
+/// What vouches for an attestation's signer: keys, or keyless (the same as for signatures).
+pub use super::cosign::Verifier;
 
 /// Every attestation of `target` (its bundle referrers announcing a predicate type other than
 /// cosign's signing one, and the layers of its `.att` tag), each verified with `verifier` and
@@ -277,15 +262,8 @@ fn check_bundle(
 ) -> Result<serde_json::Value, AttestationRefusal> {
     match verifier {
         Verifier::Keys(keys) => cosign::check_bundle(body, digest, keys).map_err(from_rejection),
-        Verifier::Keyless { signer, root, now } => {
-            let bundle = Bundle::from_json(body)
-                .map_err(|e| AttestationRefusal::Malformed(format!("bundle: {e}")))?;
-            let artifact = Artifact {
-                sha256: digest_bytes(digest).ok_or_else(|| {
-                    AttestationRefusal::Malformed(format!("{digest} is not a sha256 digest"))
-                })?,
-            };
-            let verified = sigstore::verify(&bundle, &artifact, signer, root, now)
+        Verifier::Keyless(k) => {
+            let verified = super::keyless::check_image_bundle(body, digest, k)
                 .map_err(AttestationRefusal::Keyless)?;
             verified.statement.ok_or_else(|| {
                 AttestationRefusal::Malformed(
@@ -371,19 +349,6 @@ fn check_statement(
     Ok(statement)
 }
 
-/// The 32 bytes of a `sha256:<hex>` digest.
-fn digest_bytes(digest: &str) -> Option<[u8; 32]> {
-    let hex = digest.strip_prefix("sha256:")?;
-    if hex.len() != 64 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,7 +374,5 @@ mod tests {
             check_statement(st, Some(SLSA_PROVENANCE_V1), None),
             Err(AttestationRefusal::Announced { .. })
         ));
-        assert!(digest_bytes(&format!("sha256:{}", "ab".repeat(32))).is_some());
-        assert!(digest_bytes("sha256:zz").is_none());
     }
 }

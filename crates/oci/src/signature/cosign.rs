@@ -258,12 +258,34 @@ pub fn repository_of(reference: &str) -> String {
         .unwrap_or_else(|_| reference.to_string())
 }
 
+/// What vouches for a signer: keys the user gives, or keyless (a Fulcio certificate for an
+/// identity, logged in Rekor, checked against a trusted root). One walk over an image's
+/// signatures serves both, so they find and refuse the same things.
+#[derive(Debug, Clone, Copy)]
+pub enum Verifier<'a> {
+    /// Any of these public keys.
+    Keys(&'a [PublicKey]),
+    /// The identity, issuer and trusted root of a keyless verification.
+    Keyless(&'a Keyless),
+}
+
 /// Verifies every cosign signature of `target` (the `.sig` tag, then Sigstore bundle
 /// referrers) against `keys`, and the identity each claims against `expected` (a payload's
 /// `docker-reference`, a bundle statement's subject name).
 pub fn verify(
     target: &Target,
     keys: &[PublicKey],
+    expected: &Expected<'_>,
+) -> Result<Vec<Checked>, SignatureError> {
+    verify_with(target, Verifier::Keys(keys), expected)
+}
+
+/// [`verify`] with keys or keyless: a keyless `.sig` layer is read as the Sigstore bundle it
+/// amounts to and a bundle referrer as it is, both through [`super::sigstore::verify`]; what
+/// the payload or statement claims is checked as for keys.
+pub fn verify_with(
+    target: &Target,
+    verifier: Verifier<'_>,
     expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
@@ -292,20 +314,20 @@ pub fn verify(
                 }
                 for (i, layer) in layers.iter().enumerate() {
                     let source = format!("{where_} layer {}", i + 1);
-                    let result = check_layer(target, layer, keys, expected);
+                    let result = check_layer(target, layer, verifier, expected);
                     out.push(Checked { source, result });
                 }
             }
         }
     }
-    out.extend(verify_bundles(target, keys, expected)?);
+    out.extend(verify_bundles(target, verifier, expected)?);
     Ok(out)
 }
 
 fn check_layer(
     target: &Target,
     layer: &serde_json::Value,
-    keys: &[PublicKey],
+    verifier: Verifier<'_>,
     expected: &Expected<'_>,
 ) -> Result<serde_json::Value, Rejection> {
     let mt = layer["mediaType"].as_str().unwrap_or_default();
@@ -322,7 +344,22 @@ fn check_layer(
     let body = target
         .blob(&desc)
         .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
-    check_signed_payload(keys, &body, sig, &target.digest, expected)
+    match verifier {
+        Verifier::Keys(keys) => check_signed_payload(keys, &body, sig, &target.digest, expected),
+        Verifier::Keyless(k) => {
+            let empty = serde_json::Map::new();
+            let annotations = layer["annotations"].as_object().unwrap_or(&empty);
+            let v = keyless::check_layer(&body, sig, annotations, k).map_err(Rejection::Keyless)?;
+            let payload = check_payload(&body, &target.digest, expected)?;
+            Ok(keyless_result(payload, &v))
+        }
+    }
+}
+
+/// A keyless signature's verified payload (or statement) with who signed it and when, as
+/// `verify` prints it: the certificate's identities and issuer, the log's time and index.
+fn keyless_result(payload: serde_json::Value, v: &Verified) -> serde_json::Value {
+    serde_json::json!({"payload": payload, "signer": keyless::signer_json(v)})
 }
 
 /// Checks one cosign signature: `sig_b64` (the annotation) must be a signature of `body` by
@@ -343,6 +380,8 @@ fn base_name(target: &Target) -> String {
     target.base_name()
 }
 
+use super::keyless::{self, Keyless};
+use super::sigstore::Verified;
 use super::sigstore::bundle::{Bundle, MessageSignature};
 use super::sigstore::pae;
 
@@ -429,7 +468,7 @@ pub(crate) fn announces_attestation(m: &serde_json::Value) -> bool {
 /// Finds the Sigstore bundle referrers of `target` and verifies each.
 fn verify_bundles(
     target: &Target,
-    keys: &[PublicKey],
+    verifier: Verifier<'_>,
     expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
@@ -440,15 +479,53 @@ fn verify_bundles(
         let source = format!("{} referrer {}", base_name(target), d.digest);
         let result = (|| {
             let body = bundle_layer(target, &m)?;
-            let manifest = || target.manifest_by_digest(&target.digest).ok();
-            let statement = check_bundle_for_image(&body, &target.digest, manifest, keys)?;
+            let (statement, signer) = match verifier {
+                Verifier::Keys(keys) => {
+                    let manifest = || target.manifest_by_digest(&target.digest).ok();
+                    (
+                        check_bundle_for_image(&body, &target.digest, manifest, keys)?,
+                        None,
+                    )
+                }
+                Verifier::Keyless(k) => {
+                    let v = keyless::check_image_bundle(&body, &target.digest, k)
+                        .map_err(Rejection::Keyless)?;
+                    let st = v.statement.clone().unwrap_or_else(
+                        || serde_json::json!({"messageSignature": {"digest": target.digest}}),
+                    );
+                    (st, Some(v))
+                }
+            };
+            signing_statement(&statement)?;
             let claimed = super::identity::claimed(&statement, &target.digest);
             super::identity::check(expected.rule, claimed.as_deref(), expected.accept_unnamed)?;
-            Ok(statement)
+            Ok(match signer {
+                Some(v) => keyless_result(statement, &v),
+                None => statement,
+            })
         })();
         out.push(Checked { source, result });
     }
     Ok(out)
+}
+
+/// A bundle's in-toto statement counts as a signature only when it is cosign's signing
+/// statement: an attestation (provenance, an SBOM) signed by the same identity says something
+/// else about the image, and a referrer that does not announce its type must not pass for a
+/// signature (`verify-attestation` checks those).
+fn signing_statement(statement: &serde_json::Value) -> Result<(), Rejection> {
+    if statement.get("messageSignature").is_some() {
+        return Ok(());
+    }
+    match statement["predicateType"].as_str() {
+        Some(SIGN_PREDICATE_TYPE) => Ok(()),
+        Some(other) => Err(Rejection::Malformed(format!(
+            "the bundle's statement is an attestation of type {other:?}, not cosign's signing statement ({SIGN_PREDICATE_TYPE}); check it with verify-attestation"
+        ))),
+        None => Err(Rejection::Malformed(
+            "the bundle's statement has no predicateType; cosign signs images with its signing statement".into(),
+        )),
+    }
 }
 
 /// Verifies one Sigstore bundle (v0.3 JSON) for the image `digest` with `keys`.

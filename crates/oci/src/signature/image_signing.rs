@@ -55,6 +55,8 @@ pub struct VerifyOptions {
     pub identity: Option<String>,
     /// `registries.d`, for where simple signatures are read from.
     pub registries_d: RegistriesD,
+    /// Keyless: the identity and issuer a Fulcio certificate must name, and the trusted root.
+    pub keyless: Option<super::keyless::Keyless>,
 }
 
 /// One signature written.
@@ -231,17 +233,23 @@ pub fn verify_target(
         (None, Some(r)) => Some(default_identity(r)),
         (None, None) => None,
     };
+    // cosign names the repository alone; a signature that names none passes, as in cosign.
+    let cosign_rule = image
+        .clone()
+        .map_or(IdentityRule::Any, IdentityRule::MatchRepository);
+    let cosign_expected = cosign::Expected {
+        rule: &cosign_rule,
+        accept_unnamed: true,
+    };
     if !opts.cosign_keys.is_empty() {
-        // cosign names the repository alone; a signature that names none passes, as in cosign.
-        let rule = image
-            .clone()
-            .map_or(IdentityRule::Any, IdentityRule::MatchRepository);
-        let expected = cosign::Expected {
-            rule: &rule,
-            accept_unnamed: true,
-        };
-        for c in cosign::verify(target, &opts.cosign_keys, &expected)? {
+        for c in cosign::verify(target, &opts.cosign_keys, &cosign_expected)? {
             checked.push(("cosign", c));
+        }
+    }
+    // Keyless: the same places and the same claims, the signer vouched for by its certificate.
+    if let Some(k) = &opts.keyless {
+        for c in cosign::verify_with(target, cosign::Verifier::Keyless(k), &cosign_expected)? {
+            checked.push(("keyless", c));
         }
     }
     if let Some(ring) = &opts.keyring {

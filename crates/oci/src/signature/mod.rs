@@ -9,6 +9,8 @@
 //!   an OCI 1.1 referrer, or the referrers tag fallback), and attaching in-toto statements;
 //! - [`attestation`]: in-toto attestations attached (a bundle referrer, cosign 2's `.att` tag)
 //!   and verified with a key or keyless, failing closed;
+//! - [`keyless`]: an image's keyless signatures (a `.sig` layer with a Fulcio certificate and
+//!   a Rekor receipt, or a bundle referrer), through the one Sigstore verifier;
 //! - [`identity`]: which image a signature may stand for (`signedIdentity`, as containers/image
 //!   matches it);
 //! - [`simple`]: containers' "simple signing" (an OpenPGP signed message whose literal data is
@@ -27,6 +29,7 @@ pub mod cosign;
 pub mod error;
 pub mod identity;
 pub mod image_signing;
+pub mod keyless;
 pub mod keys;
 pub mod lookaside;
 pub mod payload;
@@ -64,6 +67,9 @@ pub enum Rejection {
     },
     /// The signature or its payload cannot be read as the format requires.
     Malformed(String),
+    /// A keyless signature refused by the Sigstore verifier, which names the check (the
+    /// certificate's identity, issuer or validity, the SCT, the log entry, its SET, ...).
+    Keyless(sigstore::Refusal),
 }
 
 impl std::fmt::Display for Rejection {
@@ -81,6 +87,7 @@ impl std::fmt::Display for Rejection {
                 identity::explain(expected, found)
             ),
             Rejection::Malformed(why) => write!(f, "malformed: {why}"),
+            Rejection::Keyless(r) => write!(f, "{r}"),
         }
     }
 }
