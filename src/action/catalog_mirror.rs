@@ -17,6 +17,7 @@
 //! 4. The results ([`crate::mirror::results`]) or the archive's plan
 //!    ([`crate::mirror::archive`]), written last and only with what the target holds.
 
+pub use super::step::carry::{CarryOptions, SignaturesMode};
 use crate::action::step::filter::FilterOptions;
 use crate::action::step::policy::{PolicyCheckError, PolicyGate};
 use crate::image::Platform;
@@ -90,11 +91,10 @@ pub struct MirrorOptions {
     pub target: RegistryOptions,
     /// `--platform`s: an index is narrowed (rewritten) to these.
     pub platforms: Option<Vec<Platform>>,
-    /// Copy signatures, attestations and referrers along (default yes).
-    pub signatures: bool,
-    /// Fail each image copied with nothing attached at the source (`--signatures require`):
-    /// its target is not written into the cluster files.
-    pub require_signatures: bool,
+    /// What happens to each image's signatures, attestations, referrers and lookaside simple
+    /// signatures (`--signatures`, default copy; the carry step, [`super::step::carry`]). An
+    /// image `require` refuses is not copied and stays out of the cluster files.
+    pub carry: CarryOptions,
     /// Images copied at once.
     pub jobs: usize,
     /// `--max-components`.
@@ -134,14 +134,25 @@ pub struct MirrorOptions {
     pub install_sketches: Option<PathBuf>,
 }
 
+impl MirrorOptions {
+    /// Whether what is attached is copied along (`--signatures copy` or `require`).
+    pub fn signatures(&self) -> bool {
+        self.carry.mode != SignaturesMode::Drop
+    }
+
+    /// Whether `--signatures require` was asked.
+    pub fn require_signatures(&self) -> bool {
+        self.carry.mode == SignaturesMode::Require
+    }
+}
+
 impl Default for MirrorOptions {
     fn default() -> Self {
         MirrorOptions {
             source: RegistryOptions::default(),
             target: RegistryOptions::default(),
             platforms: None,
-            signatures: true,
-            require_signatures: false,
+            carry: CarryOptions::default(),
             jobs: default_jobs(),
             max_components: None,
             dry_run: false,
@@ -396,7 +407,7 @@ pub fn run(
         });
     }
     let settings = RunSettings {
-        signatures: opts.signatures,
+        signatures: opts.signatures(),
         platforms: opts
             .platforms
             .iter()
@@ -538,7 +549,7 @@ fn copy_options(target: &MirrorTarget, opts: &MirrorOptions) -> CopyOptions {
         source: opts.source.clone(),
         target: opts.target.clone(),
         platforms: opts.platforms.clone(),
-        with_signatures: opts.signatures,
+        with_signatures: opts.signatures(),
         push: PushOptions {
             progress: Progress::Silent,
             // Shared by every copy of the run: a layer common to many images is uploaded
@@ -547,7 +558,7 @@ fn copy_options(target: &MirrorTarget, opts: &MirrorOptions) -> CopyOptions {
             ..PushOptions::default()
         },
         attached_lookup: opts
-            .signatures
+            .signatures()
             .then(crate::transport::copy::AttachedLookup::default),
     }
 }

@@ -11,9 +11,11 @@ use crate::registry::RegistryError;
 use crate::registry::RetryPolicy;
 use crate::registry::auth::{self, AuthOptions};
 use crate::registry::client::ClientOptions;
-use crate::transport::{CopyReport, Target, TransportError};
+use crate::transport::{Target, TransportError};
 use std::path::PathBuf;
 
+/// How signatures are carried (`--signatures`), and what came of it: the carry step's.
+pub use super::step::carry::{CarryError, CarryOptions, Carrying, Check, SignaturesMode};
 /// The options the command fills: the copy's, and each end's registry options.
 pub use crate::transport::{CopyOptions, RegistryOptions};
 
@@ -87,7 +89,8 @@ pub enum CopyError {
         #[source]
         source: Box<TransportError>,
     },
-    /// The copy itself failed.
+    /// The copy itself failed, or `--signatures require` refused it before anything was
+    /// written ([`CopyError::refused`]).
     #[error("cannot copy {source_name} to {target}")]
     Copy {
         /// The source as typed.
@@ -96,25 +99,54 @@ pub enum CopyError {
         target: String,
         /// Why (boxed: the error travels up through every layer, the report does not).
         #[source]
-        source: Box<TransportError>,
+        source: Box<CarryError>,
     },
 }
 
-/// Copies a classified source to `target` (see [`crate::transport::copy`]): one pinned to the digest a signature policy verified
-/// ([`Location::pinned`]) is copied at that digest.
+impl CopyError {
+    /// Whether `--signatures require` refused the image (a check that failed, exit 1), rather
+    /// than the copy failing to run.
+    pub fn refused(&self) -> bool {
+        matches!(
+            self,
+            CopyError::Copy { source, .. }
+                if matches!(**source, CarryError::NothingAttached { .. } | CarryError::NotVerified { .. })
+        )
+    }
+}
+
+/// Copies a classified source to `target` with what is attached to it as `carry` says (the
+/// carry step, [`super::step::carry`], which `catalog mirror` runs for each image too): one
+/// pinned to the digest a signature policy verified ([`Location::pinned`]) is copied at that
+/// digest. `identity` is the name its signatures carry (the source as typed).
 pub fn copy_from(
     location: &Location,
+    identity: &str,
     target: &str,
     opts: &CopyOptions,
-) -> Result<CopyReport, CopyError> {
+    carry: &CarryOptions,
+) -> Result<Carrying, CopyError> {
     let source = location.as_str();
     let dest: Target = target.parse().map_err(|e| CopyError::Target {
         typed: target.to_string(),
         source: Box::new(e),
     })?;
-    crate::transport::copy(location, &dest, opts).map_err(|e| CopyError::Copy {
+    let image = super::step::carry::Image {
+        read_from: location,
+        identity,
+        built_here: false,
+    };
+    super::step::carry::copy(image, &dest, opts, carry).map_err(|e| CopyError::Copy {
         source_name: source.to_string(),
         target: target.to_string(),
         source: Box::new(e),
     })
+}
+
+/// The `registries.d` folder `dir` (`--registries-d`), whose lookaside stores the carry step
+/// copies simple signatures between.
+pub fn load_registries_d(
+    dir: &std::path::Path,
+) -> Result<crate::signature::lookaside::RegistriesD, crate::signature::SignatureError> {
+    crate::signature::lookaside::RegistriesD::load(dir)
 }

@@ -2,9 +2,10 @@
 //! on stdout (so `d=$(olmpack copy …)` composes, as crane's digest output does) and what
 //! happened on stderr.
 
+use super::flags::{CarryArgs, SignaturesMode};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::Location;
-use crate::action::copy::{self, CopyError, CopyOptions, RegistryOptions};
+use crate::action::copy::{self, Check, CopyError, CopyOptions, RegistryOptions};
 use std::path::PathBuf;
 
 /// Arguments of `olmpack copy`.
@@ -22,10 +23,18 @@ pub struct Args {
     /// entries, and so gets a new digest.
     #[arg(long, value_name = "OS/ARCH[/VARIANT]")]
     pub platform: Vec<String>,
-    /// Also copy the signatures, attestations and SBOMs attached to every copied manifest
-    /// (cosign's sha256-<hex>.sig/.att/.sbom tags and OCI referrers).
-    #[arg(long)]
+    /// What to do with what is attached to the image and each image of an index (cosign's
+    /// sha256-HEX.sig/.att/.sbom tags, OCI referrers such as Sigstore bundles, attestations
+    /// and SBOMs, and with --registries-d the lookaside simple signatures): drop it (default),
+    /// copy it along, or require a signature (checked before anything is copied).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub signatures: Option<SignaturesMode>,
+    /// The older spelling of --signatures copy.
+    #[arg(long, hide = true, conflicts_with = "signatures")]
     pub with_signatures: bool,
+    /// Keys and stores for carrying signatures.
+    #[command(flatten)]
+    pub carry: CarryArgs,
     /// Auth file (docker config.json or containers auth.json) for the source registry.
     #[arg(long, value_name = "FILE")]
     pub src_authfile: Option<PathBuf>,
@@ -71,6 +80,7 @@ impl std::fmt::Debug for Args {
             .field("source", &self.source)
             .field("target", &self.target)
             .field("platform", &self.platform)
+            .field("signatures", &self.signatures)
             .field("with_signatures", &self.with_signatures)
             .finish_non_exhaustive()
     }
@@ -112,9 +122,14 @@ pub fn run(args: &Args) -> Outcome {
             args.retries,
         )?,
         platforms,
-        with_signatures: args.with_signatures,
         ..CopyOptions::default()
     };
+    let mode = match (args.signatures, args.with_signatures) {
+        (Some(mode), _) => mode,
+        (None, true) => SignaturesMode::Copy,
+        (None, false) => SignaturesMode::Drop,
+    };
+    let carry = args.carry.options(mode)?;
     if let Some(secs) = args.timeout {
         opts.source.client.timeout = std::time::Duration::from_secs(secs);
         opts.target.client.timeout = std::time::Duration::from_secs(secs);
@@ -128,7 +143,17 @@ pub fn run(args: &Args) -> Outcome {
         })?;
     // Copied at the digest the policy verified (when one did).
     let source = args.policy.check(&source, &opts.source)?;
-    let report = copy::copy_from(&source, &args.target, &opts)?;
+    let done = match copy::copy_from(&source, &args.source, &args.target, &opts, &carry) {
+        Ok(done) => done,
+        Err(e) if e.refused() => {
+            return Err(Failure::with_code(
+                super::EXIT_FINDINGS,
+                super::error_chain(&e),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let report = &done.report;
     if let Some(from) = &report.narrowed_from {
         eprintln!(
             "the index was narrowed to {}: it is a new index (the source index is {from})",
@@ -140,6 +165,12 @@ pub fn run(args: &Args) -> Outcome {
             Some(tag) => eprintln!("copied {tag} ({}) attached to {}", a.digest, a.subject),
             None => eprintln!("copied referrer {} of {}", a.digest, a.subject),
         }
+    }
+    if mode != SignaturesMode::Drop {
+        eprintln!("carried for {}: {}", args.source, done.carried);
+    }
+    if done.check != Check::NotAsked {
+        eprintln!("--signatures require: {}", done.check);
     }
     eprintln!("copied {} to {}", args.source, report.target);
     outln!("{}", report.digest)?;

@@ -292,3 +292,92 @@ impl KeylessArgs {
         }
     }
 }
+
+/// `--signatures`: what happens to what is attached to each image copied (`copy`, `catalog
+/// mirror`): one enum, so the two commands mean the same by each word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SignaturesMode {
+    /// Copy it along when there is some.
+    Copy,
+    /// Leave it behind.
+    Drop,
+    /// Refuse an image without a signature before copying it (verified with --verify-key,
+    /// --verify-gpg-keyring or a signature-checking --policy; else only its presence is
+    /// checked), then copy it with what is attached.
+    Require,
+}
+
+impl From<SignaturesMode> for crate::action::copy::SignaturesMode {
+    fn from(m: SignaturesMode) -> Self {
+        use crate::action::copy::SignaturesMode as M;
+        match m {
+            SignaturesMode::Copy => M::Copy,
+            SignaturesMode::Drop => M::Drop,
+            SignaturesMode::Require => M::Require,
+        }
+    }
+}
+
+/// The flags of carrying signatures that `copy` and `catalog mirror` share besides
+/// `--signatures`: what `require` verifies with (named as `olmpack verify` names its keys,
+/// with `verify-` in front: these commands sign nothing, but `--key` would read as one), and
+/// the registries.d folder naming the lookaside stores of simple signatures.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CarryArgs {
+    /// cosign public key (PEM) that --signatures require verifies each image's signatures
+    /// with (repeatable; as olmpack verify --key): an image with no signature verifying is
+    /// refused before anything is copied.
+    #[arg(long, value_name = "FILE")]
+    pub verify_key: Vec<PathBuf>,
+    /// OpenPGP keyring that --signatures require verifies simple signatures with
+    /// (repeatable; as olmpack verify --gpg-keyring).
+    #[arg(long, value_name = "FILE")]
+    pub verify_gpg_keyring: Vec<PathBuf>,
+    /// registries.d folder naming the lookaside stores: simple signatures (signature-N) of
+    /// each image are copied from the source's lookaside to the target's lookaside-staging
+    /// (else lookaside), which must be a file:// folder. Without it no lookaside store is
+    /// read or written.
+    #[arg(long = "registries-d", value_name = "DIR")]
+    pub registries_d: Option<PathBuf>,
+}
+
+impl CarryArgs {
+    /// The carry options for `mode`: the keys read now (a mistyped file is named before
+    /// anything is copied), the registries.d folder read when given.
+    pub fn options(
+        &self,
+        mode: SignaturesMode,
+    ) -> Result<crate::action::copy::CarryOptions, Failure> {
+        let verifying = !self.verify_key.is_empty() || !self.verify_gpg_keyring.is_empty();
+        if verifying && mode != SignaturesMode::Require {
+            return Err(Failure::usage(
+                "--verify-key and --verify-gpg-keyring are what --signatures require verifies with; add --signatures require",
+            ));
+        }
+        let verify = if verifying {
+            Some(crate::action::sign::verify_options(
+                None,
+                self.registries_d.as_deref(),
+                &self.verify_key,
+                &self.verify_gpg_keyring,
+            )?)
+        } else {
+            None
+        };
+        let lookaside = match &self.registries_d {
+            Some(dir) if !dir.is_dir() => {
+                return Err(Failure::usage(format!(
+                    "--registries-d {}: no such folder",
+                    dir.display()
+                )));
+            }
+            Some(dir) => Some(crate::action::copy::load_registries_d(dir)?),
+            None => None,
+        };
+        Ok(crate::action::copy::CarryOptions {
+            mode: mode.into(),
+            lookaside,
+            verify,
+        })
+    }
+}

@@ -310,6 +310,8 @@ mod tests {
             blobs_skipped: 0,
             bytes_copied: 0,
             attached: 0,
+            carried: None,
+            signature_check: None,
             mirror: None,
         }
     }

@@ -68,9 +68,19 @@ pub struct ImageResult {
     /// Bytes uploaded in this run.
     #[serde(default)]
     pub bytes_copied: u64,
-    /// Signatures, attestations and referrers copied along.
+    /// Signatures, attestations, referrers and lookaside signatures copied along (the sum
+    /// of `carried`).
     #[serde(default)]
     pub attached: usize,
+    /// What was copied along, by kind (`sig 1, att 1, referrers 2 (bundle, spdx),
+    /// lookaside 1` in the text report); absent when nothing was copied in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<crate::transport::copy::Carried>,
+    /// What `--signatures require` established for it: signatures verified (by the keys
+    /// given, or the policy), only their presence checked, or nothing to require (built here
+    /// from a folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature_check: Option<String>,
     /// The mirror it was read from (`--mirror-config`), when one served it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror: Option<String>,
@@ -370,6 +380,8 @@ mod tests {
             blobs_skipped: 0,
             bytes_copied: 10,
             attached: 0,
+            carried: None,
+            signature_check: None,
             mirror: None,
         }
     }

@@ -3,6 +3,7 @@
 //! the image's result.
 
 use super::{MirrorError, MirrorOptions, MirrorTarget};
+use crate::action::step::carry;
 use crate::location::LocalImage;
 use crate::mirror::archive;
 use crate::mirror::naming::Destination;
@@ -59,6 +60,8 @@ pub(super) fn previous_archive(dir: &Path) -> Result<HashMap<String, ImageResult
                         blobs_skipped: 0,
                         bytes_copied: 0,
                         attached: 0,
+                        carried: None,
+                        signature_check: None,
                         mirror: None,
                     },
                 )
@@ -83,6 +86,8 @@ fn failed(p: &PlannedImage, target: String, reason: String) -> ImageResult {
         blobs_skipped: 0,
         bytes_copied: 0,
         attached: 0,
+        carried: None,
+        signature_check: None,
         mirror: p.mirror.clone(),
     }
 }
@@ -137,7 +142,8 @@ pub(super) fn mirror_one(
     // `--signatures require` judges what is attached at the source now, so neither shortcut
     // below (an earlier run's record, an image already at the target) may stand for it.
     if let Some(before) = previous.get(&name)
-        && !opts.require_signatures
+        && !opts.require_signatures()
+        && opts.carry.lookaside.is_none()
         && before.source_digest.as_ref() == Some(digest)
         && still_there(&sink, before, &copy_opts.target)
     {
@@ -148,6 +154,8 @@ pub(super) fn mirror_one(
             blobs_skipped: 0,
             bytes_copied: 0,
             attached: 0,
+            carried: None,
+            signature_check: None,
             mirror: p.mirror.clone(),
             reason: None,
             kind: p.kind,
@@ -162,7 +170,8 @@ pub(super) fn mirror_one(
     // tag at the source's digest needs no copy (one HEAD, no blob asked about), unless
     // something attached at the source may be missing there.
     if let Target::Registry(reference) = &sink
-        && !opts.require_signatures
+        && !opts.require_signatures()
+        && opts.carry.lookaside.is_none()
         && copy_opts.platforms.is_none()
         && target_digest(reference, &copy_opts.target).as_ref() == Some(digest)
         && !(copy_opts.with_signatures
@@ -175,13 +184,14 @@ pub(super) fn mirror_one(
             ..failed(p, name, String::new())
         };
     }
-    match crate::transport::copy(location, &sink, copy_opts) {
-        Ok(report) if opts.require_signatures && report.attached.is_empty() => failed(
-            p,
-            name,
-            "no signature, attestation or SBOM is attached to it at the source (--signatures require); the copy at the target is left out of the cluster files".into(),
-        ),
-        Ok(report) => {
+    let image = carry::Image {
+        read_from: location,
+        identity: &p.source,
+        built_here: built_here(p),
+    };
+    match carry::copy(image, &sink, copy_opts, &opts.carry) {
+        Ok(done) => {
+            let report = &done.report;
             let mut copied = 0;
             let mut skipped = 0;
             let mut bytes = 0;
@@ -215,12 +225,25 @@ pub(super) fn mirror_one(
                 blobs_copied: copied,
                 blobs_skipped: skipped,
                 bytes_copied: bytes,
-                attached: report.attached.len(),
+                attached: done.carried.total(),
+                carried: opts.signatures().then(|| done.carried.clone()),
+                signature_check: (done.check != carry::Check::NotAsked)
+                    .then(|| done.check.to_string()),
                 mirror: p.mirror.clone(),
             }
         }
         Err(e) => failed(p, name, crate::mirror::plan::reason_of(&e)),
     }
+}
+
+/// Whether `p` is the catalog image this run built from a folder: no source registry holds
+/// it, so no signature of it can exist to require (it is signed at the target, if at all).
+fn built_here(p: &PlannedImage) -> bool {
+    p.kind == crate::mirror::plan::Kind::Catalog
+        && std::path::Path::new(&p.source).is_dir()
+        && p.pull_from
+            .as_ref()
+            .is_some_and(|l| !matches!(l.place(), crate::location::Place::Registry(_)))
 }
 
 /// Whether the target still holds what an earlier run recorded: the tag at the same digest

@@ -31,6 +31,8 @@ fn present(p: &PlannedImage, target: String, digest: String) -> ImageResult {
         blobs_skipped: 0,
         bytes_copied: 0,
         attached: 0,
+        carried: None,
+        signature_check: None,
     }
 }
 

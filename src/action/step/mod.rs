@@ -12,6 +12,8 @@
 //! - [`build`]: a catalog image from a folder, on a base or on scratch, or a catalog image
 //!   rebuilt around a filtered catalog ([`build::from_image`]); [`build::base`] opens a base
 //!   for the platforms wanted;
+//! - [`carry`]: one image copied with its signatures, attestations, referrers and lookaside
+//!   simple signatures, as `--signatures require|copy|drop` says (`copy`, `catalog mirror`);
 //! - [`filter`]: a catalog folder filtered into a folder a build reads;
 //! - [`deliver`]: a built image written, pushed and its digest recorded, the pushed
 //!   references kept as references;
@@ -32,6 +34,7 @@
 pub mod attest;
 pub mod build;
 pub mod bundle_build;
+pub mod carry;
 pub mod deliver;
 pub mod filter;
 pub mod policy;

@@ -82,11 +82,16 @@ pub struct Args {
     #[arg(long, conflicts_with = "signatures")]
     pub no_signatures: bool,
     /// What to do with what is attached to each image (cosign's .sig, .att and .sbom tags,
-    /// OCI referrers such as Sigstore bundles): copy it along (default), drop it, or require
-    /// it (an image with nothing attached at the source fails, and is left out of the
-    /// cluster files).
+    /// OCI referrers such as Sigstore bundles, attestations and SBOMs, and with --registries-d
+    /// the lookaside simple signatures): copy it along (default), drop it, or require a
+    /// signature (verified with --verify-key, --verify-gpg-keyring or a signature-checking
+    /// --policy, else only its presence is checked): an image refused is not copied and is
+    /// left out of the cluster files; the catalog built here from a folder is not refused.
     #[arg(long, value_enum, value_name = "MODE")]
     pub signatures: Option<SignaturesMode>,
+    /// Keys and stores for carrying signatures.
+    #[command(flatten)]
+    pub carry: CarryArgs,
     /// Where the cluster files and the report go.
     #[arg(long, value_name = "DIR", default_value = "mirror-results")]
     pub results_dir: PathBuf,
@@ -169,16 +174,9 @@ pub enum MirrorCommand {
     Prune(super::mirror_prune::Args),
 }
 
-/// `--signatures`: what happens to what is attached to each image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SignaturesMode {
-    /// Copy it along when there is some.
-    Copy,
-    /// Leave it behind.
-    Drop,
-    /// Copy it, and fail an image that has none.
-    Require,
-}
+use crate::commands::flags::CarryArgs;
+/// `--signatures`: the one enum `copy` shares.
+pub use crate::commands::flags::SignaturesMode;
 
 /// Writing an OpenShift `ClusterImagePolicy` (or `ImagePolicy`) beside the IDMS.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -281,8 +279,11 @@ fn image_status_line(r: &ImageResult) -> String {
                     r.digest.as_deref().unwrap_or("")
                 ));
             }
-            if r.attached > 0 {
-                line.push_str(&format!("; {} signatures/attachments", r.attached));
+            if let Some(carried) = &r.carried {
+                line.push_str(&format!("; carried {carried}"));
+            }
+            if let Some(check) = &r.signature_check {
+                line.push_str(&format!("; --signatures require: {check}"));
             }
             line
         }
@@ -439,8 +440,12 @@ fn options(args: &Args) -> Result<MirrorOptions, Failure> {
         source: source_opts.clone(),
         target: target_opts,
         platforms,
-        signatures: !args.no_signatures && args.signatures != Some(SignaturesMode::Drop),
-        require_signatures: args.signatures == Some(SignaturesMode::Require),
+        carry: args
+            .carry
+            .options(match (args.no_signatures, args.signatures) {
+                (true, _) => SignaturesMode::Drop,
+                (false, mode) => mode.unwrap_or(SignaturesMode::Copy),
+            })?,
         jobs: args.jobs.unwrap_or_else(mirror::default_jobs),
         max_components: args.max_components,
         dry_run: args.dry_run,

@@ -43,8 +43,8 @@ pub struct SignOptions {
     pub registries_d: RegistriesD,
 }
 
-/// How to verify.
-#[derive(Debug, Default)]
+/// How to verify (cloned per image by a copy that verifies each image under its own name).
+#[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
     /// cosign public keys.
     pub cosign_keys: Vec<PublicKey>,

@@ -218,7 +218,7 @@ fn hex_upper(bytes: &[u8]) -> String {
 }
 
 /// A set of trusted OpenPGP public keys (a `--gpg-keyring` file, a policy's `keyPath`s).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Keyring {
     keys: Vec<SignedPublicKey>,
 }

@@ -77,6 +77,140 @@ pub struct Attached {
     pub tag: Option<String>,
     /// Its digest.
     pub digest: String,
+    /// What it is, as the report names it: `sig`, `att` or `sbom` for a tag; for a referrer
+    /// what its listing announces ([`referrer_kind`]): `bundle`, `spdx`, `provenance`, …
+    pub kind: String,
+}
+
+/// What a referrer is, from its listing entry alone (the referrers index announces each
+/// manifest's `artifactType` and annotations), so the report can say what was carried without
+/// reading any referrer twice: a Sigstore bundle by its `dev.sigstore.bundle.predicateType`
+/// (`spdx`, `cyclonedx`, `provenance`, another `attestation`; none or cosign's signing
+/// predicate: a signature `bundle`), any other artifact by its type (`spdx`, `cyclonedx`, else
+/// the type as announced, or `unknown`).
+pub fn referrer_kind(entry: &serde_json::Value) -> String {
+    let artifact_type = entry["artifactType"].as_str().unwrap_or_default();
+    let predicate = entry["annotations"]["dev.sigstore.bundle.predicateType"]
+        .as_str()
+        .unwrap_or_default();
+    let named = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        if lower.contains("spdx") {
+            Some("spdx")
+        } else if lower.contains("cyclonedx") {
+            Some("cyclonedx")
+        } else if lower.contains("slsa.dev/provenance") {
+            Some("provenance")
+        } else {
+            None
+        }
+    };
+    if artifact_type.contains("dev.sigstore.bundle") {
+        return match named(predicate) {
+            Some(k) => k.to_string(),
+            None if predicate.is_empty() || predicate.contains("sigstore.dev/cosign/sign") => {
+                "bundle".to_string()
+            }
+            None => "attestation".to_string(),
+        };
+    }
+    match named(artifact_type) {
+        Some(k) => k.to_string(),
+        None if artifact_type.is_empty() => "unknown".to_string(),
+        // Announced by the registry's content: kept short and printable in a report line.
+        None => artifact_type
+            .chars()
+            .filter(|c| c.is_ascii_graphic())
+            .take(80)
+            .collect(),
+    }
+}
+
+/// What was carried along with one copied image (its index children included), counted by
+/// kind: the per-image line of `copy` and of the mirror report
+/// (`sig 1, att 1, referrers 2 (bundle, spdx), lookaside 1`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Carried {
+    /// cosign `.sig` tags.
+    pub sig: usize,
+    /// cosign `.att` tags.
+    pub att: usize,
+    /// cosign `.sbom` tags.
+    pub sbom: usize,
+    /// Each referrer's kind ([`referrer_kind`]), in the order copied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub referrers: Vec<String>,
+    /// Simple signatures copied between lookaside stores (counted by the caller that carries
+    /// them: the stores are `registries.d` settings, not the registry's).
+    #[serde(default)]
+    pub lookaside: usize,
+}
+
+impl Carried {
+    /// The counts of `attached` (lookaside left at 0).
+    pub fn of(attached: &[Attached]) -> Carried {
+        let mut out = Carried::default();
+        for a in attached {
+            match (a.tag.is_some(), a.kind.as_str()) {
+                (true, "sig") => out.sig += 1,
+                (true, "att") => out.att += 1,
+                (true, _) => out.sbom += 1,
+                (false, kind) => out.referrers.push(kind.to_string()),
+            }
+        }
+        out
+    }
+
+    /// How many things were carried in all.
+    pub fn total(&self) -> usize {
+        self.sig + self.att + self.sbom + self.referrers.len() + self.lookaside
+    }
+}
+
+impl std::fmt::Display for Carried {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.total() == 0 {
+            return f.write_str("nothing attached");
+        }
+        let mut parts = Vec::new();
+        for (name, n) in [("sig", self.sig), ("att", self.att), ("sbom", self.sbom)] {
+            if n > 0 {
+                parts.push(format!("{name} {n}"));
+            }
+        }
+        if !self.referrers.is_empty() {
+            let mut kinds = self.referrers.clone();
+            kinds.sort();
+            kinds.dedup();
+            parts.push(format!(
+                "referrers {} ({})",
+                self.referrers.len(),
+                kinds.join(", ")
+            ));
+        }
+        if self.lookaside > 0 {
+            parts.push(format!("lookaside {}", self.lookaside));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// How many things are attached at the source to `subject` (a manifest digest of `source`):
+/// cosign's tags and the referrers (the API, or the fallback tag). Nothing is copied: the
+/// check `--signatures require` makes before a copy writes anything.
+pub fn attached_at_source(
+    source: &Location,
+    subject: &str,
+    opts: &CopyOptions,
+) -> Result<usize, TransportError> {
+    let end = SourceEnd::new(source, opts)?;
+    let mut n = 0;
+    for suffix in ATTACHED_TAG_SUFFIXES {
+        if end.has_tag(&format!("{}.{suffix}", digest_tag(subject)))? {
+            n += 1;
+        }
+    }
+    Ok(n + end.referrers(subject)?.len())
 }
 
 /// Copies what is attached to each copied manifest: the top one (unless the index was
@@ -101,11 +235,11 @@ pub(super) fn copy_attached(
     for subject in &subjects {
         for suffix in ATTACHED_TAG_SUFFIXES {
             let tag = format!("{}.{suffix}", digest_tag(subject));
-            if !ends.source_has_tag(&tag)? {
+            if !ends.source.has_tag(&tag)? {
                 continue;
             }
             let name = format!("{source}:{tag}");
-            let place = ends.source_place(Some(&tag), None);
+            let place = ends.source.place(Some(&tag), None);
             let attached = open_place_artifact(&name, &place, &opts.source)?;
             let digest = attached.value.digest().to_string();
             ends.write(&attached.value, Some(&tag), opts)?;
@@ -113,12 +247,13 @@ pub(super) fn copy_attached(
                 subject: subject.clone(),
                 tag: Some(tag),
                 digest,
+                kind: suffix.to_string(),
             });
         }
         let mut copied: Vec<IndexEntry> = Vec::new();
-        for entry in ends.source_referrers(subject)? {
+        for entry in ends.source.referrers(subject)? {
             let digest = entry.descriptor.digest.clone();
-            let place = ends.source_place(None, Some(&digest));
+            let place = ends.source.place(None, Some(&digest));
             let name = match &place {
                 Place::Registry(pinned) => pinned.to_string(),
                 _ => format!("{source}@{digest}"),
@@ -129,6 +264,7 @@ pub(super) fn copy_attached(
                 subject: subject.clone(),
                 tag: None,
                 digest,
+                kind: referrer_kind(&entry.raw),
             });
             copied.push(entry);
         }
@@ -141,47 +277,39 @@ pub(super) fn copy_attached(
     Ok(out)
 }
 
-/// The two ends of a copy, each a repository when it can hold attached things (a registry
-/// repository or an `oci:` layout).
-struct Ends<'a> {
-    source: &'a Location,
-    target: &'a Target,
-    source_repo: Option<Box<dyn Repository>>,
-    target_repo: Option<Box<dyn Repository>>,
+/// The source end of a copy: a repository when it can hold attached things (a registry
+/// repository or an `oci:` layout), and the run's shared lookup.
+struct SourceEnd<'a> {
+    location: &'a Location,
+    repo: Option<Box<dyn Repository>>,
     lookup: Option<AttachedLookup>,
 }
 
-impl<'a> Ends<'a> {
-    fn new(
-        source: &'a Location,
-        target: &'a Target,
-        opts: &CopyOptions,
-    ) -> Result<Ends<'a>, TransportError> {
-        let source_repo: Option<Box<dyn Repository>> = match source.place() {
+/// The two ends of a copy, each a repository when it can hold attached things.
+struct Ends<'a> {
+    source: SourceEnd<'a>,
+    target: &'a Target,
+    target_repo: Option<Box<dyn Repository>>,
+}
+
+impl<'a> SourceEnd<'a> {
+    fn new(location: &'a Location, opts: &CopyOptions) -> Result<SourceEnd<'a>, TransportError> {
+        let repo: Option<Box<dyn Repository>> = match location.place() {
             Place::Registry(r) => Some(Box::new(opts.source.repository(r)?)),
             Place::Local(LocalImage::OciLayout { path, .. }) => {
                 Some(Box::new(LayoutRepository::new(path)))
             }
             _ => None,
         };
-        let target_repo: Option<Box<dyn Repository>> = match target {
-            Target::Registry(r) => Some(Box::new(opts.target.repository(r)?)),
-            Target::Local(LocalImage::OciLayout { path, .. }) => {
-                Some(Box::new(LayoutRepository::new(path)))
-            }
-            Target::Local(_) => None,
-        };
-        Ok(Ends {
-            source,
-            target,
-            source_repo,
-            target_repo,
+        Ok(SourceEnd {
+            location,
+            repo,
             lookup: opts.attached_lookup.clone(),
         })
     }
 
-    fn source_has_tag(&self, tag: &str) -> Result<bool, TransportError> {
-        let Some(repo) = &self.source_repo else {
+    fn has_tag(&self, tag: &str) -> Result<bool, TransportError> {
+        let Some(repo) = &self.repo else {
             return Ok(false);
         };
         if let Some(tags) = self.lookup.as_ref().and_then(|l| l.tags(repo.as_ref())) {
@@ -191,8 +319,8 @@ impl<'a> Ends<'a> {
     }
 
     /// Where the source's manifest with `tag` (or `digest`) is.
-    fn source_place(&self, tag: Option<&str>, digest: Option<&str>) -> Place {
-        match self.source.place() {
+    fn place(&self, tag: Option<&str>, digest: Option<&str>) -> Place {
+        match self.location.place() {
             Place::Registry(r) => Place::Registry(Reference {
                 tag: tag.map(str::to_string),
                 digest: digest.map(str::to_string),
@@ -205,6 +333,50 @@ impl<'a> Ends<'a> {
             )),
             other => other.clone(),
         }
+    }
+
+    /// The referrers of `subject` at the source: the referrers API when the source has it,
+    /// else the tag-schema fallback index (`sha256-<hex>`), else none.
+    fn referrers(&self, subject: &str) -> Result<Vec<IndexEntry>, TransportError> {
+        let Some(repo) = &self.repo else {
+            return Ok(Vec::new());
+        };
+        let store = store_of(repo.as_ref());
+        let known = self.lookup.as_ref().and_then(|l| l.referrers(&store));
+        if known != Some(false) {
+            let found = repo.referrers(subject)?;
+            if let Some(l) = &self.lookup {
+                l.set_referrers(&store, found.is_some());
+            }
+            if let Some(entries) = found {
+                return Ok(entries);
+            }
+        }
+        if !self.has_tag(&digest_tag(subject))? {
+            return Ok(Vec::new());
+        }
+        Ok(repo.fallback_referrers(subject)?.unwrap_or_default())
+    }
+}
+
+impl<'a> Ends<'a> {
+    fn new(
+        source: &'a Location,
+        target: &'a Target,
+        opts: &CopyOptions,
+    ) -> Result<Ends<'a>, TransportError> {
+        let target_repo: Option<Box<dyn Repository>> = match target {
+            Target::Registry(r) => Some(Box::new(opts.target.repository(r)?)),
+            Target::Local(LocalImage::OciLayout { path, .. }) => {
+                Some(Box::new(LayoutRepository::new(path)))
+            }
+            Target::Local(_) => None,
+        };
+        Ok(Ends {
+            source: SourceEnd::new(source, opts)?,
+            target,
+            target_repo,
+        })
     }
 
     /// Writes `value` to the target under `tag`, or by digest only.
@@ -235,27 +407,57 @@ impl<'a> Ends<'a> {
         }
         Ok(())
     }
+}
 
-    /// The referrers of `subject` at the source: the referrers API when the source has it,
-    /// else the tag-schema fallback index (`sha256-<hex>`), else none.
-    fn source_referrers(&self, subject: &str) -> Result<Vec<IndexEntry>, TransportError> {
-        let Some(repo) = &self.source_repo else {
-            return Ok(Vec::new());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn referrers_are_named_by_what_their_listing_announces() {
+        let bundle = "application/vnd.dev.sigstore.bundle.v0.3+json";
+        let entry = |at: &str, predicate: Option<&str>| {
+            let mut e = serde_json::json!({"artifactType": at});
+            if let Some(p) = predicate {
+                e["annotations"] = serde_json::json!({"dev.sigstore.bundle.predicateType": p});
+            }
+            e
         };
-        let store = store_of(repo.as_ref());
-        let known = self.lookup.as_ref().and_then(|l| l.referrers(&store));
-        if known != Some(false) {
-            let found = repo.referrers(subject)?;
-            if let Some(l) = &self.lookup {
-                l.set_referrers(&store, found.is_some());
-            }
-            if let Some(entries) = found {
-                return Ok(entries);
-            }
-        }
-        if !self.source_has_tag(&digest_tag(subject))? {
-            return Ok(Vec::new());
-        }
-        Ok(repo.fallback_referrers(subject)?.unwrap_or_default())
+        assert_eq!(referrer_kind(&entry(bundle, None)), "bundle");
+        assert_eq!(
+            referrer_kind(&entry(bundle, Some("https://sigstore.dev/cosign/sign/v1"))),
+            "bundle"
+        );
+        assert_eq!(
+            referrer_kind(&entry(bundle, Some("https://spdx.dev/Document"))),
+            "spdx"
+        );
+        assert_eq!(
+            referrer_kind(&entry(bundle, Some("https://slsa.dev/provenance/v1"))),
+            "provenance"
+        );
+        assert_eq!(
+            referrer_kind(&entry(bundle, Some("https://example.com/custom"))),
+            "attestation"
+        );
+        assert_eq!(referrer_kind(&entry("application/spdx+json", None)), "spdx");
+        assert_eq!(referrer_kind(&serde_json::json!({})), "unknown");
+    }
+
+    #[test]
+    fn the_line_counts_each_kind() {
+        let mut c = Carried {
+            sig: 1,
+            att: 1,
+            referrers: vec!["spdx".into(), "bundle".into()],
+            lookaside: 1,
+            ..Carried::default()
+        };
+        assert_eq!(
+            c.to_string(),
+            "sig 1, att 1, referrers 2 (bundle, spdx), lookaside 1"
+        );
+        c = Carried::default();
+        assert_eq!(c.to_string(), "nothing attached");
     }
 }

@@ -28,7 +28,8 @@
 
 use super::attached::copy_attached;
 pub use super::attached::{
-    ATTACHED_TAG_SUFFIXES, Attached, AttachedLookup, digest_tag, may_have_attached,
+    ATTACHED_TAG_SUFFIXES, Attached, AttachedLookup, Carried, attached_at_source, digest_tag,
+    may_have_attached, referrer_kind,
 };
 pub use super::copy_options::{CopyOptions, Target};
 use super::error::TransportError;
