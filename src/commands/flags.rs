@@ -356,10 +356,12 @@ impl CarryArgs {
         }
         let verify = if verifying {
             Some(crate::action::sign::verify_options(
-                None,
-                self.registries_d.as_deref(),
-                &self.verify_key,
-                &self.verify_gpg_keyring,
+                &crate::action::sign::VerifyFlags {
+                    registries_d: self.registries_d.as_deref(),
+                    cosign_keys: &self.verify_key,
+                    gpg_keyrings: &self.verify_gpg_keyring,
+                    ..Default::default()
+                },
             )?)
         } else {
             None
