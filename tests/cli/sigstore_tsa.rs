@@ -212,12 +212,22 @@ fn the_conformance_suites_timestamped_bundles() {
             continue;
         }
         seen += 1;
+        // A case may name its own artifact and identity (the suite's `artifact`, `identity`).
+        let artifact = case.join("artifact");
+        let artifact = if artifact.exists() {
+            artifact.to_string_lossy().into_owned()
+        } else {
+            "bundle-verify/a.txt".to_string()
+        };
+        let identity = std::fs::read_to_string(case.join("identity"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| identity.to_string());
         let (code, _, err) = verify(
             &assets,
             bundle.to_str().unwrap(),
             root.to_str().unwrap(),
-            identity,
-            "bundle-verify/a.txt",
+            &identity,
+            &artifact,
         );
         if name.ends_with("_fail") {
             // 1 refused; 2 where the bundle itself cannot be read (a base64 line-wrapped by
