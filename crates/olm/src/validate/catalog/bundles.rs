@@ -117,14 +117,11 @@ fn parse_properties<'a>(
             continue;
         }
         let J::Object(m) = &value else { continue };
-        match p.type_.as_str() {
-            property_type::GVK => {
-                let k = str_field(m, "kind").unwrap_or_default();
-                if !k.is_empty() {
-                    info.gvk_kinds.insert(k);
-                }
+        if p.type_ == property_type::GVK {
+            let k = str_field(m, "kind").unwrap_or_default();
+            if !k.is_empty() {
+                info.gvk_kinds.insert(k);
             }
-            _ => {}
         }
     }
     !parse_failed
