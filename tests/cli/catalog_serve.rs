@@ -434,6 +434,63 @@ fn mistyped_source_and_busy_port_are_clear_errors() {
     );
 }
 
+/// A catalog that opm's model check refuses is refused at start with opm's text of its first
+/// problem, and `catalog validate` reports the same problem under its rule: both read the one
+/// model check (`catalog::model_check`). Before it, serve had its own checks and served these.
+#[test]
+fn refuses_what_opms_model_check_refuses_as_validate_does() {
+    let broken = crate::support::fixtures::testdata("catalogs/broken");
+    for (fixture, rule, text) in [
+        (
+            "stranded",
+            "catalog/stranded",
+            "invalid package \"foo\": invalid channel \"stable\": channel contains one or more stranded bundles: foo.v0.1.0",
+        ),
+        (
+            "skip-range",
+            "catalog/skip-range",
+            "invalid package \"foo\": invalid channel \"stable\": invalid bundle \"foo.v0.2.0\": invalid skipRange \">=foo\": no version in \">=foo\"",
+        ),
+        (
+            "replaces-cycle",
+            "catalog/replaces-cycle",
+            "invalid package \"foo\": invalid channel \"stable\": detected cycle in replaces chain of upgrade graph: foo.v0.3.0 -> foo.v0.2.0 -> foo.v0.1.0 -> foo.v0.3.0",
+        ),
+        (
+            "duplicate-version",
+            "catalog/duplicate-version",
+            "invalid package \"foo\": duplicate versions found in bundles: [{0.1.0: [foo.v0.1.0, foo.v0.2.0]}]",
+        ),
+        (
+            "package-name",
+            "catalog/package-name",
+            "invalid package name \"Foo_Operator\": [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')]",
+        ),
+    ] {
+        let dir = broken.join(fixture);
+        let out = Command::new(olmpack())
+            .args(["catalog", "serve"])
+            .arg(&dir)
+            .args(["--addr", "127.0.0.1", "-p", "0"])
+            .bounded_output()
+            .unwrap_or_else(|e| panic!("{fixture}: serve did not refuse it: {e}"));
+        assert_eq!(out.status.code(), Some(2), "{fixture}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim_end().ends_with(text), "{fixture}: {stderr}");
+        let out = Command::new(olmpack())
+            .args(["catalog", "validate", "--color", "never"])
+            .arg(&dir)
+            .bounded_output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{fixture}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!("error[{rule}]")),
+            "{fixture}: {stdout}"
+        );
+    }
+}
+
 /// Deprecations (no shared catalog has one) reach Package, Channel and Bundle as current opm
 /// sends them, and a bundle without an image carries its synthesized CSV in ListBundles too.
 #[test]

@@ -16,6 +16,7 @@ mod fuzz;
 mod goflate_go;
 mod gosort_go;
 mod layering;
+mod model_agreement;
 mod olmv1_render;
 mod pipeline_upstream;
 mod pogreb;

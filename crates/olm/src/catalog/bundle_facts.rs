@@ -35,54 +35,8 @@ pub enum PackagePropertyError {
     },
 }
 
-/// What opm's `ConvertToModel` refuses in a bundle's package facts, worded as opm words it:
-/// `catalog serve` and `catalog build` fail with the first of them, `catalog validate` reports
-/// each (adding how to fix it).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ModelProblem {
-    /// No `olm.package` property, or several.
-    #[error(
-        "package {package:?} bundle {bundle:?} must have exactly 1 {:?} property, found {count}",
-        property_type::PACKAGE
-    )]
-    PackageCount {
-        /// The bundle's package.
-        package: String,
-        /// The bundle's name.
-        bundle: String,
-        /// How many there are.
-        count: usize,
-    },
-    /// The property's value does not decode.
-    #[error("parse properties for bundle {bundle:?}: {error}")]
-    PackageValue {
-        /// The bundle's name.
-        bundle: String,
-        /// Go's decoding error.
-        error: GoDecodeError,
-    },
-    /// The bundle's `package` is not the property's `packageName`.
-    #[error(
-        "package {package:?} does not match {:?} property {property:?}",
-        property_type::PACKAGE
-    )]
-    PackageMismatch {
-        /// The bundle's package.
-        package: String,
-        /// The property's package name.
-        property: String,
-    },
-    /// The version is not a semantic version.
-    #[error("error parsing bundle {bundle:?} version {version:?}: {error}")]
-    Version {
-        /// The bundle's name.
-        bundle: String,
-        /// The version text.
-        version: String,
-        /// The semver parser's reason.
-        error: String,
-    },
-}
+/// The problems opm's model check finds, typed; the package checks below are its bundle part.
+pub use super::model_check::ModelProblem;
 
 /// opm's checks of a bundle's `olm.package` property, in opm's order: exactly one, decodable,
 /// naming the bundle's package, with a semantic version. Returns the property and its version.
@@ -93,8 +47,9 @@ pub fn check_package(b: &Bundle) -> Result<(PackageProperty, Version), ModelProb
             bundle: b.name.clone(),
             count,
         },
-        PackagePropertyError::Value { error, .. } => ModelProblem::PackageValue {
+        PackagePropertyError::Value { index, error } => ModelProblem::PackageValue {
             bundle: b.name.clone(),
+            index,
             error,
         },
     })?;

@@ -28,6 +28,7 @@ pub use compat::{CompatParseError, OpmCompat};
 pub mod graph;
 pub mod matrix;
 pub mod mermaid;
+pub mod model_check;
 pub mod onboard;
 pub mod render;
 pub mod repo_layout;

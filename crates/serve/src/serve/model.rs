@@ -15,11 +15,12 @@
 
 use super::csv::{self, CsvContext, MetadataError};
 use crate::catalog::bundle_facts::check_package;
-use crate::catalog::channel::{ChannelGraph, HeadError};
+use crate::catalog::channel::ChannelGraph;
 use crate::catalog::model::property_type;
+use crate::catalog::model_check::{self, ModelProblem};
 use crate::catalog::{DeclarativeConfig, Gvk, Property};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// opm's package index (`packageIndex`): `cache/packages.json` is its Go JSON.
@@ -290,9 +291,10 @@ pub enum ModelError {
         /// The first, with its file and line.
         first: String,
     },
-    /// The catalog loads but is not a valid model (opm's `ConvertToModel`/`Validate` words).
-    #[error("{0}")]
-    Invalid(String),
+    /// The catalog loads but is not a valid model: the first problem of opm's model check
+    /// ([`crate::catalog::model_check`]), in opm's words.
+    #[error(transparent)]
+    Invalid(Box<ModelProblem>),
     /// A bundle's properties could not be read as opm reads them.
     #[error("package {package:?}, bundle {bundle:?}: {message}")]
     Bundle {
@@ -566,10 +568,20 @@ impl ServeModel {
     /// [`ServeModel::new`]; without `keep_icons`, each package icon's bytes are dropped from
     /// the catalog as soon as the index has them as base64 (never both forms of every icon).
     fn build(mut config: DeclarativeConfig, keep_icons: bool) -> Result<ServeModel, ModelError> {
-        let mut index = index_packages(&mut config.packages, keep_icons)?;
-        let entries = index_channels(&config.channels, &mut index)?;
-        let info = index_bundles(&config, &entries, &mut index)?;
-        let entry_count = check_channels(&config, &mut index)?;
+        // One exception to opm: a bundle with neither image nor objects (only
+        // `olm.csv.metadata`) is served with its synthesized CSV, as before the shared check
+        // (opm's model validation refuses it; `catalog validate` reports it as
+        // `catalog/bundle-image`).
+        if let Some(found) = model_check::check(&config)
+            .into_iter()
+            .find(|f| !matches!(f.problem, ModelProblem::BundleImage { .. }))
+        {
+            return Err(ModelError::Invalid(Box::new(found.problem)));
+        }
+        let mut index = index_packages(&mut config.packages, keep_icons);
+        let entries = index_channels(&config.channels, &mut index);
+        let info = index_bundles(&config, &entries, &mut index);
+        let entry_count = index_heads(&config, &mut index);
         let mut model = ServeModel {
             config,
             info,
@@ -577,7 +589,7 @@ impl ServeModel {
             entry_count,
             compact: None,
         };
-        model.apply_deprecations()?;
+        model.apply_deprecations();
         Ok(model)
     }
 
@@ -592,84 +604,29 @@ impl ServeModel {
         Ok(model)
     }
 
-    fn apply_deprecations(&mut self) -> Result<(), ModelError> {
-        let inv = |m: String| ModelError::Invalid(m);
-        let mut done: BTreeSet<String> = BTreeSet::new();
+    /// Puts the deprecations on the index (the model check has refused any that names nothing).
+    fn apply_deprecations(&mut self) {
         let mut bundle_msgs: Vec<(String, String, String)> = Vec::new();
-        for (i, d) in self.config.deprecations.iter().enumerate() {
-            if d.package.is_empty() {
-                return Err(inv(format!(
-                    "package name must be set for deprecation item {i}"
-                )));
-            }
+        for d in &self.config.deprecations {
             let Some(pkg) = self.index.get_mut(&d.package) else {
-                return Err(inv(format!(
-                    "cannot apply deprecations to an unknown package {:?}",
-                    d.package
-                )));
+                continue;
             };
-            if !done.insert(d.package.clone()) {
-                return Err(inv(format!(
-                    "expected a maximum of one deprecation per package: {:?}",
-                    d.package
-                )));
-            }
-            let mut refs = BTreeSet::new();
-            for (j, e) in d.entries.iter().enumerate() {
+            for e in &d.entries {
                 let r = &e.reference;
-                if r.schema.is_empty() {
-                    return Err(inv(format!(
-                        "schema must be set for deprecation entry [{j}] for package {:?}",
-                        d.package
-                    )));
-                }
-                if !refs.insert((r.schema.clone(), r.name.clone())) {
-                    return Err(inv(format!(
-                        "duplicate deprecation entry {{Schema:{} Name:{}}} for package {:?}",
-                        r.schema, r.name, d.package
-                    )));
-                }
                 let message = Some(CacheDeprecation {
                     message: e.message.clone(),
                 });
                 match r.schema.as_str() {
                     crate::catalog::model::SCHEMA_BUNDLE => {
-                        let found = pkg
-                            .channels
-                            .values()
-                            .any(|c| c.bundles.contains_key(&r.name));
-                        if !found {
-                            return Err(inv(format!(
-                                "cannot deprecate bundle {:?} for package {:?}: bundle not found",
-                                r.name, d.package
-                            )));
-                        }
                         bundle_msgs.push((d.package.clone(), r.name.clone(), e.message.clone()));
                     }
-                    crate::catalog::model::SCHEMA_CHANNEL => match pkg.channels.get_mut(&r.name) {
-                        Some(ch) => ch.deprecation = message,
-                        None => {
-                            return Err(inv(format!(
-                                "cannot deprecate channel {:?} for package {:?}: channel not found",
-                                r.name, d.package
-                            )));
+                    crate::catalog::model::SCHEMA_CHANNEL => {
+                        if let Some(ch) = pkg.channels.get_mut(&r.name) {
+                            ch.deprecation = message;
                         }
-                    },
-                    crate::catalog::model::SCHEMA_PACKAGE => {
-                        if !r.name.is_empty() {
-                            return Err(inv(format!(
-                                "package name must be empty for deprecated package {:?} (specified {:?})",
-                                d.package, r.name
-                            )));
-                        }
-                        pkg.deprecation = message;
                     }
-                    other => {
-                        return Err(inv(format!(
-                            "cannot deprecate object {{Schema:{other} Name:{}}} referenced by entry {j} for package {:?}: object schema unknown",
-                            r.name, d.package
-                        )));
-                    }
+                    crate::catalog::model::SCHEMA_PACKAGE => pkg.deprecation = message,
+                    _ => {}
                 }
             }
         }
@@ -683,7 +640,6 @@ impl ServeModel {
                 info.deprecation = Some(message);
             }
         }
-        Ok(())
     }
 
     /// Takes the package index out of the model, for the serving index to hold in its own
@@ -1063,24 +1019,14 @@ fn gvk(p: &Property, i: usize) -> Result<GroupVersionKind, String> {
 /// Where each bundle is named in the channels: (package, bundle) -> [(channel, entry)].
 type EntryPlaces<'a> = HashMap<(&'a str, &'a str), Vec<(usize, usize)>>;
 
-fn inv(m: String) -> ModelError {
-    ModelError::Invalid(m)
-}
-
-/// opm's model check, first step: one package per name (its icon kept as base64; without
-/// `keep_icons` the catalog's bytes are dropped as soon as the index has them).
+/// The package index: one package per name (its icon kept as base64; without `keep_icons` the
+/// catalog's bytes are dropped as soon as the index has them).
 fn index_packages(
     packages: &mut [crate::catalog::model::Package],
     keep_icons: bool,
-) -> Result<PackageIndex, ModelError> {
+) -> PackageIndex {
     let mut index: PackageIndex = BTreeMap::new();
     for p in packages {
-        if p.name.is_empty() {
-            return Err(inv("config contains package with no name".into()));
-        }
-        if index.contains_key(&p.name) {
-            return Err(inv(format!("duplicate package {:?}", p.name)));
-        }
         let icon = p.icon.as_ref().map(|i| {
             use base64::Engine as _;
             CacheIcon {
@@ -1094,54 +1040,36 @@ fn index_packages(
         if !keep_icons {
             p.icon = None;
         }
-        index.insert(
-            p.name.clone(),
-            CachePackage {
-                name: p.name.clone(),
-                description: p.description.clone(),
-                icon,
-                default_channel: p.default_channel.clone(),
-                channels: BTreeMap::new(),
-                deprecation: None,
-            },
-        );
+        index.entry(p.name.clone()).or_insert_with(|| CachePackage {
+            name: p.name.clone(),
+            description: p.description.clone(),
+            icon,
+            default_channel: p.default_channel.clone(),
+            channels: BTreeMap::new(),
+            deprecation: None,
+        });
     }
-    Ok(index)
+    index
 }
 
 /// The channels of each package, each entry once, and where every bundle is named.
 fn index_channels<'a>(
     channels: &'a [crate::catalog::model::Channel],
     index: &mut PackageIndex,
-) -> Result<EntryPlaces<'a>, ModelError> {
+) -> EntryPlaces<'a> {
     // (package, bundle) -> [(channel index, entry index)]
     let mut entries: HashMap<(&str, &str), Vec<(usize, usize)>> = HashMap::new();
     for (ci, c) in channels.iter().enumerate() {
         let Some(pkg) = index.get_mut(&c.package) else {
-            return Err(inv(format!(
-                "unknown package {:?} for channel {:?}",
-                c.package, c.name
-            )));
+            continue;
         };
-        if c.name.is_empty() {
-            return Err(inv(format!(
-                "package {:?} contains channel with no name",
-                c.package
-            )));
-        }
         if pkg.channels.contains_key(&c.name) {
-            return Err(inv(format!(
-                "package {:?} has duplicate channel {:?}",
-                c.package, c.name
-            )));
+            continue;
         }
         let mut bundles = BTreeMap::new();
         for (ei, e) in c.entries.as_deref().unwrap_or(&[]).iter().enumerate() {
             if bundles.contains_key(&e.name) {
-                return Err(inv(format!(
-                    "invalid package {:?}, channel {:?}: duplicate entry {:?}",
-                    c.package, c.name, e.name
-                )));
+                continue;
             }
             bundles.insert(
                 e.name.clone(),
@@ -1173,51 +1101,31 @@ fn index_channels<'a>(
             },
         );
     }
-    Ok(entries)
+    entries
 }
 
-/// Each bundle in its package and in every channel entry naming it, with its version.
+/// Each bundle in every channel entry naming it, with its version.
 fn index_bundles(
     config: &DeclarativeConfig,
     entries: &EntryPlaces<'_>,
     index: &mut PackageIndex,
-) -> Result<Vec<BundleInfo>, ModelError> {
+) -> Vec<BundleInfo> {
     let mut info = Vec::with_capacity(config.bundles.len());
-    let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
     for (bi, b) in config.bundles.iter().enumerate() {
-        if b.package.is_empty() {
-            return Err(inv(format!(
-                "package name must be set for bundle {:?}",
-                b.name
-            )));
-        }
-        let Some(pkg) = index.get_mut(&b.package) else {
-            return Err(inv(format!(
-                "unknown package {:?} for bundle {:?}",
-                b.package, b.name
-            )));
-        };
-        if !seen.insert((b.package.as_str(), b.name.as_str())) {
-            return Err(inv(format!(
-                "package {:?} has duplicate bundle {:?}",
-                b.package, b.name
-            )));
-        }
-        let version = package_version(b).map_err(inv)?;
-        let Some(places) = entries.get(&(b.package.as_str(), b.name.as_str())) else {
-            return Err(inv(format!(
-                "package {:?}, bundle {:?} not found in any channel entries",
-                b.package, b.name
-            )));
-        };
-        for &(ci, _) in places {
-            let ch = &config.channels[ci].name;
-            if let Some(cb) = pkg
-                .channels
-                .get_mut(ch)
-                .and_then(|c| c.bundles.get_mut(&b.name))
-            {
-                cb.source.bundle = bi;
+        let version = package_version(b).unwrap_or_default();
+        if let (Some(pkg), Some(places)) = (
+            index.get_mut(&b.package),
+            entries.get(&(b.package.as_str(), b.name.as_str())),
+        ) {
+            for &(ci, _) in places {
+                let ch = &config.channels[ci].name;
+                if let Some(cb) = pkg
+                    .channels
+                    .get_mut(ch)
+                    .and_then(|c| c.bundles.get_mut(&b.name))
+                {
+                    cb.source.bundle = bi;
+                }
             }
         }
         info.push(BundleInfo {
@@ -1225,65 +1133,24 @@ fn index_bundles(
             deprecation: None,
         });
     }
-    Ok(info)
+    info
 }
 
-/// Each package's default channel, and each channel's bundles and head (opm's
-/// `Channel.Head`, from the one channel graph). Returns the number of channel entries.
-fn check_channels(
-    config: &DeclarativeConfig,
-    index: &mut PackageIndex,
-) -> Result<usize, ModelError> {
+/// Each channel's head (opm's `Channel.Head`, from the one channel graph). Returns the number of
+/// channel entries.
+fn index_heads(config: &DeclarativeConfig, index: &mut PackageIndex) -> usize {
     let mut entry_count = 0;
     for pkg in index.values_mut() {
-        if !pkg.channels.contains_key(&pkg.default_channel) {
-            return Err(inv(if pkg.default_channel.is_empty() {
-                format!(
-                    "invalid package {:?}: default channel must be set",
-                    pkg.name
-                )
-            } else {
-                format!(
-                    "invalid package {:?}: default channel {:?} not found in channels list",
-                    pkg.name, pkg.default_channel
-                )
-            }));
-        }
         for ch in pkg.channels.values_mut() {
-            let mut missing: Vec<&str> = ch
-                .bundles
-                .values()
-                .filter(|b| b.source.bundle == usize::MAX)
-                .map(|b| b.name.as_str())
-                .collect();
-            if !missing.is_empty() {
-                missing.sort_unstable();
-                return Err(inv(format!(
-                    "no olm.bundle blobs found in package {:?} for olm.channel entries [{}]",
-                    pkg.name,
-                    missing.join(" ")
-                )));
-            }
-            if ch.bundles.is_empty() {
-                return Err(inv(format!(
-                    "invalid package {:?}: invalid channel {:?}: channel must contain at least one bundle",
-                    pkg.name, ch.name
-                )));
-            }
-            // opm's `Channel.Head`, from the one channel graph (the channel is not empty).
             let channel = ch.bundles.values().next().map(|b| b.source.channel);
-            let head = channel
+            if let Some(Ok(head)) = channel
                 .and_then(|ci| config.channels.get(ci))
                 .map(|c| ChannelGraph::new(c, |_| None).head().map(str::to_string))
-                .unwrap_or(Err(HeadError::Empty));
-            ch.head = head.map_err(|m| {
-                inv(format!(
-                    "invalid package {:?}: invalid channel {:?}: {m}",
-                    pkg.name, ch.name
-                ))
-            })?;
+            {
+                ch.head = head;
+            }
             entry_count += ch.bundles.len();
         }
     }
-    Ok(entry_count)
+    entry_count
 }

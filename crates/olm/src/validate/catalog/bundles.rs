@@ -2,10 +2,10 @@
 //! properties parsed once into a [`BundleInfo`] that the other checks read.
 
 use super::*;
-use crate::catalog::bundle_facts::{self, ModelProblem, PackageProperty};
+use crate::catalog::bundle_facts::{self, PackageProperty};
 
-/// Indexes the olm.bundle blobs by (package, name), reporting those opm's `ConvertToModel`
-/// refuses and parsing each one's properties ([`bundle_info`]).
+/// Indexes the olm.bundle blobs by (package, name) (the first of each; the model check reports
+/// the rest), parsing each one's properties ([`bundle_info`]).
 pub(super) fn index<'a>(
     cfg: &'a DeclarativeConfig,
     packages: &Packages,
@@ -13,45 +13,10 @@ pub(super) fn index<'a>(
 ) -> Bundles<'a> {
     let mut bundles: BTreeMap<(&str, &str), BundleInfo> = BTreeMap::new();
     for b in &cfg.bundles {
-        if b.package.is_empty() {
-            out.push(at(
-                Rule::CatalogBundlePackage,
-                &b.origin,
-                format!(
-                    "package name must be set for bundle {:?}: set `package`",
-                    b.name
-                ),
-            ));
-            continue;
-        }
-        if !packages.contains_key(b.package.as_str()) {
-            out.push(at(
-                Rule::CatalogPackageUnknown,
-                &b.origin,
-                format!(
-                    "unknown package {:?} for bundle {:?}: add an olm.package blob for it or fix `package`",
-                    b.package, b.name
-                ),
-            ));
-            continue;
-        }
-        if b.name.is_empty() {
-            out.push(at(
-                Rule::CatalogBundleName,
-                &b.origin,
-                format!("bundle of package {:?}: name must be set", b.package),
-            ));
-            continue;
-        }
-        if let Some(first) = bundles.get(&(b.package.as_str(), b.name.as_str())) {
-            out.push(at(
-                Rule::CatalogBundleDuplicate,
-                &b.origin,
-                format!(
-                    "package {:?} has duplicate bundle {:?} (first at {}:{}): keep one",
-                    b.package, b.name, first.bundle.origin.file, first.bundle.origin.line
-                ),
-            ));
+        if b.package.is_empty()
+            || !packages.contains_key(b.package.as_str())
+            || bundles.contains_key(&(b.package.as_str(), b.name.as_str()))
+        {
             continue;
         }
         let info = bundle_info(b, out);
@@ -73,9 +38,8 @@ pub(super) struct BundleInfo<'a> {
     pub(super) csv_metadata: Option<CsvMetadata<'a>>,
 }
 
-/// Parses a bundle's properties and checks what opm's `ConvertToModel` checks of it: one
-/// olm.package property naming its package, image pull specs, an image or objects, the version
-/// and release.
+/// Parses a bundle's properties (reporting what opm's `property.Parse` refuses beyond the
+/// `olm.package` property, which the model check reads) and its version.
 pub(super) fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> BundleInfo<'a> {
     let mut info = BundleInfo {
         bundle: b,
@@ -88,35 +52,10 @@ pub(super) fn bundle_info<'a>(b: &'a Bundle, out: &mut Vec<Diagnostic>) -> Bundl
     if !parse_properties(b, &mut info, out) {
         return info;
     }
-    if info.packages.len() != 1 {
-        out.push(at(
-            Rule::CatalogPackageProperty,
-            &b.origin,
-            ModelProblem::PackageCount {
-                package: b.package.clone(),
-                bundle: b.name.clone(),
-                count: info.packages.len(),
-            }
-            .to_string(),
-        ));
-        return info;
+    if let [pp] = info.packages.as_slice() {
+        let pp = pp.clone();
+        set_version(b, &pp, &mut info);
     }
-    let pp = info.packages[0].clone();
-    if pp.package_name != b.package {
-        out.push(at(
-            Rule::CatalogBundlePackage,
-            &b.origin,
-            format!(
-                "{}: make them equal",
-                ModelProblem::PackageMismatch {
-                    package: b.package.clone(),
-                    property: pp.package_name.clone(),
-                }
-            ),
-        ));
-    }
-    check_images(b, out);
-    check_version(b, &pp, &mut info, out);
     info
 }
 
@@ -156,6 +95,15 @@ fn parse_properties<'a>(
                 format!("bundle {:?} property[{i}]: type must be set", b.name),
             ));
         }
+        // The model check reports an `olm.package` value opm cannot decode.
+        if p.type_ == property_type::PACKAGE {
+            if let Ok(pp) = PackageProperty::decode(&p.value) {
+                info.packages.push(pp);
+            } else {
+                parse_failed = true;
+            }
+            continue;
+        }
         if let Err(e) = check_property(&p.type_, &value) {
             out.push(at(
                 Rule::CatalogPropertyInvalid,
@@ -169,131 +117,26 @@ fn parse_properties<'a>(
             continue;
         }
         let J::Object(m) = &value else { continue };
-        match p.type_.as_str() {
-            property_type::PACKAGE => {
-                info.packages
-                    .push(PackageProperty::decode(&p.value).unwrap_or_default());
+        if p.type_ == property_type::GVK {
+            let k = str_field(m, "kind").unwrap_or_default();
+            if !k.is_empty() {
+                info.gvk_kinds.insert(k);
             }
-            property_type::GVK => {
-                let k = str_field(m, "kind").unwrap_or_default();
-                if !k.is_empty() {
-                    info.gvk_kinds.insert(k);
-                }
-            }
-            _ => {}
         }
     }
     !parse_failed
 }
 
-/// The bundle image and related images must be pull specs when set; a bundle without objects
-/// needs an image.
-fn check_images(b: &Bundle, out: &mut Vec<Diagnostic>) {
-    if !b.image.is_empty()
-        && let Err(e) = reference::image_pullspec(&b.image)
-    {
-        out.push(at(
-            Rule::CatalogImageReference,
-            &b.origin,
-            format!(
-                "package {:?} bundle {:?} image: invalid image pull spec {:?}: {e}",
-                b.package, b.name, b.image
-            ),
-        ));
-    }
-    for (i, r) in b.related_images.iter().enumerate() {
-        if !r.image.is_empty()
-            && let Err(e) = reference::image_pullspec(&r.image)
-        {
-            out.push(at(
-                Rule::CatalogImageReference,
-                &b.origin,
-                format!(
-                    "package {:?} bundle {:?} relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
-                    b.package, b.name, r.image
-                ),
-            ));
-        }
-    }
-    if b.image.is_empty() && b.objects.is_empty() {
-        out.push(at(
-            Rule::CatalogBundleImage,
-            &b.origin,
-            format!(
-                "invalid bundle {:?}: bundle image must be set (a bundle without olm.bundle.object properties is pulled by its image)",
-                b.name
-            ),
-        ));
-    }
-}
-
-/// The olm.package version (strict semver) and release, the normalized name a release asks for,
-/// and opm's duplicate-version key.
-fn check_version(
-    b: &Bundle,
-    pp: &PackageProperty,
-    info: &mut BundleInfo,
-    out: &mut Vec<Diagnostic>,
-) {
-    match bundle_facts::check_version(b, &pp.version) {
-        Ok(v) => info.version = Some(v),
-        Err(e) => out.push(at(
-            Rule::CatalogVersion,
-            &b.origin,
-            format!("{e}: use a strict semantic version such as 1.2.3"),
-        )),
-    }
-    let mut release_ok = true;
-    if !pp.release.is_empty() {
-        if pp.release.len() > 20 {
-            release_ok = false;
-            out.push(at(
-                Rule::CatalogVersion,
-                &b.origin,
-                format!(
-                    "error parsing bundle {:?} release version {:?}: invalid release {:?}: exceeds maximum length of 20 characters",
-                    b.name, pp.release, pp.release
-                ),
-            ));
-        } else if let Err(e) = semver::Prerelease::new(&pp.release) {
-            release_ok = false;
-            out.push(at(
-                Rule::CatalogVersion,
-                &b.origin,
-                format!(
-                    "error parsing bundle {:?} release version {:?}: {e}: use dot-separated alphanumeric identifiers",
-                    b.name, pp.release
-                ),
-            ));
-        }
-    }
+/// The olm.package version (strict semver) and opm's duplicate-version key (`version[-release]`).
+fn set_version(b: &Bundle, pp: &PackageProperty, info: &mut BundleInfo) {
+    info.version = bundle_facts::check_version(b, &pp.version).ok();
+    let release_ok = pp.release.is_empty()
+        || (pp.release.len() <= 20 && semver::Prerelease::new(&pp.release).is_ok());
     if let Some(v) = &info.version {
-        let base = v.to_string();
-        if !pp.release.is_empty() && release_ok {
-            if !v.build.is_empty() {
-                out.push(at(
-                    Rule::CatalogVersion,
-                    &b.origin,
-                    format!(
-                        "invalid bundle {:?}: cannot use build metadata in version with a release version",
-                        b.name
-                    ),
-                ));
-            }
-            let expected = format!("{}-v{}-{}", b.package, v, pp.release);
-            if b.name != expected {
-                out.push(at(
-                    Rule::CatalogBundleName,
-                    &b.origin,
-                    format!(
-                        "invalid bundle {:?}: name {:?} does not match normalized name {expected:?}: rename the bundle",
-                        b.name, b.name
-                    ),
-                ));
-            }
-            info.version_key = Some(format!("{base}-{}", pp.release));
+        info.version_key = Some(if !pp.release.is_empty() && release_ok {
+            format!("{v}-{}", pp.release)
         } else {
-            info.version_key = Some(base);
-        }
+            v.to_string()
+        });
     }
 }

@@ -10,24 +10,21 @@
 mod bundles;
 mod channels;
 mod csv;
-mod deprecations;
 mod graph;
 mod hints;
 mod kinds;
 pub mod olmv1;
 pub mod opm_load;
+pub mod opm_model;
 mod packages;
 mod properties;
 mod shapes;
 
 use crate::catalog::load::{self, LoadError, LoadOptions, Loaded};
 use crate::catalog::model::{
-    self, Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, Property,
-    property_type,
+    Bundle, Channel, ChannelEntry, DeclarativeConfig, Origin, Package, Property, property_type,
 };
 use crate::findings::{Diagnostic, Report, Rule};
-use crate::reference;
-use crate::semver_range;
 use serde_json::Value as J;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -206,15 +203,15 @@ fn at(rule: Rule, origin: &Origin, message: String) -> Diagnostic {
     }
 }
 
-/// Runs every rule on a loaded catalog: the packages, channels and bundles are indexed first
-/// (each index reporting what opm's `ConvertToModel` refuses), then the checks that need them.
+/// Runs every rule on a loaded catalog: opm's model check first ([`opm_model`], the one
+/// `catalog serve` refuses a catalog with), then the packages, channels and bundles are indexed
+/// for the checks beyond opm.
 pub fn validate(cfg: &DeclarativeConfig) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let packages = packages::index(cfg, &mut out);
-    let channels = channels::index(cfg, &packages, &mut out);
+    let mut out = opm_model::findings(cfg);
+    let packages = packages::index(cfg);
+    let channels = channels::index(cfg, &packages);
     let bundles = bundles::index(cfg, &packages, &mut out);
-    let in_channels = channels::membership(&channels, &bundles, &mut out);
-    deprecations::check(cfg, &packages, &channels, &bundles, &mut out);
+    let in_channels = channels::membership(&channels);
     for (name, p) in &packages {
         packages::check(name, p, &channels, &bundles, &in_channels, &mut out);
     }

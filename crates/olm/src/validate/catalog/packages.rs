@@ -1,50 +1,16 @@
-//! The packages of a catalog: the olm.package index (name, duplicates, DNS-1123) and the checks
-//! per package once channels and bundles are known (default channel, at least one channel, a
-//! stale default channel beyond opm, duplicate versions).
+//! The packages of a catalog: the olm.package index and the checks per package beyond opm once
+//! channels and bundles are known (a stale default channel); opm's checks of packages are the
+//! model check's ([`super::opm_model`]).
 
 use super::*;
 
-/// Indexes the olm.package blobs by name, reporting those opm's `ConvertToModel` refuses.
-pub(super) fn index<'a>(cfg: &'a DeclarativeConfig, out: &mut Vec<Diagnostic>) -> Packages<'a> {
+/// Indexes the olm.package blobs by name (the first of each; the model check reports the rest).
+pub(super) fn index(cfg: &DeclarativeConfig) -> Packages<'_> {
     let mut packages: BTreeMap<&str, &Package> = BTreeMap::new();
     for p in &cfg.packages {
-        if p.name.is_empty() {
-            out.push(at(
-                Rule::CatalogPackageName,
-                &p.origin,
-                "config contains package with no name: set `name`".into(),
-            ));
-            continue;
+        if !p.name.is_empty() {
+            packages.entry(p.name.as_str()).or_insert(p);
         }
-        if let Some(first) = packages.get(p.name.as_str()) {
-            out.push(at(
-                Rule::CatalogPackageDuplicate,
-                &p.origin,
-                format!(
-                    "duplicate package {:?} (first declared at {}:{}): keep one olm.package blob",
-                    p.name, first.origin.file, first.origin.line
-                ),
-            ));
-            continue;
-        }
-        if let Err(reason) = reference::dns1123_label(&p.name) {
-            let reason = if !p.name.contains('.') || p.name.len() > 63 {
-                reason
-            } else if reference::dns1123_subdomain(&p.name).is_ok() {
-                "must not contain dots".to_string()
-            } else {
-                reason
-            };
-            out.push(at(
-                Rule::CatalogPackageName,
-                &p.origin,
-                format!(
-                    "invalid package name {:?}: [{reason}]: use lowercase letters, digits and '-'",
-                    p.name
-                ),
-            ));
-        }
-        packages.insert(&p.name, p);
     }
     packages
 }
@@ -78,8 +44,8 @@ fn is_prerelease_channel(name: &str) -> bool {
         .any(|w| PRERELEASE_WORDS.contains(&w))
 }
 
-/// The checks of one package that need its channels and bundles: default channel, channels,
-/// each channel's graph ([`graph::check`]), the default channel's freshness, duplicate versions.
+/// The checks of one package beyond opm that need its channels and bundles: each channel's graph
+/// ([`graph::check`]) and the default channel's freshness.
 pub(super) fn check(
     name: &str,
     p: &Package,
@@ -93,29 +59,6 @@ pub(super) fn check(
         .take_while(|((pk, _), _)| *pk == name)
         .map(|(_, c)| *c)
         .collect();
-    if p.default_channel.is_empty() {
-        out.push(at(
-            Rule::CatalogDefaultChannel,
-            &p.origin,
-            format!("invalid package {name:?}: default channel must be set: set `defaultChannel` to one of its channels"),
-        ));
-    } else if !pkg_channels.iter().any(|c| c.name == p.default_channel) {
-        out.push(at(
-            Rule::CatalogDefaultChannel,
-            &p.origin,
-            format!(
-                "invalid package {name:?}: default channel {:?} has no olm.channel blob (opm: channel must contain at least one bundle): add the channel or fix `defaultChannel`",
-                p.default_channel
-            ),
-        ));
-    }
-    if pkg_channels.is_empty() && p.default_channel.is_empty() {
-        out.push(at(
-            Rule::CatalogPackageNoChannels,
-            &p.origin,
-            format!("invalid package {name:?}: package must contain at least one channel"),
-        ));
-    }
     let mut heads: Vec<(&Channel, Option<&semver::Version>)> = Vec::new();
     for c in &pkg_channels {
         let head = graph::check(p, c, bundles, in_channels, out);
@@ -146,33 +89,5 @@ pub(super) fn check(
                 dc.name, other.name
             ),
         ));
-    }
-    // Duplicate versions (v1.47.0), over bundles that are in a channel.
-    let mut by_version: BTreeMap<&str, Vec<&BundleInfo>> = BTreeMap::new();
-    for ((_, bname), info) in bundles
-        .range((name, "")..)
-        .take_while(|((pk, _), _)| *pk == name)
-    {
-        if !in_channels.get(name).is_some_and(|s| s.contains(bname)) {
-            continue;
-        }
-        if let Some(key) = &info.version_key {
-            by_version.entry(key.as_str()).or_default().push(info);
-        }
-    }
-    for (version, infos) in by_version {
-        if infos.len() > 1 {
-            let names: Vec<&str> = infos.iter().map(|i| i.bundle.name.as_str()).collect();
-            for info in &infos[1..] {
-                out.push(at(
-                    Rule::CatalogDuplicateVersion,
-                    &info.bundle.origin,
-                    format!(
-                        "invalid package {name:?}: duplicate versions found in bundles: [{{{version}: [{}]}}]: give each bundle its own version",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
     }
 }
