@@ -493,6 +493,8 @@ fn refuses_what_opms_model_check_refuses_as_validate_does() {
 
 /// Deprecations (no shared catalog has one) reach Package, Channel and Bundle as current opm
 /// sends them, and a bundle without an image carries its synthesized CSV in ListBundles too.
+/// The imageless bundle has an object (a CRD, as `opm render` of a bundle folder gives): opm's
+/// model check refuses a bundle with neither image nor objects (`bundle image must be set`).
 #[test]
 fn deprecations_and_imageless_bundles() {
     if !python_ready() {
@@ -535,6 +537,8 @@ image: ""
 properties:
 - type: olm.package
   value: {packageName: p, version: 1.1.0}
+- type: olm.bundle.object
+  value: {data: eyJhcGlWZXJzaW9uIjoiYXBpZXh0ZW5zaW9ucy5rOHMuaW8vdjEiLCJraW5kIjoiQ3VzdG9tUmVzb3VyY2VEZWZpbml0aW9uIiwibWV0YWRhdGEiOnsibmFtZSI6ImZvb3MuZXhhbXBsZS5jb20ifX0=}
 - type: olm.csv.metadata
   value: {displayName: P operator, annotations: {a: b}}
 ---

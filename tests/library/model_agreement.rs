@@ -140,6 +140,7 @@ fn serve_refuses_exactly_what_validate_reports_as_model_errors() {
         "bundle-name",
         "image-reference",
         "deprecation__message",
+        "bundle-image",
     ] {
         assert!(refused.iter().any(|r| r == name), "{name} is served");
     }

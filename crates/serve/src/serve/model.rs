@@ -568,14 +568,7 @@ impl ServeModel {
     /// [`ServeModel::new`]; without `keep_icons`, each package icon's bytes are dropped from
     /// the catalog as soon as the index has them as base64 (never both forms of every icon).
     fn build(mut config: DeclarativeConfig, keep_icons: bool) -> Result<ServeModel, ModelError> {
-        // One exception to opm: a bundle with neither image nor objects (only
-        // `olm.csv.metadata`) is served with its synthesized CSV, as before the shared check
-        // (opm's model validation refuses it; `catalog validate` reports it as
-        // `catalog/bundle-image`).
-        if let Some(found) = model_check::check(&config)
-            .into_iter()
-            .find(|f| !matches!(f.problem, ModelProblem::BundleImage { .. }))
-        {
+        if let Some(found) = model_check::first(&config) {
             return Err(ModelError::Invalid(Box::new(found.problem)));
         }
         let mut index = index_packages(&mut config.packages, keep_icons);

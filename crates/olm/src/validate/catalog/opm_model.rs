@@ -8,9 +8,8 @@ use crate::catalog::channel::HeadError;
 use crate::catalog::model_check::{self, Blob, Found, ModelProblem as P, ReleaseError};
 
 /// The rules whose findings come from the model check: a catalog has an error of one of these
-/// exactly when `catalog serve` refuses it (after it loads). `catalog/bundle-image` comes from the
-/// model check too, but serve still serves such a bundle (see `serve::model`).
-pub const MODEL_RULES: [Rule; 24] = [
+/// exactly when `catalog serve` refuses it (after it loads).
+pub const MODEL_RULES: [Rule; 25] = [
     Rule::CatalogPackageName,
     Rule::CatalogPackageDuplicate,
     Rule::CatalogPackageUnknown,
@@ -24,6 +23,7 @@ pub const MODEL_RULES: [Rule; 24] = [
     Rule::CatalogVersion,
     Rule::CatalogBundleNotInChannel,
     Rule::CatalogBundleName,
+    Rule::CatalogBundleImage,
     Rule::CatalogEntryMissingBundle,
     Rule::CatalogDeprecation,
     Rule::CatalogDefaultChannel,
