@@ -54,6 +54,9 @@ pub enum AttestError {
     /// The key, passphrase, signer or trusted root could not be read.
     #[error("{0}")]
     Setup(String),
+    /// The verifying key, identity flags or trusted root could not be read.
+    #[error(transparent)]
+    Trust(Box<super::step::trust::TrustError>),
     /// The signing key file could not be read.
     #[error(transparent)]
     KeyRead(#[from] crate::fsio::untrusted::UntrustedReadError),
@@ -168,7 +171,7 @@ pub fn verify(
         ),
         None => None,
     };
-    let setup = |e: trust::TrustError| AttestError::Setup(e.0);
+    let setup = |e: trust::TrustError| AttestError::Trust(Box::new(e));
     let keys = if req.keys.is_empty() {
         Vec::new()
     } else {

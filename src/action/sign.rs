@@ -159,7 +159,7 @@ pub fn verify_options(flags: &VerifyFlags<'_>) -> Result<VerifyOptions, SetupErr
             ));
         }
         let id = flags.keyless.cloned().unwrap_or_default();
-        let usage = |e: super::step::trust::TrustError| SetupError::Usage(e.0);
+        let usage = |e: super::step::trust::TrustError| SetupError::from_error(e);
         opts.keyless = Some(crate::signature::keyless::Keyless {
             signer: super::step::trust::keyless(&id).map_err(usage)?,
             root: super::step::trust::trusted_root(flags.trusted_root).map_err(usage)?,

@@ -22,6 +22,9 @@ pub enum SetupError {
     /// A file could not be read (missing, too large, not a regular file).
     #[error(transparent)]
     Read(#[from] crate::fsio::untrusted::UntrustedReadError),
+    /// The signer or the trusted root could not be read.
+    #[error(transparent)]
+    Trust(#[from] trust::TrustError),
 }
 
 /// What `verify-blob` was asked.
@@ -73,9 +76,8 @@ pub fn prepare(req: &Request) -> Result<(Bundle, Signer, TrustedRoot), SetupErro
         issuer: req.issuer.clone(),
         issuer_regexp: req.issuer_regexp.clone(),
     };
-    let signer = trust::signer(req.key.as_deref(), &id).map_err(|e| SetupError::Input(e.0))?;
-    let root =
-        trust::trusted_root(req.trusted_root.as_ref()).map_err(|e| SetupError::Input(e.0))?;
+    let signer = trust::signer(req.key.as_deref(), &id)?;
+    let root = trust::trusted_root(req.trusted_root.as_ref())?;
     let bytes = read_limited(&req.bundle, trust::MAX_JSON)?;
     let bundle = Bundle::from_json(&bytes)
         .map_err(|e| SetupError::Input(format!("{}: {e}", req.bundle.display())))?;

@@ -10,10 +10,18 @@ use std::path::{Path, PathBuf};
 /// The most a trusted root (or bundle) file may hold: a few KiB in the field.
 pub const MAX_JSON: u64 = 16 << 20;
 
-/// Why the signer or the trusted root could not be read (a usage error, exit 2).
+/// Why the signer or the trusted root could not be read (a usage error, exit 2). File
+/// errors stay typed so the door prints their whole chain.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct TrustError(pub String);
+pub enum TrustError {
+    /// The flags do not fit together, or a file holds no usable key or root (the text names
+    /// the flag or the file).
+    #[error("{0}")]
+    Usage(String),
+    /// A key or trusted root file could not be read (missing, too large, not a regular file).
+    #[error(transparent)]
+    Read(#[from] crate::fsio::untrusted::UntrustedReadError),
+}
 
 /// The identity flags as typed (`--certificate-identity[-regexp]`,
 /// `--certificate-oidc-issuer[-regexp]`).
@@ -43,14 +51,14 @@ fn matcher(exact: &Option<String>, re: &Option<String>, flag: &str) -> Result<Ma
     match (exact, re) {
         (Some(s), None) => Ok(Matcher::Exact(s.clone())),
         (None, Some(r)) => Matcher::go_regexp(r).map_err(|e| {
-            TrustError(format!(
+            TrustError::Usage(format!(
                 "--{flag}-regexp {r:?} is not a regular expression: {e}"
             ))
         }),
-        (Some(_), Some(_)) => Err(TrustError(format!(
+        (Some(_), Some(_)) => Err(TrustError::Usage(format!(
             "give --{flag} or --{flag}-regexp, not both"
         ))),
-        (None, None) => Err(TrustError(format!(
+        (None, None) => Err(TrustError::Usage(format!(
             "keyless verification needs --{flag} (or --{flag}-regexp); give --key FILE for a key-signed bundle"
         ))),
     }
@@ -66,10 +74,9 @@ pub fn keyless(id: &Identity) -> Result<Signer, TrustError> {
 
 /// A PEM public key file, read with a cap.
 pub fn public_key(path: &Path) -> Result<crate::signature::public_key::PublicKey, TrustError> {
-    let pem =
-        read_limited(path, 1 << 20).map_err(|e| TrustError(crate::errors::error_chain(&e)))?;
+    let pem = read_limited(path, 1 << 20)?;
     crate::signature::public_key::PublicKey::from_pem(&pem, &path.display().to_string())
-        .map_err(|e| TrustError(e.to_string()))
+        .map_err(|e| TrustError::Usage(e.to_string()))
 }
 
 /// The signer: the key when `key` is given, else the keyless identity (not both).
@@ -79,7 +86,7 @@ pub fn signer(key: Option<&Path>, id: &Identity) -> Result<Signer, TrustError> {
             // cosign ignores the certificate flags beside a key; a flag that would be ignored
             // must not look checked, so the mix is refused.
             if id.given() {
-                return Err(TrustError(
+                return Err(TrustError::Usage(
                     "give --key or --certificate-identity/--certificate-oidc-issuer (keyless), not both: with a key the certificate's identity and issuer are not checked".into(),
                 ));
             }
@@ -93,9 +100,9 @@ pub fn signer(key: Option<&Path>, id: &Identity) -> Result<Signer, TrustError> {
 pub fn trusted_root(path: Option<&PathBuf>) -> Result<TrustedRoot, TrustError> {
     match path {
         Some(p) => {
-            let bytes = read_limited(p, MAX_JSON)
-                .map_err(|e| TrustError(crate::errors::error_chain(&e)))?;
-            TrustedRoot::from_json(&bytes).map_err(|e| TrustError(format!("{}: {e}", p.display())))
+            let bytes = read_limited(p, MAX_JSON)?;
+            TrustedRoot::from_json(&bytes)
+                .map_err(|e| TrustError::Usage(format!("{}: {e}", p.display())))
         }
         None => Ok(TrustedRoot::production()),
     }
