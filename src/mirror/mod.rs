@@ -10,6 +10,7 @@
 //! registry options themselves ([`crate::mirror_config`]), not here.
 
 pub mod archive;
+pub mod archive_record;
 pub mod delta;
 pub mod image_policy;
 pub mod imageset;

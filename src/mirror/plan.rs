@@ -115,7 +115,7 @@ pub struct Plan {
     /// In an archive's `plan.json`: what the archive carries and which archives it follows
     /// (see [`super::delta`]); absent in a plan that was never written to an archive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archive: Option<super::delta::ArchiveRecord>,
+    pub archive: Option<super::archive_record::ArchiveRecord>,
 }
 
 impl Plan {

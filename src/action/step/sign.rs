@@ -4,9 +4,9 @@
 //! else's image).
 
 use super::deliver::Pushed;
-use crate::action::sign::sign_target;
-pub use crate::action::sign::{SignOptions, Written};
 use crate::signature::SignatureError;
+use crate::signature::image_signing::sign_target;
+pub use crate::signature::image_signing::{SignOptions, Written};
 use crate::signature::store::{Target, Where};
 use crate::transport::RegistryOptions;
 

@@ -20,6 +20,7 @@
 //! Deterministic: ECDSA signing is RFC 6979 and no creation time is written, so signing the
 //! same image with the same key twice finds its own referrer and writes nothing.
 
+pub use super::cosign::PREDICATE_ANNOTATION;
 use super::cosign::{BUNDLE_MEDIA_TYPE, SIGN_PREDICATE_TYPE};
 use super::keys::PrivateKey;
 use super::sigstore::pae;
@@ -40,8 +41,6 @@ pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 pub const EMPTY_MEDIA_TYPE: &str = "application/vnd.oci.empty.v1+json";
 /// Annotation naming what a bundle holds (`dsse-envelope` or `message-signature`).
 pub const CONTENT_ANNOTATION: &str = "dev.sigstore.bundle.content";
-/// Annotation naming the predicate type of a DSSE bundle's statement.
-pub const PREDICATE_ANNOTATION: &str = "dev.sigstore.bundle.predicateType";
 
 /// What a bundle signs: cosign 3's DSSE statement, or a message signature over the manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -27,6 +27,8 @@ pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v
 pub const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
 /// `critical.type` of a cosign payload (the payload reader's, which checks it).
 pub use super::payload::COSIGN_PAYLOAD_TYPE as PAYLOAD_TYPE;
+/// Annotation naming the predicate type of a DSSE bundle's statement.
+pub const PREDICATE_ANNOTATION: &str = "dev.sigstore.bundle.predicateType";
 /// Media type (and artifact type) of a Sigstore bundle v0.3.
 pub const BUNDLE_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+json";
 /// The in-toto predicate type cosign v3 signs images with.
@@ -460,7 +462,7 @@ pub(crate) fn bundle_layer(target: &Target, m: &serde_json::Value) -> Result<Vec
 /// Whether a bundle referrer announces an attestation (a predicate type other than cosign's
 /// signing one): `verify` leaves those to `verify-attestation`, as cosign does.
 pub(crate) fn announces_attestation(m: &serde_json::Value) -> bool {
-    m["annotations"][super::bundle_sign::PREDICATE_ANNOTATION]
+    m["annotations"][PREDICATE_ANNOTATION]
         .as_str()
         .is_some_and(|p| p != SIGN_PREDICATE_TYPE)
 }

@@ -35,43 +35,6 @@ pub enum PackagePropertyError {
     },
 }
 
-/// The problems opm's model check finds, typed; the package checks below are its bundle part.
-pub use super::model_check::ModelProblem;
-
-/// opm's checks of a bundle's `olm.package` property, in opm's order: exactly one, decodable,
-/// naming the bundle's package, with a semantic version. Returns the property and its version.
-pub fn check_package(b: &Bundle) -> Result<(PackageProperty, Version), ModelProblem> {
-    let pp = b.package_property().map_err(|e| match e {
-        PackagePropertyError::Count(count) => ModelProblem::PackageCount {
-            package: b.package.clone(),
-            bundle: b.name.clone(),
-            count,
-        },
-        PackagePropertyError::Value { index, error } => ModelProblem::PackageValue {
-            bundle: b.name.clone(),
-            index,
-            error,
-        },
-    })?;
-    if b.package != pp.package_name {
-        return Err(ModelProblem::PackageMismatch {
-            package: b.package.clone(),
-            property: pp.package_name,
-        });
-    }
-    let version = check_version(b, &pp.version)?;
-    Ok((pp, version))
-}
-
-/// opm's version check of a bundle: strict semver.
-pub fn check_version(b: &Bundle, version: &str) -> Result<Version, ModelProblem> {
-    Version::parse(version).map_err(|e| ModelProblem::Version {
-        bundle: b.name.clone(),
-        version: version.to_string(),
-        error: e.to_string(),
-    })
-}
-
 /// An API (opm's `property.GVK`), provided (`olm.gvk`) or required (`olm.gvk.required`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Gvk {

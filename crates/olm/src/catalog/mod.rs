@@ -21,10 +21,9 @@ pub mod channel;
 pub mod compat;
 pub mod diff;
 pub mod filter;
-pub use bundle_facts::{
-    GoDecodeError, Gvk, ModelProblem, PackageProperty, PackagePropertyError, PropertyValue,
-};
+pub use bundle_facts::{GoDecodeError, Gvk, PackageProperty, PackagePropertyError, PropertyValue};
 pub use compat::{CompatParseError, OpmCompat};
+pub use model_check::ModelProblem;
 pub mod graph;
 pub mod matrix;
 pub mod mermaid;

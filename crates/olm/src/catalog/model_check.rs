@@ -19,13 +19,14 @@
 //! `olm.bundle.object` values compacted, so they are checked where they are read), and the checks
 //! beyond opm (validate's warnings).
 
-use crate::catalog::bundle_facts::{PackagePropertyError, check_version};
+use crate::catalog::bundle_facts::{PackageProperty, PackagePropertyError};
 use crate::catalog::channel::{ChannelGraph, HeadError};
 use crate::catalog::model::{
     self, Channel, ChannelEntry, DeclarativeConfig, PackageScopedReference, property_type,
 };
 use crate::catalog::property_value::GoDecodeError;
 use crate::reference;
+use semver::Version;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which blob of the catalog a problem is about (indexes into the [`DeclarativeConfig`]'s lists),
@@ -493,12 +494,40 @@ struct BundleFacts {
     release_ok: bool,
 }
 
+/// The indexes the conversion builds, by name, for the model's validation.
+type Packages<'a> = BTreeMap<&'a str, usize>;
+type Channels<'a> = BTreeMap<(&'a str, &'a str), usize>;
+type Listed<'a> = HashMap<&'a str, BTreeSet<&'a str>>;
+type Bundles<'a> = BTreeMap<(&'a str, &'a str), (usize, BundleFacts)>;
+
 /// Every problem of opm's model check in `cfg`, in opm's order (see the module's note); empty
 /// when opm converts the catalog.
 pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
     let mut out = Vec::new();
-    let mut push = |blob, problem| out.push(Found { blob, problem });
+    let packages = check_packages(cfg, &mut out);
+    let (channels, listed) = check_channels(cfg, &packages, &mut out);
+    let bundles = check_bundles(cfg, &packages, &listed, &mut out);
+    missing_bundles(cfg, &channels, &bundles, &mut out);
+    let messages = check_deprecations(cfg, &packages, &channels, &bundles, &mut out);
+    // The model's validation, per package by name.
+    for (&name, &pi) in &packages {
+        validate_package(cfg, (name, pi), &channels, &listed, &bundles, &mut out);
+        for &(di, _, entry) in messages.iter().filter(|(_, pk, _)| *pk == name) {
+            out.push(Found {
+                blob: Blob::Deprecation(di),
+                problem: ModelProblem::DeprecationMessage {
+                    package: name.to_string(),
+                    entry,
+                },
+            });
+        }
+    }
+    out
+}
 
+/// The packages, in load order: names, duplicates.
+fn check_packages<'a>(cfg: &'a DeclarativeConfig, out: &mut Vec<Found>) -> Packages<'a> {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
     // Packages, in load order.
     let mut packages: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, p) in cfg.packages.iter().enumerate() {
@@ -537,7 +566,17 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
         }
         packages.insert(&p.name, i);
     }
+    packages
+}
 
+/// The channels, in load order: their package, names, duplicate entries; and which bundle
+/// names each package's channels list.
+fn check_channels<'a>(
+    cfg: &'a DeclarativeConfig,
+    packages: &Packages<'_>,
+    out: &mut Vec<Found>,
+) -> (Channels<'a>, Listed<'a>) {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
     // Channels, in load order.
     let mut channels: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut listed: HashMap<&str, BTreeSet<&str>> = HashMap::new();
@@ -595,7 +634,18 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
             .extend(seen.iter().copied());
         channels.insert((c.package.as_str(), c.name.as_str()), ci);
     }
+    (channels, listed)
+}
 
+/// The bundles, in load order: package, duplicates, the `olm.package` property, image
+/// references, version and release, membership in a channel.
+fn check_bundles<'a>(
+    cfg: &'a DeclarativeConfig,
+    packages: &Packages<'_>,
+    listed: &Listed<'_>,
+    out: &mut Vec<Found>,
+) -> Bundles<'a> {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
     // Bundles, in load order.
     let mut bundles: BTreeMap<(&str, &str), (usize, BundleFacts)> = BTreeMap::new();
     for (bi, b) in cfg.bundles.iter().enumerate() {
@@ -733,9 +783,19 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
         }
         bundles.insert((b.package.as_str(), b.name.as_str()), (bi, facts));
     }
+    bundles
+}
 
+/// Channel entries without a bundle.
+fn missing_bundles(
+    cfg: &DeclarativeConfig,
+    channels: &Channels<'_>,
+    bundles: &Bundles<'_>,
+    out: &mut Vec<Found>,
+) {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
     // Channel entries without a bundle.
-    for (&(pkg, _), &ci) in &channels {
+    for (&(pkg, _), &ci) in channels {
         let c = &cfg.channels[ci];
         let missing: Vec<(usize, &ChannelEntry)> = entries(c)
             .iter()
@@ -757,7 +817,18 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
             );
         }
     }
+}
 
+/// The deprecations, in load order; returns the entries without a message (reported by the
+/// model's validation, after the package's other problems).
+fn check_deprecations<'a>(
+    cfg: &'a DeclarativeConfig,
+    packages: &Packages<'_>,
+    channels: &Channels<'_>,
+    bundles: &Bundles<'_>,
+    out: &mut Vec<Found>,
+) -> Vec<(usize, &'a str, usize)> {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
     // Deprecations, in load order.
     let mut deprecated: BTreeMap<&str, usize> = BTreeMap::new();
     let mut messages: Vec<(usize, &str, usize)> = Vec::new();
@@ -847,12 +918,24 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
             }
         }
     }
+    messages
+}
 
-    // The model's validation, per package by name.
-    for (&name, &pi) in &packages {
+/// The model's validation of one package: its default channel, each channel, duplicate
+/// versions.
+fn validate_package(
+    cfg: &DeclarativeConfig,
+    (name, pi): (&str, usize),
+    channels: &Channels<'_>,
+    listed: &Listed<'_>,
+    bundles: &Bundles<'_>,
+    out: &mut Vec<Found>,
+) {
+    let blob = Blob::Package(pi);
+    let package = || name.to_string();
+    let pkg_channels = {
+        let mut push = |blob, problem| out.push(Found { blob, problem });
         let p = &cfg.packages[pi];
-        let blob = Blob::Package(pi);
-        let package = || name.to_string();
         let pkg_channels: Vec<usize> = channels
             .range((name, "")..)
             .take_while(|((pk, _), _)| *pk == name)
@@ -878,191 +961,196 @@ pub fn check(cfg: &DeclarativeConfig) -> Vec<Found> {
                 },
             );
         }
-        for &ci in &pkg_channels {
-            let c = &cfg.channels[ci];
-            let channel = || c.name.clone();
-            let es = entries(c);
-            if es.is_empty() {
+        pkg_channels
+    };
+    for &ci in &pkg_channels {
+        validate_channel(cfg, name, ci, bundles, out);
+    }
+    let mut push = |blob, problem| out.push(Found { blob, problem });
+    // Duplicate versions, over the bundles that are in a channel.
+    let mut by_version: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    for ((_, bname), (bi, facts)) in bundles
+        .range((name, "")..)
+        .take_while(|((pk, _), _)| *pk == name)
+    {
+        if !listed.get(name).is_some_and(|s| s.contains(bname)) {
+            continue;
+        }
+        if let Some(v) = &facts.version {
+            let key = if !facts.release.is_empty() && facts.release_ok {
+                format!("{v}-{}", facts.release)
+            } else {
+                v.to_string()
+            };
+            by_version
+                .entry(key)
+                .or_default()
+                .push((bname.to_string(), *bi));
+        }
+    }
+    let groups: Vec<(String, Vec<(String, usize)>)> = by_version
+        .into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .collect();
+    if !groups.is_empty() {
+        push(
+            blob,
+            ModelProblem::DuplicateVersions {
+                package: package(),
+                groups,
+            },
+        );
+    }
+}
+
+/// The model's validation of one channel: entries, head, replaces chain, its bundles.
+fn validate_channel(
+    cfg: &DeclarativeConfig,
+    name: &str,
+    ci: usize,
+    bundles: &Bundles<'_>,
+    out: &mut Vec<Found>,
+) {
+    let mut push = |blob, problem| out.push(Found { blob, problem });
+    let package = || name.to_string();
+    let c = &cfg.channels[ci];
+    let channel = || c.name.clone();
+    let es = entries(c);
+    if es.is_empty() {
+        push(
+            Blob::Channel(ci),
+            ModelProblem::ChannelEmpty {
+                package: package(),
+                channel: channel(),
+            },
+        );
+        return;
+    }
+    for (ei, e) in es.iter().enumerate() {
+        let at = Blob::Entry {
+            channel: ci,
+            entry: ei,
+        };
+        for (index, s) in e.skips.iter().enumerate() {
+            if s.is_empty() {
                 push(
-                    Blob::Channel(ci),
-                    ModelProblem::ChannelEmpty {
+                    at,
+                    ModelProblem::SkipEmpty {
                         package: package(),
                         channel: channel(),
+                        bundle: e.name.clone(),
+                        index,
                     },
                 );
-                continue;
-            }
-            for (ei, e) in es.iter().enumerate() {
-                let at = Blob::Entry {
-                    channel: ci,
-                    entry: ei,
-                };
-                for (index, s) in e.skips.iter().enumerate() {
-                    if s.is_empty() {
-                        push(
-                            at,
-                            ModelProblem::SkipEmpty {
-                                package: package(),
-                                channel: channel(),
-                                bundle: e.name.clone(),
-                                index,
-                            },
-                        );
-                    }
-                }
-                if !e.skip_range.is_empty()
-                    && let Err(error) = crate::semver_range::parse(&e.skip_range)
-                {
-                    push(
-                        at,
-                        ModelProblem::SkipRange {
-                            package: package(),
-                            channel: channel(),
-                            bundle: e.name.clone(),
-                            range: e.skip_range.clone(),
-                            error: error.to_string(),
-                        },
-                    );
-                }
-            }
-            let graph = ChannelGraph::new(c, |_| None);
-            match graph.head() {
-                Err(error) => push(
-                    Blob::Channel(ci),
-                    ModelProblem::ChannelHead {
-                        package: package(),
-                        channel: channel(),
-                        error,
-                    },
-                ),
-                Ok(head) => match graph.replaces_chain(head) {
-                    Err(path) => {
-                        // The entry whose `replaces` closes the loop.
-                        let closing = path
-                            .len()
-                            .checked_sub(2)
-                            .and_then(|i| path.get(i))
-                            .and_then(|n| es.iter().position(|e| e.name == *n));
-                        let at = match closing {
-                            Some(entry) => Blob::Entry { channel: ci, entry },
-                            None => Blob::Channel(ci),
-                        };
-                        push(
-                            at,
-                            ModelProblem::ReplacesCycle {
-                                package: package(),
-                                channel: channel(),
-                                path,
-                            },
-                        );
-                    }
-                    Ok(_) => {
-                        let stranded = graph.stranded(head);
-                        if !stranded.is_empty() {
-                            push(
-                                Blob::Channel(ci),
-                                ModelProblem::Stranded {
-                                    package: package(),
-                                    channel: channel(),
-                                    head: head.to_string(),
-                                    names: stranded.iter().map(|s| s.to_string()).collect(),
-                                },
-                            );
-                        }
-                    }
-                },
-            }
-            // The bundles of the channel.
-            for e in es {
-                let Some((bi, facts)) = bundles.get(&(name, e.name.as_str())) else {
-                    continue;
-                };
-                let b = &cfg.bundles[*bi];
-                let at = Blob::Bundle(*bi);
-                if b.image.is_empty() && b.objects.is_empty() {
-                    push(
-                        at,
-                        ModelProblem::BundleImage {
-                            package: package(),
-                            channel: channel(),
-                            bundle: b.name.clone(),
-                        },
-                    );
-                }
-                if let Some(v) = &facts.version
-                    && !facts.release.is_empty()
-                    && facts.release_ok
-                {
-                    if !v.build.is_empty() {
-                        push(
-                            at,
-                            ModelProblem::BuildMetadata {
-                                package: package(),
-                                channel: channel(),
-                                bundle: b.name.clone(),
-                            },
-                        );
-                    }
-                    let expected = format!("{name}-v{v}-{}", facts.release);
-                    if b.name != expected {
-                        push(
-                            at,
-                            ModelProblem::NormalizedName {
-                                package: package(),
-                                channel: channel(),
-                                bundle: b.name.clone(),
-                                expected,
-                            },
-                        );
-                    }
-                }
             }
         }
-        // Duplicate versions, over the bundles that are in a channel.
-        let mut by_version: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
-        for ((_, bname), (bi, facts)) in bundles
-            .range((name, "")..)
-            .take_while(|((pk, _), _)| *pk == name)
+        if !e.skip_range.is_empty()
+            && let Err(error) = crate::semver_range::parse(&e.skip_range)
         {
-            if !listed.get(name).is_some_and(|s| s.contains(bname)) {
-                continue;
-            }
-            if let Some(v) = &facts.version {
-                let key = if !facts.release.is_empty() && facts.release_ok {
-                    format!("{v}-{}", facts.release)
-                } else {
-                    v.to_string()
-                };
-                by_version
-                    .entry(key)
-                    .or_default()
-                    .push((bname.to_string(), *bi));
-            }
-        }
-        let groups: Vec<(String, Vec<(String, usize)>)> = by_version
-            .into_iter()
-            .filter(|(_, v)| v.len() > 1)
-            .collect();
-        if !groups.is_empty() {
             push(
-                blob,
-                ModelProblem::DuplicateVersions {
+                at,
+                ModelProblem::SkipRange {
                     package: package(),
-                    groups,
-                },
-            );
-        }
-        for &(di, _, entry) in messages.iter().filter(|(_, pk, _)| *pk == name) {
-            push(
-                Blob::Deprecation(di),
-                ModelProblem::DeprecationMessage {
-                    package: package(),
-                    entry,
+                    channel: channel(),
+                    bundle: e.name.clone(),
+                    range: e.skip_range.clone(),
+                    error: error.to_string(),
                 },
             );
         }
     }
-    out
+    let graph = ChannelGraph::new(c, |_| None);
+    match graph.head() {
+        Err(error) => push(
+            Blob::Channel(ci),
+            ModelProblem::ChannelHead {
+                package: package(),
+                channel: channel(),
+                error,
+            },
+        ),
+        Ok(head) => match graph.replaces_chain(head) {
+            Err(path) => {
+                // The entry whose `replaces` closes the loop.
+                let closing = path
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| path.get(i))
+                    .and_then(|n| es.iter().position(|e| e.name == *n));
+                let at = match closing {
+                    Some(entry) => Blob::Entry { channel: ci, entry },
+                    None => Blob::Channel(ci),
+                };
+                push(
+                    at,
+                    ModelProblem::ReplacesCycle {
+                        package: package(),
+                        channel: channel(),
+                        path,
+                    },
+                );
+            }
+            Ok(_) => {
+                let stranded = graph.stranded(head);
+                if !stranded.is_empty() {
+                    push(
+                        Blob::Channel(ci),
+                        ModelProblem::Stranded {
+                            package: package(),
+                            channel: channel(),
+                            head: head.to_string(),
+                            names: stranded.iter().map(|s| s.to_string()).collect(),
+                        },
+                    );
+                }
+            }
+        },
+    }
+    // The bundles of the channel.
+    for e in es {
+        let Some((bi, facts)) = bundles.get(&(name, e.name.as_str())) else {
+            continue;
+        };
+        let b = &cfg.bundles[*bi];
+        let at = Blob::Bundle(*bi);
+        if b.image.is_empty() && b.objects.is_empty() {
+            push(
+                at,
+                ModelProblem::BundleImage {
+                    package: package(),
+                    channel: channel(),
+                    bundle: b.name.clone(),
+                },
+            );
+        }
+        if let Some(v) = &facts.version
+            && !facts.release.is_empty()
+            && facts.release_ok
+        {
+            if !v.build.is_empty() {
+                push(
+                    at,
+                    ModelProblem::BuildMetadata {
+                        package: package(),
+                        channel: channel(),
+                        bundle: b.name.clone(),
+                    },
+                );
+            }
+            let expected = format!("{name}-v{v}-{}", facts.release);
+            if b.name != expected {
+                push(
+                    at,
+                    ModelProblem::NormalizedName {
+                        package: package(),
+                        channel: channel(),
+                        bundle: b.name.clone(),
+                        expected,
+                    },
+                );
+            }
+        }
+    }
 }
 
 /// The first problem of [`check`] (what opm reports), or `None` when opm converts the catalog.
@@ -1072,4 +1160,43 @@ pub fn first(cfg: &DeclarativeConfig) -> Option<Found> {
 
 fn entries(c: &Channel) -> &[ChannelEntry] {
     c.entries.as_deref().unwrap_or(&[])
+}
+
+/// opm's checks of a bundle's `olm.package` property, in opm's order: exactly one, decodable,
+/// naming the bundle's package, with a semantic version. Returns the property and its version.
+pub fn check_package(
+    b: &crate::catalog::model::Bundle,
+) -> Result<(PackageProperty, Version), ModelProblem> {
+    let pp = b.package_property().map_err(|e| match e {
+        PackagePropertyError::Count(count) => ModelProblem::PackageCount {
+            package: b.package.clone(),
+            bundle: b.name.clone(),
+            count,
+        },
+        PackagePropertyError::Value { index, error } => ModelProblem::PackageValue {
+            bundle: b.name.clone(),
+            index,
+            error,
+        },
+    })?;
+    if b.package != pp.package_name {
+        return Err(ModelProblem::PackageMismatch {
+            package: b.package.clone(),
+            property: pp.package_name,
+        });
+    }
+    let version = check_version(b, &pp.version)?;
+    Ok((pp, version))
+}
+
+/// opm's version check of a bundle: strict semver.
+pub fn check_version(
+    b: &crate::catalog::model::Bundle,
+    version: &str,
+) -> Result<Version, ModelProblem> {
+    Version::parse(version).map_err(|e| ModelProblem::Version {
+        bundle: b.name.clone(),
+        version: version.to_string(),
+        error: e.to_string(),
+    })
 }

@@ -14,9 +14,9 @@
 //! `null` in `packages.json` (the loader does not keep the difference; opm reads both as empty).
 
 use super::csv::{self, CsvContext, MetadataError};
-use crate::catalog::bundle_facts::check_package;
 use crate::catalog::channel::ChannelGraph;
 use crate::catalog::model::property_type;
+use crate::catalog::model_check::check_package;
 use crate::catalog::model_check::{self, ModelProblem};
 use crate::catalog::{DeclarativeConfig, Gvk, Property};
 use serde::{Deserialize, Serialize};

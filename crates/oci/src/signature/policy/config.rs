@@ -440,33 +440,26 @@ fn signed_by(s: RawSignedBy) -> Result<Requirement, String> {
     })
 }
 
-fn sigstore(mut s: RawSigstore) -> Result<Requirement, String> {
-    // containers/image's path fields are strings with `omitempty`: "" is no path.
-    let set = |p: &mut Option<String>| *p = p.take().filter(|p| !p.is_empty());
-    if let Some(f) = s.fulcio.as_mut() {
-        set(&mut f.ca_path);
-    }
-    if let Some(p) = s.pki.as_mut() {
-        set(&mut p.ca_roots_path);
-        set(&mut p.ca_intermediates_path);
-    }
+/// The signer source of a `sigstoreSigned` requirement checked (exactly one of the keys,
+/// `fulcio` and `pki`, each complete) and its keys read; `None` for `fulcio` and `pki`.
+fn sigstore_keys(s: &RawSigstore) -> Result<Option<Keys>, String> {
     let mut sources: Vec<&str> = Vec::new();
     let mut keys = None;
-    if let Some(p) = s.key_path {
+    if let Some(p) = &s.key_path {
         sources.push("keyPath");
-        keys = Some(Keys::Paths(vec![p]));
+        keys = Some(Keys::Paths(vec![p.clone()]));
     }
-    if let Some(ps) = s.key_paths {
-        non_empty("sigstoreSigned: keyPaths", &ps)?;
+    if let Some(ps) = &s.key_paths {
+        non_empty("sigstoreSigned: keyPaths", ps)?;
         sources.push("keyPaths");
-        keys = Some(Keys::Paths(ps));
+        keys = Some(Keys::Paths(ps.clone()));
     }
-    if let Some(d) = s.key_data {
+    if let Some(d) = &s.key_data {
         sources.push("keyData");
-        keys = Some(Keys::Data(vec![b64("sigstoreSigned: keyData", &d)?]));
+        keys = Some(Keys::Data(vec![b64("sigstoreSigned: keyData", d)?]));
     }
-    if let Some(ds) = s.key_datas {
-        non_empty("sigstoreSigned: keyDatas", &ds)?;
+    if let Some(ds) = &s.key_datas {
+        non_empty("sigstoreSigned: keyDatas", ds)?;
         sources.push("keyDatas");
         let decoded = ds
             .iter()
@@ -518,6 +511,11 @@ fn sigstore(mut s: RawSigstore) -> Result<Requirement, String> {
             }
         ));
     }
+    Ok(keys)
+}
+
+/// The Rekor keys of a `sigstoreSigned` requirement (at most one of the four forms).
+fn sigstore_rekor(s: &RawSigstore) -> Result<Option<Keys>, String> {
     let mut rekor: Vec<&str> = Vec::new();
     if s.rekor_public_key_path.is_some() {
         rekor.push("rekorPublicKeyPath");
@@ -543,34 +541,50 @@ fn sigstore(mut s: RawSigstore) -> Result<Requirement, String> {
             rekor.join(" and ")
         ));
     }
-    if s.fulcio.is_some() && rekor.is_empty() {
+    Ok(
+        match (
+            &s.rekor_public_key_path,
+            &s.rekor_public_key_paths,
+            &s.rekor_public_key_data,
+            &s.rekor_public_key_datas,
+        ) {
+            (Some(p), ..) => Some(Keys::Paths(vec![p.clone()])),
+            (_, Some(ps), ..) => Some(Keys::Paths(ps.clone())),
+            (_, _, Some(d), _) => Some(Keys::Data(vec![b64(
+                "sigstoreSigned: rekorPublicKeyData",
+                d,
+            )?])),
+            (.., Some(ds)) => Some(Keys::Data(
+                ds.iter()
+                    .map(|d| b64("sigstoreSigned: rekorPublicKeyDatas entry", d))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+            _ => None,
+        },
+    )
+}
+
+fn sigstore(mut s: RawSigstore) -> Result<Requirement, String> {
+    // containers/image's path fields are strings with `omitempty`: "" is no path.
+    let set = |p: &mut Option<String>| *p = p.take().filter(|p| !p.is_empty());
+    if let Some(f) = s.fulcio.as_mut() {
+        set(&mut f.ca_path);
+    }
+    if let Some(p) = s.pki.as_mut() {
+        set(&mut p.ca_roots_path);
+        set(&mut p.ca_intermediates_path);
+    }
+    let keys = sigstore_keys(&s)?;
+    let rekor_keys = sigstore_rekor(&s)?;
+    if s.fulcio.is_some() && rekor_keys.is_none() {
         return Err("sigstoreSigned: fulcio needs a rekorPublicKey* as well".into());
     }
-    if s.pki.is_some() && !rekor.is_empty() {
+    if s.pki.is_some() && rekor_keys.is_some() {
         return Err("sigstoreSigned: rekorPublicKey* is not supported with pki".into());
     }
     let identity = s
         .signed_identity
         .unwrap_or(IdentitySpec::MatchRepoDigestOrExact);
-    let rekor_keys = match (
-        s.rekor_public_key_path,
-        s.rekor_public_key_paths,
-        s.rekor_public_key_data,
-        s.rekor_public_key_datas,
-    ) {
-        (Some(p), ..) => Some(Keys::Paths(vec![p])),
-        (_, Some(ps), ..) => Some(Keys::Paths(ps)),
-        (_, _, Some(d), _) => Some(Keys::Data(vec![b64(
-            "sigstoreSigned: rekorPublicKeyData",
-            &d,
-        )?])),
-        (.., Some(ds)) => Some(Keys::Data(
-            ds.iter()
-                .map(|d| b64("sigstoreSigned: rekorPublicKeyDatas entry", d))
-                .collect::<Result<Vec<_>, _>>()?,
-        )),
-        _ => None,
-    };
     let signer = match (s.fulcio, s.pki) {
         (Some(f), _) => Signer::Fulcio {
             ca: match (f.ca_path, f.ca_data) {

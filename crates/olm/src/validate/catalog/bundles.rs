@@ -2,7 +2,7 @@
 //! properties parsed once into a [`BundleInfo`] that the other checks read.
 
 use super::*;
-use crate::catalog::bundle_facts::{self, PackageProperty};
+use crate::catalog::bundle_facts::PackageProperty;
 
 /// Indexes the olm.bundle blobs by (package, name) (the first of each; the model check reports
 /// the rest), parsing each one's properties ([`bundle_info`]).
@@ -129,7 +129,7 @@ fn parse_properties<'a>(
 
 /// The olm.package version (strict semver) and opm's duplicate-version key (`version[-release]`).
 fn set_version(b: &Bundle, pp: &PackageProperty, info: &mut BundleInfo) {
-    info.version = bundle_facts::check_version(b, &pp.version).ok();
+    info.version = crate::catalog::model_check::check_version(b, &pp.version).ok();
     let release_ok = pp.release.is_empty()
         || (pp.release.len() <= 20 && semver::Prerelease::new(&pp.release).is_ok());
     if let Some(v) = &info.version {

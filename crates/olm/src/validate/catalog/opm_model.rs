@@ -62,6 +62,8 @@ fn origin(cfg: &DeclarativeConfig, blob: Blob) -> &Origin {
     found.unwrap_or_else(|| NONE.get_or_init(Origin::default))
 }
 
+/// The problem of `found` as findings: the conversion's problems here, the model
+/// validation's in [`push_validation`].
 fn push(cfg: &DeclarativeConfig, found: &Found, out: &mut Vec<Diagnostic>) {
     let o = origin(cfg, found.blob);
     let p = &found.problem;
@@ -151,32 +153,7 @@ fn push(cfg: &DeclarativeConfig, found: &Found, out: &mut Vec<Diagnostic>) {
             channel,
             entries: missing,
             ..
-        } => {
-            let Some(c) = cfg.channels.get(*channel) else {
-                return;
-            };
-            for e in missing.iter().filter_map(|&ei| entries(c).get(ei)) {
-                if e.name.is_empty() {
-                    out.push(at(
-                        Rule::CatalogBundleName,
-                        &e.origin,
-                        format!(
-                            "channel {:?} of package {package:?} has an entry with no name: set `name`",
-                            c.name
-                        ),
-                    ));
-                } else {
-                    out.push(at(
-                        Rule::CatalogEntryMissingBundle,
-                        &e.origin,
-                        format!(
-                            "no olm.bundle blobs found in package {package:?} for olm.channel entries [{}] (channel {:?}): add the bundle or remove the entry",
-                            e.name, c.name
-                        ),
-                    ));
-                }
-            }
-        }
+        } => missing_bundles(cfg, package, *channel, missing, out),
         P::DeprecationNoPackage { .. } => one(
             Rule::CatalogDeprecation,
             "package name must be set for deprecation item: set `package`".into(),
@@ -204,6 +181,64 @@ fn push(cfg: &DeclarativeConfig, found: &Found, out: &mut Vec<Diagnostic>) {
                 "deprecation entry [{entry}] for package {package:?}: invalid deprecation: message must be set"
             ),
         ),
+        P::DefaultChannelUnset { .. }
+        | P::DefaultChannelMissing { .. }
+        | P::PackageNoChannels { .. }
+        | P::ChannelEmpty { .. }
+        | P::SkipEmpty { .. }
+        | P::SkipRange { .. }
+        | P::ChannelHead { .. }
+        | P::ReplacesCycle { .. }
+        | P::Stranded { .. }
+        | P::BundleImage { .. }
+        | P::NormalizedName { .. }
+        | P::BuildMetadata { .. }
+        | P::DuplicateVersions { .. } => push_validation(cfg, found, out),
+    }
+}
+
+/// One finding per channel entry whose bundle is missing (an entry with no name is a
+/// bundle-name finding).
+fn missing_bundles(
+    cfg: &DeclarativeConfig,
+    package: &str,
+    channel: usize,
+    missing: &[usize],
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(c) = cfg.channels.get(channel) else {
+        return;
+    };
+    for e in missing.iter().filter_map(|&ei| entries(c).get(ei)) {
+        if e.name.is_empty() {
+            out.push(at(
+                Rule::CatalogBundleName,
+                &e.origin,
+                format!(
+                    "channel {:?} of package {package:?} has an entry with no name: set `name`",
+                    c.name
+                ),
+            ));
+        } else {
+            out.push(at(
+                Rule::CatalogEntryMissingBundle,
+                &e.origin,
+                format!(
+                    "no olm.bundle blobs found in package {package:?} for olm.channel entries [{}] (channel {:?}): add the bundle or remove the entry",
+                    e.name, c.name
+                ),
+            ));
+        }
+    }
+}
+
+/// The model validation's problems as findings (a problem about several blobs is one
+/// finding per blob); [`push`] hands over only these.
+fn push_validation(cfg: &DeclarativeConfig, found: &Found, out: &mut Vec<Diagnostic>) {
+    let o = origin(cfg, found.blob);
+    let p = &found.problem;
+    let mut one = |rule: Rule, message: String| out.push(at(rule, o, message));
+    match p {
         P::DefaultChannelUnset { package } => one(
             Rule::CatalogDefaultChannel,
             format!(
@@ -334,5 +369,7 @@ fn push(cfg: &DeclarativeConfig, found: &Found, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
+        // The conversion's problems: [`push`] writes them.
+        _ => {}
     }
 }
