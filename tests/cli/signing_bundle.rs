@@ -283,3 +283,40 @@ fn sign_writes_a_bundle_into_an_oci_layout_verified_offline() {
     ));
     assert!(again.starts_with("already signed"), "{again}");
 }
+
+/// A bundle referrer copied from a registry into an `oci:` layout is found there by `verify`
+/// (the copy lists it as an untagged entry without `artifactType`; verify looked only for
+/// entries announcing the type, and found the `.sig` alone).
+#[test]
+fn a_referrer_copied_into_a_layout_verifies_there() {
+    let reg = Registry::start(Mode::Plain);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    ok(&mut olmpack(
+        d,
+        &["key", "generate", "--output-key-prefix", "a"],
+    ));
+    push(&reg, d, "app", "v1", 1);
+    let image = reg.reference("app", "v1");
+    ok(&mut olmpack(
+        d,
+        &[
+            "sign",
+            &image,
+            "--key",
+            "a.key",
+            "--signature-format",
+            "bundle",
+        ],
+    ));
+    let copied = ok(&mut olmpack(
+        d,
+        &["copy", &image, "oci:lay:v1", "--signatures", "copy"],
+    ));
+    assert!(copied.starts_with("sha256:"), "{copied}");
+    let v = ok(&mut olmpack(d, &["verify", "oci:lay:v1", "--key", "a.pub"]));
+    assert!(
+        v.contains("referrer"),
+        "the bundle referrer is not found in the layout: {v}"
+    );
+}

@@ -268,10 +268,20 @@ impl Target {
     /// (how an OCI 1.1 layout lists referrers such as Sigstore bundles).
     pub fn layout_artifacts(&self, artifact_type: &str) -> Vec<Descriptor> {
         match &self.place {
+            // An entry announcing the type, or an untagged manifest entry that announces
+            // nothing (a copy into a layout lists a referrer by its descriptor alone, as
+            // other tools do): the caller reads each manifest and keeps only those of this
+            // type whose subject is the image.
             Where::Layout { index, .. } => index
                 .entries
                 .iter()
-                .filter(|e| e["artifactType"].as_str() == Some(artifact_type))
+                .filter(|e| match e["artifactType"].as_str() {
+                    Some(t) => t == artifact_type,
+                    None => {
+                        e["mediaType"].as_str() == Some(crate::image::media::OCI_MANIFEST)
+                            && e["annotations"][crate::image::media::ANNOTATION_REF_NAME].is_null()
+                    }
+                })
                 .filter_map(descriptor_of)
                 .collect(),
             Where::Registry { .. } => Vec::new(),
