@@ -255,12 +255,12 @@ pub fn shared_all(probe: &str) -> Option<PathBuf> {
     Some(root)
 }
 
-/// `../shared/filter` (or `$OLMPACK_FILTER`): catalog-filter's outputs on real catalogs, and
-/// the shared root its `catalog.txt` paths are relative to.
+/// `filter/` of the shared root (or `$OLMPACK_FILTER`): catalog-filter's outputs on real
+/// catalogs, and the shared root its `catalog.txt` paths are relative to.
 pub fn shared_filter() -> Option<(PathBuf, PathBuf)> {
     let dir = std::env::var_os("OLMPACK_FILTER")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/filter"));
+        .unwrap_or_else(|| shared_root().join("filter"));
     if dir.join("cases").is_dir() && count_files(&dir.join("cases"), 400) >= 400 {
         let root = dir.parent().map(PathBuf::from).unwrap_or_default();
         return Some((dir, root));
@@ -272,12 +272,12 @@ pub fn shared_filter() -> Option<(PathBuf, PathBuf)> {
     None
 }
 
-/// `../shared/olmv1` (or `$OLMPACK_OLMV1`): operator-controller's golden renders and the
-/// renderer's output for every corpus bundle.
+/// `olmv1/` of the shared root (or `$OLMPACK_OLMV1`): operator-controller's golden renders
+/// and the renderer's output for every corpus bundle.
 pub fn shared_olmv1() -> Option<PathBuf> {
     let dir = std::env::var_os("OLMPACK_OLMV1")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/olmv1"));
+        .unwrap_or_else(|| shared_root().join("olmv1"));
     if dir.join("upstream").is_dir() {
         return Some(dir);
     }

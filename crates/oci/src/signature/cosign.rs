@@ -282,15 +282,15 @@ pub fn verify(
     verify_with(target, Verifier::Keys(keys), expected)
 }
 
-/// [`verify`] with keys or keyless: a keyless `.sig` layer is read as the Sigstore bundle it
-/// amounts to and a bundle referrer as it is, both through [`super::sigstore::verify`]; what
-/// the payload or statement claims is checked as for keys.
-pub fn verify_with(
+/// Each layer of the image's `.sig` tag checked by `check`, as a [`Checked`] naming where it
+/// is (`REPO:sha256-<hex>.sig layer N`); a tag that is not a manifest is one refusal. The one
+/// walk over `.sig` layers: [`verify_with`] and the policy's `sigstoreSigned` evaluation
+/// differ only in how a layer is checked.
+pub(crate) fn sig_layers(
     target: &Target,
-    verifier: Verifier<'_>,
-    expected: &Expected<'_>,
-) -> Result<Vec<Checked>, SignatureError> {
-    let mut out = Vec::new();
+    out: &mut Vec<Checked>,
+    mut check: impl FnMut(&serde_json::Value) -> Result<serde_json::Value, Rejection>,
+) -> Result<(), SignatureError> {
     let tag = signature_tag(&target.digest);
     let attached = if tag.len() <= MAX_TAG_LEN {
         target.manifest_by_tag(&tag)?
@@ -316,12 +316,27 @@ pub fn verify_with(
                 }
                 for (i, layer) in layers.iter().enumerate() {
                     let source = format!("{where_} layer {}", i + 1);
-                    let result = check_layer(target, layer, verifier, expected);
+                    let result = check(layer);
                     out.push(Checked { source, result });
                 }
             }
         }
     }
+    Ok(())
+}
+
+/// [`verify`] with keys or keyless: a keyless `.sig` layer is read as the Sigstore bundle it
+/// amounts to and a bundle referrer as it is, both through [`super::sigstore::verify`]; what
+/// the payload or statement claims is checked as for keys.
+pub fn verify_with(
+    target: &Target,
+    verifier: Verifier<'_>,
+    expected: &Expected<'_>,
+) -> Result<Vec<Checked>, SignatureError> {
+    let mut out = Vec::new();
+    sig_layers(target, &mut out, |layer| {
+        check_layer(target, layer, verifier, expected)
+    })?;
     out.extend(verify_bundles(target, verifier, expected)?);
     Ok(out)
 }

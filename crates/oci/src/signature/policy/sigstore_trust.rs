@@ -18,7 +18,6 @@
 
 use super::config::{Keys, Signer, SigstoreTrust};
 use crate::signature::cosign::{self, Expected};
-use crate::signature::lookaside::MAX_SIGNATURES;
 use crate::signature::public_key::PublicKey;
 use crate::signature::sigstore::bundle::Bundle;
 use crate::signature::sigstore::cert::Cert;
@@ -463,53 +462,23 @@ pub fn verify(
     expected: &Expected<'_>,
 ) -> Result<Vec<Checked>, SignatureError> {
     let mut out = Vec::new();
-    let tag = cosign::signature_tag(&target.digest);
-    // A registry tag has at most 128 characters (a sha512 digest's tag does not fit).
-    let attached = if tag.len() <= 128 {
-        target.manifest_by_tag(&tag)?
-    } else {
-        None
-    };
-    if let Some(m) = attached {
-        let where_ = format!("{}:{tag}", target.base_name());
-        match serde_json::from_slice::<serde_json::Value>(&m.bytes) {
-            Err(e) => out.push(Checked {
-                source: where_,
-                result: Err(Rejection::Malformed(format!("not a manifest: {e}"))),
-            }),
-            Ok(v) => {
-                let layers = v["layers"].as_array().cloned().unwrap_or_default();
-                if layers.len() > MAX_SIGNATURES {
-                    return Err(SignatureError::Unsupported(format!(
-                        "{where_} lists {} signatures, more than the {MAX_SIGNATURES} olmpack reads for one image; assuming a broken or hostile registry",
-                        layers.len()
-                    )));
-                }
-                for (i, layer) in layers.iter().enumerate() {
-                    let source = format!("{where_} layer {}", i + 1);
-                    let result = (|| {
-                        let mt = layer["mediaType"].as_str().unwrap_or_default();
-                        if mt != cosign::PAYLOAD_MEDIA_TYPE {
-                            return Err(Rejection::Malformed(format!(
-                                "layer media type is {mt:?}, expected {:?}",
-                                cosign::PAYLOAD_MEDIA_TYPE
-                            )));
-                        }
-                        let empty = serde_json::Map::new();
-                        let annotations = layer["annotations"].as_object().unwrap_or(&empty);
-                        let desc = descriptor_of(layer).ok_or_else(|| {
-                            Rejection::Malformed("layer descriptor is invalid".into())
-                        })?;
-                        let body = target.blob(&desc).map_err(|e| {
-                            Rejection::Malformed(format!("cannot read the payload: {e}"))
-                        })?;
-                        check_layer(p, &body, annotations, &target.digest, expected)
-                    })();
-                    out.push(Checked { source, result });
-                }
-            }
+    cosign::sig_layers(target, &mut out, |layer| {
+        let mt = layer["mediaType"].as_str().unwrap_or_default();
+        if mt != cosign::PAYLOAD_MEDIA_TYPE {
+            return Err(Rejection::Malformed(format!(
+                "layer media type is {mt:?}, expected {:?}",
+                cosign::PAYLOAD_MEDIA_TYPE
+            )));
         }
-    }
+        let empty = serde_json::Map::new();
+        let annotations = layer["annotations"].as_object().unwrap_or(&empty);
+        let desc = descriptor_of(layer)
+            .ok_or_else(|| Rejection::Malformed("layer descriptor is invalid".into()))?;
+        let body = target
+            .blob(&desc)
+            .map_err(|e| Rejection::Malformed(format!("cannot read the payload: {e}")))?;
+        check_layer(p, &body, annotations, &target.digest, expected)
+    })?;
     for (d, m) in cosign::bundle_referrers(target)? {
         if cosign::announces_attestation(&m) {
             continue;
