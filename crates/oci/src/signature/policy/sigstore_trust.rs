@@ -247,23 +247,9 @@ pub fn check_layer(
         Prepped::Keys(keys) if p.rekor.is_empty() => keys.clone(),
         Prepped::Keys(keys) => {
             let set = ann(SET_ANNOTATION).ok_or_else(|| missing(SET_ANNOTATION))?;
-            let mut failures = Vec::new();
-            let mut found = None;
-            for k in keys {
+            vec![first_logged(keys, "the Rekor SET", |k| {
                 let pem = key_pem(k)?;
-                match rekor_set::verify(&p.rekor, set.as_bytes(), &pem, sig, payload) {
-                    Ok(_) => {
-                        found = Some(k.clone());
-                        break;
-                    }
-                    Err(e) => failures.push(e),
-                }
-            }
-            vec![found.ok_or_else(|| {
-                refused(format!(
-                    "no public key verified against the Rekor SET: {}",
-                    failures.join(", ")
-                ))
+                Ok(rekor_set::verify(&p.rekor, set.as_bytes(), &pem, sig, payload).map(|_| ()))
             })?]
         }
         Prepped::Fulcio { cas, issuer, email } => {
@@ -302,6 +288,26 @@ pub fn check_layer(
         }
     };
     cosign::check_signed_payload(&keys, payload, sig, digest, expected)
+}
+
+/// With keys and Rekor: the first key the log entry names (`check` says why each other one
+/// does not), as containers/image accepts only the key the Rekor entry was made for.
+fn first_logged(
+    keys: &[PublicKey],
+    entry: &str,
+    mut check: impl FnMut(&PublicKey) -> Result<Result<(), String>, Rejection>,
+) -> Result<PublicKey, Rejection> {
+    let mut failures = Vec::new();
+    for k in keys {
+        match check(k)? {
+            Ok(()) => return Ok(k.clone()),
+            Err(e) => failures.push(e),
+        }
+    }
+    Err(refused(format!(
+        "no public key verified against {entry}: {}",
+        failures.join(", ")
+    )))
 }
 
 fn key_pem(k: &PublicKey) -> Result<Vec<u8>, Rejection> {
@@ -403,22 +409,8 @@ pub fn check_bundle(
     let keys: Vec<PublicKey> = match &p.signer {
         Prepped::Keys(keys) if p.rekor.is_empty() => keys.clone(),
         Prepped::Keys(keys) => {
-            let mut failures = Vec::new();
-            let mut found = None;
-            for k in keys {
-                match logged(None, Some(&spki(k)?)) {
-                    Ok(_) => {
-                        found = Some(k.clone());
-                        break;
-                    }
-                    Err(e) => failures.push(e),
-                }
-            }
-            vec![found.ok_or_else(|| {
-                refused(format!(
-                    "no public key verified against the bundle's Rekor entry: {}",
-                    failures.join(", ")
-                ))
+            vec![first_logged(keys, "the bundle's Rekor entry", |k| {
+                Ok(logged(None, Some(&spki(k)?)).map(|_| ()))
             })?]
         }
         Prepped::Fulcio { cas, issuer, email } => {
