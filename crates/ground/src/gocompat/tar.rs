@@ -265,23 +265,9 @@ fn write_header<W: Write>(w: &mut W, e: &TreeEntry) -> io::Result<()> {
     let name = e.path.as_str();
     let ustar_ok = name.is_ascii() && name.len() <= 100;
     let split = if ustar_ok { None } else { split_ustar(name) };
-    let mut block = [0u8; BLOCK];
     if ustar_ok || split.is_some() {
         let (prefix, short) = split.unwrap_or(("", name));
-        put_str(&mut block, 0, 100, short.as_bytes());
-        put_octal(&mut block, 100, 8, u64::from(e.mode));
-        put_octal(&mut block, 108, 8, 0);
-        put_octal(&mut block, 116, 8, 0);
-        put_octal(&mut block, 124, 12, size);
-        put_octal(&mut block, 136, 12, 0);
-        block[156] = typeflag;
-        put_str(&mut block, 157, 100, b"");
-        put_str(&mut block, 265, 32, b"");
-        put_str(&mut block, 297, 32, b"");
-        put_octal(&mut block, 329, 8, 0);
-        put_octal(&mut block, 337, 8, 0);
-        put_str(&mut block, 345, 155, prefix.as_bytes());
-        checksum_and_magic(&mut block);
+        let block = entry_block(short.as_bytes(), prefix.as_bytes(), e.mode, size, typeflag);
         return w.write_all(&block);
     }
     // PAX: an extended header carrying the path, then the header with the ASCII-only name.
@@ -301,8 +287,16 @@ fn write_header<W: Write>(w: &mut W, e: &TreeEntry) -> io::Result<()> {
     w.write_all(&xh)?;
     w.write_all(data.as_bytes())?;
     pad(w, data.len() as u64)?;
-    put_str(&mut block, 0, 100, to_ascii(name).as_bytes());
-    put_octal(&mut block, 100, 8, u64::from(e.mode));
+    let block = entry_block(to_ascii(name).as_bytes(), b"", e.mode, size, typeflag);
+    w.write_all(&block)
+}
+
+/// The USTAR header of one entry (`name` and `prefix` as Go's tar writer stores them): the
+/// one layout for the plain header and the header after a PAX record.
+fn entry_block(name: &[u8], prefix: &[u8], mode: u32, size: u64, typeflag: u8) -> [u8; BLOCK] {
+    let mut block = [0u8; BLOCK];
+    put_str(&mut block, 0, 100, name);
+    put_octal(&mut block, 100, 8, u64::from(mode));
     put_octal(&mut block, 108, 8, 0);
     put_octal(&mut block, 116, 8, 0);
     put_octal(&mut block, 124, 12, size);
@@ -313,8 +307,9 @@ fn write_header<W: Write>(w: &mut W, e: &TreeEntry) -> io::Result<()> {
     put_str(&mut block, 297, 32, b"");
     put_octal(&mut block, 329, 8, 0);
     put_octal(&mut block, 337, 8, 0);
+    put_str(&mut block, 345, 155, prefix);
     checksum_and_magic(&mut block);
-    w.write_all(&block)
+    block
 }
 
 /// Why a tree could not be serialized: which entry, and the I/O error.

@@ -403,6 +403,12 @@ fn text_ascii_word(w: u64) -> bool {
 
 /// `yaml_emitter_analyze_scalar` (block context only: flow scalars never occur).
 fn analyze(v: &[u8]) -> Analysis {
+    analyze_scan::<true>(v)
+}
+
+/// [`analyze`]'s loop; without `FAST` it is libyaml's loop one character at a time, the
+/// reference the unit tests hold the fast path to (one loop, so the two cannot drift apart).
+fn analyze_scan<const FAST: bool>(v: &[u8]) -> Analysis {
     if v.is_empty() {
         return Analysis {
             multiline: false,
@@ -424,7 +430,7 @@ fn analyze(v: &[u8]) -> Analysis {
         // Fast path: after the first byte, a run of printable ASCII other than ':' and '#'
         // (spaces included) changes only what its first and last bytes decide, read here once
         // instead of byte by byte (most of a base64 payload or a description).
-        if i > 0 && is_text_ascii(v[i]) {
+        if FAST && i > 0 && is_text_ascii(v[i]) {
             let start = i;
             while let Some(w) = word(v, i) {
                 if !text_ascii_word(w) {
@@ -1188,109 +1194,10 @@ mod tests {
         for case in &cases {
             assert_eq!(
                 analyze(case.as_bytes()),
-                analyze_bytewise(case.as_bytes()),
+                analyze_scan::<false>(case.as_bytes()),
                 "{case:?}"
             );
         }
-    }
-
-    /// libyaml's loop, one character at a time, without the fast path.
-    fn analyze_bytewise(v: &[u8]) -> Analysis {
-        if v.is_empty() {
-            return Analysis {
-                multiline: false,
-                block_plain_allowed: true,
-                single_quoted_allowed: true,
-                block_allowed: false,
-            };
-        }
-        let mut block_indicators = v.starts_with(b"---") || v.starts_with(b"...");
-        let mut line_breaks = false;
-        let mut special = false;
-        let (mut leading_space, mut leading_break) = (false, false);
-        let (mut trailing_space, mut trailing_break) = (false, false);
-        let (mut break_space, mut space_break) = (false, false);
-        let mut preceded_by_ws = true;
-        let (mut prev_space, mut prev_break) = (false, false);
-        let mut i = 0;
-        while i < v.len() {
-            let w = width(v[i]);
-            let followed_by_ws = i + w >= v.len() || is_blank(v, i + w);
-            let c = v[i];
-            if i == 0 {
-                match c {
-                    b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
-                    | b'\'' | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
-                    b'?' | b':' | b'-' if followed_by_ws => block_indicators = true,
-                    _ => {}
-                }
-            } else {
-                match c {
-                    b':' if followed_by_ws => block_indicators = true,
-                    b'#' if preceded_by_ws => block_indicators = true,
-                    _ => {}
-                }
-            }
-            if !is_printable(v, i) {
-                special = true;
-            }
-            if is_space(v, i) {
-                if i == 0 {
-                    leading_space = true;
-                }
-                if i + w == v.len() {
-                    trailing_space = true;
-                }
-                if prev_break {
-                    break_space = true;
-                }
-                prev_space = true;
-                prev_break = false;
-            } else if is_break(v, i) {
-                line_breaks = true;
-                if i == 0 {
-                    leading_break = true;
-                }
-                if i + w == v.len() {
-                    trailing_break = true;
-                }
-                if prev_space {
-                    space_break = true;
-                }
-                prev_space = false;
-                prev_break = true;
-            } else {
-                prev_space = false;
-                prev_break = false;
-            }
-            preceded_by_ws = is_blankz(v, i);
-            i += w;
-        }
-        let mut a = Analysis {
-            multiline: line_breaks,
-            block_plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: true,
-        };
-        if leading_space || leading_break || trailing_space || trailing_break {
-            a.block_plain_allowed = false;
-        }
-        if trailing_space {
-            a.block_allowed = false;
-        }
-        if break_space {
-            a.block_plain_allowed = false;
-            a.single_quoted_allowed = false;
-        }
-        if space_break || special {
-            a.block_plain_allowed = false;
-            a.single_quoted_allowed = false;
-            a.block_allowed = false;
-        }
-        if line_breaks || block_indicators {
-            a.block_plain_allowed = false;
-        }
-        a
     }
 
     #[test]
