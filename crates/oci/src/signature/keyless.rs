@@ -21,6 +21,7 @@ use super::sigstore::bundle::{
     B64, Bundle, CertificateChain, HashOutput, I64, InclusionPromise, KindVersion, LogId,
     MessageSignature, RawBytes, TlogEntry, VerificationMaterial, decode_b64,
 };
+use super::sigstore::rekor_set::RekorReceipt;
 use super::sigstore::{self, Artifact, Refusal, Signer, Verified, trust::TrustedRoot};
 
 /// Annotation of a keyless `.sig` layer holding the signing certificate (PEM).
@@ -53,30 +54,6 @@ impl Keyless {
     pub fn verify(&self, bundle: &Bundle, artifact: &Artifact) -> Result<Verified, Refusal> {
         sigstore::verify(bundle, artifact, &self.signer, &self.root, self.now)
     }
-}
-
-/// cosign's Rekor receipt annotation (`cosign/bundle.RekorBundle`).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RekorBundle {
-    #[serde(rename = "SignedEntryTimestamp")]
-    set: B64,
-    #[serde(rename = "Payload")]
-    payload: RekorPayload,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RekorPayload {
-    /// The canonicalized entry body, base64.
-    body: B64,
-    #[serde(rename = "integratedTime")]
-    integrated_time: i64,
-    #[serde(rename = "logIndex")]
-    log_index: i64,
-    /// The log id, hex.
-    #[serde(rename = "logID")]
-    log_id: String,
 }
 
 fn annotation<'a>(
@@ -122,7 +99,7 @@ pub fn layer_bundle(
             "the layer has no {BUNDLE_ANNOTATION} annotation: nothing shows the signature was logged in Rekor"
         ))
     })?;
-    let receipt: RekorBundle = serde_json::from_str(receipt)
+    let receipt: RekorReceipt<B64> = serde_json::from_str(receipt)
         .map_err(|e| Refusal::Malformed(format!("{BUNDLE_ANNOTATION}: {e}")))?;
     let key_id = hex_bytes(&receipt.payload.log_id).ok_or_else(|| {
         Refusal::Malformed(format!(
@@ -155,7 +132,7 @@ pub fn layer_bundle(
                 kind_version,
                 integrated_time: I64(receipt.payload.integrated_time),
                 inclusion_promise: Some(InclusionPromise {
-                    signed_entry_timestamp: receipt.set,
+                    signed_entry_timestamp: receipt.signed_entry_timestamp,
                 }),
                 inclusion_proof: None,
                 canonicalized_body: receipt.payload.body,

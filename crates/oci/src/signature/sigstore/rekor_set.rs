@@ -12,32 +12,41 @@ use crate::signature::public_key::PublicKey;
 use serde::Deserialize;
 use sha2::Digest as _;
 
-/// The annotation, read strictly (both members, nothing else, each once).
+/// cosign's Rekor receipt annotation (`cosign/bundle.RekorBundle`), read strictly (both
+/// members, nothing else, each once): one reader for the policy's SET check here and the
+/// keyless `.sig` layer (`signature::keyless`). `T` holds the base64 members: `String` here
+/// (the payload is canonicalized as written), `B64` there (decoded as read).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UntrustedSet {
+#[serde(deny_unknown_fields, rename = "RekorBundle")]
+pub(crate) struct RekorReceipt<T> {
+    /// Rekor's signature over the canonical payload.
     #[serde(rename = "SignedEntryTimestamp")]
-    signed_entry_timestamp: String,
+    pub(crate) signed_entry_timestamp: T,
+    /// What Rekor signed.
     #[serde(rename = "Payload")]
-    payload: UntrustedPayload,
+    pub(crate) payload: ReceiptPayload<T>,
 }
 
 /// The signed payload, read strictly.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UntrustedPayload {
-    body: String,
+#[serde(deny_unknown_fields, rename = "RekorPayload")]
+pub(crate) struct ReceiptPayload<T> {
+    /// The canonicalized entry body, base64.
+    pub(crate) body: T,
+    /// When the entry was logged (Unix seconds).
     #[serde(rename = "integratedTime")]
-    integrated_time: i64,
+    pub(crate) integrated_time: i64,
+    /// The entry's index in the log.
     #[serde(rename = "logIndex")]
-    log_index: i64,
+    pub(crate) log_index: i64,
+    /// The log id, hex.
     #[serde(rename = "logID")]
-    log_id: String,
+    pub(crate) log_id: String,
 }
 
 /// RFC 8785's canonical form of the payload: members sorted, no whitespace, strings as
 /// ECMAScript writes them (serde_json escapes the same characters for these ASCII members).
-fn canonical(p: &UntrustedPayload) -> Result<String, String> {
+fn canonical(p: &ReceiptPayload<String>) -> Result<String, String> {
     let q = |s: &str| serde_json::to_string(s).map_err(|e| e.to_string());
     Ok(format!(
         "{{\"body\":{},\"integratedTime\":{},\"logID\":{},\"logIndex\":{}}}",
@@ -66,7 +75,7 @@ pub fn verify(
     sig_b64: &str,
     payload: &[u8],
 ) -> Result<i64, String> {
-    let untrusted: UntrustedSet =
+    let untrusted: RekorReceipt<String> =
         serde_json::from_slice(set).map_err(|e| format!("the Rekor SET cannot be read: {e}"))?;
     let sig = decode_b64(&untrusted.signed_entry_timestamp)
         .ok_or("the Rekor SET's SignedEntryTimestamp is not base64")?;
