@@ -19,7 +19,6 @@
 
 use crate::location::{Location, Place};
 use crate::mirror_config::PullSource;
-use crate::transport::unpack::Limits;
 use crate::transport::{Opened, OpenedImage, UnpackedImage, open_image, unpack_image};
 use crate::transport::{RegistryOptions, TransportError};
 use std::collections::BTreeMap;
@@ -160,25 +159,9 @@ fn unpack_keeping_open(
     location: &Location,
     registry: &RegistryOptions,
 ) -> Result<(UnpackedSource, OpenedImage), TransportError> {
-    let opened = open_image(location, registry)?;
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-image-")
-        .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
-    crate::interrupt::watch(dir.path());
-    opened.unpack_into(dir.path(), &Limits::default())?;
-    let image = UnpackedSource {
-        image: UnpackedImage {
-            labels: opened.labels(),
-            config: opened.config_json(),
-            digest: opened.image.digest().to_string(),
-            media_type: opened.image.media_type().to_string(),
-            warnings: opened.warnings.clone(),
-            read_from: opened.read_from.clone(),
-            dir,
-        },
-    };
-    Ok((image, opened))
+    let (image, opened) =
+        crate::transport::unpack_image_opened(location, registry, "olmpack-image-")?;
+    Ok((UnpackedSource { image }, opened))
 }
 
 /// Opens and unpacks an image as a bundle image: the temporary folder is named for a bundle,
@@ -187,25 +170,10 @@ pub fn unpack_bundle(
     location: &Location,
     registry: &RegistryOptions,
 ) -> Result<UnpackedSource, TransportError> {
-    let opened = open_image(location, registry)?;
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-bundle-")
-        .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
-    crate::interrupt::watch(dir.path());
-    opened.unpack_into(dir.path(), &Limits::default())?;
-    let warnings = bundle_warnings(&opened, dir.path());
-    Ok(UnpackedSource {
-        image: UnpackedImage {
-            labels: opened.labels(),
-            config: opened.config_json(),
-            digest: opened.image.digest().to_string(),
-            media_type: opened.image.media_type().to_string(),
-            warnings,
-            read_from: opened.read_from.clone(),
-            dir,
-        },
-    })
+    let (mut image, opened) =
+        crate::transport::unpack_image_opened(location, registry, "olmpack-bundle-")?;
+    image.warnings = bundle_warnings(&opened, image.dir.path());
+    Ok(UnpackedSource { image })
 }
 
 /// Warnings about an unpacked bundle image: index resolution, extra top-level files, and a

@@ -5,6 +5,7 @@
 //! - [`folder_layer`]: one folder as one reproducible layer under a path prefix (`configs/`),
 //!   with the walk and header rules of [`super::walk`] and [`super::layer`];
 //! - [`scratch_image`]: that layer alone, with labels and a platform;
+//! - [`assemble`]: a config and layers under a manifest of the chosen format;
 //! - [`extend_image`]: a base image's layers kept as they are (same descriptors, so a push mounts
 //!   or skips them), the layer added on top, and the base config edited, not rebuilt: its
 //!   environment, user, working folder, exposed ports and history stay; labels are added,
@@ -73,18 +74,21 @@ pub fn scratch_image(
         )),
     );
     let layer = layer_blob(layer, format.layer_media_type());
+    assemble(format, config, vec![layer])
+}
+
+/// The image of `config` and `layers` with its manifest written in `format`: the one place a
+/// manifest is put together around blobs already made (a scratch image, an extended one).
+pub fn assemble(format: Format, config: Blob, layers: Vec<Blob>) -> Image {
+    let descs: Vec<Descriptor> = layers.iter().map(|l| l.descriptor.clone()).collect();
     let manifest = Blob::memory(
         format.manifest_media_type(),
-        canonical_json(&manifest_json(
-            format,
-            &config.descriptor,
-            std::slice::from_ref(&layer.descriptor),
-        )),
+        canonical_json(&manifest_json(format, &config.descriptor, &descs)),
     );
     Image {
         manifest,
         config,
-        layers: vec![layer],
+        layers,
     }
 }
 
@@ -189,16 +193,7 @@ pub fn extend_image(
         l.descriptor.media_type = oci_media_type(&l.descriptor.media_type).to_string();
     }
     layers.push(layer_blob(layer, format.layer_media_type()));
-    let descs: Vec<Descriptor> = layers.iter().map(|l| l.descriptor.clone()).collect();
-    let manifest = Blob::memory(
-        format.manifest_media_type(),
-        canonical_json(&manifest_json(format, &config_blob.descriptor, &descs)),
-    );
-    Ok(Image {
-        manifest,
-        config: config_blob,
-        layers,
-    })
+    Ok(assemble(format, config_blob, layers))
 }
 
 /// An index of `images`, each with its `platform` object (written as given, so fields such as

@@ -368,20 +368,7 @@ impl ImageIndex {
 
     /// The image an entry points at: the one already open, else opened from the source.
     pub fn image(&self, descriptor: &Descriptor) -> Result<Image, super::error::ImageError> {
-        if let Some(image) = self
-            .images
-            .iter()
-            .find(|i| i.manifest.descriptor.digest == descriptor.digest)
-        {
-            return Ok(image.clone());
-        }
-        match &self.manifests {
-            Some(manifests) => manifests.0.image(descriptor),
-            None => Err(super::error::ImageError::Malformed(format!(
-                "index {} has no image {}",
-                self.index.descriptor.digest, descriptor.digest
-            ))),
-        }
+        self.open_with(descriptor, &|manifests, d| manifests.image(d))
     }
 
     /// Whether every entry's image is open (what a sink writes must be). An index built here

@@ -259,13 +259,7 @@ fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(),
     // Then the read-modify-write of index.json, under the lock, from a fresh read.
     let _lock = lock_layout(dir)?;
     let mut index = read_index(dir)?;
-    let manifests = index
-        .get_mut("manifests")
-        .and_then(Value::as_array_mut)
-        .ok_or_else(|| OutputError::BadLayout {
-            path: dir.join("index.json"),
-            reason: "no manifests array".into(),
-        })?;
+    let manifests = manifests_mut(&mut index, dir)?;
     manifests.retain(|m| {
         let name = m.pointer("/annotations/org.opencontainers.image.ref.name");
         !name
@@ -280,6 +274,18 @@ fn add_to_layout(image: Artifact<'_>, dir: &Path, tags: &[String]) -> Result<(),
     )?)
 }
 
+/// The `manifests` array of the layout's `index.json` (read from `dir` into `index`), to edit;
+/// an index without one is a broken layout.
+fn manifests_mut<'a>(index: &'a mut Value, dir: &Path) -> Result<&'a mut Vec<Value>, OutputError> {
+    index
+        .get_mut("manifests")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| OutputError::BadLayout {
+            path: dir.join("index.json"),
+            reason: "no manifests array".into(),
+        })
+}
+
 /// Lists `descriptor` in the layout's `index.json` (under the lock, from a fresh read): once per
 /// tag, replacing an entry with the same tag, or untagged when `tags` is empty and no untagged
 /// entry lists it yet. Its blobs must be in the layout already (what the repository API's
@@ -291,13 +297,7 @@ pub fn add_index_entries(
 ) -> Result<(), OutputError> {
     let _lock = lock_layout(dir)?;
     let mut index = read_index(dir)?;
-    let manifests = index
-        .get_mut("manifests")
-        .and_then(Value::as_array_mut)
-        .ok_or_else(|| OutputError::BadLayout {
-            path: dir.join("index.json"),
-            reason: "no manifests array".into(),
-        })?;
+    let manifests = manifests_mut(&mut index, dir)?;
     let ref_name = |m: &Value| {
         m.pointer("/annotations/org.opencontainers.image.ref.name")
             .and_then(Value::as_str)

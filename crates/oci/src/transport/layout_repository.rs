@@ -260,7 +260,8 @@ impl Repository for LayoutRepository {
 mod tests {
     use super::*;
     use crate::image::config::canonical_json;
-    use crate::image::manifest::{Format, manifest_json};
+    use crate::image::extend::assemble;
+    use crate::image::manifest::Format;
     use crate::image::{Blob, Image, media};
     use serde_json::json;
 
@@ -270,16 +271,7 @@ mod tests {
             media::OCI_CONFIG,
             br#"{"architecture":"amd64","os":"linux"}"#.to_vec(),
         );
-        let manifest = manifest_json(
-            Format::Oci,
-            &config.descriptor,
-            std::slice::from_ref(&layer.descriptor),
-        );
-        Image {
-            manifest: Blob::memory(media::OCI_MANIFEST, canonical_json(&manifest)),
-            config,
-            layers: vec![layer],
-        }
+        assemble(Format::Oci, config, vec![layer])
     }
 
     /// The calls a registry answers, answered by a layout: tags, existence, reads by tag and

@@ -43,6 +43,6 @@ pub use error::{LocalError, TransportError};
 pub use local::{write_artifact, write_image, write_index};
 pub use open::{
     Opened, OpenedArtifact, OpenedImage, UnpackedImage, open, open_artifact, open_image,
-    unpack_image,
+    unpack_image, unpack_image_opened,
 };
 pub use options::RegistryOptions;

@@ -909,10 +909,21 @@ pub fn unpack_image(
     location: &Location,
     opts: &RegistryOptions,
 ) -> Result<UnpackedImage, TransportError> {
+    unpack_image_opened(location, opts, "olmpack-image-").map(|(unpacked, _)| unpacked)
+}
+
+/// [`unpack_image`] into a temp folder whose name starts with `prefix` (it says what the
+/// folder holds), also giving back the opened image for a caller that reads more of it after
+/// the files (its blobs, what a bundle image should not have).
+pub fn unpack_image_opened(
+    location: &Location,
+    opts: &RegistryOptions,
+    prefix: &str,
+) -> Result<(UnpackedImage, OpenedImage), TransportError> {
     let opened = open_image(location, opts)?;
-    let dir = temp_dir("olmpack-image-")?;
+    let dir = temp_dir(prefix)?;
     opened.unpack_into(dir.path(), &Limits::default())?;
-    Ok(UnpackedImage {
+    let unpacked = UnpackedImage {
         labels: opened.labels(),
         config: opened.config_json(),
         digest: opened.image.digest().to_string(),
@@ -920,15 +931,15 @@ pub fn unpack_image(
         warnings: opened.warnings.clone(),
         read_from: opened.read_from.clone(),
         dir,
-    })
+    };
+    Ok((unpacked, opened))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image::config::canonical_json;
-    use crate::image::extend::{index_of, platform_json};
-    use crate::image::manifest::{Format, manifest_json};
+    use crate::image::extend::{assemble, index_of, platform_json};
+    use crate::image::manifest::Format;
     use crate::image::media;
 
     /// A small image for `platform` with one layer (a layout does not look inside layers).
@@ -939,16 +950,7 @@ mod tests {
             media::OCI_CONFIG,
             format!(r#"{{"architecture":"{arch}","os":"{os}"}}"#).into_bytes(),
         );
-        let manifest = manifest_json(
-            Format::Oci,
-            &config.descriptor,
-            std::slice::from_ref(&layer.descriptor),
-        );
-        Image {
-            manifest: Blob::memory(media::OCI_MANIFEST, canonical_json(&manifest)),
-            config,
-            layers: vec![layer],
-        }
+        assemble(Format::Oci, config, vec![layer])
     }
 
     /// A two-platform index written to `dir` as `oci:dir:v1`.
