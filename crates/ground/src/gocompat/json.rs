@@ -16,6 +16,19 @@ use std::io::{self, Write};
 
 pub use crate::gocompat::escape::{GoEscape, go_escape};
 
+/// The name Go's `encoding/json` gives a value's kind in its unmarshal errors ("cannot
+/// unmarshal array into ..."): one table for every reader that repeats those errors.
+pub fn kind_name(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
 /// serde_json's compact formatter with Go's string escaping ([`go_escape`]).
 ///
 /// `html: false` is an encoder with `SetEscapeHTML(false)` (opm's catalog writer): strings escape

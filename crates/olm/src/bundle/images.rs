@@ -19,6 +19,7 @@
 //! The CSV may be a decoded JSON value (catalogs, sqlite, serve) or the positioned YAML of a
 //! bundle folder: both are read through [`Tree`].
 
+use crate::gocompat::json::kind_name as go_kind;
 use crate::gocompat::marshal::get_ci;
 use crate::yaml::Node;
 use serde_json::Value;
@@ -177,18 +178,6 @@ pub fn render_related_images<T: Tree>(csv: &T, bundle_image: &str) -> Vec<Relate
         }
     }
     out
-}
-
-/// The name Go's `encoding/json` errors give a JSON value's kind.
-fn go_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The registry API's `getRelatedImages` (`pkg/api/api_to_model.go`): an sqlite index's stored

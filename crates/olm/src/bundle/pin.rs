@@ -332,11 +332,19 @@ pub fn rewrite(
     if !added.is_empty() {
         changes.push(insertion(text, &starts, csv, added)?);
     }
+    splice(text, changes).ok_or_else(|| err(0, "two edits overlap"))
+}
+
+/// `text` with each `(from, to, with)` change made (byte ranges of `text`), in place order;
+/// `None` when two ranges overlap. The one splice of the edits that keep the rest of a CSV
+/// byte for byte (`bundle pin`, `bundle release`).
+pub(crate) fn splice(text: &str, mut changes: Vec<(usize, usize, String)>) -> Option<String> {
     changes.sort_by_key(|c| c.0);
     if changes.windows(2).any(|w| w[0].1 > w[1].0) {
-        return Err(err(0, "two edits overlap"));
+        return None;
     }
-    let mut out = String::with_capacity(text.len() + 256);
+    let added: usize = changes.iter().map(|c| c.2.len()).sum();
+    let mut out = String::with_capacity(text.len() + added);
     let mut at = 0;
     for (from, to, with) in changes {
         out.push_str(&text[at..from]);
@@ -344,7 +352,7 @@ pub fn rewrite(
         at = to;
     }
     out.push_str(&text[at..]);
-    Ok(out)
+    Some(out)
 }
 
 pub(crate) fn line_text<'a>(text: &'a str, starts: &[usize], line: usize) -> &'a str {

@@ -254,19 +254,7 @@ pub fn rewrite(text: &str, csv: &Node, planned: &Planned) -> Result<String, Edit
         }
         None => changes.push(insert_after_version(text, &starts, csv, release)?),
     }
-    changes.sort_by_key(|c| c.0);
-    if changes.windows(2).any(|w| w[0].1 > w[1].0) {
-        return Err(err(0, "two edits overlap".into()));
-    }
-    let mut out = String::with_capacity(text.len() + 32);
-    let mut at = 0;
-    for (from, to, with) in changes {
-        out.push_str(&text[at..from]);
-        out.push_str(&with);
-        at = to;
-    }
-    out.push_str(&text[at..]);
-    Ok(out)
+    super::pin::splice(text, changes).ok_or_else(|| err(0, "two edits overlap".into()))
 }
 
 /// A `release: "…"` line after the whole `spec.version` entry, in its indentation.

@@ -305,6 +305,16 @@ mod tests {
     use super::*;
     use crate::catalog::template::semver::tests::bundle;
 
+    /// The entry added last to the first channel (empty when there is none).
+    fn last_entry(cfg: &DeclarativeConfig) -> ChannelEntry {
+        cfg.channels
+            .first()
+            .and_then(|c| c.entries.as_ref())
+            .and_then(|e| e.last())
+            .cloned()
+            .unwrap_or_default()
+    }
+
     fn req(name_version: &str, channels: &[&str], mode: AddMode, edges: CsvEdges) -> AddRequest {
         AddRequest {
             bundle: bundle(
@@ -339,13 +349,7 @@ mod tests {
         assert_eq!(add_bundle(&mut cfg, &r2), Ok(AddOutcome::Added));
         assert_eq!(cfg.bundles.len(), 2);
         assert_eq!(cfg.channels.len(), 2);
-        let e = cfg
-            .channels
-            .first()
-            .and_then(|c| c.entries.as_ref())
-            .and_then(|e| e.last())
-            .cloned()
-            .unwrap_or_default();
+        let e = last_entry(&cfg);
         assert_eq!(
             (e.replaces.as_str(), e.skip_range.as_str()),
             ("op.v1.0.0", "<1.1.0")
@@ -372,13 +376,7 @@ mod tests {
             CsvEdges::default(),
         );
         assert_eq!(add_bundle(&mut cfg, &r), Ok(AddOutcome::Added));
-        let e = cfg
-            .channels
-            .first()
-            .and_then(|c| c.entries.as_ref())
-            .and_then(|e| e.last())
-            .cloned()
-            .unwrap_or_default();
+        let e = last_entry(&cfg);
         assert_eq!(e.replaces, "op.v1.1.0");
         assert_eq!(
             e.skips,
@@ -409,13 +407,7 @@ mod tests {
             .unwrap_or_else(|_| panic!("test property")),
         ];
         assert_eq!(add_bundle(&mut cfg, &rebuild), Ok(AddOutcome::Added));
-        let e = cfg
-            .channels
-            .first()
-            .and_then(|c| c.entries.as_ref())
-            .and_then(|e| e.last())
-            .cloned()
-            .unwrap_or_default();
+        let e = last_entry(&cfg);
         assert_eq!(e.name, "op-v1.1.0-2");
         assert_eq!(e.replaces, "op.v1.0.0");
         assert_eq!(e.skips, vec!["op.v1.1.0".to_string()]);

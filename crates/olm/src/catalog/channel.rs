@@ -549,11 +549,12 @@ pub fn substitutes_for(b: &Bundle) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::model::SCHEMA_BUNDLE;
 
-    fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
+    /// A channel entry: name, replaces, skips and skipRange (the diff tests build theirs too).
+    pub(crate) fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
         ChannelEntry {
             name: name.into(),
             replaces: replaces.into(),

@@ -518,22 +518,29 @@ fn int(v: ValueRef<'_>) -> Option<i64> {
 /// APIs by (bundle name, version, path), as (group, version, kind).
 type ApisByBundle = BTreeMap<(String, String, String), BTreeSet<(String, String, String)>>;
 
+/// The API rows (`api_requirer` or `api_provider`) grouped by bundle (name, version, path),
+/// each bundle's (group, version, kind) sorted as the migrations' queries return them.
+fn apis_by_bundle(rows: &[ApiBundleRow]) -> ApisByBundle {
+    let mut by_bundle: ApisByBundle = BTreeMap::new();
+    for r in rows {
+        by_bundle
+            .entry((
+                r.operatorbundle_name.clone(),
+                r.operatorbundle_version.clone().unwrap_or_default(),
+                r.operatorbundle_path.clone().unwrap_or_default(),
+            ))
+            .or_default()
+            .insert((r.group_name.clone(), r.version.clone(), r.kind.clone()));
+    }
+    by_bundle
+}
+
 /// The data migrations 008 and 009 would write, applied to the rows in memory.
 fn migrate_in_memory(db: &mut IndexDb, version: i64) {
     if version < 8 {
         // 008: one olm.gvk dependency per required API, the value a Go map marshalled
         // (sorted keys, HTML escaped).
-        let mut required: ApisByBundle = BTreeMap::new();
-        for r in &db.api_requirers {
-            required
-                .entry((
-                    r.operatorbundle_name.clone(),
-                    r.operatorbundle_version.clone().unwrap_or_default(),
-                    r.operatorbundle_path.clone().unwrap_or_default(),
-                ))
-                .or_default()
-                .insert((r.group_name.clone(), r.version.clone(), r.kind.clone()));
-        }
+        let required = apis_by_bundle(&db.api_requirers);
         for ((name, bversion, path), apis) in required {
             for (g, v, k) in apis {
                 let value = go_map_json(&[
@@ -548,17 +555,7 @@ fn migrate_in_memory(db: &mut IndexDb, version: i64) {
     }
     if version < 9 {
         // 009: an olm.package and the olm.gvks of every bundle that provides an API.
-        let mut provided: ApisByBundle = BTreeMap::new();
-        for r in &db.api_providers {
-            provided
-                .entry((
-                    r.operatorbundle_name.clone(),
-                    r.operatorbundle_version.clone().unwrap_or_default(),
-                    r.operatorbundle_path.clone().unwrap_or_default(),
-                ))
-                .or_default()
-                .insert((r.group_name.clone(), r.version.clone(), r.kind.clone()));
-        }
+        let provided = apis_by_bundle(&db.api_providers);
         for ((name, bversion, path), apis) in provided {
             let package = db
                 .channel_entries

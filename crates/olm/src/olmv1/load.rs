@@ -229,47 +229,45 @@ fn merge_properties(bundle: &Bundle, annotations: &mut Map<String, Value>) -> Re
             let obj: Map<String, Value> = serde_json::from_str(item.get()).unwrap_or_default();
             let raw: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
                 serde_json::from_str(item.get()).unwrap_or_default();
-            if count > 0 {
-                out.push(',');
-            }
-            count += 1;
-            out.push_str("{\"type\":");
-            crate::gocompat::marshal::write_str(
-                &mut out,
-                obj.get("type").and_then(Value::as_str).unwrap_or(""),
-                true,
-            );
-            out.push_str(",\"value\":");
-            match raw.get("value") {
-                Some(v) => compact_into(&mut out, v.get()),
+            let type_ = obj.get("type").and_then(Value::as_str).unwrap_or("");
+            push_property(&mut out, &mut count, type_, |out| match raw.get("value") {
+                Some(v) => compact_into(out, v.get()),
                 None => out.push_str("null"),
-            }
-            out.push('}');
+            });
         }
     }
     for item in &extra {
-        if count > 0 {
-            out.push(',');
-        }
-        count += 1;
-        out.push_str("{\"type\":");
-        crate::gocompat::marshal::write_str(
-            &mut out,
-            item.get("type").and_then(Value::as_str).unwrap_or(""),
-            true,
-        );
-        out.push_str(",\"value\":");
-        match item.get("value") {
-            Some(v) => crate::gocompat::marshal::marshal(&mut out, v, true),
+        let type_ = item.get("type").and_then(Value::as_str).unwrap_or("");
+        push_property(&mut out, &mut count, type_, |out| match item.get("value") {
+            Some(v) => crate::gocompat::marshal::marshal(out, v, true),
             None => out.push_str("null"),
-        }
-        out.push('}');
+        });
     }
     out.push(']');
     // Go marshals the nil slice of an empty merge as `null`.
     let text = if count == 0 { "null".to_string() } else { out };
     annotations.insert(keys::OLM_PROPERTIES.to_string(), Value::String(text));
     Ok(())
+}
+
+/// One `{"type":…,"value":…}` member of the merged `olm.properties` list, as Go's
+/// `json.Marshal` writes a `property.Property` (`value` written by `write_value`), after a
+/// comma when it is not the first (`count` counts them).
+fn push_property(
+    out: &mut String,
+    count: &mut usize,
+    type_: &str,
+    write_value: impl FnOnce(&mut String),
+) {
+    if *count > 0 {
+        out.push(',');
+    }
+    *count += 1;
+    out.push_str("{\"type\":");
+    crate::gocompat::marshal::write_str(out, type_, true);
+    out.push_str(",\"value\":");
+    write_value(out);
+    out.push('}');
 }
 
 /// Go's `json.Compact` with HTML escaping, as `json.Marshal` applies to a `RawMessage`.

@@ -89,6 +89,14 @@ const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist
 
 /// `validation.IsDNS1123Subdomain`, its messages sorted as the validators sort them.
 pub fn dns1123_subdomain_errors(name: &str) -> Vec<String> {
+    let mut errs = dns1123_subdomain_messages(name);
+    errs.sort();
+    errs
+}
+
+/// `validation.IsDNS1123Subdomain`'s messages in Go's order (the length first), as catalogd's
+/// server answers them for a catalog name; one check for the validators and the server.
+pub fn dns1123_subdomain_messages(name: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if name.len() > 253 {
         errs.push("must be no more than 253 characters".to_string());
@@ -104,7 +112,6 @@ pub fn dns1123_subdomain_errors(name: &str) -> Vec<String> {
     if !name.split('.').all(label_ok) {
         errs.push(DNS1123_SUBDOMAIN_MSG.to_string());
     }
-    errs.sort();
     errs
 }
 

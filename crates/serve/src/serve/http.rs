@@ -13,6 +13,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use olmpack_olm::olmv1::validators::dns1123_subdomain_messages as dns1123_subdomain;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -181,28 +182,6 @@ fn precheck(method: &Method, name: &str, catalog: &HttpCatalog) -> Option<Respon
         return Some(text(StatusCode::NOT_FOUND, "404 Not Found"));
     }
     None
-}
-
-/// Kubernetes' `IsDNS1123Subdomain` messages.
-fn dns1123_subdomain(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name.len() > 253 {
-        errs.push("must be no more than 253 characters".to_string());
-    }
-    let label_ok = |l: &str| {
-        let b = l.as_bytes();
-        !b.is_empty()
-            && b[0].is_ascii_alphanumeric()
-            && !b[0].is_ascii_uppercase()
-            && b[b.len() - 1].is_ascii_alphanumeric()
-            && !b[b.len() - 1].is_ascii_uppercase()
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-    };
-    if !name.split('.').all(label_ok) {
-        errs.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
-    }
-    errs
 }
 
 /// What the conditional headers decide (Go's `checkPreconditions`, If-Match/None-Match aside:

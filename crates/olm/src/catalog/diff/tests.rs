@@ -1,18 +1,9 @@
 //! Hand-made regressions with their expected reports.
 
 use super::*;
+use crate::catalog::channel::tests::e;
 use crate::catalog::model::{ChannelEntry, Package, Property};
 use crate::catalog::model::{SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, property_type};
-
-fn e(name: &str, replaces: &str, skips: &[&str], range: &str) -> ChannelEntry {
-    ChannelEntry {
-        name: name.into(),
-        replaces: replaces.into(),
-        skips: skips.iter().map(|s| s.to_string()).collect(),
-        skip_range: range.into(),
-        ..Default::default()
-    }
-}
 
 fn bundle(name: &str, version: &str, image: &str) -> Bundle {
     Bundle {

@@ -25,6 +25,7 @@ use crate::catalog::model::{
 };
 use crate::findings::{Diagnostic, Rule};
 use crate::gocompat::decoded as json;
+use crate::gocompat::json::kind_name as json_kind;
 use crate::yaml::{Node, ScalarKind, Value};
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
@@ -832,17 +833,6 @@ fn bundle_objects(
         }
     }
     Ok(())
-}
-
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "bool",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Object(_) => "object",
-    }
 }
 
 /// Reads a 1.26-style `ref`: a relative path from the folder of the catalog file, inside the root.

@@ -2,7 +2,7 @@
 //! and the conversion's error. Below the query layer, the model and the check, which all name
 //! them.
 
-use serde_json::Value;
+pub(super) use crate::gocompat::json::kind_name as kind_of;
 
 /// Why an index could not be converted; the messages are opm's where opm has one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,16 +65,4 @@ pub(super) struct ApiBundle {
     pub(super) skips: Vec<String>,
     pub(super) dependencies: Vec<(String, String)>,
     pub(super) properties: Vec<(String, String)>,
-}
-
-/// The JSON kind of a value, in Go's words for unmarshal errors.
-pub(super) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }

@@ -105,14 +105,7 @@ fn parse_properties<'a>(
             continue;
         }
         if let Err(e) = check_property(&p.type_, &value) {
-            out.push(at(
-                Rule::CatalogPropertyInvalid,
-                &b.origin,
-                format!(
-                    "parse properties for bundle {:?}: parse property[{i}] of type {:?}: {e}: fix the value's shape",
-                    b.name, p.type_
-                ),
-            ));
+            out.push(super::properties::shape_refused(b, i, &p.type_, &e));
             parse_failed = true;
             continue;
         }

@@ -2,6 +2,7 @@
 //! `olm.csv.metadata` and the rest), reporting opm's own messages.
 
 use super::*;
+pub(super) use crate::gocompat::json::kind_name as kind;
 
 /// A type-checked `olm.csv.metadata` value.
 pub(super) struct CsvMetadata<'a> {
@@ -61,17 +62,6 @@ pub(super) fn str_field(obj: &serde_json::Map<String, J>, name: &str) -> Result<
         }
     }
     Ok(out)
-}
-
-pub(super) fn kind(v: &J) -> &'static str {
-    match v {
-        J::Null => "null",
-        J::Bool(_) => "bool",
-        J::Number(_) => "number",
-        J::String(_) => "string",
-        J::Array(_) => "array",
-        J::Object(_) => "object",
-    }
 }
 
 /// Type-checks a property value the way opm's `property.Parse` decodes it.
@@ -176,6 +166,19 @@ pub(super) enum MetadataError {
     Type(String),
 }
 
+/// opm's refusal of property `i` whose value has the wrong shape for its type (`property.Parse`):
+/// one wording for every property type.
+pub(super) fn shape_refused(b: &Bundle, i: usize, type_: &str, e: &str) -> Diagnostic {
+    at(
+        Rule::CatalogPropertyInvalid,
+        &b.origin,
+        format!(
+            "parse properties for bundle {:?}: parse property[{i}] of type {type_:?}: {e}: fix the value's shape",
+            b.name
+        ),
+    )
+}
+
 /// The `olm.csv.metadata` property at `i` as a raw object (`None` for `null`), reporting what
 /// opm's `property.Parse` would refuse with the same messages as the other property types.
 pub(super) fn csv_metadata_property<'a>(
@@ -195,14 +198,7 @@ pub(super) fn csv_metadata_property<'a>(
         ));
     };
     let wrong_type = |e: String, out: &mut Vec<Diagnostic>| {
-        out.push(at(
-            Rule::CatalogPropertyInvalid,
-            &b.origin,
-            format!(
-                "parse properties for bundle {:?}: parse property[{i}] of type {:?}: {e}: fix the value's shape",
-                b.name, p.type_
-            ),
-        ));
+        out.push(shape_refused(b, i, &p.type_, &e));
     };
     let raw: &RawValue = &p.value;
     match raw_kind(raw) {
