@@ -87,6 +87,31 @@ pub struct ImageResult {
 }
 
 impl ImageResult {
+    /// The record of the planned image `p` at `target` before anything is copied for it:
+    /// nothing copied, attached or checked, no reason, no digest at the target. Callers set what
+    /// happened over it (present, failed), so every counter starts at zero in one place.
+    pub fn planned(p: &super::plan::PlannedImage, target: String, status: Status) -> ImageResult {
+        ImageResult {
+            kind: p.kind,
+            source: p.source.clone(),
+            target,
+            source_digest: p.digest.clone(),
+            digest: None,
+            size: p.size,
+            status,
+            reason: None,
+            by_tag: p.by_tag,
+            narrowed_to: Vec::new(),
+            blobs_copied: 0,
+            blobs_skipped: 0,
+            bytes_copied: 0,
+            attached: 0,
+            carried: None,
+            signature_check: None,
+            mirror: None,
+        }
+    }
+
     /// Whether the target has it.
     pub fn done(&self) -> bool {
         matches!(self.status, Status::Copied | Status::Present)

@@ -45,24 +45,10 @@ pub(super) fn previous_archive(dir: &Path) -> Result<HashMap<String, ImageResult
             archive::has_image(dir, &name).then(|| {
                 (
                     name.clone(),
+                    // `p.digest` is `Some(digest)`: the source digest stays.
                     ImageResult {
-                        kind: p.kind,
-                        source: p.source,
-                        target: name,
-                        source_digest: Some(digest.clone()),
                         digest: Some(digest),
-                        size: p.size,
-                        status: Status::Present,
-                        reason: None,
-                        by_tag: p.by_tag,
-                        narrowed_to: Vec::new(),
-                        blobs_copied: 0,
-                        blobs_skipped: 0,
-                        bytes_copied: 0,
-                        attached: 0,
-                        carried: None,
-                        signature_check: None,
-                        mirror: None,
+                        ..ImageResult::planned(&p, name, Status::Present)
                     },
                 )
             })
@@ -72,23 +58,9 @@ pub(super) fn previous_archive(dir: &Path) -> Result<HashMap<String, ImageResult
 
 fn failed(p: &PlannedImage, target: String, reason: String) -> ImageResult {
     ImageResult {
-        kind: p.kind,
-        source: p.source.clone(),
-        target,
-        source_digest: p.digest.clone(),
-        digest: None,
-        size: p.size,
-        status: Status::Failed,
         reason: Some(reason),
-        by_tag: p.by_tag,
-        narrowed_to: Vec::new(),
-        blobs_copied: 0,
-        blobs_skipped: 0,
-        bytes_copied: 0,
-        attached: 0,
-        carried: None,
-        signature_check: None,
         mirror: p.mirror.clone(),
+        ..ImageResult::planned(p, target, Status::Failed)
     }
 }
 
@@ -147,22 +119,14 @@ pub(super) fn mirror_one(
         && before.source_digest.as_ref() == Some(digest)
         && still_there(&sink, before, &copy_opts.target)
     {
+        // The earlier record's digests and platforms stand; nothing is copied this time.
         return ImageResult {
-            status: Status::Present,
-            target: name,
-            blobs_copied: 0,
-            blobs_skipped: 0,
-            bytes_copied: 0,
-            attached: 0,
-            carried: None,
-            signature_check: None,
-            mirror: p.mirror.clone(),
-            reason: None,
-            kind: p.kind,
-            source: p.source.clone(),
-            by_tag: p.by_tag,
+            source_digest: before.source_digest.clone(),
+            digest: before.digest.clone(),
+            narrowed_to: before.narrowed_to.clone(),
             size: p.size.or(before.size),
-            ..before.clone()
+            mirror: p.mirror.clone(),
+            ..ImageResult::planned(p, name, Status::Present)
         };
     }
     let location = pull_from;

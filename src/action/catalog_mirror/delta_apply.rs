@@ -16,23 +16,8 @@ use std::path::Path;
 
 fn present(p: &PlannedImage, target: String, digest: String) -> ImageResult {
     ImageResult {
-        kind: p.kind,
-        source: p.source.clone(),
-        target,
-        source_digest: p.digest.clone(),
         digest: Some(digest),
-        size: p.size,
-        status: Status::Present,
-        reason: None,
-        by_tag: p.by_tag,
-        narrowed_to: Vec::new(),
-        mirror: None,
-        blobs_copied: 0,
-        blobs_skipped: 0,
-        bytes_copied: 0,
-        attached: 0,
-        carried: None,
-        signature_check: None,
+        ..ImageResult::planned(p, target, Status::Present)
     }
 }
 

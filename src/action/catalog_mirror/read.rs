@@ -172,6 +172,31 @@ struct CatalogRead<'a> {
 type CatalogAndModel = Option<(PlannedImage, crate::catalog::model::DeclarativeConfig)>;
 
 impl CatalogRead<'_> {
+    /// The catalog image the run copies, by tag, read from `pull_from` (the image given, or
+    /// the one built here), named as [`catalog_name`] names it.
+    fn planned_catalog(
+        &self,
+        opts: &MirrorOptions,
+        default_tag: Option<&str>,
+        digest: String,
+        size: Option<u64>,
+        pull_from: Location,
+    ) -> Result<PlannedImage, MirrorError> {
+        let (repository, tag) = catalog_name(opts, default_tag)?;
+        Ok(PlannedImage {
+            kind: Kind::Catalog,
+            source: self.source.to_string(),
+            repository,
+            tag,
+            by_tag: true,
+            digest: Some(digest),
+            size,
+            pull_from: Some(pull_from),
+            mirror: None,
+            error: None,
+        })
+    }
+
     fn fail(&self, why: impl Into<Why>) -> MirrorError {
         MirrorError::Catalog {
             source_name: self.source.to_string(),
@@ -268,19 +293,7 @@ impl CatalogRead<'_> {
         let default_tag = local
             .name()
             .filter(|n| !n.contains('/') && !n.contains(':'));
-        let (repository, tag) = catalog_name(opts, default_tag)?;
-        let mut catalog = PlannedImage {
-            kind: Kind::Catalog,
-            source: self.source.to_string(),
-            repository,
-            tag,
-            by_tag: true,
-            digest: Some(digest),
-            size: None,
-            pull_from: Some(given.clone()),
-            mirror: None,
-            error: None,
-        };
+        let mut catalog = self.planned_catalog(opts, default_tag, digest, None, given.clone())?;
         let cfg = filter_image(&location, cfg, filter.as_ref(), opts, &mut catalog, side)
             .map_err(|e| self.fail(e))?;
         Ok(Some((catalog, cfg)))
@@ -345,19 +358,7 @@ impl CatalogRead<'_> {
         let built = catalog_build::build(&folder, &build_opts).map_err(|e| self.fail(e))?;
         side.warnings.extend(built.warnings.iter().cloned());
         let (digest, size, local) = into_layout(built, dir.path()).map_err(|e| self.fail(e))?;
-        let (repository, tag) = catalog_name(opts, None)?;
-        let catalog = PlannedImage {
-            kind: Kind::Catalog,
-            source: self.source.to_string(),
-            repository,
-            tag,
-            by_tag: true,
-            digest: Some(digest),
-            size: Some(size),
-            pull_from: Some(local),
-            mirror: None,
-            error: None,
-        };
+        let catalog = self.planned_catalog(opts, None, digest, Some(size), local)?;
         *side.spool = Some(dir);
         Ok(Some((catalog, cfg)))
     }
