@@ -7,7 +7,7 @@
 //! digest file in place; the sign step ([`super::step::sign`]) then signs each pushed
 //! reference at the digest pushed.
 
-use super::sign::{SignOptions, Written};
+use super::sign::SignOptions;
 /// What a build attests (`--attest-provenance`, `--attest-sbom`).
 pub use super::step::attest::BuildAttestations;
 use super::step::attest::provenance::{self, ProvenanceError};
@@ -16,11 +16,9 @@ use super::step::bundle_build::{self as bundle_step, BundleStepError};
 use super::step::deliver::Pushed;
 use super::step::sign::SignPushedError;
 use crate::bundle::Bundle;
-use crate::bundle::loader::LoadError;
-use crate::findings::Report;
+use crate::image::BuildOptions;
 use crate::image::build::BuildWarning;
-use crate::image::{BuildError, BuildOptions};
-use crate::signature::attestation::{Attached, SLSA_PROVENANCE_V1, SPDX_JSON};
+use crate::signature::attestation::{SLSA_PROVENANCE_V1, SPDX_JSON};
 use crate::transport::RegistryOptions;
 use crate::transport::sink::{self, Delivery, DeliveryError};
 use std::path::PathBuf;
@@ -48,31 +46,15 @@ pub struct BundleBuildRun {
     pub attest: BuildAttestations,
 }
 
-/// What a run reports while it goes, in order, so a front end can show it as it happens.
-#[derive(Debug)]
-pub enum BundleBuildEvent<'a> {
-    /// The validation report, when it has findings (given before anything is built).
-    Findings(&'a Report),
-    /// Something the build left out that the user may care about.
-    Warning(&'a BuildWarning),
-    /// The image was delivered (written, pushed, its digest recorded); signing comes next.
-    Delivered(&'a BundleBuildResult),
-    /// A pushed reference was signed.
-    Signed(&'a Pushed, &'a Written),
-    /// An attestation of a pushed reference was attached.
-    Attested(&'a Pushed, &'a Attached),
-}
+/// What a run reports while it goes, in order (the build step's events, shared with
+/// `catalog build`).
+pub type BundleBuildEvent<'a> = BuildEvent<'a, BuildWarning, BundleBuildResult>;
 
-/// How a run ended when nothing failed: findings are an outcome, not an error, and carry no
-/// exit code (the front end chooses it).
-#[derive(Debug)]
-pub enum BundleBuildOutcome {
-    /// Validation found errors (already given as [`BundleBuildEvent::Findings`]): nothing was
-    /// built or written.
-    Invalid,
-    /// The image was built and delivered, and the digest file written.
-    Built(BundleBuildResult),
-}
+/// How a run ended when nothing failed.
+pub type BundleBuildOutcome = BuildOutcome<BundleBuildResult>;
+
+/// The events and outcome of a build run, shared with `catalog build`.
+pub use super::step::deliver::{BuildEvent, BuildOutcome};
 
 /// What was built and where it went.
 #[derive(Debug, Clone)]
@@ -97,21 +79,10 @@ pub struct BundleBuildResult {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BundleBuildError {
-    /// The bundle could not be read.
+    /// The bundle could not be read or built (the build step's error, shared with `bundle
+    /// republish`).
     #[error(transparent)]
-    Load(#[from] LoadError),
-    /// The bundle's annotations point its folders outside it.
-    #[error(transparent)]
-    Input(BuildError),
-    /// The image could not be built.
-    #[error("cannot build {}", dir.display())]
-    Build {
-        /// The bundle folder.
-        dir: PathBuf,
-        /// Why.
-        #[source]
-        source: BuildError,
-    },
+    Step(#[from] BundleStepError),
     /// The image could not be delivered (pushed, written) or its digest recorded.
     #[error(transparent)]
     Deliver(#[from] DeliveryError),
@@ -173,13 +144,9 @@ pub fn run(
         pushed: pushed.iter().map(|p| p.shown.clone()).collect(),
     };
     on_event(BundleBuildEvent::Delivered(&result));
-    if let Some(opts) = &run.sign {
-        for p in &pushed {
-            for w in super::step::sign::sign_pushed(p, &run.registry, opts)? {
-                on_event(BundleBuildEvent::Signed(p, &w));
-            }
-        }
-    }
+    super::step::sign::sign_all(&pushed, &run.registry, run.sign.as_deref(), &mut |p, w| {
+        on_event(BundleBuildEvent::Signed(p, w));
+    })?;
     if let (Some(key), Some(facts)) = (attest_key, &facts) {
         let format = run
             .sign
@@ -259,13 +226,3 @@ impl BundleFacts {
 /// The media types a build writes (`--format`), and the image options from the build flags
 /// (the bundle build step's, shared with `bundle republish`).
 pub use super::step::bundle_build::{Format, build_options};
-
-impl From<BundleStepError> for BundleBuildError {
-    fn from(e: BundleStepError) -> Self {
-        match e {
-            BundleStepError::Load(e) => BundleBuildError::Load(e),
-            BundleStepError::Input(e) => BundleBuildError::Input(e),
-            BundleStepError::Build { dir, source } => BundleBuildError::Build { dir, source },
-        }
-    }
-}

@@ -14,7 +14,7 @@
 use super::bundle_source::{SourceOptions, render_source};
 use super::step::bundle_build::{self as bundle_step, BundleStepError};
 use super::step::deliver::{self, Pushed};
-use super::step::sign::{SignOptions, SignPushedError, Written, sign_pushed};
+use super::step::sign::{SignOptions, SignPushedError, Written, sign_all};
 use crate::bundle::pin::EditError;
 use crate::bundle::release::{self, NextRelease, ReleaseError};
 use crate::bundle::{Bundle, LoadError};
@@ -559,15 +559,10 @@ pub fn run(
     for p in &pushed {
         on_event(RepublishEvent::Pushed(&p.shown));
     }
-    if let Some(opts) = &run.sign {
-        for p in &pushed {
-            let written = sign_pushed(p, &run.registry, opts)
-                .map_err(|source| RepublishError::Sign { source })?;
-            for w in &written {
-                on_event(RepublishEvent::Signed(p, w));
-            }
-        }
-    }
+    sign_all(&pushed, &run.registry, run.sign.as_deref(), &mut |p, w| {
+        on_event(RepublishEvent::Signed(p, w));
+    })
+    .map_err(|source| RepublishError::Sign { source })?;
     commit(staged, &to.pinned(&digest))?;
     Ok(RepublishOutcome::Done(Box::new(Republished {
         plan,

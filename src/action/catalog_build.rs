@@ -9,7 +9,6 @@ use super::step::deliver::Pushed;
 /// What `--filter` was asked for.
 pub use super::step::filter::FilterOptions;
 use super::step::{self};
-use crate::findings::Report;
 use crate::image::config::Platform;
 use crate::location::Location;
 use crate::transport::RegistryOptions;
@@ -27,7 +26,7 @@ pub use super::step::build::{
     CONFIGS_LABEL, CatalogBuildOptions, CatalogBuildRunError, DEFAULT_CONFIGS_DIR, OPM_ENTRYPOINT,
     SourceLayer,
 };
-use crate::signature::attestation::{Attached, SLSA_PROVENANCE_V1, SPDX_JSON};
+use crate::signature::attestation::{SLSA_PROVENANCE_V1, SPDX_JSON};
 
 /// A whole `catalog build` run: the folder, what to build, whether to validate first, where
 /// the image goes and where the digest is recorded.
@@ -77,30 +76,15 @@ impl CatalogBuildRun {
     }
 }
 
-/// What a run reports while it goes, in order, so a front end can show it as it happens.
-#[derive(Debug)]
-pub enum CatalogBuildEvent<'a> {
-    /// The validation report, when it has findings (given before anything is built).
-    Findings(&'a Report),
-    /// Something the user should know about the built image (a skipped whiteout file...).
-    Warning(&'a str),
-    /// The image was delivered (written, pushed, its digest recorded); signing comes next.
-    Delivered(&'a CatalogBuildResult),
-    /// A pushed reference was signed.
-    Signed(&'a Pushed, &'a Written),
-    /// An attestation of a pushed reference was attached.
-    Attested(&'a Pushed, &'a Attached),
-}
+/// What a run reports while it goes, in order (the build step's events, shared with
+/// `bundle build`).
+pub type CatalogBuildEvent<'a> = BuildEvent<'a, str, CatalogBuildResult>;
 
 /// How a run ended when nothing failed.
-#[derive(Debug)]
-pub enum CatalogBuildOutcome {
-    /// Validation found errors (already given as [`CatalogBuildEvent::Findings`]): nothing was
-    /// built or written.
-    Invalid,
-    /// The image was built and delivered, and the digest file written.
-    Built(Box<CatalogBuildResult>),
-}
+pub type CatalogBuildOutcome = BuildOutcome<Box<CatalogBuildResult>>;
+
+/// The events and outcome of a build run, shared with `bundle build`.
+pub use super::step::deliver::{BuildEvent, BuildOutcome};
 
 /// What was built and where it went.
 #[derive(Debug, Clone)]
@@ -375,13 +359,8 @@ fn deliver_built(
         source_layers: std::mem::take(&mut built.source_layers),
     };
     on_event(CatalogBuildEvent::Delivered(&result));
-    if let Some(opts) = &run.sign {
-        for p in &pushed {
-            for w in step::sign::sign_pushed(p, &run.options.registry, opts)? {
-                on_event(CatalogBuildEvent::Signed(p, &w));
-            }
-        }
-    }
+    let signed = &mut |p: &_, w: &_| on_event(CatalogBuildEvent::Signed(p, w));
+    step::sign::sign_all(&pushed, &run.options.registry, run.sign.as_deref(), signed)?;
     let key = run.sign.as_ref().and_then(|s| s.cosign_key.as_ref());
     if let (Some(facts), Some(key)) = (&facts, key) {
         let format = run

@@ -57,6 +57,67 @@ pub fn write_report(line: fmt::Arguments<'_>) -> Result<(), Failure> {
     }
 }
 
+/// A command's whole output to stdout at once (`catalog template`, `convert-template`,
+/// `graph`): a failed write, EPIPE included, is a usage error naming what failed.
+pub fn write_output(out: &[u8]) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::usage(format!("cannot write the output: {e}")))
+}
+
+/// Prints what a build run (`bundle build`, `catalog build`) reports as it comes: findings,
+/// warnings, signatures and attestations on stderr; the delivered image goes to
+/// `on_delivered`, each command printing its own lines for it.
+pub fn print_build_event<W: fmt::Display + ?Sized, R>(
+    event: crate::action::step::deliver::BuildEvent<'_, W, R>,
+    color: bool,
+    on_delivered: &mut dyn FnMut(&R),
+) {
+    use crate::action::step::deliver::BuildEvent;
+    match event {
+        BuildEvent::Findings(report) => {
+            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
+        }
+        BuildEvent::Warning(w) => eprintln!("warning: {w}"),
+        BuildEvent::Delivered(built) => on_delivered(built),
+        BuildEvent::Signed(pushed, w) => {
+            eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
+        }
+        BuildEvent::Attested(pushed, a) => {
+            let what = if a.added {
+                "attested"
+            } else {
+                "already attested"
+            };
+            eprintln!(
+                "{what} {} ({}): {}",
+                pushed.digest, a.predicate_type, a.location
+            );
+        }
+    }
+}
+
+/// The exit of a build run that did not fail: validation errors (already printed) exit 1,
+/// saying nothing was built from `dir`; a built image exits 0.
+pub fn build_exit<R>(
+    outcome: crate::action::step::deliver::BuildOutcome<R>,
+    dir: &std::path::Path,
+) -> Outcome {
+    match outcome {
+        crate::action::step::deliver::BuildOutcome::Invalid => {
+            eprintln!(
+                "not building {}: fix the errors above, or pass --no-validate",
+                dir.display()
+            );
+            Ok(EXIT_FINDINGS)
+        }
+        crate::action::step::deliver::BuildOutcome::Built(_) => Ok(EXIT_OK),
+    }
+}
+
 /// Why a command could not finish; printed once by the binary, with its cause chain.
 #[derive(Debug)]
 pub struct Failure {

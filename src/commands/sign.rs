@@ -380,6 +380,32 @@ impl PolicyArgs {
     }
 }
 
+/// The option groups every command that reads bundle or catalog images by name takes together
+/// (`bundle inspect`, `bundle render`, `bundle validate --image`, `catalog render`, `catalog
+/// template`): registry access, mirror configuration and the signature policy. One group so
+/// the commands cannot drift apart, and one place that puts the mirrors over the registry
+/// options.
+#[derive(Debug, clap::Args)]
+pub struct ImageReadArgs {
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: super::flags::RegistryArgs,
+    /// Mirror configuration.
+    #[command(flatten)]
+    pub mirrors: super::flags::MirrorConfigArgs,
+    /// Signature policy checked before an image is read.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+impl ImageReadArgs {
+    /// The registry options (`--creds` bound to the registries of `named`), read through the
+    /// mirror configuration files given.
+    pub fn registry_options(&self, named: &[&str]) -> Result<action::RegistryOptions, Failure> {
+        self.mirrors.apply(self.registry.options(named)?)
+    }
+}
+
 /// A refusal exits 1, a policy or store that cannot be read exits 2.
 pub fn policy_failure(e: PolicyCheckError) -> Failure {
     match e {

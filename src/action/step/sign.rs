@@ -21,6 +21,26 @@ pub struct SignPushedError {
     pub source: Box<SignatureError>,
 }
 
+/// Signs every reference of `pushed`, in order, as `opts` say (nothing without options),
+/// handing each signature to `on_signed` as it is written: the sign step of `bundle build`,
+/// `catalog build` and `bundle republish`.
+pub fn sign_all(
+    pushed: &[Pushed],
+    registry: &RegistryOptions,
+    opts: Option<&SignOptions>,
+    on_signed: &mut dyn FnMut(&Pushed, &Written),
+) -> Result<(), SignPushedError> {
+    let Some(opts) = opts else {
+        return Ok(());
+    };
+    for p in pushed {
+        for w in sign_pushed(p, registry, opts)? {
+            on_signed(p, &w);
+        }
+    }
+    Ok(())
+}
+
 /// Signs `pushed` at its pushed digest as `opts` say (cosign, simple signing, or both).
 pub fn sign_pushed(
     pushed: &Pushed,

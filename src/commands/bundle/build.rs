@@ -13,10 +13,8 @@
 //! `-t REF`, as `RepoTags` (`:latest` added when a reference has no tag).
 
 use super::flags::RegistryArgs;
-use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
-use crate::action::bundle_build::{
-    self, BundleBuildEvent, BundleBuildOutcome, BundleBuildResult, BundleBuildRun, Format,
-};
+use super::{Failure, Outcome, error_chain};
+use crate::action::bundle_build::{self, BundleBuildResult, BundleBuildRun, Format};
 use crate::action::delivery::{self, DeliveryFlags, Destination};
 use crate::action::labels::parse_label;
 use std::io::IsTerminal;
@@ -153,38 +151,16 @@ pub fn run(args: &Args) -> Outcome {
     };
     let color = super::color_on(std::io::stderr().is_terminal());
     let mut printed: Result<(), Failure> = Ok(());
-    let outcome = bundle_build::run(&request, &mut |event| match event {
-        BundleBuildEvent::Findings(report) => {
-            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
-        }
-        BundleBuildEvent::Warning(w) => eprintln!("warning: {w}"),
-        BundleBuildEvent::Delivered(built) => printed = print_built(&planned, built),
-        BundleBuildEvent::Signed(pushed, w) => {
-            eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
-        }
-        BundleBuildEvent::Attested(pushed, a) => {
-            let what = if a.added {
-                "attested"
-            } else {
-                "already attested"
-            };
-            eprintln!(
-                "{what} {} ({}): {}",
-                pushed.digest, a.predicate_type, a.location
-            );
-        }
+    let outcome = bundle_build::run(&request, &mut |event| {
+        super::print_build_event(event, color, &mut |built| {
+            printed = print_built(&planned, built)
+        })
     });
     printed?;
-    match outcome.map_err(|e| Failure::usage(error_chain(&e)))? {
-        BundleBuildOutcome::Invalid => {
-            eprintln!(
-                "not building {}: fix the errors above, or pass --no-validate",
-                args.dir.display()
-            );
-            Ok(EXIT_FINDINGS)
-        }
-        BundleBuildOutcome::Built(_) => Ok(EXIT_OK),
-    }
+    super::build_exit(
+        outcome.map_err(|e| Failure::usage(error_chain(&e)))?,
+        &args.dir,
+    )
 }
 
 /// Where the image went, and the digest lines on stdout (before any signing, so a signing

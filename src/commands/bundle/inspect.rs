@@ -2,7 +2,6 @@
 //! layer of a bundle image, read by streaming the layer tars (nothing is unpacked to disk), plus
 //! `metadata/annotations.yaml` when present.
 
-use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::Location;
 use crate::action::bundle_inspect::{Inspected, inspect_image};
@@ -29,22 +28,17 @@ pub struct Args {
     /// (the last layer first when it is small, then the other small layers, smallest first).
     #[arg(long)]
     pub no_files: bool,
-    /// Registry options.
+    /// Registry, mirror and policy options; the policy is
+    /// checked before the image is read.
     #[command(flatten)]
-    pub registry: RegistryArgs,
-    /// Mirror configuration.
-    #[command(flatten)]
-    pub mirrors: MirrorConfigArgs,
-    /// Signature policy checked before the image is read.
-    #[command(flatten)]
-    pub policy: super::super::sign::PolicyArgs,
+    pub read: super::super::sign::ImageReadArgs,
 }
 
 /// Runs `olmpack bundle inspect`.
 pub fn run(args: &Args) -> Outcome {
     let location = Location::parse(&args.image)?;
-    let registry = args.mirrors.apply(args.registry.options(&[&args.image])?)?;
-    let location = args.policy.check(&location, &registry)?;
+    let registry = args.read.registry_options(&[&args.image])?;
+    let location = args.read.policy.check(&location, &registry)?;
     let inspected = inspect_image(&location, &registry, args.no_files)
         .map_err(|e| Failure::usage(super::error_chain(&e)))?;
     let mut out = std::io::stdout().lock();

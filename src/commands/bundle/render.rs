@@ -1,7 +1,6 @@
 //! `olmpack bundle render`: the Kubernetes objects OLM v1 applies for a bundle (flags, one
 //! action call, printing).
 
-use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::Location;
 use crate::action::bundle_render::{
@@ -63,15 +62,10 @@ pub struct Args {
     /// With --package: the bundle version (default: the highest).
     #[arg(long, value_name = "V", requires = "package")]
     pub version: Option<String>,
-    /// Registry options.
+    /// Registry, mirror and policy options; the policy is
+    /// checked before a bundle image is read.
     #[command(flatten)]
-    pub registry: RegistryArgs,
-    /// Mirror configuration.
-    #[command(flatten)]
-    pub mirrors: MirrorConfigArgs,
-    /// Signature policy checked before a bundle image is read.
-    #[command(flatten)]
-    pub policy: super::super::sign::PolicyArgs,
+    pub read: super::super::sign::ImageReadArgs,
 }
 
 /// Runs `olmpack bundle render`.
@@ -92,10 +86,8 @@ pub fn run(args: &Args) -> Outcome {
         }),
         deployment_config,
     };
-    let policy = args.policy.gate()?;
-    let registry = args
-        .mirrors
-        .apply(args.registry.options(&[&args.source])?)?;
+    let policy = args.read.policy.gate()?;
+    let registry = args.read.registry_options(&[&args.source])?;
     let location = Location::parse(&args.source)
         .map_err(|e| Failure::usage(super::error_chain(&BundleRenderError::from(e))))?;
     let src = RenderSource {

@@ -1,7 +1,7 @@
 //! `olmpack bundle validate DIR...`: load and check bundles, print one report per bundle and a
 //! total, and exit 0 (valid), 1 (errors, or warnings under `--strict`) or 2 (usage / I/O).
 
-use super::flags::{ColorChoice, MirrorConfigArgs, RegistryArgs, ReportFormat as OutputFormat};
+use super::flags::{ColorChoice, ReportFormat as OutputFormat};
 use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome};
 use crate::action::Location;
 use crate::action::bundle_validate::{self, Options};
@@ -65,15 +65,10 @@ pub struct Args {
     /// Number of bundles validated at once (default: the number of CPUs).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
-    /// Registry connection flags for --image.
+    /// Registry, mirror and policy options; the policy is
+    /// checked before --image is read.
     #[command(flatten)]
-    pub registry: RegistryArgs,
-    /// Mirror configuration.
-    #[command(flatten)]
-    pub mirrors: MirrorConfigArgs,
-    /// Signature policy checked before --image is read.
-    #[command(flatten)]
-    pub policy: super::super::sign::PolicyArgs,
+    pub read: super::super::sign::ImageReadArgs,
 }
 
 /// Runs `olmpack bundle validate`.
@@ -84,8 +79,11 @@ pub fn run(args: &Args) -> Outcome {
     let opts = options(args)?;
     let mut validated = match &args.image {
         Some(reference) => {
-            let registry = args.mirrors.apply(args.registry.options(&[reference])?)?;
-            let location = args.policy.check(&Location::parse(reference)?, &registry)?;
+            let registry = args.read.registry_options(&[reference])?;
+            let location = args
+                .read
+                .policy
+                .check(&Location::parse(reference)?, &registry)?;
             bundle_validate::validate_image(&location, &registry, &opts)
                 .map_err(|e| Failure::usage(super::error_chain(&e)))?
         }

@@ -4,12 +4,12 @@
 //! digest, written atomically.
 
 use super::flags::ConnectionArgs;
-use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
+use super::{Failure, Outcome, error_chain};
 use crate::action::Location;
 use crate::action::catalog_build::types::{DEFAULT_CACHE_DIR, LayerUse, Platform};
 use crate::action::catalog_build::{
-    self, CatalogBuildEvent, CatalogBuildFlags, CatalogBuildOutcome, CatalogBuildResult,
-    CatalogBuildRun, DEFAULT_CONFIGS_DIR, FilterOptions,
+    self, CatalogBuildFlags, CatalogBuildResult, CatalogBuildRun, DEFAULT_CONFIGS_DIR,
+    FilterOptions,
 };
 use crate::action::delivery::{self, DeliveryFlags};
 use crate::action::labels::parse_label;
@@ -159,38 +159,16 @@ pub fn run(args: &Args) -> Outcome {
     let (request, planned) = request(args)?;
     let color = super::color_on(std::io::stderr().is_terminal());
     let mut printed: Result<(), Failure> = Ok(());
-    let outcome = catalog_build::run(&request, &mut |event| match event {
-        CatalogBuildEvent::Findings(report) => {
-            let _ = crate::validate::output::human(report, &mut std::io::stderr().lock(), color);
-        }
-        CatalogBuildEvent::Warning(w) => eprintln!("warning: {w}"),
-        CatalogBuildEvent::Delivered(built) => printed = print_built(args, &planned, built),
-        CatalogBuildEvent::Signed(pushed, w) => {
-            eprintln!("signed {} ({}): {}", pushed.digest, w.format, w.location);
-        }
-        CatalogBuildEvent::Attested(pushed, a) => {
-            let what = if a.added {
-                "attested"
-            } else {
-                "already attested"
-            };
-            eprintln!(
-                "{what} {} ({}): {}",
-                pushed.digest, a.predicate_type, a.location
-            );
-        }
+    let outcome = catalog_build::run(&request, &mut |event| {
+        super::print_build_event(event, color, &mut |built| {
+            printed = print_built(args, &planned, built)
+        })
     });
     printed?;
-    match outcome.map_err(|e| Failure::usage(error_chain(&e)))? {
-        CatalogBuildOutcome::Invalid => {
-            eprintln!(
-                "not building {}: fix the errors above, or pass --no-validate",
-                args.dir.display()
-            );
-            Ok(EXIT_FINDINGS)
-        }
-        CatalogBuildOutcome::Built(_) => Ok(EXIT_OK),
-    }
+    super::build_exit(
+        outcome.map_err(|e| Failure::usage(error_chain(&e)))?,
+        &args.dir,
+    )
 }
 
 /// The run the flags ask for: keys read (before anything is built), registries and policy

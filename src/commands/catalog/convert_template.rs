@@ -3,7 +3,6 @@
 
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_template::{ConvertType, convert, read_input};
-use std::io::Write;
 
 /// Template type to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,10 +45,6 @@ pub fn run(args: &Args) -> Outcome {
     };
     let out = convert(&args.file, &text, to, args.output == OutputArg::Yaml)
         .map_err(|e| Failure::usage(e.to_string()))?;
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(&out)
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::usage(format!("cannot write the output: {e}")))?;
+    super::write_output(&out)?;
     Ok(EXIT_OK)
 }

@@ -3,7 +3,6 @@
 
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome};
 use crate::action::catalog_graph::{self, GraphError, GraphOptions};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Output format.
@@ -67,10 +66,6 @@ pub fn run(args: &Args) -> Outcome {
     for w in drawn.warnings {
         eprintln!("{w}");
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(drawn.text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::usage(format!("cannot write the output: {e}")))?;
+    super::write_output(drawn.text.as_bytes())?;
     Ok(EXIT_OK)
 }

@@ -20,4 +20,7 @@ pub mod template;
 pub mod validate;
 
 // What every subcommand module reaches as `super::…`.
-use super::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome, color_on, error_chain, flags};
+use super::{
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Failure, Outcome, build_exit, color_on, error_chain, flags,
+    print_build_event, write_output,
+};

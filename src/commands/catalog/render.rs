@@ -2,7 +2,7 @@
 //! `render` output on stdout, streamed once every source has rendered (bad input never leaves a
 //! partial output).
 
-use super::flags::{CatalogFormat as OutputFormat, MirrorConfigArgs, RegistryArgs};
+use super::flags::CatalogFormat as OutputFormat;
 use super::{EXIT_OK, Failure, Outcome};
 use crate::action::catalog_render::{BundleImage, RenderError, RenderOptions, prepare_render};
 use crate::action::catalog_render::{CompatParseError, MigrateLevel, OpmCompat};
@@ -41,15 +41,10 @@ pub struct Args {
     /// wrong path).
     #[arg(long)]
     pub allow_empty: bool,
+    /// Registry, mirror and policy options; the policy is
+    /// checked before each image source is read.
     #[command(flatten)]
-    /// Registry access for image sources.
-    pub registry: RegistryArgs,
-    /// Mirror configuration.
-    #[command(flatten)]
-    pub mirrors: MirrorConfigArgs,
-    /// Signature policy checked before each image source is read.
-    #[command(flatten)]
-    pub policy: super::super::sign::PolicyArgs,
+    pub read: super::super::sign::ImageReadArgs,
 }
 
 /// Runs `catalog render`.
@@ -68,15 +63,16 @@ pub fn run(args: &Args) -> Outcome {
     };
     let sources = parse_sources(&args.sources).map_err(|e| Failure::usage(e.to_string()))?;
     let registry = if sources.iter().any(|s| !s.is_local()) {
-        args.registry
+        args.read
+            .registry
             .options(&args.sources.iter().map(String::as_str).collect::<Vec<_>>())?
     } else {
         Default::default()
     };
-    let registry = args.mirrors.apply(registry)?;
+    let registry = args.read.mirrors.apply(registry)?;
     let sources = sources
         .iter()
-        .map(|source| args.policy.check(source, &registry))
+        .map(|source| args.read.policy.check(source, &registry))
         .collect::<Result<Vec<_>, _>>()?;
     let opts = RenderOptions {
         format: args.output.into(),

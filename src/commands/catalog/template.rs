@@ -1,12 +1,10 @@
 //! `olmpack catalog template FILE`: opm's `alpha render-template`, byte for byte, with bundle
 //! references rendered in parallel and optionally read from local sources (`--bundle-map`).
 
-use super::flags::{MirrorConfigArgs, RegistryArgs};
 use super::{EXIT_FINDINGS, EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::catalog_template::{
     self, OpmCompat, Output, TemplateError, TemplateRequest, TemplateType, read_input,
 };
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Template type on the command line.
@@ -60,15 +58,10 @@ pub struct Args {
     /// Never contact a registry: every reference must be in the bundle map or be a local source.
     #[arg(long)]
     pub offline: bool,
-    /// Registry options (for references that are not in the bundle map).
+    /// Registry, mirror and policy options; the policy is
+    /// checked before each bundle image is read (a bundle map's images too).
     #[command(flatten)]
-    pub registry: RegistryArgs,
-    /// Mirror configuration.
-    #[command(flatten)]
-    pub mirrors: MirrorConfigArgs,
-    /// Signature policy checked before each bundle image is read (a bundle map's images too).
-    #[command(flatten)]
-    pub policy: super::super::sign::PolicyArgs,
+    pub read: super::super::sign::ImageReadArgs,
 }
 
 /// Runs `olmpack catalog template`.
@@ -77,11 +70,11 @@ pub fn run(args: &Args) -> Outcome {
     let mut source = super::flags::source_options(
         args.migrate_level.as_deref(),
         args.opm_compat,
-        &args.registry,
+        &args.read.registry,
         // A template names its images in the file: --creds must name its registry.
         &[],
     )?;
-    source.registry = args.mirrors.apply(source.registry)?;
+    source.registry = args.read.mirrors.apply(source.registry)?;
     let request = TemplateRequest {
         template_type: args.template_type.map(|t| match t {
             TypeArg::Basic => TemplateType::Basic,
@@ -93,7 +86,7 @@ pub fn run(args: &Args) -> Outcome {
         offline: args.offline,
         bundle_map: args.bundle_map.as_deref(),
         source,
-        policy: args.policy.gate()?,
+        policy: args.read.policy.gate()?,
     };
     let (cfg, warnings) = catalog_template::render(&args.file, &text, &request).map_err(failure)?;
     for w in warnings {
@@ -108,11 +101,7 @@ pub fn run(args: &Args) -> Outcome {
     for w in notes {
         eprintln!("{w}");
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(&out)
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::usage(format!("cannot write the output: {e}")))?;
+    super::write_output(&out)?;
     Ok(EXIT_OK)
 }
 
