@@ -330,14 +330,6 @@ fn real_templates_reproduce_checked_in_catalogs() {
                         expected.len()
                     );
                 }
-                let label = format!(
-                    "{}/{} {catalog}",
-                    pkg.name,
-                    m.template
-                        .file_name()
-                        .map(|f| f.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                );
                 match matched {
                     Some(c) => {
                         identical += 1;
