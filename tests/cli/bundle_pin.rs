@@ -9,6 +9,8 @@
 
 use crate::support::cmd::olmpack;
 use crate::support::fs::copy_dir;
+use crate::support::mirror::skopeo_digest;
+use crate::support::proc::Bounded;
 use crate::support::registry::{Fault, Mode, Proxy, Registry, image_from_layers, write_layout};
 use crate::support::shared::{shared_corpus, tool};
 use std::collections::BTreeMap;
@@ -74,26 +76,6 @@ fn push_as(host: &str, image: &str, work: &Path) {
         "skopeo copy {image}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// skopeo's digest of `host/image`.
-fn skopeo_digest(host: &str, image: &str) -> String {
-    let out = std::process::Command::new("skopeo")
-        .args([
-            "inspect",
-            "--tls-verify=false",
-            "--format",
-            "{{.Digest}}",
-            &format!("docker://{host}/{image}"),
-        ])
-        .output()
-        .expect("run skopeo");
-    assert!(
-        out.status.success(),
-        "skopeo inspect {image}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// An IDMS and an ITMS (one file, two documents) sending every registry in `registries` to
@@ -230,7 +212,7 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
         let csv_after = std::fs::read_to_string(&csv_path).expect("csv");
         let mut pinned_of = BTreeMap::new();
         for i in &images {
-            let digest = skopeo_digest(&reg.host, i);
+            let digest = skopeo_digest(&format!("{}/{i}", reg.host));
             let name = i.rsplit_once(':').expect("tag").0;
             let pinned = format!("{name}@{digest}");
             assert!(csv_after.contains(&pinned), "{rel}: {pinned} not written");
@@ -425,19 +407,13 @@ fn offline_pinning_reads_oci_layouts_only() {
         serde_json::json!({}),
     );
     write_layout(&built, &layouts.join(name), tag);
-    let out = olmpack()
+    olmpack()
         .args(["bundle", "pin"])
         .arg(&dir)
         .arg("--offline")
         .arg("--layout")
         .arg(&layouts)
-        .output()
-        .expect("run olmpack");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let csv_after = std::fs::read_to_string(&csv_path).expect("csv");
     for (i, d) in &digests {
         let name = i.rsplit_once(':').expect("tag").0;

@@ -13,6 +13,8 @@
 
 use crate::support::cmd::olmpack;
 use crate::support::fs::copy_dir;
+use crate::support::mirror::skopeo_digest;
+use crate::support::proc::Bounded;
 use crate::support::registry::{Fault, Mode, Proxy, Registry};
 use crate::support::shared::tool;
 use std::collections::BTreeMap;
@@ -42,49 +44,20 @@ fn bundle_at(root: &Path, version: &str) -> PathBuf {
 }
 
 fn push(dir: &Path, reference: &str) {
-    let out = olmpack()
+    olmpack()
         .args(["bundle", "build"])
         .arg(dir)
         .args(["-t", reference, "--push", "--plain-http"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
 }
 
 /// The `olm.bundle` blob `catalog render` writes for `reference`, as one YAML list item.
 fn rendered_entry(reference: &str) -> String {
     let out = olmpack()
         .args(["catalog", "render", "--plain-http", reference])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let json = String::from_utf8(out.stdout).expect("utf8");
     format!("- {}\n", json.trim_end().replace('\n', "\n  "))
-}
-
-fn skopeo_digest(reference: &str) -> String {
-    let out = std::process::Command::new("skopeo")
-        .args(["inspect", "--tls-verify=false", "--format", "{{.Digest}}"])
-        .arg(format!("docker://{reference}"))
-        .output()
-        .expect("skopeo runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf8")
-        .trim()
-        .to_string()
 }
 
 fn skopeo_tags(host: &str) -> Vec<String> {
@@ -183,13 +156,7 @@ fn render_template(template: &Path) -> String {
     let out = olmpack()
         .args(["catalog", "template", "--plain-http", "-o", "json"])
         .arg(template)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     String::from_utf8(out.stdout).expect("utf8")
 }
 

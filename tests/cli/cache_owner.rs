@@ -7,6 +7,7 @@
 
 use crate::support::cmd::olmpack_reproducible as olmpack;
 use crate::support::proc::is_root;
+use crate::support::umoci::{base_image, umoci, unpack as umoci_unpack};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,30 +16,23 @@ fn catalog() -> PathBuf {
     crate::support::fixtures::testdata("catalogs/build-small")
 }
 
-fn umoci(args: &[&str]) {
-    crate::support::proc::tool_ok("umoci", args);
-}
-
 /// A base image made by umoci: an OCI layout `dir` with tag `v1`, an optional layer holding
 /// `/etc/passwd` and `/etc/group`, and an optional config `User`.
 fn base(dir: &Path, user: Option<&str>, files: Option<(&str, &str)>) -> String {
-    let layout = dir.display().to_string();
-    let image = format!("{layout}:v1");
-    umoci(&["init", "--layout", &layout]);
-    umoci(&["new", "--image", &image]);
-    if let Some((passwd, group)) = files {
-        let bundle = dir.with_extension("bundle");
-        umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
-        let etc = bundle.join("rootfs/etc");
-        std::fs::create_dir_all(&etc).unwrap();
-        std::fs::write(etc.join("passwd"), passwd).unwrap();
-        std::fs::write(etc.join("group"), group).unwrap();
-        umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
-    }
-    if let Some(u) = user {
-        umoci(&["config", "--image", &image, "--config.user", u]);
-    }
-    format!("oci:{image}")
+    let write_etc = |rootfs: &Path| {
+        if let Some((passwd, group)) = files {
+            let etc = rootfs.join("etc");
+            std::fs::create_dir_all(&etc).unwrap();
+            std::fs::write(etc.join("passwd"), passwd).unwrap();
+            std::fs::write(etc.join("group"), group).unwrap();
+        }
+    };
+    let config: Vec<&str> = user.map(|u| vec!["--config.user", u]).unwrap_or_default();
+    base_image(
+        dir,
+        files.is_some().then_some(&write_etc as &dyn Fn(&Path)),
+        &config,
+    )
 }
 
 /// Builds the small catalog on `base` (or scratch) into an OCI layout tagged `v1`.
@@ -68,13 +62,7 @@ fn build(base: Option<&str>, extra: &[&str], out: &Path) -> std::process::Output
 /// reachable by every user (the cache's own entries keep theirs).
 fn unpack(layout: &Path, at: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    umoci(&[
-        "unpack",
-        "--image",
-        &format!("{}:v1", layout.display()),
-        at.to_str().unwrap(),
-    ]);
-    let rootfs = at.join("rootfs");
+    let rootfs = umoci_unpack(layout, at);
     let mut p = rootfs.clone();
     loop {
         if p == Path::new("/") || p == std::env::temp_dir() {

@@ -13,7 +13,7 @@ use crate::support::registry as support;
 use crate::support::fs::copy_dir;
 use crate::support::shared;
 use olmpack::image::extend::{index_of, platform_json};
-use olmpack::image::{Blob, BlobSource, Descriptor, Image, Platform};
+use olmpack::image::{Blob, BlobSource, Descriptor, Platform};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -316,35 +316,8 @@ fn make_base(dir: &Path, platforms: &[&str]) -> olmpack::image::ImageIndex {
         if let Some(v) = &platform.variant {
             config["variant"] = json!(v);
         }
-        let config = serde_json::to_vec(&config).expect("json");
-        let config_blob = Blob {
-            descriptor: Descriptor {
-                media_type: "application/vnd.oci.image.config.v1+json".into(),
-                digest: sha256(&config),
-                size: config.len() as u64,
-            },
-            source: BlobSource::Memory(config),
-        };
         let layers = vec![layer(&shared, &shared_path), layer(&own, &own_path)];
-        let manifest = serde_json::to_vec(&json!({
-            "schemaVersion": 2,
-            "mediaType": "application/vnd.oci.image.manifest.v1+json",
-            "config": {"mediaType": config_blob.descriptor.media_type, "digest": config_blob.descriptor.digest, "size": config_blob.descriptor.size},
-            "layers": layers.iter().map(|l| json!({"mediaType": l.descriptor.media_type, "digest": l.descriptor.digest, "size": l.descriptor.size})).collect::<Vec<_>>(),
-        }))
-        .expect("json");
-        let image = Image {
-            manifest: Blob {
-                descriptor: Descriptor {
-                    media_type: "application/vnd.oci.image.manifest.v1+json".into(),
-                    digest: sha256(&manifest),
-                    size: manifest.len() as u64,
-                },
-                source: BlobSource::Memory(manifest),
-            },
-            config: config_blob,
-            layers,
-        };
+        let image = support::image_with(serde_json::to_vec(&config).expect("json"), layers);
         images.push((image, platform_json(&platform)));
     }
     index_of(images)

@@ -3,6 +3,7 @@
 //! kept, and its serve cache (regenerated for the filtered catalog) verifies.
 
 use crate::support::cmd::olmpack;
+use crate::support::umoci::{base_image, umoci};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,29 +18,19 @@ const CATALOG: &str = r#"{"schema":"olm.package","name":"op","defaultChannel":"s
 
 const FILTER: &str = "apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n  - name: op\n";
 
-fn umoci(args: &[&str]) {
-    crate::support::proc::tool_ok("umoci", args);
-}
-
 /// A base made by umoci: one layer with /etc/passwd naming user 1001, run as 1001.
 fn base(dir: &Path) -> String {
-    let layout = dir.display().to_string();
-    let image = format!("{layout}:v1");
-    umoci(&["init", "--layout", &layout]);
-    umoci(&["new", "--image", &image]);
-    let bundle = dir.with_extension("bundle");
-    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
-    let etc = bundle.join("rootfs/etc");
-    std::fs::create_dir_all(&etc).unwrap();
-    std::fs::write(
-        etc.join("passwd"),
-        "root:x:0:0::/root:/bin/sh\nopm:x:1001:0::/:/sbin/nologin\n",
-    )
-    .unwrap();
-    std::fs::write(etc.join("group"), "root:x:0:\n").unwrap();
-    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
-    umoci(&["config", "--image", &image, "--config.user", "1001"]);
-    format!("oci:{image}")
+    let write_etc = |rootfs: &Path| {
+        let etc = rootfs.join("etc");
+        std::fs::create_dir_all(&etc).unwrap();
+        std::fs::write(
+            etc.join("passwd"),
+            "root:x:0:0::/root:/bin/sh\nopm:x:1001:0::/:/sbin/nologin\n",
+        )
+        .unwrap();
+        std::fs::write(etc.join("group"), "root:x:0:\n").unwrap();
+    };
+    base_image(dir, Some(&write_etc), &["--config.user", "1001"])
 }
 
 fn build(dir: &Path, base: &str, out: &Path, extra: &[&str]) -> (String, String) {

@@ -3,6 +3,8 @@
 //! the files; and the exit codes of `--fail-on` on a hand-made regression.
 
 use crate::support::cmd::olmpack;
+use crate::support::json::strings;
+use crate::support::proc::Bounded;
 use crate::support::shared::shared_catalogs;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -32,13 +34,7 @@ fn names(file: &Path, schema: &str) -> BTreeSet<String> {
 }
 
 fn list(v: &Value) -> BTreeSet<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
+    strings(v)
 }
 
 #[test]
@@ -67,14 +63,7 @@ fn diff_of_real_version_pairs() {
                     .args(["catalog", "diff", "-o", "json"])
                     .arg(&o)
                     .arg(&n)
-                    .output()
-                    .unwrap();
-                assert_eq!(
-                    out.status.code(),
-                    Some(0),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                    .succeeds();
                 let v: Value = serde_json::from_slice(&out.stdout).unwrap();
                 let (ob, nb) = (
                     names(&o.join("catalog.yaml"), "olm.bundle"),

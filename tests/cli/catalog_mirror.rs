@@ -14,10 +14,11 @@
 //! registry stopped before pushing the archive), and a layer shared by several images (uploaded
 //! once, mounted into the other repositories; declined mounts fall back to uploads).
 
-use super::copy::{client, desc, platform_image, sig_tag, signature_for, silent, skopeo_raw};
+use super::copy::{client, platform_index, sig_tag, signature_for, silent, skopeo_raw};
 use crate::support::mirror::{registry_catalog, run, write_catalog};
+use crate::support::proc::Bounded;
 use crate::support::registry::{Fault, Mode, Proxy, Registry, sha256};
-use olmpack::image::{Blob, ImageIndex};
+use olmpack::image::ImageIndex;
 use olmpack::registry::push;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -60,32 +61,7 @@ fn corpus_bundles(corpus: &Path) -> Vec<PathBuf> {
 fn related_index(dir: &Path, seed: usize) -> ImageIndex {
     let sub = dir.join(format!("rel{seed}"));
     std::fs::create_dir_all(&sub).expect("mkdir");
-    let images = vec![
-        platform_image(&sub, "amd64", 1000 + seed * 97),
-        platform_image(&sub, "arm64", 1500 + seed * 89),
-    ];
-    let manifests: Vec<Value> = images
-        .iter()
-        .zip(["amd64", "arm64"])
-        .map(|(i, arch)| {
-            let mut d = desc(&i.manifest.descriptor);
-            d["platform"] = json!({"os": "linux", "architecture": arch});
-            d
-        })
-        .collect();
-    let index = json!({
-        "schemaVersion": 2,
-        "mediaType": "application/vnd.oci.image.index.v1+json",
-        "manifests": manifests,
-    });
-    ImageIndex {
-        index: Blob::memory(
-            "application/vnd.oci.image.index.v1+json",
-            serde_json::to_vec(&index).expect("json"),
-        ),
-        images,
-        manifests: None,
-    }
+    platform_index(&sub, 1000 + seed * 97, 1500 + seed * 89)
 }
 
 fn fixture() -> Option<Fixture> {
@@ -357,13 +333,7 @@ fn plan_mirror_results_and_resume() {
         Some(opm) => {
             let out = std::process::Command::new(opm)
                 .args(["render", "--use-http", &pinned, "-o", "json"])
-                .output()
-                .expect("opm");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+                .succeeds();
             let text = String::from_utf8_lossy(&out.stdout);
             assert_eq!(
                 text.matches("\"schema\": \"olm.bundle\"").count(),

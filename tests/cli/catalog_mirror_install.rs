@@ -15,6 +15,7 @@
 //!   `createdAt` annotation in Go's RFC 850 layout instead).
 
 use super::catalog_mirror_prune::{run, setup};
+use crate::support::proc::Bounded;
 use crate::support::registry::{Mode, Registry};
 use crate::support::shared::{shared_catalogs, tool};
 
@@ -126,13 +127,7 @@ fn install_sketches_name_the_mirrored_catalog_and_the_chosen_channel_and_version
     let out = std::process::Command::new("python3")
         .args(["-c", CHECK, "mirror-results", "sk"])
         .current_dir(d)
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         got["kairos-operator"],

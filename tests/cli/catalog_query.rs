@@ -3,11 +3,11 @@
 //! `--upgrade-report` lists where they differ (testdata/crd-upgrade/v0-v1: a prerelease that
 //! OLM v0 upgrades to and OLM v1 never does, as in the real slurm-operator catalog).
 
-use crate::support::cmd::{olmpack_path, run};
+use crate::support::cmd::{SERVE_ON_FREE_PORTS, olmpack_path, run};
 use crate::support::fixtures::testdata;
+use crate::support::proc::spawn_with_stderr_lines;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn query(args: &[&str]) -> Value {
@@ -98,29 +98,11 @@ impl Drop for Server {
 }
 
 fn serve(dir: &str) -> Server {
-    let mut child = Command::new(olmpack_path())
-        .args([
-            "catalog",
-            "serve",
-            dir,
-            "--addr",
-            "127.0.0.1",
-            "-p",
-            "0",
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (child, rx) = spawn_with_stderr_lines(
+        Command::new(olmpack_path())
+            .args(["catalog", "serve", dir])
+            .args(SERVE_ON_FREE_PORTS),
+    );
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut server = Server(child, String::new());
     while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {

@@ -358,18 +358,11 @@ fn render_command_reproduces_every_shared_catalog() {
     let opm = shared.join("catalogs/opm-render");
     let folders = fbc_folders(&fbc);
     let render = |dir: &Path, format: &str| -> Vec<u8> {
-        let out = crate::support::cmd::olmpack_cmd()
+        crate::support::cmd::olmpack_cmd()
             .args(["catalog", "render", "-o", format])
             .arg(dir)
-            .bounded_output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+            .succeeds()
+            .stdout
     };
     let (mut opm_ok, mut opm_total, mut file_ok, mut file_total) = (0, 0, 0, 0);
     let mut failures = Vec::new();
@@ -447,13 +440,7 @@ fn many_sources_in_one_call_write_what_the_combined_model_writes() {
         let out = olmpack()
             .args(["catalog", "render", "-o", flag])
             .args(&folders)
-            .bounded_output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         assert!(
             out.stdout == want,
             "{flag}: {}",
@@ -508,13 +495,7 @@ fn bundle_folder_with_image_template_and_migration() {
             "quay.io/x/{{.Package}}-bundle:v{{ .Version }}",
         ])
         .arg(testdata("bundles/valid-basic"))
-        .bounded_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.starts_with(
@@ -936,13 +917,7 @@ fn local_bundle_image_gets_no_transport_string_as_image() {
         .success();
     let out = olmpack()
         .args(["catalog", "render", "-o", "yaml", &layout])
-        .bounded_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("oci:"), "{text}");
     assert!(text.contains("image: \"\"\n"), "{text}");

@@ -5,13 +5,14 @@
 //! Python modules or curl; fails under `OLMPACK_REQUIRE_CORPUS=1`. Speed and memory under load
 //! are a benchmark (`just bench-serve-load`, benches/serve_load.rs); the test keeps correctness.
 
+use crate::support::cmd::SERVE_ON_FREE_PORTS;
 use crate::support::cmd::olmpack_path as olmpack;
-use crate::support::proc::{Bounded, LIMIT, SHORT};
+use crate::support::proc::{Bounded, LIMIT, SHORT, spawn_with_stderr_lines};
 use crate::support::shared::{self, PYTHON, python_grpc_ready as python_ready};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn proto() -> PathBuf {
@@ -161,31 +162,15 @@ struct HttpServer {
 impl HttpServer {
     fn start(folder: &Path, name: Option<&str>) -> HttpServer {
         let mut cmd = Command::new(olmpack());
-        cmd.args(["catalog", "serve"]).arg(folder).args([
-            "--addr",
-            "127.0.0.1",
-            "-p",
-            "0",
-            "--http",
-            "127.0.0.1:0",
-        ]);
+        cmd.args(["catalog", "serve"])
+            .arg(folder)
+            .args(SERVE_ON_FREE_PORTS);
         if let Some(n) = name {
             cmd.args(["--catalog-name", n]);
         }
-        let mut child = cmd
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // Lines are read on a thread and handed over a channel, so the wait for the address has
         // a deadline even when the server prints nothing and never exits.
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let (mut child, rx) = spawn_with_stderr_lines(&mut cmd);
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut http = None;
         while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {

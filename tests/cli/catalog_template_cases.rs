@@ -7,6 +7,7 @@
 //! output for stand-in bundles). `OLMPACK_BLESS=1` rewrites the expected files and fails the
 //! test (review the diff, then run again without it); it is refused in CI.
 
+use super::catalog_template::template_offline;
 use crate::support::cmd::olmpack;
 use crate::support::proc::Bounded;
 use crate::support::template_stand_in;
@@ -168,13 +169,7 @@ fn cli_reads_stdin_keeps_the_published_reference_and_draws_mermaid() {
         ])
         .arg(&map)
         .write_stdin(SEMVER_KV)
-        .bounded_output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.starts_with("---\ndefaultChannel: stable-v1.2\n"),
@@ -209,13 +204,7 @@ fn cli_reads_stdin_keeps_the_published_reference_and_draws_mermaid() {
     let graph = olmpack()
         .args(["catalog", "graph", "-o", "mermaid", "--draw-v0-semantics"])
         .arg(&catalog)
-        .bounded_output()
-        .expect("runs");
-    assert!(
-        graph.status.success(),
-        "{}",
-        String::from_utf8_lossy(&graph.stderr)
-    );
+        .succeeds();
     assert_eq!(mermaid.stdout, graph.stdout);
     assert!(String::from_utf8_lossy(&graph.stdout).contains(
         "    subgraph kvstore-operator-stable-v1.2[\"stable-v1.2\"]\n      kvstore-operator-stable-v1.2-kvstore-operator.v1.2.0[\"kvstore-operator.v1.2.0\"]\n"
@@ -383,17 +372,7 @@ fn repeated_keys_warn_in_basic_and_fail_in_semver_templates() {
     let template = |name: &str, text: &str| {
         let path = tmp.path().join(name);
         std::fs::write(&path, text).expect("write template");
-        olmpack()
-            .args([
-                "catalog",
-                "template",
-                "--offline",
-                "-o",
-                "yaml",
-                "--bundle-map",
-            ])
-            .arg(&map)
-            .arg(&path)
+        template_offline(&map, &path)
             .bounded_output()
             .expect("runs")
     };

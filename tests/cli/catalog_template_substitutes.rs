@@ -6,8 +6,10 @@
 //! template's file and line. (Upstream's own test cases are ported in the library:
 //! `crates/olm/src/catalog/template/substitutes_tests.rs`.)
 
+use super::catalog_template::template_offline;
 use crate::support::cmd::olmpack;
 use crate::support::fs::copy_dir;
+use crate::support::proc::Bounded;
 use std::path::{Path, PathBuf};
 
 fn bundle_dir() -> PathBuf {
@@ -47,13 +49,7 @@ fn base_entries(tmp: &Path, map: &Path) -> String {
         .args(["catalog", "template", "--offline", "--bundle-map"])
         .arg(map)
         .arg(&basic)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8(out.stdout).expect("utf8");
     // The JSON stream as a YAML flow sequence of its blobs.
     let blobs: Vec<&str> = text
@@ -96,24 +92,7 @@ fn setup(substitute_source: Option<&Path>) -> (tempfile::TempDir, PathBuf, PathB
 #[test]
 fn substitutes_template_renders_opms_edges_and_validates() {
     let (tmp, map, template) = setup(None);
-    let out = olmpack()
-        .args([
-            "catalog",
-            "template",
-            "--offline",
-            "-o",
-            "yaml",
-            "--bundle-map",
-        ])
-        .arg(&map)
-        .arg(&template)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = template_offline(&map, &template).succeeds();
     let yaml = String::from_utf8(out.stdout).expect("utf8");
     let docs = olmpack::yaml::parse_stream(&yaml).expect("yaml output parses");
     let channel = docs

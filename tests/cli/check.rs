@@ -7,6 +7,7 @@
 use crate::support::cmd::olmpack;
 use crate::support::fixtures::testdata;
 use crate::support::fs::copy_dir;
+use crate::support::proc::Bounded;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -786,14 +787,7 @@ fn usage_errors_exit_2_and_name_what_is_missing() {
     let out = olmpack()
         .args(["check", "--profile", "community", "--all", "--repo"])
         .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+        .succeeds();
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 operators: community profile passed"));
 }
 

@@ -9,6 +9,7 @@ use crate::support::proc::Bounded;
 use crate::support::registry as support;
 
 use crate::support::fs::copy_dir;
+use crate::support::mirror::skopeo_digest;
 use olmpack::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -86,25 +87,6 @@ fn run_script(what: &str, script: &str, cwd: &Path, env: &BTreeMap<String, Strin
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn skopeo_digest(reference: &str) -> String {
-    let out = Command::new("skopeo")
-        .args([
-            "inspect",
-            "--tls-verify=false",
-            "--format",
-            "{{.Digest}}",
-            &format!("docker://{reference}"),
-        ])
-        .bounded_output()
-        .expect("skopeo is installed (scripts/test.sh installs it)");
-    assert!(
-        out.status.success(),
-        "skopeo inspect {reference}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 /// The images a recipe pushed are in the registry (checked by skopeo), their digests are the ones

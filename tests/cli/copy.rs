@@ -5,6 +5,7 @@
 //! registry with Basic auth, each end with its own credentials and CA.
 
 use crate::support::cmd::olmpack;
+use crate::support::proc::Bounded;
 use crate::support::registry::{self as support, Fault, Mode, Proxy, Registry};
 use olmpack::image::{Blob, BlobSource, Descriptor, Image, ImageIndex};
 use olmpack::registry::auth::ResolvedCredential;
@@ -78,9 +79,15 @@ pub(crate) fn desc(d: &Descriptor) -> serde_json::Value {
 
 /// A two-platform OCI index (linux/amd64, linux/arm64).
 pub(crate) fn two_platform_index(dir: &Path) -> ImageIndex {
+    platform_index(dir, 20_000, 30_000)
+}
+
+/// A two-platform OCI index whose amd64 and arm64 images have `amd64` and `arm64` bytes of
+/// layer: distinct sizes give distinct images, for the mirror tests that need several indexes.
+pub(crate) fn platform_index(dir: &Path, amd64: usize, arm64: usize) -> ImageIndex {
     let images = vec![
-        platform_image(dir, "amd64", 20_000),
-        platform_image(dir, "arm64", 30_000),
+        platform_image(dir, "amd64", amd64),
+        platform_image(dir, "arm64", arm64),
     ];
     let manifests: Vec<serde_json::Value> = images
         .iter()
@@ -531,12 +538,6 @@ fn each_end_of_a_copy_has_its_own_credentials_and_tls() {
     let raw = std::process::Command::new("skopeo")
         .args(["inspect", "--raw", "--tls-verify=false", "--creds", &creds])
         .arg(format!("docker://{to}"))
-        .output()
-        .expect("run skopeo");
-    assert!(
-        raw.status.success(),
-        "{}",
-        String::from_utf8_lossy(&raw.stderr)
-    );
+        .succeeds();
     assert_eq!(support::sha256(&raw.stdout), digest);
 }

@@ -20,6 +20,20 @@ fn bundles(v: &str) -> String {
         .to_string()
 }
 
+/// `catalog validate DIR --select-optional olmv1 -o json`: the olmv1 upgrade-edge check's
+/// report, which both the testdata and the real-catalog tests read.
+fn validate_olmv1(dir: &str) -> std::process::Output {
+    run(&[
+        "catalog",
+        "validate",
+        dir,
+        "--select-optional",
+        "olmv1",
+        "-o",
+        "json",
+    ])
+}
+
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -158,15 +172,7 @@ fn catalog_validate_olmv1_checks_every_edge_and_names_it() {
     let dir = testdata("crd-upgrade/catalog").display().to_string();
     let plain = run(&["catalog", "validate", &dir]);
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
-    let out = run(&[
-        "catalog",
-        "validate",
-        &dir,
-        "--select-optional",
-        "olmv1",
-        "-o",
-        "json",
-    ]);
+    let out = validate_olmv1(&dir);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     let v: Value = serde_json::from_str(&text).expect("json");
@@ -312,15 +318,7 @@ fn real_catalogs_every_edge_checked() {
     let mut all = Vec::new();
     for d in &dirs {
         let dir = d.display().to_string();
-        let out = run(&[
-            "catalog",
-            "validate",
-            &dir,
-            "--select-optional",
-            "olmv1",
-            "-o",
-            "json",
-        ]);
+        let out = validate_olmv1(&dir);
         let text = stdout(&out);
         let v: Value = serde_json::from_str(&text).expect("json");
         let c = &v["olmv1UpgradeEdges"][&dir];

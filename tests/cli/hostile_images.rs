@@ -10,7 +10,7 @@
 //!   (`manifest.json`, a config, `index.json`) over containers/image's caps are refused before
 //!   they are read, under a memory cap.
 
-use crate::support::cmd::olmpack_path;
+use crate::support::cmd::{SERVE_ON_FREE_PORTS, olmpack_path};
 use crate::support::proc::Bounded;
 use crate::support::registry::{self as support, Mode, Registry};
 use std::io::Write;
@@ -348,17 +348,7 @@ fn build_serve_pull_and_validate_refuse_a_chain_of_links() {
 
     // serve: refuses to start (today it listened and answered with the canary).
     let out = run(
-        &[
-            "catalog",
-            "serve",
-            &catalog,
-            "--addr",
-            "127.0.0.1",
-            "-p",
-            "0",
-            "--http",
-            "127.0.0.1:0",
-        ],
+        &[&["catalog", "serve", &catalog][..], &SERVE_ON_FREE_PORTS].concat(),
         &t,
         Duration::from_secs(60),
     );

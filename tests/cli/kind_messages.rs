@@ -4,6 +4,7 @@
 
 use crate::support::cmd::olmpack;
 use crate::support::fixtures::repo_root;
+use crate::support::gpg::GpgHome;
 use crate::support::proc::Bounded;
 use crate::support::shared::tool;
 use std::path::Path;
@@ -107,22 +108,14 @@ fn catalog_build_of_a_bundle_folder_names_the_kind_and_writes_nothing() {
 
 /// A throwaway GnuPG home holding one ed25519 key protected by `passphrase`.
 struct Gpg {
-    home: tempfile::TempDir,
-}
-
-impl Drop for Gpg {
-    fn drop(&mut self) {
-        let _ = Command::new("gpgconf")
-            .args(["--kill", "gpg-agent"])
-            .env("GNUPGHOME", self.home.path())
-            .output();
-    }
+    home: GpgHome,
 }
 
 impl Gpg {
     fn new(passphrase: &str) -> Gpg {
-        let home = tempfile::tempdir().expect("tmp");
-        let gpg = Gpg { home };
+        let gpg = Gpg {
+            home: GpgHome::new(),
+        };
         let o = gpg.cmd(&[
             "--passphrase",
             passphrase,

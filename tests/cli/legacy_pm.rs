@@ -291,19 +291,12 @@ fn migrate_writes_one_valid_bundle_per_version_with_the_loaders_channels() {
         ],
     );
     let out = tmp.path().join("bundles");
-    let run = olmpack()
+    olmpack()
         .args(["bundle", "migrate"])
         .arg(&dir)
         .arg("--output-dir")
         .arg(&out)
-        .bounded_output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+        .succeeds();
     let channels = |b: &str| {
         annotations(&out, b)
             .lines()
@@ -495,14 +488,7 @@ fn render_json(args: &[&std::ffi::OsStr]) -> Vec<serde_json::Value> {
     let out = olmpack()
         .args(["catalog", "render", "-o", "json"])
         .args(args)
-        .bounded_output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     serde_json::Deserializer::from_slice(&out.stdout)
         .into_iter::<serde_json::Value>()
         .map(|v| v.unwrap())

@@ -102,13 +102,7 @@ fn the_binary_prints_the_reference_yaml() {
     let out = olmpack()
         .args(["catalog", "render", "-o", "yaml"])
         .arg(db)
-        .bounded_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_eq!(out.stdout, std::fs::read(expected).unwrap());
 }
 
@@ -159,13 +153,7 @@ fn rendering_leaves_the_database_untouched() {
         let out = olmpack()
             .args(["catalog", "render", "-o", format])
             .arg(&db)
-            .bounded_output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         assert!(!out.stdout.is_empty());
     }
     let after = snapshot(tmp.path());
@@ -383,14 +371,7 @@ fn render_ok(db: &Path) -> String {
     let out = olmpack()
         .args(["catalog", "render", "-o", "yaml"])
         .arg(db)
-        .bounded_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        db.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -526,13 +507,7 @@ fn an_index_image_renders_its_database() {
     let good = image_for("/database/index.db", "good");
     let out = olmpack()
         .args(["catalog", "render", "-o", "yaml", &good])
-        .bounded_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
     for (label, tag) in [
         ("/database/../../etc/passwd", "escape"),

@@ -11,6 +11,8 @@
 
 use crate::support::cmd::run_in;
 use crate::support::fixtures::valid_basic;
+use crate::support::mirror::skopeo_digest;
+use crate::support::proc::Bounded;
 use crate::support::registry::{Mode, Registry, image_from_layers, write_layout};
 use crate::support::shared::tool;
 use serde_json::{Value, json};
@@ -51,7 +53,7 @@ impl Fixture {
             json!({}),
         );
         write_layout(&image, &operand_dir.join("layout"), "v1");
-        let out = std::process::Command::new("skopeo")
+        std::process::Command::new("skopeo")
             .args([
                 "copy",
                 "--quiet",
@@ -59,13 +61,7 @@ impl Fixture {
                 &format!("oci:{}:v1", operand_dir.join("layout").display()),
                 &format!("docker://{}/mirror/olmpack-test/operand:v1", reg.host),
             ])
-            .output()
-            .expect("run skopeo");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .succeeds();
         let bundle_digest = skopeo_digest(&bundle);
         let operand_digest = skopeo_digest(&format!("{}/mirror/olmpack-test/operand:v1", reg.host));
         Some(Fixture {
@@ -138,25 +134,6 @@ impl Fixture {
         assert_eq!(code, 0, "{with:?}:\n{out}\n{err}");
         (out, err)
     }
-}
-
-fn skopeo_digest(reference: &str) -> String {
-    let out = std::process::Command::new("skopeo")
-        .args([
-            "inspect",
-            "--tls-verify=false",
-            "--format",
-            "{{.Digest}}",
-            &format!("docker://{reference}"),
-        ])
-        .output()
-        .expect("run skopeo");
-    assert!(
-        out.status.success(),
-        "skopeo inspect {reference}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 fn public_bundle() -> String {

@@ -11,25 +11,18 @@
 //! names a blob its chain does not hold are refused, with nothing pushed.
 
 use super::copy::{client, silent, skopeo_raw};
-use crate::support::cmd::olmpack;
+use crate::support::json::strings;
 use crate::support::registry::{Mode, Registry, sha256};
 use olmpack::registry::push;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+/// A mirror run (support's, three minutes to finish): its exit code and stderr, where the
+/// delta's report is.
 fn run(args: &[&str], cwd: &Path) -> (i32, String) {
-    let out = olmpack()
-        .args(args)
-        .current_dir(cwd)
-        .timeout(Duration::from_secs(180))
-        .output()
-        .expect("run olmpack");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, _, err) = crate::support::mirror::run(args, cwd);
+    (code, err)
 }
 
 /// 256 KiB that gzip cannot shrink: the base layer every image shares.
@@ -67,27 +60,10 @@ fn push_app(src: &Registry, d: &Path, repo: &str, tag: &str, base: &[u8]) -> Str
     format!("{}/{repo}:{tag}", src.host)
 }
 
-/// A catalog folder: one package whose one bundle names `bundle` and relates `related`.
+/// A catalog folder: one package `op` whose one bundle names `bundle` and relates `related`.
 fn write_catalog(dir: &Path, bundle: &str, related: &[&String]) {
-    let pkg = dir.join("op");
-    std::fs::create_dir_all(&pkg).expect("mkdir");
-    let rel: Vec<Value> = related
-        .iter()
-        .enumerate()
-        .map(|(i, r)| json!({"name": format!("r{i}"), "image": r}))
-        .collect();
-    let blobs = [
-        json!({"schema": "olm.package", "name": "op", "defaultChannel": "stable"}),
-        json!({"schema": "olm.channel", "package": "op", "name": "stable", "entries": [{"name": "op.v1.0.0"}]}),
-        json!({"schema": "olm.bundle", "name": "op.v1.0.0", "package": "op", "image": bundle,
-            "properties": [{"type": "olm.package", "value": {"packageName": "op", "version": "1.0.0"}}],
-            "relatedImages": rel}),
-    ];
-    let text: String = blobs
-        .iter()
-        .map(|b| serde_json::to_string(b).expect("json") + "\n")
-        .collect();
-    std::fs::write(pkg.join("catalog.json"), text).expect("write catalog");
+    let related = related.iter().map(|r| r.to_string()).collect();
+    crate::support::mirror::write_catalog(dir, &[("op", bundle, related)]);
 }
 
 fn repositories(host: &str) -> BTreeSet<String> {
@@ -96,14 +72,7 @@ fn repositories(host: &str) -> BTreeSet<String> {
         .output()
         .expect("curl");
     let v: Value = serde_json::from_slice(&out.stdout).expect("catalog json");
-    v["repositories"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
+    strings(&v["repositories"])
 }
 
 fn plan(dir: &Path) -> Value {

@@ -8,12 +8,12 @@
 //!   every other reader.
 
 use crate::signing::{Gpg, code, ok, olmpack, out, registries_d, text, tool};
+use crate::support::proc::spawn_with_stderr_lines;
 use crate::support::registry::{
     Fault, Mode, Proxy, Registry, image_from_layers, sha256, write_layout,
 };
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -84,21 +84,46 @@ fn layout_manifest(dir: &Path, tag: &str) -> serde_json::Value {
     serde_json::from_slice(&raw.stdout).expect("manifest json")
 }
 
+/// `olmpack sign REFERENCE --gpg-key KEY` (a secret key file in `d`), the signature written to
+/// the lookaside store `rd` names: the signed image the policy tests read.
+pub(crate) fn gpg_sign(d: &Path, reference: &str, key: &str, rd: &Path) {
+    ok(&mut olmpack(
+        d,
+        &[
+            "sign",
+            reference,
+            "--gpg-key",
+            key,
+            "--registries-d",
+            rd.to_str().expect("utf8"),
+        ],
+    ));
+}
+
+/// The two policies the policy tests run under, written in `d`: `reject.json` (reject
+/// everything) and `signed.json` (images from `host` signed by the key in `one.gpg`, nothing
+/// else).
+pub(crate) fn write_policies(d: &Path, host: &str) {
+    std::fs::write(d.join("reject.json"), r#"{"default":[{"type":"reject"}]}"#).expect("write");
+    let policy = signed_by_one(d, host);
+    std::fs::write(d.join("signed.json"), policy.to_string()).expect("write");
+}
+
+/// A policy that accepts images from `host` signed by the key in `d/one.gpg`, and rejects
+/// everything else.
+fn signed_by_one(d: &Path, host: &str) -> serde_json::Value {
+    serde_json::json!({
+        "default": [{"type": "reject"}],
+        "transports": {"docker": {
+            host: [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": d.join("one.gpg")}],
+        }}
+    })
+}
+
 /// `catalog serve` started: its "serving …" line, or everything it printed when it exited
 /// first. The server is stopped (killed) either way.
 fn serve_line(mut cmd: Command) -> Result<String, String> {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx) = spawn_with_stderr_lines(&mut cmd);
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut seen = String::new();
     let result = loop {
@@ -188,24 +213,9 @@ fn a_tag_swapped_after_the_policy_check_is_never_read() {
         &direct("cat", "evil"),
     );
     for r in ["sw", "cat"] {
-        ok(&mut olmpack(
-            d,
-            &[
-                "sign",
-                &sw.reference(r, "v1"),
-                "--gpg-key",
-                "one.sec.asc",
-                "--registries-d",
-                rd.to_str().expect("utf8"),
-            ],
-        ));
+        gpg_sign(d, &sw.reference(r, "v1"), "one.sec.asc", &rd);
     }
-    let policy = serde_json::json!({
-        "default": [{"type": "reject"}],
-        "transports": {"docker": {
-            sw.proxy.host(): [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": d.join("one.gpg")}],
-        }}
-    });
+    let policy = signed_by_one(d, &sw.proxy.host());
     std::fs::write(d.join("policy.json"), policy.to_string()).expect("write");
     let run = |args: &[&str]| -> Output {
         sw.arm();
@@ -540,38 +550,11 @@ fn add_mirror_and_copy_read_under_the_policy() {
     let wrong_ref = reg.reference("pol", "wrongkey");
     push(&bundle(&d.join("w"), "7.7.7"), d, &wrong_ref);
     gpg.export_secret(1, &d.join("two.sec.asc"));
-    ok(&mut olmpack(
-        d,
-        &[
-            "sign",
-            &wrong_ref,
-            "--gpg-key",
-            "two.sec.asc",
-            "--registries-d",
-            rd.to_str().expect("utf8"),
-        ],
-    ));
+    gpg_sign(d, &wrong_ref, "two.sec.asc", &rd);
     for r in [&signed_ref, &cat_ref] {
-        ok(&mut olmpack(
-            d,
-            &[
-                "sign",
-                r,
-                "--gpg-key",
-                "one.sec.asc",
-                "--registries-d",
-                rd.to_str().expect("utf8"),
-            ],
-        ));
+        gpg_sign(d, r, "one.sec.asc", &rd);
     }
-    std::fs::write(d.join("reject.json"), r#"{"default":[{"type":"reject"}]}"#).expect("write");
-    let policy = serde_json::json!({
-        "default": [{"type": "reject"}],
-        "transports": {"docker": {
-            reg.host.clone(): [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": d.join("one.gpg")}],
-        }}
-    });
-    std::fs::write(d.join("signed.json"), policy.to_string()).expect("write");
+    write_policies(d, &reg.host);
     // A catalog folder naming the unsigned bundle (mirror reads it, then its bundles).
     let folder = d.join("folder");
     std::fs::create_dir_all(&folder).expect("mkdir");

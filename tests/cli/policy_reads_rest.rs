@@ -7,7 +7,7 @@
 //! after the first, the command reads the signed image (one `GET` of the tag, the check's),
 //! and in an archive whose entry was swapped for another signed image the swap is refused.
 
-use crate::policy_reads::{Swapping, catalog, push};
+use crate::policy_reads::{Swapping, catalog, gpg_sign, push, write_policies};
 use crate::signing::{Gpg, code, ok, olmpack, out, registries_d, text};
 use crate::support::fixtures::valid_basic;
 use crate::support::registry::{Mode, Registry, image_from_layers, labels};
@@ -69,25 +69,8 @@ impl Setup {
         gpg.export_secret(0, &d.join("one.sec.asc"));
         push(good, &d, &sw.reg.reference(repo, "v1"));
         push(evil, &d, &sw.reg.reference(repo, "evil"));
-        ok(&mut olmpack(
-            &d,
-            &[
-                "sign",
-                &sw.reference(repo, "v1"),
-                "--gpg-key",
-                "one.sec.asc",
-                "--registries-d",
-                rd.to_str().expect("utf8"),
-            ],
-        ));
-        std::fs::write(d.join("reject.json"), r#"{"default":[{"type":"reject"}]}"#).expect("write");
-        let policy = serde_json::json!({
-            "default": [{"type": "reject"}],
-            "transports": {"docker": {
-                sw.proxy.host(): [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": d.join("one.gpg")}],
-            }}
-        });
-        std::fs::write(d.join("signed.json"), policy.to_string()).expect("write");
+        gpg_sign(&d, &sw.reference(repo, "v1"), "one.sec.asc", &rd);
+        write_policies(&d, &sw.proxy.host());
         Setup {
             sw,
             _tmp: tmp,

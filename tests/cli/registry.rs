@@ -218,13 +218,7 @@ fn roundtrip(reg: &Registry) -> (Image, tempfile::TempDir) {
         .args(["bundle", "pull", &tags[0]])
         .arg(&out_dir)
         .args(&flags)
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_same_files(&out_dir, 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains(&digest));
     let out = olmpack(&home)
@@ -309,7 +303,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     let ca = reg.ca.clone().expect("ca").display().to_string();
 
     // --insecure works without the CA; without either, loopback means plain HTTP, which fails.
-    let out = olmpack(home)
+    olmpack(home)
         .args([
             "bundle",
             "inspect",
@@ -318,13 +312,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
             "--creds",
             &format!("{USER}:{PASSWORD}"),
         ])
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
 
     // A wrong password: a clear 401 naming host and source, never the password.
     let wrong = "Wr0ng-Passw0rd-Zebra";
@@ -379,16 +367,10 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     let cfg_dir = work.path().join("docker");
     std::fs::create_dir_all(&cfg_dir).expect("mkdir");
     support::write_auth_file(&cfg_dir.join("config.json"), &reg.host, USER, PASSWORD);
-    let out = olmpack(home)
+    olmpack(home)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     std::fs::write(
         cfg_dir.join("config.json"),
         format!(
@@ -413,17 +395,11 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
     // $REGISTRY_AUTH_FILE (containers auth.json format) comes before the docker config.
     let reg_auth = work.path().join("auth.json");
     support::write_auth_file(&reg_auth, &reg.host, USER, PASSWORD);
-    let out = olmpack(home)
+    olmpack(home)
         .env("REGISTRY_AUTH_FILE", &reg_auth)
         .env("DOCKER_CONFIG", &cfg_dir)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     // No credentials at all.
     let out = olmpack(home)
         .args(["bundle", "inspect", &tag, "--ca-file", &ca])
@@ -435,7 +411,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
         "{stderr}"
     );
     // --password-stdin
-    let out = olmpack(home)
+    olmpack(home)
         .args([
             "bundle",
             "inspect",
@@ -447,13 +423,7 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
             "--password-stdin",
         ])
         .write_stdin(format!("{PASSWORD}\n"))
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
 }
 
 #[test]
@@ -516,7 +486,7 @@ fn token_auth_roundtrip_reuses_tokens_and_mounts() {
         ),
     )
     .expect("write");
-    let out = olmpack(work.path())
+    olmpack(work.path())
         .args([
             "bundle",
             "inspect",
@@ -524,13 +494,7 @@ fn token_auth_roundtrip_reuses_tokens_and_mounts() {
             "--authfile",
         ])
         .arg(&authfile)
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let last = token.calls().last().cloned().expect("call");
     assert_eq!(
         (
@@ -638,16 +602,10 @@ fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
         (Some("skopeoop"), Some("testop"))
     );
     let out_dir = work.path().join("pulled");
-    let out = olmpack(&home)
+    olmpack(&home)
         .args(["bundle", "pull", &dest])
         .arg(&out_dir)
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_same_files(&out_dir, 0);
 }
 
@@ -829,17 +787,11 @@ fn download_cut_off_midway_is_retried() {
         }
     });
     let dest = work.path().join("pulled");
-    let out = olmpack(work.path())
+    olmpack(work.path())
         .args(["bundle", "pull", &format!("{}/{REPO}:v1", proxy.host())])
         .arg(&dest)
         .args(["--retries", "3"])
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_eq!(
         proxy.count("GET", &layer),
         2,
@@ -989,16 +941,10 @@ fn local_sources_oci_layout_archive_and_docker_archive() {
 
     // pull from a layout
     let out_dir = work.path().join("pulled");
-    let out = olmpack(&home)
+    olmpack(&home)
         .args(["bundle", "pull", &format!("oci:{}:v1", layout.display())])
         .arg(&out_dir)
-        .bounded_output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_same_files(&out_dir, 0);
 }
 

@@ -8,6 +8,7 @@
 use crate::support::cmd::olmpack;
 use crate::support::fixtures::valid_basic as bundle_dir;
 use crate::support::fs::copy_dir;
+use crate::support::proc::Bounded;
 use std::path::{Path, PathBuf};
 
 /// A copy of the bundle with `release: RELEASE` (YAML text) under `spec.version`, CSV named `name`.
@@ -49,16 +50,7 @@ fn render_reads_csv_spec_release_string_or_number() {
     let tmp = tempfile::tempdir().expect("tmp");
     for (yaml, want) in [("\"2\"", "2"), ("3", "3"), ("alpha.1", "alpha.1")] {
         let dir = with_release(tmp.path(), &format!("kvstore-operator-v1.2.0-{want}"), yaml);
-        let out = olmpack()
-            .args(["catalog", "render"])
-            .arg(&dir)
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = olmpack().args(["catalog", "render"]).arg(&dir).succeeds();
         let value = package_value(&String::from_utf8_lossy(&out.stdout));
         assert_eq!(value["release"], want, "{value}");
         assert_eq!(value["version"], "1.2.0");

@@ -404,17 +404,7 @@ fn catalog_build_ships_a_cache_opm_accepts() {
     let tmp = tempfile::tempdir().unwrap();
     let catalog = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/catalogs/build-small");
     let base = tmp.path().join("base");
-    for args in [
-        vec!["init", "--layout", base.to_str().unwrap()],
-        vec!["new", "--image", &format!("{}:v1", base.display())],
-    ] {
-        let st = std::process::Command::new("umoci")
-            .args(&args)
-            .bounded_status()
-            .unwrap();
-        assert!(st.success(), "umoci {args:?}");
-    }
-    let base_ref = format!("oci:{}:v1", base.display());
+    let base_ref = crate::support::umoci::base_image(&base, None, &[]);
     let build = |extra: &[&str], out: &Path| {
         let mut args = vec![
             "catalog".to_string(),

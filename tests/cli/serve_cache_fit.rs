@@ -10,6 +10,7 @@
 use crate::support::cmd::olmpack_reproducible as olmpack;
 use crate::support::proc::{Bounded, LIMIT};
 use crate::support::shared::{self, PYTHON};
+use crate::support::umoci::{base_image, umoci, unpack};
 use olmpack::cache::{CacheProfile, OpmVersion, Semantics};
 use olmpack::gocompat::tar::{Content, TreeEntry};
 use olmpack::serve::ServeModel;
@@ -19,10 +20,6 @@ use std::process::Command;
 
 fn fit_catalog() -> PathBuf {
     crate::support::fixtures::testdata("catalogs/cache-fit")
-}
-
-fn umoci(args: &[&str]) {
-    crate::support::proc::tool_ok("umoci", args);
 }
 
 fn text(o: &std::process::Output) -> String {
@@ -84,28 +81,18 @@ fn fake_opm(work: &Path, version: &str) -> Option<PathBuf> {
 /// A base image (OCI layout `dir`, tag v1) with `opm` at /bin/opm (if any), entrypoint
 /// /bin/opm and user 1001, as opm's own images are.
 fn base(dir: &Path, opm: Option<&Path>) -> String {
-    let layout = dir.display().to_string();
-    let image = format!("{layout}:v1");
-    umoci(&["init", "--layout", &layout]);
-    umoci(&["new", "--image", &image]);
-    let bundle = dir.with_extension("bundle");
-    umoci(&["unpack", "--image", &image, bundle.to_str().unwrap()]);
-    let bin = bundle.join("rootfs/bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    if let Some(opm) = opm {
-        std::fs::copy(opm, bin.join("opm")).unwrap();
-    }
-    umoci(&["repack", "--image", &image, bundle.to_str().unwrap()]);
-    umoci(&[
-        "config",
-        "--image",
-        &image,
-        "--config.entrypoint",
-        "/bin/opm",
-        "--config.user",
-        "1001",
-    ]);
-    format!("oci:{image}")
+    let put_opm = |rootfs: &Path| {
+        let bin = rootfs.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        if let Some(opm) = opm {
+            std::fs::copy(opm, bin.join("opm")).unwrap();
+        }
+    };
+    base_image(
+        dir,
+        Some(&put_opm),
+        &["--config.entrypoint", "/bin/opm", "--config.user", "1001"],
+    )
 }
 
 fn build(catalog: &Path, base: &str, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -127,16 +114,6 @@ fn verify(image: &Path, extra: &[&str]) -> (Option<i32>, String) {
         .output()
         .unwrap();
     (r.status.code(), text(&r))
-}
-
-fn unpack(layout: &Path, at: &Path) -> PathBuf {
-    umoci(&[
-        "unpack",
-        "--image",
-        &format!("{}:v1", layout.display()),
-        at.to_str().unwrap(),
-    ]);
-    at.join("rootfs")
 }
 
 #[test]

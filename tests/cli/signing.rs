@@ -5,6 +5,7 @@
 //! matrix of both formats (olmpack refuses each case, and so does skopeo for simple signing).
 
 use crate::support::cmd::olmpack_path;
+use crate::support::gpg::GpgHome;
 use crate::support::registry::{Mode, Registry, bundle_image, sha256, write_layout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -442,22 +443,13 @@ fn cosign_signs_and_verifies_an_oci_layout_offline() {
 
 /// A throwaway GnuPG home with two ed25519 signing keys; the agent is stopped on drop.
 pub(crate) struct Gpg {
-    pub(crate) home: tempfile::TempDir,
+    pub(crate) home: GpgHome,
     pub(crate) fprs: Vec<String>,
-}
-
-impl Drop for Gpg {
-    fn drop(&mut self) {
-        let _ = Command::new("gpgconf")
-            .args(["--kill", "gpg-agent"])
-            .env("GNUPGHOME", self.home.path())
-            .output();
-    }
 }
 
 impl Gpg {
     pub(crate) fn new() -> Gpg {
-        let home = tempfile::tempdir().expect("tmp");
+        let home = GpgHome::new();
         let mut fprs = Vec::new();
         for name in [
             "Signer One <one@example.invalid>",

@@ -8,6 +8,7 @@
 
 use super::signing::{code, ok, olmpack, out, push, py, text, tool};
 use crate::support::cmd::olmpack_path;
+use crate::support::json::strings;
 use crate::support::registry::{Mode, Registry, bundle_image, write_layout};
 use std::process::Command;
 
@@ -24,14 +25,7 @@ fn tags(host: &str, repo: &str) -> Vec<String> {
     let (body, status) = curl(&format!("http://{host}/v2/{repo}/tags/list"));
     assert_eq!(status, "200", "{body}");
     let v: serde_json::Value = serde_json::from_str(&body).expect("tags json");
-    v["tags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
+    strings(&v["tags"])
 }
 
 fn raw(image: &str) -> serde_json::Value {

@@ -5,6 +5,7 @@
 //! gpgme); strict payloads against skopeo; bounded lookaside and `.sig` walks against crafted
 //! servers; cosign keys on other curves against the Python cosign implementation.
 
+use crate::support::gpg::GpgHome;
 use crate::support::registry::{Mode, Registry};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -65,22 +66,13 @@ fn payload(identity: &str, digest: &str) -> Vec<u8> {
 
 /// A throwaway GnuPG home.
 struct Gpg {
-    home: tempfile::TempDir,
-}
-
-impl Drop for Gpg {
-    fn drop(&mut self) {
-        let _ = Command::new("gpgconf")
-            .args(["--kill", "gpg-agent"])
-            .env("GNUPGHOME", self.home.path())
-            .output();
-    }
+    home: GpgHome,
 }
 
 impl Gpg {
     fn new() -> Gpg {
         Gpg {
-            home: tempfile::tempdir().expect("tmp"),
+            home: GpgHome::new(),
         }
     }
 

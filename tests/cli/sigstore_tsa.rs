@@ -5,24 +5,11 @@
 //! names a python with PyPI `sigstore`, and the Sigstore conformance suite's own timestamped
 //! bundles (read in place, never copied) when $OLMPACK_SIGSTORE_CONFORMANCE names its checkout.
 
-use crate::support::cmd::olmpack;
+use crate::support::sigstore::{IDENTITY, ISSUER, python_verify, sigstore_python, verify_blob};
 use std::path::Path;
 
-const IDENTITY: &str =
-    "https://github.com/olmpack/test/.github/workflows/release.yml@refs/heads/main";
-const ISSUER: &str = "https://token.actions.githubusercontent.com";
-
 fn instance() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/sigstore_tsa_testdata.py");
-    let st = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(dir.path())
-        .status()
-        .expect("python3 runs");
-    assert!(st.success(), "{} failed", script.display());
-    dir
+    crate::support::sigstore::instance("sigstore_tsa_testdata.py")
 }
 
 /// Runs verify-blob in `dir` with `root`; (exit code, stdout, stderr).
@@ -33,19 +20,7 @@ fn verify(
     identity: &str,
     artifact: &str,
 ) -> (i32, String, String) {
-    let out = olmpack()
-        .current_dir(dir)
-        .args(["verify-blob", "--bundle", bundle])
-        .args(["--certificate-identity", identity])
-        .args(["--certificate-oidc-issuer", ISSUER, "--trusted-root", root])
-        .arg(artifact)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    verify_blob(dir, bundle, root, identity, ISSUER, artifact)
 }
 
 /// Bundles that verify: a v2 entry timestamped (token with and without the TSA's certificate),
@@ -154,20 +129,20 @@ fn a_root_without_timestamp_authorities_refuses_timestamped_bundles() {
 
 #[test]
 fn sigstore_python_agrees_on_the_timestamped_bundles() {
-    let Some(python) = std::env::var_os("OLMPACK_SIGSTORE_PYTHON") else {
-        eprintln!("OLMPACK_SIGSTORE_PYTHON unset: sigstore-python not run");
+    let Some(python) = sigstore_python() else {
         return;
     };
     let dir = instance();
     let run = |bundle: &str| {
-        std::process::Command::new(&python)
-            .current_dir(dir.path())
-            .args(["-m", "sigstore", "--trust-config", "trust_config.json"])
-            .args(["verify", "identity", "--bundle", bundle])
-            .args(["--cert-identity", IDENTITY, "--cert-oidc-issuer", ISSUER])
-            .arg("artifact.txt")
-            .output()
-            .unwrap()
+        python_verify(
+            &python,
+            dir.path(),
+            false,
+            bundle,
+            IDENTITY,
+            ISSUER,
+            "artifact.txt",
+        )
     };
     for bundle in GOOD {
         let out = run(bundle);

@@ -5,48 +5,17 @@
 //! the same bundles go through sigstore-python too, which must agree on every verdict.
 
 use crate::support::cmd::olmpack;
+use crate::support::sigstore::{IDENTITY, ISSUER, python_verify, sigstore_python, verify_blob};
 use std::path::Path;
 
-const IDENTITY: &str =
-    "https://github.com/olmpack/test/.github/workflows/release.yml@refs/heads/main";
-const ISSUER: &str = "https://token.actions.githubusercontent.com";
-
 fn instance() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/sigstore_testdata.py");
-    let st = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(dir.path())
-        .status()
-        .expect("python3 runs");
-    assert!(st.success(), "{} failed", script.display());
-    dir
+    crate::support::sigstore::instance("sigstore_testdata.py")
 }
 
 /// Runs verify-blob in `dir`; (exit code, stderr).
 fn verify(dir: &Path, bundle: &str, identity: &str, issuer: &str, artifact: &str) -> (i32, String) {
-    let out = olmpack()
-        .current_dir(dir)
-        .args([
-            "verify-blob",
-            "--bundle",
-            bundle,
-            "--certificate-identity",
-            identity,
-        ])
-        .args([
-            "--certificate-oidc-issuer",
-            issuer,
-            "--trusted-root",
-            "trusted_root.json",
-        ])
-        .arg(artifact)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, _, err) = verify_blob(dir, bundle, "trusted_root.json", identity, issuer, artifact);
+    (code, err)
 }
 
 /// The tampering matrix: (bundle, identity, issuer, artifact, the check named in the refusal).
@@ -218,33 +187,20 @@ fn unreadable_inputs_name_the_file() {
 /// sigstore-python on the same bundles: the good one verifies, every tampering is refused.
 #[test]
 fn sigstore_python_agrees_on_every_verdict() {
-    let Some(python) = std::env::var_os("OLMPACK_SIGSTORE_PYTHON") else {
-        eprintln!("OLMPACK_SIGSTORE_PYTHON unset: sigstore-python not run");
+    let Some(python) = sigstore_python() else {
         return;
     };
     let dir = instance();
     let run = |bundle: &str, identity: &str, issuer: &str, artifact: &str| {
-        std::process::Command::new(&python)
-            .current_dir(dir.path())
-            .args([
-                "-m",
-                "sigstore",
-                "--trust-config",
-                "trust_config.json",
-                "verify",
-                "identity",
-            ])
-            .args([
-                "--bundle",
-                bundle,
-                "--cert-identity",
-                identity,
-                "--cert-oidc-issuer",
-                issuer,
-                artifact,
-            ])
-            .output()
-            .unwrap()
+        python_verify(
+            &python,
+            dir.path(),
+            false,
+            bundle,
+            identity,
+            issuer,
+            artifact,
+        )
     };
     let good = run("good.json", IDENTITY, ISSUER, "artifact.txt");
     assert!(

@@ -11,11 +11,8 @@
 
 use super::signing::{code, olmpack, out, push, text};
 use crate::support::registry::{Mode, Registry};
+use crate::support::sigstore::{IDENTITY, ISSUER, python_verify, sigstore_python};
 use std::path::Path;
-
-const IDENTITY: &str =
-    "https://github.com/olmpack/test/.github/workflows/release.yml@refs/heads/main";
-const ISSUER: &str = "https://token.actions.githubusercontent.com";
 
 /// Debian's python3, which has python3-cryptography and (for the registry writes shared with
 /// tests/support/cosign_interop.py) python3-nacl.
@@ -440,8 +437,7 @@ fn verify_attestation_keyless_dsse_and_intoto_entries() {
 /// olmpack verifies, for the image digest, and refuses them for another digest.
 #[test]
 fn sigstore_python_verifies_the_image_bundles() {
-    let Some(python) = std::env::var_os("OLMPACK_SIGSTORE_PYTHON") else {
-        eprintln!("OLMPACK_SIGSTORE_PYTHON unset: sigstore-python not run");
+    let Some(python) = sigstore_python() else {
         return;
     };
     let reg = Registry::start(Mode::Plain);
@@ -451,19 +447,7 @@ fn sigstore_python_verifies_the_image_bundles() {
     let digest = push(&reg, d, "py", "v1", 1);
     let other = push(&reg, d, "pyother", "v1", 2);
     let run = |bundle: &str, input: &str| {
-        std::process::Command::new(&python)
-            .current_dir(d)
-            .args(["-m", "sigstore", "--trust-config", "trust_config.json"])
-            .args(["verify", "identity", "--offline", "--bundle", bundle])
-            .args([
-                "--cert-identity",
-                IDENTITY,
-                "--cert-oidc-issuer",
-                ISSUER,
-                input,
-            ])
-            .output()
-            .expect("sigstore-python runs")
+        python_verify(&python, d, true, bundle, IDENTITY, ISSUER, input)
     };
     for case in ["bundle-dsse", "bundle-msg", "attest"] {
         sign(d, &reg, "py", &digest, case, &[]);

@@ -8,6 +8,7 @@
 use crate::support::cmd::olmpack;
 use crate::support::fixtures::{testdata, valid_basic};
 use crate::support::fs::copy_dir;
+use crate::support::json::strings;
 use crate::support::shared;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -55,14 +56,7 @@ fn json_outputs(args: &[&str], path: &Path) -> (i32, Vec<Value>) {
 }
 
 fn targets_of(o: &Value) -> Vec<String> {
-    o["targets"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
+    strings(&o["targets"])
 }
 
 fn with_rule<'a>(outputs: &'a [Value], rule: &str) -> Vec<&'a Value> {

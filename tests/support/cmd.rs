@@ -9,6 +9,11 @@ use super::proc::Bounded;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// `catalog serve`'s flags for a test server: gRPC and the catalogd HTTP API on loopback, each
+/// on a port the system picks (the server prints them), so parallel tests never collide.
+pub const SERVE_ON_FREE_PORTS: [&str; 6] =
+    ["--addr", "127.0.0.1", "-p", "0", "--http", "127.0.0.1:0"];
+
 /// `olmpack` as an `assert_cmd` command (assertions on output and exit code).
 pub fn olmpack() -> assert_cmd::Command {
     let mut cmd = olmpack_cmd();

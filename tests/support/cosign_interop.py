@@ -269,26 +269,20 @@ def verify_att(host, repo, digest, pubp, args):
     if st != 200:
         print(0)
         return
-    good = 0
-    for layer in json.loads(body)["layers"]:
-        try:
-            assert layer["mediaType"] == "application/vnd.dsse.envelope.v1+json", layer
-            st, _, raw = req("GET", f"http://{host}/v2/{repo}/blobs/{layer['digest']}")
-            assert st == 200 and sha(raw) == layer["digest"]
-            env = json.loads(raw)
-            payload = base64.b64decode(env["payload"])
-            verify_bytes(pub, base64.b64decode(env["signatures"][0]["sig"]),
-                         pae(env["payloadType"], payload))
-            stmt = json.loads(payload)
-            assert digest.split(":", 1)[1] in [s["digest"].get("sha256") for s in stmt["subject"]]
-            assert layer["annotations"]["predicateType"] == stmt["predicateType"], layer
-            if want and stmt["predicateType"] != want:
-                continue
-        except Exception as e:
-            print("refused:", e, file=sys.stderr)
-            continue
-        good += 1
-    print(good)
+    def check(layer):
+        assert layer["mediaType"] == "application/vnd.dsse.envelope.v1+json", layer
+        st, _, raw = req("GET", f"http://{host}/v2/{repo}/blobs/{layer['digest']}")
+        assert st == 200 and sha(raw) == layer["digest"]
+        env = json.loads(raw)
+        payload = base64.b64decode(env["payload"])
+        verify_bytes(pub, base64.b64decode(env["signatures"][0]["sig"]),
+                     pae(env["payloadType"], payload))
+        stmt = json.loads(payload)
+        assert digest.split(":", 1)[1] in [s["digest"].get("sha256") for s in stmt["subject"]]
+        assert layer["annotations"]["predicateType"] == stmt["predicateType"], layer
+        return not (want and stmt["predicateType"] != want)
+
+    print_verified(json.loads(body)["layers"], check)
 
 
 def verify_bundle(host, repo, digest, pubp, args):
@@ -306,9 +300,8 @@ def verify_bundle(host, repo, digest, pubp, args):
         if st != 200:
             print(0)
             return
-    index = json.loads(body)
-    good = 0
-    for entry in index["manifests"]:
+    bundles = []
+    for entry in json.loads(body)["manifests"]:
         if entry.get("artifactType") != BUNDLE_MT:
             continue
         st, mbody = get_manifest(host, repo, entry["digest"])
@@ -323,27 +316,39 @@ def verify_bundle(host, repo, digest, pubp, args):
         assert st == 200 and sha(raw) == layer["digest"]
         b = json.loads(raw)
         assert b["mediaType"] == BUNDLE_MT, b
+        bundles.append(b)
+
+    def check(b):
+        if "dsseEnvelope" in b:
+            env = b["dsseEnvelope"]
+            payload = base64.b64decode(env["payload"])
+            sig = base64.b64decode(env["signatures"][0]["sig"])
+            verify_bytes(pub, sig, pae(env["payloadType"], payload))
+            stmt = json.loads(payload)
+            assert env["payloadType"] == "application/vnd.in-toto+json"
+            assert stmt["_type"] == "https://in-toto.io/Statement/v1", stmt
+            hexes = [s["digest"].get("sha256") for s in stmt["subject"]]
+            assert digest.split(":", 1)[1] in hexes, stmt
+            return not (want and stmt["predicateType"] != want)
+        ms = b["messageSignature"]
+        assert ms["messageDigest"]["algorithm"] == "SHA2_256"
+        assert "sha256:" + base64.b64decode(ms["messageDigest"]["digest"]).hex() == digest
+        st, subj = get_manifest(host, repo, digest)
+        verify_bytes(pub, base64.b64decode(ms["signature"]), subj)
+        return not want
+
+    print_verified(bundles, check)
+
+
+def print_verified(items, check):
+    """Prints how many of `items` verify: `check` raises on a signature that does not (the
+    reason goes to stderr, the item is not counted) and returns False for one that verifies
+    but is not what was asked for (another predicate type)."""
+    good = 0
+    for item in items:
         try:
-            if "dsseEnvelope" in b:
-                env = b["dsseEnvelope"]
-                payload = base64.b64decode(env["payload"])
-                sig = base64.b64decode(env["signatures"][0]["sig"])
-                verify_bytes(pub, sig, pae(env["payloadType"], payload))
-                stmt = json.loads(payload)
-                assert env["payloadType"] == "application/vnd.in-toto+json"
-                assert stmt["_type"] == "https://in-toto.io/Statement/v1", stmt
-                hexes = [s["digest"].get("sha256") for s in stmt["subject"]]
-                assert digest.split(":", 1)[1] in hexes, stmt
-                if want and stmt["predicateType"] != want:
-                    continue
-            else:
-                ms = b["messageSignature"]
-                assert ms["messageDigest"]["algorithm"] == "SHA2_256"
-                assert "sha256:" + base64.b64decode(ms["messageDigest"]["digest"]).hex() == digest
-                st, subj = get_manifest(host, repo, digest)
-                verify_bytes(pub, base64.b64decode(ms["signature"]), subj)
-                if want:
-                    continue
+            if not check(item):
+                continue
         except Exception as e:
             print("refused:", e, file=sys.stderr)
             continue

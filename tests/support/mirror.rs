@@ -5,6 +5,8 @@
 //! registry the same way.
 
 use crate::support::cmd::olmpack;
+use crate::support::json::strings;
+use crate::support::proc::tool_ok;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -27,14 +29,7 @@ pub fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
 
 /// The strings of `v[key]` (an array), sorted; none when it is absent.
 fn sorted_strings(v: &Value, key: &str) -> Vec<String> {
-    let mut out: Vec<String> = v[key]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| r.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut out: Vec<String> = strings(&v[key]);
     out.sort();
     out
 }
@@ -66,21 +61,32 @@ pub fn tags(host: &str, repo: &str) -> Vec<String> {
 
 /// The manifest of `image` as the registry serves it, read by skopeo (`inspect --raw`).
 pub fn skopeo_manifest(image: &str) -> Value {
-    let out = std::process::Command::new("skopeo")
-        .args([
+    let out = tool_ok(
+        "skopeo",
+        &[
             "inspect",
             "--raw",
             "--tls-verify=false",
             &format!("docker://{image}"),
-        ])
-        .output()
-        .expect("run skopeo");
-    assert!(
-        out.status.success(),
-        "skopeo inspect {image}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     serde_json::from_slice(&out.stdout).expect("manifest json")
+}
+
+/// skopeo's digest of `reference` (`host/repo:tag` on a plain-HTTP registry): the independent
+/// client's answer that the pin, mirror, republish and CI-recipe tests compare olmpack's with.
+pub fn skopeo_digest(reference: &str) -> String {
+    let out = tool_ok(
+        "skopeo",
+        &[
+            "inspect",
+            "--tls-verify=false",
+            "--format",
+            "{{.Digest}}",
+            &format!("docker://{reference}"),
+        ],
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// A catalog folder with one package per `(package, bundle image, related images)`: channel

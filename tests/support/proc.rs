@@ -33,6 +33,25 @@ pub trait Bounded {
     fn bounded_status(&mut self) -> std::io::Result<ExitStatus> {
         self.status_within(LIMIT)
     }
+    /// [`Bounded::bounded_output`] that fails the test, with the command, its exit code and
+    /// everything the child printed, unless it exits 0: the check most tests make before
+    /// reading a run's output, written once instead of at every call site. The failure names
+    /// the caller's line.
+    #[track_caller]
+    fn succeeds(&mut self) -> Output
+    where
+        Self: std::fmt::Debug,
+    {
+        let out = self.bounded_output().expect("the command starts");
+        assert!(
+            out.status.success(),
+            "{self:?}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
 }
 
 /// Reads a pipe to its end on a thread; the receiver gets the bytes.
@@ -74,29 +93,36 @@ fn wait_until(child: &mut std::process::Child, deadline: Instant, what: &str) ->
     }
 }
 
+/// Waits for `child` until `deadline` while its stdout and stderr are read on threads, and
+/// returns all three: one place for the output of a bounded run, so a grandchild that holds a
+/// pipe open after the child exits is bounded the same way everywhere.
+fn collect(mut child: std::process::Child, deadline: Instant, what: &str) -> Output {
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let status = wait_until(&mut child, deadline, what);
+    // A grandchild may hold a pipe open after the child exits: bounded too.
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(5));
+    let stdout = out
+        .recv_timeout(left)
+        .unwrap_or_else(|_| panic!("`{what}`: its stdout stayed open past the time limit"));
+    let stderr = err
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap_or_else(|_| panic!("`{what}`: its stderr stayed open past the time limit"));
+    Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
 impl Bounded for Command {
     fn output_within(&mut self, limit: Duration) -> std::io::Result<Output> {
         let what = describe(self);
         let deadline = Instant::now() + limit;
-        let mut child = self.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-        let out = drain(child.stdout.take());
-        let err = drain(child.stderr.take());
-        let status = wait_until(&mut child, deadline, &what);
-        // A grandchild may hold a pipe open after the child exits: bounded too.
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_secs(5));
-        let stdout = out
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("`{what}`: its stdout stayed open past the time limit"));
-        let stderr = err
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_else(|_| panic!("`{what}`: its stderr stayed open past the time limit"));
-        Ok(Output {
-            status,
-            stdout,
-            stderr,
-        })
+        let child = self.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        Ok(collect(child, deadline, &what))
     }
 
     fn status_within(&mut self, limit: Duration) -> std::io::Result<ExitStatus> {
@@ -231,28 +257,34 @@ pub fn can_unshare_network() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Starts `cmd` with stdout discarded and stderr piped, its stderr lines handed over a channel
+/// read on a thread: a test waiting for a server's line (its address, "serving ...") then has a
+/// deadline (`recv_timeout`) even when the server prints nothing and never exits.
+pub fn spawn_with_stderr_lines(cmd: &mut Command) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start `{}`: {e}", describe(cmd)));
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
+
 /// `Child::wait_with_output` with a deadline, for children a test spawned itself (to write
 /// their stdin, or to run several at once): the child is killed and the test fails at `limit`.
-pub fn wait_output(mut child: std::process::Child, limit: Duration) -> Output {
+pub fn wait_output(child: std::process::Child, limit: Duration) -> Output {
     let what = format!("child {}", child.id());
-    let deadline = Instant::now() + limit;
-    let out = drain(child.stdout.take());
-    let err = drain(child.stderr.take());
-    let status = wait_until(&mut child, deadline, &what);
-    let left = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_secs(5));
-    let stdout = out
-        .recv_timeout(left)
-        .unwrap_or_else(|_| panic!("`{what}`: its stdout stayed open past the time limit"));
-    let stderr = err
-        .recv_timeout(Duration::from_secs(5))
-        .unwrap_or_else(|_| panic!("`{what}`: its stderr stayed open past the time limit"));
-    Output {
-        status,
-        stdout,
-        stderr,
-    }
+    collect(child, Instant::now() + limit, &what)
 }
 
 /// assert_cmd's command has its own time limit: the same trait, so a call site reads the same

@@ -871,7 +871,13 @@ pub fn image_from_gz_layers(
         "config": inner,
         "rootfs": {"type": "layers", "diff_ids": diff_ids},
     });
-    let config = serde_json::to_vec(&config).expect("config json");
+    image_with(serde_json::to_vec(&config).expect("config json"), layers)
+}
+
+/// The image of `config` (its JSON bytes) and `layers`: the config blob and the OCI manifest
+/// naming them, each with its sha256 computed here (not by the code under test), for the
+/// tests that build images by hand.
+pub fn image_with(config: Vec<u8>, layers: Vec<Blob>) -> Image {
     let config_blob = Blob {
         descriptor: Descriptor {
             media_type: "application/vnd.oci.image.config.v1+json".into(),
