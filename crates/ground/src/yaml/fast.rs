@@ -1445,10 +1445,15 @@ mod tests {
     /// with the general parser.
     #[test]
     fn real_catalogs_match_the_general_parser() {
-        // `$OLMPACK_CATALOGS` or `../shared/catalogs`, as tests/support/shared.rs finds them;
-        // absent, a skip, and a failure in CI (OLMPACK_REQUIRE_CORPUS=1 or OLMPACK_CI=1).
+        // `$OLMPACK_CATALOGS`, `$OLMPACK_SHARED/catalogs` or `../shared/catalogs`, as
+        // tests/support/shared.rs finds them; absent, a skip, and a failure in CI
+        // (OLMPACK_REQUIRE_CORPUS=1 or OLMPACK_CI=1).
         let root = std::env::var_os("OLMPACK_CATALOGS")
             .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("OLMPACK_SHARED")
+                    .map(|shared| std::path::PathBuf::from(shared).join("catalogs"))
+            })
             .unwrap_or_else(|| {
                 std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                     .join("../../../shared/catalogs")
