@@ -109,6 +109,11 @@ bench-upgrade:
     cargo build --release
     OLMPACK=target/release/olmpack sh scripts/bench-upgrade.sh
 
+# Two release binaries on the hot paths, alternately (a profile change must keep the speed;
+# docs/design/binary-size.md): median CPU seconds, new/old, outputs compared byte for byte.
+compare-binaries old new rounds="5":
+    scripts/compare-binaries.sh {{old}} {{new}} {{rounds}}
+
 # Regenerate the Markdown reference (commands and rules) in docs/reference/; the test suite
 # fails when it is stale (tests/cli/reference_docs.rs).
 docs:
