@@ -153,13 +153,14 @@ pub fn run(
             .as_ref()
             .map(|s| s.cosign_format)
             .unwrap_or_default();
-        for p in &pushed {
-            let predicates = facts.predicates(run.attest, p);
-            for a in super::step::attest::attest_pushed(p, &run.registry, key, format, &predicates)?
-            {
-                on_event(BundleBuildEvent::Attested(p, &a));
-            }
-        }
+        super::step::attest::attest_all(
+            &pushed,
+            &run.registry,
+            key,
+            format,
+            &mut |p| facts.predicates(run.attest, p),
+            &mut |p, a| on_event(BundleBuildEvent::Attested(p, a)),
+        )?;
     }
     Ok(BundleBuildOutcome::Built(result))
 }

@@ -368,15 +368,15 @@ fn deliver_built(
             .as_ref()
             .map(|s| s.cosign_format)
             .unwrap_or_default();
-        for p in &pushed {
-            let predicates = facts.predicates(run.attest, &built.bases, run, p);
-            let attached =
-                step::attest::attest_pushed(p, &run.options.registry, key, format, &predicates)
-                    .map_err(|e| CatalogBuildRunError::Attest(Box::new(e)))?;
-            for a in &attached {
-                on_event(CatalogBuildEvent::Attested(p, a));
-            }
-        }
+        step::attest::attest_all(
+            &pushed,
+            &run.options.registry,
+            key,
+            format,
+            &mut |p| facts.predicates(run.attest, &built.bases, run, p),
+            &mut |p, a| on_event(CatalogBuildEvent::Attested(p, a)),
+        )
+        .map_err(|e| CatalogBuildRunError::Attest(Box::new(e)))?;
     }
     Ok(CatalogBuildOutcome::Built(Box::new(result)))
 }

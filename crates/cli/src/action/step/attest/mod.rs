@@ -77,6 +77,25 @@ pub struct AttestPushedError {
     pub source: Box<SignatureError>,
 }
 
+/// Attests every reference of `pushed`, in order, with the predicates `predicates_for` gives
+/// each, handing each attachment to `on_attested`: the attest step of `bundle build` and
+/// `catalog build`, after their sign step.
+pub fn attest_all(
+    pushed: &[Pushed],
+    registry: &RegistryOptions,
+    key: &PrivateKey,
+    format: CosignFormat,
+    predicates_for: &mut dyn FnMut(&Pushed) -> Vec<Predicate>,
+    on_attested: &mut dyn FnMut(&Pushed, &Attached),
+) -> Result<(), AttestPushedError> {
+    for p in pushed {
+        for a in attest_pushed(p, registry, key, format, &predicates_for(p))? {
+            on_attested(p, &a);
+        }
+    }
+    Ok(())
+}
+
 /// Attaches each of `predicates` to `pushed` at its pushed digest.
 pub fn attest_pushed(
     pushed: &Pushed,
