@@ -295,24 +295,15 @@ mod tests {
     use crate::mirror::results::Status;
 
     fn image(kind: Kind, source: &str, target: &str) -> ImageResult {
+        // As the results' test record, without a source digest, size or bytes copied.
+        let copied =
+            crate::mirror::results::tests::result(kind, source, target, false, Status::Copied);
         ImageResult {
-            kind,
-            source: source.into(),
-            target: target.into(),
             source_digest: None,
-            digest: Some(format!("sha256:{}", "a".repeat(64))),
             size: None,
-            status: Status::Copied,
-            reason: None,
-            by_tag: false,
-            narrowed_to: Vec::new(),
             blobs_copied: 0,
-            blobs_skipped: 0,
             bytes_copied: 0,
-            attached: 0,
-            carried: None,
-            signature_check: None,
-            mirror: None,
+            ..copied
         }
     }
 

@@ -386,10 +386,17 @@ pub fn read_previous(dir: &Path) -> Option<Report> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn result(kind: Kind, source: &str, target: &str, by_tag: bool, status: Status) -> ImageResult {
+    /// A copied-image record: one blob of 10 bytes, the same digest at source and target.
+    pub(crate) fn result(
+        kind: Kind,
+        source: &str,
+        target: &str,
+        by_tag: bool,
+        status: Status,
+    ) -> ImageResult {
         ImageResult {
             kind,
             source: source.into(),

@@ -154,11 +154,31 @@ pub fn fetch_blob_to_file(
 ) -> Result<(), RegistryError> {
     // A stream cut mid-body is retried from the start with the client's policy (the partial
     // file is discarded); a digest or size mismatch is not: the registry would serve the same.
+    let partial: PathBuf = dest.with_extension("partial");
+    // One download into `partial`, renamed over `dest` once verified; on any error the partial
+    // file is removed.
+    let once = || {
+        let result = (|| {
+            let mut reader = open_blob(client, repository, desc, limit)?;
+            let mut out = std::fs::File::create(&partial)
+                .map_err(|e| RegistryError::io("cannot create", &partial, e))?;
+            std::io::copy(&mut reader, &mut out).map_err(|e| read_error(&desc.digest, &e))?;
+            out.flush()
+                .map_err(|e| RegistryError::io("cannot write", &partial, e))?;
+            reader.finish()?;
+            std::fs::rename(&partial, dest)
+                .map_err(|e| RegistryError::io("cannot rename", &partial, e))
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        result
+    };
     let policy = client.retry_policy().clone();
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match fetch_blob_once(client, repository, desc, dest, limit) {
+        match once() {
             Err(e) if e.is_temporary() && attempt < policy.max_attempts => {
                 client
                     .stats
@@ -189,30 +209,6 @@ pub fn read_error(digest: &str, e: &std::io::Error) -> RegistryError {
             reason: super::errors::body_read_failure(e),
         }
     }
-}
-
-fn fetch_blob_once(
-    client: &Client,
-    repository: &str,
-    desc: &Descriptor,
-    dest: &Path,
-    limit: u64,
-) -> Result<(), RegistryError> {
-    let partial: PathBuf = dest.with_extension("partial");
-    let result = (|| {
-        let mut reader = open_blob(client, repository, desc, limit)?;
-        let mut out = std::fs::File::create(&partial)
-            .map_err(|e| RegistryError::io("cannot create", &partial, e))?;
-        std::io::copy(&mut reader, &mut out).map_err(|e| read_error(&desc.digest, &e))?;
-        out.flush()
-            .map_err(|e| RegistryError::io("cannot write", &partial, e))?;
-        reader.finish()?;
-        std::fs::rename(&partial, dest).map_err(|e| RegistryError::io("cannot rename", &partial, e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    result
 }
 
 /// Fetches a small blob (a config) into memory, verified; refuses anything over 4 MiB.

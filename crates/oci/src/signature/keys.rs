@@ -294,23 +294,15 @@ pub fn decrypt_private_key(
     }
     let env: Envelope = serde_json::from_slice(&body)
         .map_err(|e| SignatureError::key(name, format!("encrypted key JSON is invalid: {e}")))?;
-    if env.kdf.name != "scrypt" {
-        return Err(SignatureError::key(
-            name,
-            format!(
-                "unsupported key derivation {:?} (only scrypt)",
-                env.kdf.name
-            ),
-        ));
-    }
-    if env.cipher.name != "nacl/secretbox" {
-        return Err(SignatureError::key(
-            name,
-            format!(
-                "unsupported cipher {:?} (only nacl/secretbox)",
-                env.cipher.name
-            ),
-        ));
+    // cosign writes one key derivation and one cipher; anything else is refused by name.
+    for (what, got, only) in [
+        ("key derivation", &env.kdf.name, "scrypt"),
+        ("cipher", &env.cipher.name, "nacl/secretbox"),
+    ] {
+        if got != only {
+            let why = format!("unsupported {what} {got:?} (only {only})");
+            return Err(SignatureError::key(name, why));
+        }
     }
     let n = env.kdf.params.n;
     if !n.is_power_of_two() || n < 2 || n.trailing_zeros() > u32::from(MAX_LOG_N) {

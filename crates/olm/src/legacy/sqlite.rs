@@ -22,7 +22,7 @@
 
 use super::index::{
     ApiBundleRow, ApiRow, BundleValueRow, ChannelEntryRow, ChannelRow, IndexDb, OperatorBundleRow,
-    PackageRow, RelatedImageRow,
+    PackageRow, RelatedImageRow, ValueTable,
 };
 use crate::catalog::model::property_type;
 use crate::gocompat::marshal::write_str;
@@ -549,7 +549,14 @@ fn migrate_in_memory(db: &mut IndexDb, version: i64) {
                     ("type", property_type::GVK),
                     ("version", &v),
                 ]);
-                db.add_dependency(&name, &bversion, &path, property_type::GVK, &value);
+                db.add_value(
+                    ValueTable::Dependencies,
+                    &name,
+                    &bversion,
+                    &path,
+                    property_type::GVK,
+                    &value,
+                );
             }
         }
     }
@@ -564,10 +571,24 @@ fn migrate_in_memory(db: &mut IndexDb, version: i64) {
                 .and_then(|e| e.package_name.clone())
                 .unwrap_or_default();
             let value = go_map_json(&[("packageName", &package), ("version", &bversion)]);
-            db.add_property(&name, &bversion, &path, property_type::PACKAGE, &value);
+            db.add_value(
+                ValueTable::Properties,
+                &name,
+                &bversion,
+                &path,
+                property_type::PACKAGE,
+                &value,
+            );
             for (g, v, k) in apis {
                 let value = go_map_json(&[("group", &g), ("kind", &k), ("version", &v)]);
-                db.add_property(&name, &bversion, &path, property_type::GVK, &value);
+                db.add_value(
+                    ValueTable::Properties,
+                    &name,
+                    &bversion,
+                    &path,
+                    property_type::GVK,
+                    &value,
+                );
             }
         }
         // 009's `UPDATE dependencies SET value = (SELECT json_remove(value, "$.type") FROM

@@ -135,30 +135,32 @@ impl RegistryV1 {
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        rv1.deployments = typed_list(
-            "olm.StrategyDeploymentSpec",
-            fields.deployments(),
-            "spec.install.spec.deployments",
-        )
-        .map_err(fail)?;
-        rv1.permissions = typed_list(
-            "olm.StrategyDeploymentPermissions",
-            fields.permissions(),
-            "spec.install.spec.permissions",
-        )
-        .map_err(fail)?;
-        rv1.cluster_permissions = typed_list(
-            "olm.StrategyDeploymentPermissions",
-            fields.cluster_permissions(),
-            "spec.install.spec.clusterPermissions",
-        )
-        .map_err(fail)?;
-        rv1.webhooks = typed_list(
-            "olm.WebhookDescription",
-            fields.webhooks(),
-            "spec.webhookdefinitions",
-        )
-        .map_err(fail)?;
+        // The install strategy's lists and the webhooks, each a typed list at its CSV path (the
+        // first failure, in this order, is the one reported).
+        let perms = "olm.StrategyDeploymentPermissions";
+        let [deployments, permissions, cluster_permissions, webhooks] = [
+            (
+                "olm.StrategyDeploymentSpec",
+                fields.deployments(),
+                "spec.install.spec.deployments",
+            ),
+            (perms, fields.permissions(), "spec.install.spec.permissions"),
+            (
+                perms,
+                fields.cluster_permissions(),
+                "spec.install.spec.clusterPermissions",
+            ),
+            (
+                "olm.WebhookDescription",
+                fields.webhooks(),
+                "spec.webhookdefinitions",
+            ),
+        ]
+        .map(|(ty, items, path)| typed_list(ty, items, path).map_err(fail));
+        rv1.deployments = deployments?;
+        rv1.permissions = permissions?;
+        rv1.cluster_permissions = cluster_permissions?;
+        rv1.webhooks = webhooks?;
         if let Some(view) = Csv::new(obj) {
             rv1.install_modes = view
                 .install_modes()

@@ -12,6 +12,14 @@ pub fn to_wire(b: ApiBundle) -> api::Bundle {
         kind: g.kind,
         plural: g.plural,
     };
+    let dependency = |d: super::model::Dependency| api::Dependency {
+        r#type: d.type_,
+        value: d.value,
+    };
+    let property = |p: super::model::ApiProperty| api::Property {
+        r#type: p.type_,
+        value: p.value,
+    };
     api::Bundle {
         csv_name: b.csv_name,
         package_name: b.package_name,
@@ -23,22 +31,8 @@ pub fn to_wire(b: ApiBundle) -> api::Bundle {
         required_apis: b.required_apis.into_iter().map(gvk).collect(),
         version: b.version,
         skip_range: b.skip_range,
-        dependencies: b
-            .dependencies
-            .into_iter()
-            .map(|d| api::Dependency {
-                r#type: d.type_,
-                value: d.value,
-            })
-            .collect(),
-        properties: b
-            .properties
-            .into_iter()
-            .map(|p| api::Property {
-                r#type: p.type_,
-                value: p.value,
-            })
-            .collect(),
+        dependencies: b.dependencies.into_iter().map(dependency).collect(),
+        properties: b.properties.into_iter().map(property).collect(),
         replaces: b.replaces,
         skips: b.skips,
         deprecation: b

@@ -150,12 +150,10 @@ fn table(a: &Answer) -> String {
                 "CHANNEL", "FROM", "OLM V1", "OLM V0"
             ));
             for u in &p.upgrades {
+                let (v1, v0) = (or_none(&u.v1), or_none(&u.v0));
                 out.push_str(&format!(
-                    "  {:<20} {:<40} {:<40} {}\n",
-                    u.channel,
-                    u.installed,
-                    u.v1.as_deref().unwrap_or("(none)"),
-                    u.v0.as_deref().unwrap_or("(none)")
+                    "  {:<20} {:<40} {v1:<40} {v0}\n",
+                    u.channel, u.installed
                 ));
             }
         }
@@ -166,14 +164,17 @@ fn table(a: &Answer) -> String {
             diffs.len()
         ));
         for (pkg, u) in diffs {
+            let (v1, v0) = (or_none(&u.v1), or_none(&u.v0));
             out.push_str(&format!(
-                "  {pkg} channel {}: from {} OLM v1 -> {}, OLM v0 -> {}\n",
-                u.channel,
-                u.installed,
-                u.v1.as_deref().unwrap_or("(none)"),
-                u.v0.as_deref().unwrap_or("(none)")
+                "  {pkg} channel {}: from {} OLM v1 -> {v1}, OLM v0 -> {v0}\n",
+                u.channel, u.installed
             ));
         }
     }
     out
+}
+
+/// An upgrade's target as printed: the bundle's name, or `(none)` where that OLM stays put.
+fn or_none(target: &Option<String>) -> &str {
+    target.as_deref().unwrap_or("(none)")
 }

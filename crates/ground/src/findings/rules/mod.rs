@@ -443,24 +443,14 @@ mod tests {
                 r.since
             );
             // The family decides the subject, and the id prefix says it to users.
-            assert_eq!(
-                r.subject == Subject::Catalog,
-                r.id.starts_with("catalog/"),
-                "{}",
-                r.id
-            );
-            assert_eq!(
-                r.subject == Subject::PackageManifest,
-                r.id.starts_with("packagemanifest/"),
-                "{}",
-                r.id
-            );
-            assert_eq!(
-                r.subject == Subject::Repository,
-                r.id.starts_with("matrix/"),
-                "{}",
-                r.id
-            );
+            for (subject, prefix) in [
+                (Subject::Catalog, "catalog/"),
+                (Subject::PackageManifest, "packagemanifest/"),
+                (Subject::Repository, "matrix/"),
+            ] {
+                let prefixed = r.id.starts_with(prefix);
+                assert_eq!(r.subject == subject, prefixed, "{}: {prefix}", r.id);
+            }
             // opm's checks are errors, olmpack's own catalog checks warnings; the one exception
             // is catalog/empty, an error opm lacks (an empty folder is almost always a wrong path).
             if r.subject == Subject::Catalog && r.id != "catalog/empty" {

@@ -1,7 +1,7 @@
 //! The three faces of a [`CatalogDiff`]: text for terminals, markdown for a pull-request
 //! comment, JSON (stable keys) for tools.
 
-use super::{CatalogDiff, PackageDiff, Status};
+use super::{CatalogDiff, PackageDiff, Status, Summary};
 use std::fmt::Write as _;
 
 /// JSON, pretty, keys in a fixed order, newline-terminated.
@@ -124,17 +124,10 @@ pub fn render_text(d: &CatalogDiff) -> String {
             let _ = writeln!(s, "  {l}");
         }
     }
-    let m = &d.summary;
+    let [pa, pr, pc, ba, br, bc, rg] = counts(&d.summary);
     let _ = writeln!(
         s,
-        "{} package(s) added, {} removed, {} changed; {} bundle(s) added, {} removed, {} changed; {} regression(s)",
-        m.packages_added,
-        m.packages_removed,
-        m.packages_changed,
-        m.bundles_added,
-        m.bundles_removed,
-        m.bundles_changed,
-        m.regressions
+        "{pa} package(s) added, {pr} removed, {pc} changed; {ba} bundle(s) added, {br} removed, {bc} changed; {rg} regression(s)"
     );
     s
 }
@@ -195,16 +188,10 @@ pub fn render_markdown(d: &CatalogDiff) -> String {
             p.regressions.len()
         );
     }
+    let [pa, pr, pc, ba, br, bc, rg] = counts(m);
     let _ = writeln!(
         s,
-        "| **total** | {} added, {} removed, {} changed | {} | {} | {} | | {} |",
-        m.packages_added,
-        m.packages_removed,
-        m.packages_changed,
-        m.bundles_added,
-        m.bundles_removed,
-        m.bundles_changed,
-        m.regressions
+        "| **total** | {pa} added, {pr} removed, {pc} changed | {ba} | {br} | {bc} | | {rg} |"
     );
     for p in &d.packages {
         let _ = writeln!(s, "\n### {} ({})\n", md(&p.name), status(p));
@@ -216,4 +203,18 @@ pub fn render_markdown(d: &CatalogDiff) -> String {
         }
     }
     s
+}
+
+/// The summary's seven counts in the order both reports print them: packages added, removed,
+/// changed; bundles added, removed, changed; regressions.
+fn counts(m: &Summary) -> [usize; 7] {
+    [
+        m.packages_added,
+        m.packages_removed,
+        m.packages_changed,
+        m.bundles_added,
+        m.bundles_removed,
+        m.bundles_changed,
+        m.regressions,
+    ]
 }

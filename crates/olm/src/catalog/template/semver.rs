@@ -920,6 +920,19 @@ pub(crate) mod tests {
 
     const MINOR: &str = "schema: olm.semver\nstable:\n  bundles:\n  - image: op:1.0.0\n  - image: op:1.0.1\n  - image: op:1.1.0\n  - image: op:1.1.1\n  - image: op:2.0.0\n";
 
+    /// MINOR's edges, one line a bundle; only op.v1.1.1's (`v111`) differs between opm's
+    /// generations.
+    fn minor_edges(v111: &str) -> Vec<String> {
+        let lines = [
+            "stable-v1.0 op.v1.0.0 r= s=",
+            "stable-v1.0 op.v1.0.1 r= s=op.v1.0.0",
+            "stable-v1.1 op.v1.1.0 r= s=",
+            v111,
+            "stable-v2.0 op.v2.0.0 r= s=",
+        ];
+        lines.map(String::from).to_vec()
+    }
+
     #[test]
     fn minor_channels_newest_edges() {
         let cfg = run(MINOR, OpmCompat::NEWEST).unwrap_or_default();
@@ -929,13 +942,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             edges(&cfg),
-            vec![
-                "stable-v1.0 op.v1.0.0 r= s=",
-                "stable-v1.0 op.v1.0.1 r= s=op.v1.0.0",
-                "stable-v1.1 op.v1.1.0 r= s=",
-                "stable-v1.1 op.v1.1.1 r=op.v1.0.1 s=op.v1.0.0,op.v1.1.0",
-                "stable-v2.0 op.v2.0.0 r= s=",
-            ]
+            minor_edges("stable-v1.1 op.v1.1.1 r=op.v1.0.1 s=op.v1.0.0,op.v1.1.0")
         );
     }
 
@@ -944,13 +951,7 @@ pub(crate) mod tests {
         let cfg = run(MINOR, OpmCompat::new(1, 46)).unwrap_or_default();
         assert_eq!(
             edges(&cfg),
-            vec![
-                "stable-v1.0 op.v1.0.0 r= s=",
-                "stable-v1.0 op.v1.0.1 r= s=op.v1.0.0",
-                "stable-v1.1 op.v1.1.0 r= s=",
-                "stable-v1.1 op.v1.1.1 r= s=op.v1.1.0",
-                "stable-v2.0 op.v2.0.0 r= s=",
-            ]
+            minor_edges("stable-v1.1 op.v1.1.1 r= s=op.v1.1.0")
         );
     }
 

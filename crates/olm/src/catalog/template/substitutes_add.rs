@@ -138,34 +138,28 @@ pub fn check(
         }
         at = to;
     }
+    // The first substitution the new one collides with, in the template's order; for each,
+    // the same base, then the same name, then the same bundle.
     for s in &facts.substitutions {
-        if s.base == add.base {
-            return Err(refuse(
-                s.line,
-                format!(
-                    "{} is already substituted (by {}): a bundle is substituted once; republish from the substitute's folder instead",
-                    add.base, s.name
-                ),
-            ));
-        }
-        if s.name == add.name {
-            return Err(refuse(
-                s.line,
-                format!(
-                    "{} already substitutes for {}: push the new bundle under another reference",
-                    add.name, s.base
-                ),
-            ));
-        }
-        if bundle_of.get(&s.name) == Some(&add.bundle) {
-            return Err(refuse(
-                s.line,
-                format!(
-                    "a bundle named {} is already in the template (substituted in as {}): choose another release",
-                    add.bundle, s.name
-                ),
-            ));
-        }
+        let why = if s.base == add.base {
+            format!(
+                "{} is already substituted (by {}): a bundle is substituted once; republish from the substitute's folder instead",
+                add.base, s.name
+            )
+        } else if s.name == add.name {
+            format!(
+                "{} already substitutes for {}: push the new bundle under another reference",
+                add.name, s.base
+            )
+        } else if bundle_of.get(&s.name) == Some(&add.bundle) {
+            format!(
+                "a bundle named {} is already in the template (substituted in as {}): choose another release",
+                add.bundle, s.name
+            )
+        } else {
+            continue;
+        };
+        return Err(refuse(s.line, why));
     }
     if let Some((_, line)) = facts.bundles.iter().find(|(n, _)| n == &add.bundle) {
         return Err(refuse(

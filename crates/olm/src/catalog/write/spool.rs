@@ -259,6 +259,12 @@ mod tests {
         }
     }
 
+    /// A blob of a schema of its own without a package (`{"schema":"example.free","n":N}`).
+    fn free(name: &str, n: u32) -> Meta {
+        let json = format!(r#"{{"schema":"example.free","n":{n}}}"#);
+        meta("example.free", "", name, &json)
+    }
+
     fn merged(sources: &[DeclarativeConfig]) -> DeclarativeConfig {
         let mut all = DeclarativeConfig::default();
         for s in sources {
@@ -276,20 +282,10 @@ mod tests {
     #[test]
     fn spooled_output_equals_the_combined_model() {
         let mut a = source("zeta", &["zeta.v2", "zeta.v1"]);
-        a.others.push(meta(
-            "example.free",
-            "",
-            "first",
-            r#"{"schema":"example.free","n":1}"#,
-        ));
+        a.others.push(free("first", 1));
         let b = source("alpha", &["alpha.v1"]);
         let mut c = source("zeta", &["zeta.v1", "zeta.v0"]);
-        c.others.push(meta(
-            "example.free",
-            "",
-            "second",
-            r#"{"schema":"example.free","n":2}"#,
-        ));
+        c.others.push(free("second", 2));
         c.others.push(meta(
             "example.a",
             "zeta",

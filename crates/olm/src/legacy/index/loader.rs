@@ -72,30 +72,27 @@ impl IndexDb {
     }
 
     /// `insert into properties(type, value, operatorbundle_name, operatorbundle_version,
-    /// operatorbundle_path)`.
-    pub fn add_property(
+    /// operatorbundle_path)`, or the same into `dependencies` (the two tables have one shape).
+    pub fn add_value(
         &mut self,
+        table: ValueTable,
         bundle: &str,
         version: &str,
         path: &str,
         type_: &str,
         value: &str,
     ) {
-        self.properties
-            .push(value_row(bundle, version, path, type_, value));
-    }
-
-    /// `insert into dependencies(...)`, the same shape as [`IndexDb::add_property`].
-    pub fn add_dependency(
-        &mut self,
-        bundle: &str,
-        version: &str,
-        path: &str,
-        type_: &str,
-        value: &str,
-    ) {
-        self.dependencies
-            .push(value_row(bundle, version, path, type_, value));
+        let rows = match table {
+            ValueTable::Properties => &mut self.properties,
+            ValueTable::Dependencies => &mut self.dependencies,
+        };
+        rows.push(BundleValueRow {
+            type_: Some(type_.to_string()),
+            value: Some(value.to_string()),
+            operatorbundle_name: Some(bundle.to_string()),
+            operatorbundle_version: Some(version.to_string()),
+            operatorbundle_path: Some(path.to_string()),
+        });
     }
 
     /// `insert into related_image(image, operatorbundle_name)`.
@@ -109,15 +106,5 @@ impl IndexDb {
     /// The bundle row named `name`, if any.
     pub fn bundle(&self, name: &str) -> Option<&OperatorBundleRow> {
         self.bundles.iter().find(|b| b.name == name)
-    }
-}
-
-fn value_row(bundle: &str, version: &str, path: &str, type_: &str, value: &str) -> BundleValueRow {
-    BundleValueRow {
-        type_: Some(type_.to_string()),
-        value: Some(value.to_string()),
-        operatorbundle_name: Some(bundle.to_string()),
-        operatorbundle_version: Some(version.to_string()),
-        operatorbundle_path: Some(path.to_string()),
     }
 }

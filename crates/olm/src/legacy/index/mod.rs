@@ -41,5 +41,5 @@ mod tests;
 pub use api_bundle::ConvertError;
 pub use tables::{
     ApiBundleRow, ApiRow, BundleValueRow, ChannelEntryRow, ChannelRow, DEPRECATED_PROPERTY,
-    IndexDb, OperatorBundleRow, PackageRow, RelatedImageRow,
+    IndexDb, OperatorBundleRow, PackageRow, RelatedImageRow, ValueTable,
 };

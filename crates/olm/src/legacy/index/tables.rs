@@ -86,6 +86,16 @@ pub struct BundleValueRow {
     pub operatorbundle_path: Option<String>,
 }
 
+/// Which of the two tables of [`BundleValueRow`]s a value goes into: a bundle's properties or
+/// its dependencies (`properties` and `dependencies`, one shape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueTable {
+    /// `properties`.
+    Properties,
+    /// `dependencies`.
+    Dependencies,
+}
+
 /// A row of `related_image` (schema 1+).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RelatedImageRow {

@@ -22,7 +22,8 @@ fn bundle(db: &mut IndexDb, name: &str, version: &str) {
         version: Some(version.into()),
         ..Default::default()
     });
-    db.add_property(
+    db.add_value(
+        ValueTable::Properties,
         name,
         version,
         "",
@@ -84,7 +85,14 @@ fn edges_come_from_the_entries() {
 #[test]
 fn deprecated_bundles_and_missing_versions_are_left_out() {
     let mut db = sample();
-    db.add_property("b1", "1.0.0", "", DEPRECATED_PROPERTY, "{}");
+    db.add_value(
+        ValueTable::Properties,
+        "b1",
+        "1.0.0",
+        "",
+        DEPRECATED_PROPERTY,
+        "{}",
+    );
     let cfg = db.to_declarative_config().unwrap();
     assert!(cfg.bundles.iter().all(|b| b.name != "b1"));
     let mut db = sample();

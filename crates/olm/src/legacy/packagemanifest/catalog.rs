@@ -11,7 +11,7 @@ use crate::catalog::model::DeclarativeConfig;
 use crate::catalog::model::property_type;
 use crate::findings::Diagnostic;
 use crate::gocompat::marshal::marshal_string;
-use crate::legacy::index::{IndexDb, OperatorBundleRow};
+use crate::legacy::index::{IndexDb, OperatorBundleRow, ValueTable};
 use crate::yaml::Node;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -99,7 +99,14 @@ pub fn to_index(pkg: &PackageDir, loaded: &Loaded) -> Result<IndexDb, CatalogErr
             marshal_string(&serde_json::Value::from(loaded.package.as_str()), true),
             marshal_string(&serde_json::Value::from(v.version.as_str()), true)
         );
-        db.add_property(name, &v.version, "", property_type::PACKAGE, &value);
+        db.add_value(
+            ValueTable::Properties,
+            name,
+            &v.version,
+            "",
+            property_type::PACKAGE,
+            &value,
+        );
     }
     Ok(db)
 }
@@ -144,7 +151,14 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         required.insert(gvk(d.written_group.unwrap_or_default(), d.kind, d.version));
     }
     for value in &required {
-        db.add_dependency(&v.name, &v.version, "", property_type::GVK, value);
+        db.add_value(
+            ValueTable::Dependencies,
+            &v.name,
+            &v.version,
+            "",
+            property_type::GVK,
+            value,
+        );
     }
     let mut props: Vec<(String, String)> = Vec::new();
     let mut push = |t: String, val: String| {
@@ -181,7 +195,7 @@ fn add_bundle(db: &mut IndexDb, v: &Version) -> Result<(), CatalogError> {
         }
     }
     for (t, val) in props {
-        db.add_property(&v.name, &v.version, "", &t, &val);
+        db.add_value(ValueTable::Properties, &v.name, &v.version, "", &t, &val);
     }
     Ok(())
 }
