@@ -165,14 +165,17 @@ fn validate_summary(dir: &Path) -> String {
     )
 }
 
+/// The shared corpus, if it is here and skopeo too (each skip is said).
+fn corpus_with_skopeo() -> Option<PathBuf> {
+    let corpus = shared_corpus()?;
+    tool("skopeo", "skopeo").then_some(corpus)
+}
+
 #[test]
 fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
-    let Some(corpus) = shared_corpus() else {
+    let Some(corpus) = corpus_with_skopeo() else {
         return;
     };
-    if !tool("skopeo", "skopeo") {
-        return;
-    }
     let reg = Registry::start(Mode::Plain);
     let work = tempfile::tempdir().expect("tempdir");
     for rel in BUNDLES {
@@ -295,12 +298,9 @@ fn pinning_real_bundles_through_mirror_sets_to_a_loopback_registry() {
 
 #[test]
 fn a_registry_whose_digest_header_lies_is_refused() {
-    let Some(corpus) = shared_corpus() else {
+    let Some(corpus) = corpus_with_skopeo() else {
         return;
     };
-    if !tool("skopeo", "skopeo") {
-        return;
-    }
     let reg = Registry::start(Mode::Plain);
     let work = tempfile::tempdir().expect("tempdir");
     let dir = work.path().join("b");

@@ -12,12 +12,12 @@ use crate::support::registry as support;
 
 use crate::support::fs::copy_dir;
 use crate::support::shared;
+use olmpack::image::Platform;
 use olmpack::image::extend::{index_of, platform_json};
-use olmpack::image::{Blob, BlobSource, Descriptor, Platform};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use support::{Fault, Mode, Proxy, Registry, gzip_tar, sha256};
+use support::{Fault, Mode, Proxy, Registry, diff_id, gz_file_layer, gzip_tar, push_index};
 
 const LABEL: &str = "operators.operatorframework.io.index.configs.v1";
 
@@ -286,20 +286,6 @@ fn make_base(dir: &Path, platforms: &[&str]) -> olmpack::image::ImageIndex {
         let own = gzip_tar(&[("bin/opm", opm.as_bytes())]);
         let own_path = dir.join(format!("{}.tar.gz", p.replace('/', "-")));
         std::fs::write(&own_path, &own).expect("write");
-        let diff = |gz: &[u8]| {
-            let mut d = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut d)
-                .expect("gunzip");
-            sha256(&d)
-        };
-        let layer = |gz: &[u8], path: &Path| Blob {
-            descriptor: Descriptor {
-                media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-                digest: sha256(gz),
-                size: gz.len() as u64,
-            },
-            source: BlobSource::File(path.to_path_buf()),
-        };
         let mut config = json!({
             "architecture": platform.architecture,
             "os": platform.os,
@@ -310,13 +296,16 @@ fn make_base(dir: &Path, platforms: &[&str]) -> olmpack::image::ImageIndex {
                 "Entrypoint": ["/bin/sh"],
                 "Labels": {"org.example.base": "yes"},
             },
-            "rootfs": {"type": "layers", "diff_ids": [diff(&shared), diff(&own)]},
+            "rootfs": {"type": "layers", "diff_ids": [diff_id(&shared), diff_id(&own)]},
             "history": [{"created_by": "base layer"}, {"created_by": "opm"}],
         });
         if let Some(v) = &platform.variant {
             config["variant"] = json!(v);
         }
-        let layers = vec![layer(&shared, &shared_path), layer(&own, &own_path)];
+        let layers = vec![
+            gz_file_layer(&shared, &shared_path),
+            gz_file_layer(&own, &own_path),
+        ];
         let image = support::image_with(serde_json::to_vec(&config).expect("json"), layers);
         images.push((image, platform_json(&platform)));
     }
@@ -776,16 +765,7 @@ fn push_scratch_and_base_catalogs_to_a_registry() {
     // The base, pushed as a multi-platform index with olmpack's own sink.
     let base = make_base(tmp.path(), &["linux/amd64", "linux/arm64"]);
     let base_ref = format!("{host}/olm/opm-base:v1");
-    olmpack::transport::sink::push(
-        olmpack::image::Artifact::Index(&base),
-        std::slice::from_ref(&base_ref),
-        &olmpack::transport::RegistryOptions::default(),
-        &olmpack::registry::push::PushOptions {
-            progress: olmpack::registry::push::Progress::Silent,
-            ..Default::default()
-        },
-    )
-    .expect("push base");
+    push_index(&base, &base_ref);
     let base_layers: Vec<String> = base
         .images
         .iter()

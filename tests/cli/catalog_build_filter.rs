@@ -147,10 +147,10 @@ fn catalog_build_filter_errors_name_the_problem_and_write_nothing() {
 // ---- A catalog image as source: base kept, /configs replaced, serve cache regenerated. ----
 
 use crate::support::proc::Bounded;
-use crate::support::registry::{Mode, Registry, gzip_tar, sha256};
+use crate::support::registry::{Mode, Registry, diff_id, gz_file_layer, gzip_tar, push_index};
 use crate::support::shared;
 use olmpack::image::extend::{index_of, platform_json};
-use olmpack::image::{Blob, BlobSource, Descriptor, Image, Platform};
+use olmpack::image::{Blob, Image, Platform};
 use serde_json::{Value, json};
 
 const LABEL: &str = "operators.operatorframework.io.index.configs.v1";
@@ -210,19 +210,6 @@ fn two_platform_base(dir: &Path) -> olmpack::image::ImageIndex {
         let own = gzip_tar(&[("bin/opm", format!("fake opm for {p}\n").as_bytes())]);
         let own_path = dir.join(format!("{}.tar.gz", p.replace('/', "-")));
         std::fs::write(&own_path, &own).unwrap();
-        let diff = |gz: &[u8]| {
-            let mut d = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut d).unwrap();
-            sha256(&d)
-        };
-        let layer = |gz: &[u8], path: &Path| Blob {
-            descriptor: Descriptor {
-                media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-                digest: sha256(gz),
-                size: gz.len() as u64,
-            },
-            source: BlobSource::File(path.to_path_buf()),
-        };
         let config = serde_json::to_vec(&json!({
             "architecture": platform.architecture,
             "os": platform.os,
@@ -231,12 +218,15 @@ fn two_platform_base(dir: &Path) -> olmpack::image::ImageIndex {
                 "Entrypoint": ["/bin/opm"],
                 "Labels": {"org.example.base": "yes"},
             },
-            "rootfs": {"type": "layers", "diff_ids": [diff(&shared_layer), diff(&own)]},
+            "rootfs": {"type": "layers", "diff_ids": [diff_id(&shared_layer), diff_id(&own)]},
             "history": [{"created_by": "base"}, {"created_by": "opm"}],
         }))
         .unwrap();
         let config = Blob::memory("application/vnd.oci.image.config.v1+json", config);
-        let layers = vec![layer(&shared_layer, &shared_path), layer(&own, &own_path)];
+        let layers = vec![
+            gz_file_layer(&shared_layer, &shared_path),
+            gz_file_layer(&own, &own_path),
+        ];
         let manifest = serde_json::to_vec(&json!({
             "schemaVersion": 2,
             "mediaType": "application/vnd.oci.image.manifest.v1+json",
@@ -363,16 +353,7 @@ fn a_two_platform_catalog_image_is_filtered_in_the_registry_with_its_base_kept()
     let reg = Registry::start(Mode::Plain);
     let base = two_platform_base(tmp.path());
     let base_ref = reg.reference("olm/opm-base", "v1");
-    olmpack::transport::sink::push(
-        olmpack::image::Artifact::Index(&base),
-        std::slice::from_ref(&base_ref),
-        &olmpack::transport::RegistryOptions::default(),
-        &olmpack::registry::push::PushOptions {
-            progress: olmpack::registry::push::Progress::Silent,
-            ..Default::default()
-        },
-    )
-    .expect("push base");
+    push_index(&base, &base_ref);
     // The source: olmpack's own catalog image of three real packages, with a cache.
     let source = reg.reference("olm/catalog", "v1");
     run_ok(&[

@@ -168,6 +168,16 @@ const CATALOG: &str = r#"{"schema":"olm.package","name":"op","defaultChannel":"s
 {"schema":"olm.deprecations","package":"op","entries":[{"reference":{"schema":"olm.channel","name":"fast"},"message":"use stable"},{"reference":{"schema":"olm.bundle","name":"op.v1.0.0"},"message":"old"}]}
 "#;
 
+/// `catalog filter DIR --config CFG`, for the caller's further arguments.
+fn filter(dir: &Path, cfg: &Path) -> assert_cmd::Command {
+    let mut cmd = olmpack();
+    cmd.args(["catalog", "filter"])
+        .arg(dir)
+        .arg("--config")
+        .arg(cfg);
+    cmd
+}
+
 fn catalog_dir(tmp: &Path) -> std::path::PathBuf {
     let dir = tmp.join("catalog");
     std::fs::create_dir_all(dir.join("op")).unwrap();
@@ -189,14 +199,7 @@ fn filter_output_is_render_output_and_output_dir_is_a_catalog() {
             "{HEAD}packages:\n  - name: op\n    channels:\n      - name: stable\n        versionRange: \">=1.1.0\"\n"
         ),
     );
-    let out = olmpack()
-        .args(["catalog", "filter"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&cfg)
-        .args(["-o", "yaml"])
-        .assert()
-        .success();
+    let out = filter(&dir, &cfg).args(["-o", "yaml"]).assert().success();
     let yaml = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(yaml.contains("name: op.v1.1.0") && !yaml.contains("name: op.v1.0.0\n"));
     // The deprecation of the dropped channel and bundle went with them.
@@ -212,11 +215,7 @@ fn filter_output_is_render_output_and_output_dir_is_a_catalog() {
         .success()
         .stdout(yaml.clone());
     let outdir = tmp.path().join("out");
-    olmpack()
-        .args(["catalog", "filter"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&cfg)
+    filter(&dir, &cfg)
         .arg("--output-dir")
         .arg(&outdir)
         .args(["-o", "yaml"])
@@ -233,11 +232,7 @@ fn filter_output_is_render_output_and_output_dir_is_a_catalog() {
         .assert()
         .success();
     // A second run into the same folder is refused: it is no longer empty.
-    olmpack()
-        .args(["catalog", "filter"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&cfg)
+    filter(&dir, &cfg)
         .arg("--output-dir")
         .arg(&outdir)
         .assert()
@@ -276,11 +271,7 @@ fn config_errors_name_the_file_and_line() {
     ];
     for (text, want) in cases {
         let cfg = write(tmp.path(), "f.yaml", &text);
-        olmpack()
-            .args(["catalog", "filter"])
-            .arg(&dir)
-            .arg("--config")
-            .arg(&cfg)
+        filter(&dir, &cfg)
             .assert()
             .code(2)
             .stdout("")
@@ -308,19 +299,11 @@ fn image_set_configuration_with_catalog_choice() {
         "isc.yaml",
         "kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  operators:\n    - catalog: quay.io/a/index:v1\n      packages:\n        - name: op\n          channels:\n            - name: stable\n              minVersion: 1.1.0\n              maxVersion: 1.1.0\n    - catalog: quay.io/b/index:v1\n      packages:\n        - name: op\n",
     );
-    olmpack()
-        .args(["catalog", "filter"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&cfg)
+    filter(&dir, &cfg)
         .assert()
         .code(2)
         .stderr(predicates::str::contains("pick one with --catalog"));
-    let out = olmpack()
-        .args(["catalog", "filter"])
-        .arg(&dir)
-        .arg("--config")
-        .arg(&cfg)
+    let out = filter(&dir, &cfg)
         .args(["--catalog", "quay.io/a/index:v1"])
         .assert()
         .success();

@@ -41,6 +41,39 @@ pub(crate) fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
     )
 }
 
+/// `catalog mirror catalog --to TO --results-dir RESULTS`, run in `d`.
+fn mirror(d: &Path, to: &str, results: &str) -> (i32, String, String) {
+    run(
+        &[
+            "catalog",
+            "mirror",
+            "catalog",
+            "--to",
+            to,
+            "--results-dir",
+            results,
+        ],
+        d,
+    )
+}
+
+/// `catalog mirror prune --previous PREVIOUS --plan PLAN --to TO` and then `more`, run in `d`.
+fn prune(d: &Path, previous: &str, plan: &str, to: &str, more: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "catalog",
+        "mirror",
+        "prune",
+        "--previous",
+        previous,
+        "--plan",
+        plan,
+        "--to",
+        to,
+    ];
+    args.extend(more);
+    run(&args, d)
+}
+
 fn curl(args: &[&str]) -> (bool, String) {
     let out = std::process::Command::new("curl")
         .args(args)
@@ -296,50 +329,14 @@ fn dropping_a_real_package_lists_only_its_images_then_deletes_them() {
         .collect();
     let dst = Registry::start_deleting(Mode::Plain);
     let to = format!("{}/mirror", dst.host);
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "catalog",
-            "--to",
-            &to,
-            "--results-dir",
-            "r1",
-        ],
-        d,
-    );
+    let (code, _, err) = mirror(d, &to, "r1");
     assert_eq!(code, 0, "first mirror: {err}");
     std::fs::remove_dir_all(d.join("catalog").join(DROPPED)).expect("drop the package");
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "catalog",
-            "--to",
-            &to,
-            "--results-dir",
-            "r2",
-        ],
-        d,
-    );
+    let (code, _, err) = mirror(d, &to, "r2");
     assert_eq!(code, 0, "second mirror: {err}");
     let before = state(&dst.host);
 
-    let (code, out, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-            "--json",
-        ],
-        d,
-    );
+    let (code, out, err) = prune(d, "r1", "r2", &to, &["--json"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("nothing deleted (--delete removes them)"),
@@ -348,20 +345,7 @@ fn dropping_a_real_package_lists_only_its_images_then_deletes_them() {
     let listing: Value = serde_json::from_str(&out).expect("json listing");
     assert_eq!(state(&dst.host), before, "a dry run changes nothing");
     // The same listing as text, grouped by repository (printed for the record).
-    let (code, text, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-        ],
-        d,
-    );
+    let (code, text, err) = prune(d, "r1", "r2", &to, &[]);
     assert_eq!(code, 0, "{err}");
     eprintln!("{text}{err}");
     for r in listing["repositories"].as_array().expect("repositories") {
@@ -493,21 +477,7 @@ fn dropping_a_real_package_lists_only_its_images_then_deletes_them() {
     );
 
     // --delete: exactly the tags pointing at listed manifests go; everything else stays.
-    let (code, out, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-            "--delete",
-        ],
-        d,
-    );
+    let (code, out, err) = prune(d, "r1", "r2", &to, &["--delete"]);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(
         err.contains(&format!("deleted {} of {}", listed.len(), listed.len())),
@@ -550,20 +520,7 @@ fn dropping_a_real_package_lists_only_its_images_then_deletes_them() {
         );
     }
     // A second listing finds nothing left.
-    let (code, out, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-        ],
-        d,
-    );
+    let (code, out, err) = prune(d, "r1", "r2", &to, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(err.starts_with("0 manifest(s)"), "{err}\n{out}");
 }
@@ -615,50 +572,14 @@ fn refusals_are_named() {
     };
     let to = format!("{}/mirror", dst.host);
     write(&[0, 1]);
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "catalog",
-            "--to",
-            &to,
-            "--results-dir",
-            "r1",
-        ],
-        d,
-    );
+    let (code, _, err) = mirror(d, &to, "r1");
     assert_eq!(code, 0, "{err}");
     write(&[0]);
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "catalog",
-            "--to",
-            &to,
-            "--results-dir",
-            "r2",
-        ],
-        d,
-    );
+    let (code, _, err) = mirror(d, &to, "r2");
     assert_eq!(code, 0, "{err}");
     let b = head(&dst.host, "mirror/img/b", "v1").expect("b mirrored");
 
-    let (code, out, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-            "--delete",
-        ],
-        d,
-    );
+    let (code, out, err) = prune(d, "r1", "r2", &to, &["--delete"]);
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("does not allow deleting manifests"), "{err}");
     assert!(
@@ -688,20 +609,7 @@ fn refusals_are_named() {
     }
     std::fs::create_dir_all(d.join("r3")).expect("mkdir");
     std::fs::write(d.join("r3/report.json"), r3.to_string()).expect("write r3");
-    let (code, out, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r3",
-            "--to",
-            &to,
-        ],
-        d,
-    );
+    let (code, out, err) = prune(d, "r1", "r3", &to, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(&format!("  {a}\tkept: a tag of the new plan points at it")),
@@ -710,40 +618,14 @@ fn refusals_are_named() {
     assert!(!out.contains(&format!("  {a}\tbundle")), "{out}");
 
     let other = format!("{}/elsewhere", dst.host);
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r1",
-            "--plan",
-            "r2",
-            "--to",
-            &other,
-        ],
-        d,
-    );
+    let (code, _, err) = prune(d, "r1", "r2", &other, &[]);
     assert_eq!(code, 2);
     assert!(
         err.contains("r1/report.json")
             && err.contains(&format!("mirrored to {to}, not to {other}")),
         "{err}"
     );
-    let (code, _, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "prune",
-            "--previous",
-            "r0",
-            "--plan",
-            "r2",
-            "--to",
-            &to,
-        ],
-        d,
-    );
+    let (code, _, err) = prune(d, "r0", "r2", &to, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read r0"), "{err}");
 }

@@ -4,7 +4,7 @@
 //! loop over the data asserts how many cases it ran (the count of its index, and a floor).
 
 use crate::support::cmd::olmpack;
-use crate::support::fixtures::testdata;
+use crate::support::fixtures::{scratch_layout, testdata};
 use crate::support::golden::first_difference;
 use crate::support::proc::Bounded;
 use crate::support::shared::{cases, cases_exactly};
@@ -808,24 +808,16 @@ fn bundle_images_from_a_layout_render_to_the_catalog_blobs() {
 /// An `oci:` layout holding one catalog image: `catalog` under `/configs`, with `label` as the
 /// configs label.
 fn catalog_image(tmp: &Path, catalog: &Path, label: &str, tag: &str) -> String {
-    use olmpack::image::extend::{folder_layer, scratch_image};
+    use olmpack::image::extend::folder_layer;
     let (layer, _) =
         folder_layer(catalog, "configs", 0, &tmp.join(format!("{tag}.layer"))).unwrap();
-    let labels = [(
-        olmpack::catalog::CONFIGS_LABEL.to_string(),
-        label.to_string(),
-    )]
-    .into();
-    let image = scratch_image(
+    scratch_layout(
         &layer,
-        &labels,
-        &olmpack::image::Platform::default(),
-        olmpack::image::Format::Oci,
-        0,
-    );
-    let dir = tmp.join("layout");
-    olmpack::transport::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
-    format!("oci:{}:{tag}", dir.display())
+        olmpack::catalog::CONFIGS_LABEL,
+        label,
+        &tmp.join("layout"),
+        tag,
+    )
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! the user gave (not temp folders or internal functions), and every command accepts and
 //! refuses the same values.
 
-use crate::support::cmd::run_in as run;
+use crate::support::cmd::{run_in as run, run_ok_in as run_ok};
 use crate::support::fixtures::repo_root as root;
 use crate::support::fs::copy_dir;
 use std::fs;
@@ -39,8 +39,7 @@ fn an_empty_catalog_is_refused_unless_allowed() {
             err.contains("no olm.package") && err.contains(hint),
             "{err}"
         );
-        let (code, _, err) = run(t, &["catalog", "render", "--allow-empty", d]);
-        assert_eq!(code, 0, "{err}");
+        run_ok(t, &["catalog", "render", "--allow-empty", d]);
 
         let (code, out, err) = run(t, &["catalog", "graph", d]);
         assert_eq!((code, out.as_str()), (2, ""), "graph {d}: {err}");
@@ -48,8 +47,7 @@ fn an_empty_catalog_is_refused_unless_allowed() {
             err.contains("holds no catalog") && err.contains(hint),
             "{err}"
         );
-        let (code, _, err) = run(t, &["catalog", "graph", "--allow-empty", d]);
-        assert_eq!(code, 0, "{err}");
+        run_ok(t, &["catalog", "graph", "--allow-empty", d]);
 
         let image = t.join("img");
         let dest = format!("oci:{}", image.display());
@@ -57,18 +55,16 @@ fn an_empty_catalog_is_refused_unless_allowed() {
         assert_eq!((code, out.as_str()), (1, ""), "build {d}: {err}");
         assert!(err.contains("catalog/empty") && err.contains(hint), "{err}");
         assert!(!image.exists(), "nothing is written");
-        let (code, out, err) = run(
+        let (out, _) = run_ok(
             t,
             &["catalog", "build", "--allow-empty", d, "--output", &dest],
         );
-        assert_eq!(code, 0, "{err}");
         assert!(out.starts_with("sha256:") && image.join("index.json").is_file());
         fs::remove_dir_all(&image).expect("rm");
     }
     // A real catalog is not affected.
     let small = root().join("testdata/catalogs/build-small");
-    let (code, _, err) = run(t, &["catalog", "render", small.to_str().expect("utf-8")]);
-    assert_eq!(code, 0, "{err}");
+    run_ok(t, &["catalog", "render", small.to_str().expect("utf-8")]);
 }
 
 #[test]
@@ -77,16 +73,13 @@ fn build_does_not_warn_about_the_dockerfile_init_wrote() {
     let t = tmp.path();
     let bundle = t.join("b");
     copy_dir(&root().join("testdata/bundles/valid-basic"), &bundle);
-    let (code, _, err) = run(t, &["bundle", "init", "b", "--dockerfile"]);
-    assert_eq!(code, 0, "{err}");
+    run_ok(t, &["bundle", "init", "b", "--dockerfile"]);
     assert!(bundle.join("bundle.Dockerfile").is_file());
-    let (code, _, err) = run(t, &["bundle", "build", "b", "--output", "oci:img"]);
-    assert_eq!(code, 0, "{err}");
+    let (_, err) = run_ok(t, &["bundle", "build", "b", "--output", "oci:img"]);
     assert!(!err.contains("warning"), "own scaffold warned about: {err}");
     // A Dockerfile of the user's own under that name is still reported as left out.
     fs::write(bundle.join("bundle.Dockerfile"), "FROM scratch\n").expect("write");
-    let (code, _, err) = run(t, &["bundle", "build", "b", "--output", "oci:img"]);
-    assert_eq!(code, 0, "{err}");
+    let (_, err) = run_ok(t, &["bundle", "build", "b", "--output", "oci:img"]);
     assert!(
         err.contains("warning: b/bundle.Dockerfile is not part of the image"),
         "{err}"
@@ -98,7 +91,7 @@ fn messages_name_what_the_user_gave() {
     let tmp = tempfile::tempdir().expect("tmp");
     let t = tmp.path();
     let small = root().join("testdata/catalogs/build-small");
-    let (code, _, err) = run(
+    run_ok(
         t,
         &[
             "catalog",
@@ -108,7 +101,6 @@ fn messages_name_what_the_user_gave() {
             "oci:cat",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     // bundle validate --image on a catalog image says so, without a temp folder.
     let (code, out, err) = run(t, &["bundle", "validate", "--image", "oci:cat"]);
     assert_eq!(code, 2, "{out}{err}");
@@ -149,7 +141,7 @@ fn a_docker_archive_and_its_readers_share_the_image_id() {
     copy_dir(&root().join("testdata/bundles/valid-basic"), &t.join("b"));
     for format in ["oci", "docker"] {
         let dest = format!("docker-archive:b-{format}.tar");
-        let (code, out, err) = run(
+        let (out, err) = run_ok(
             t,
             &[
                 "bundle",
@@ -163,7 +155,6 @@ fn a_docker_archive_and_its_readers_share_the_image_id() {
                 "quay.io/o/b:v1",
             ],
         );
-        assert_eq!(code, 0, "{err}");
         let digest = out.split_whitespace().next().expect("digest").to_string();
         let id = err
             .split("the image ID ")
@@ -172,8 +163,7 @@ fn a_docker_archive_and_its_readers_share_the_image_id() {
             .unwrap_or_else(|| panic!("no image ID note: {err}"))
             .to_string();
         assert!(err.contains("a docker-archive keeps no manifest"), "{err}");
-        let (code, shown, err) = run(t, &["bundle", "inspect", "--no-files", &dest]);
-        assert_eq!(code, 0, "{err}");
+        let (shown, _) = run_ok(t, &["bundle", "inspect", "--no-files", &dest]);
         assert!(shown.contains(&format!("Image ID:   {id}")), "{shown}");
         // The manifest digests differ (uncompressed layers, no manifest in the archive): the
         // note is what explains it.
@@ -298,9 +288,8 @@ fn commands_accept_and_refuse_the_same_values() {
     // A base without opm gets a warning (the image would not start under OLM v0); an opm
     // image as base (here: a catalog image built on a base, whose entrypoint is /bin/opm) does
     // not.
-    let (code, _, err) = run(t, &["bundle", "build", "ok", "--output", "oci:plain"]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(
+    run_ok(t, &["bundle", "build", "ok", "--output", "oci:plain"]);
+    let (_, err) = run_ok(
         t,
         &[
             "catalog",
@@ -312,12 +301,11 @@ fn commands_accept_and_refuse_the_same_values() {
             "oci:on-plain",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("warning: the base oci:plain does not look like an opm image"),
         "{err}"
     );
-    let (code, _, err) = run(
+    let (_, err) = run_ok(
         t,
         &[
             "catalog",
@@ -329,6 +317,5 @@ fn commands_accept_and_refuse_the_same_values() {
             "oci:on-opm",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert!(!err.contains("does not look like an opm image"), "{err}");
 }

@@ -469,6 +469,13 @@ fn gigabyte_tar_extension_headers_are_refused_under_a_memory_cap() {
     }
 }
 
+/// `json` after `size` blanks: still valid JSON, and over `size` bytes.
+fn blank_padded(json: &[u8], size: usize) -> Vec<u8> {
+    let mut v = vec![b' '; size];
+    v.extend_from_slice(json);
+    v
+}
+
 /// A docker-archive's metadata over containers/image's caps: `manifest.json` (1 MiB) and the
 /// config (4 MiB). Each is valid JSON padded with blanks, which today was read whole and
 /// accepted.
@@ -477,11 +484,6 @@ fn oversize_docker_archive_metadata_is_refused_naming_the_file() {
     let scene = Scene::new();
     let t = scene.tmpdir();
     let limit = Duration::from_secs(60);
-    let pad = |json: &[u8], size: usize| {
-        let mut v = vec![b' '; size];
-        v.extend_from_slice(json);
-        v
-    };
     let layer = tar_of(&[E::File("f", b"x")]);
     let diff_id = support::sha256(&layer);
     let config = format!(
@@ -491,14 +493,14 @@ fn oversize_docker_archive_metadata_is_refused_naming_the_file() {
     for (name, manifest, config, why) in [
         (
             "big-manifest",
-            pad(manifest, 2 << 20),
+            blank_padded(manifest, 2 << 20),
             config.as_bytes().to_vec(),
             "manifest.json: larger than the 1048576-byte limit",
         ),
         (
             "big-config",
             manifest.to_vec(),
-            pad(config.as_bytes(), 5 << 20),
+            blank_padded(config.as_bytes(), 5 << 20),
             "c.json: larger than the 4194304-byte limit",
         ),
     ] {
@@ -531,18 +533,13 @@ fn oversize_oci_archive_index_is_refused_naming_the_file() {
     let scene = Scene::new();
     let t = scene.tmpdir();
     let limit = Duration::from_secs(60);
-    let pad = |json: &[u8], size: usize| {
-        let mut v = vec![b' '; size];
-        v.extend_from_slice(json);
-        v
-    };
     let layer = tar_of(&[E::File("f", b"x")]);
     let dir = scene.path("idx");
     std::fs::create_dir_all(&dir).unwrap();
     let layout = layout_of(&dir, &[gzip(&layer)], catalog_labels());
     let layout_dir = PathBuf::from(layout.trim_start_matches("oci:").trim_end_matches(":v1"));
     let index = std::fs::read(layout_dir.join("index.json")).unwrap();
-    std::fs::write(layout_dir.join("index.json"), pad(&index, 5 << 20)).unwrap();
+    std::fs::write(layout_dir.join("index.json"), blank_padded(&index, 5 << 20)).unwrap();
     let archive = scene.path("idx.tar");
     crate::support::proc::tool_ok(
         "tar",

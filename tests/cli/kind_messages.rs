@@ -193,6 +193,16 @@ const SIGN: &[&str] = &[
     "rd",
 ];
 
+/// `SIGN` with `--passphrase-file FILE`, run in `d`.
+fn sign_with_passphrase_file(file: &str, d: &Path) -> (i32, String) {
+    let args: Vec<&str> = SIGN
+        .iter()
+        .copied()
+        .chain(["--passphrase-file", file])
+        .collect();
+    run(&args, d)
+}
+
 #[test]
 fn a_wrong_gpg_passphrase_is_named_as_such() {
     if !tool("gpg", "gnupg") {
@@ -201,12 +211,7 @@ fn a_wrong_gpg_passphrase_is_named_as_such() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
     let _gpg = signing_setup(d, "right-passphrase");
-    let wrong: Vec<&str> = SIGN
-        .iter()
-        .copied()
-        .chain(["--passphrase-file", "wrong.txt"])
-        .collect();
-    let (code, text) = run(&wrong, d);
+    let (code, text) = sign_with_passphrase_file("wrong.txt", d);
     assert_eq!(code, 2, "{text}");
     assert!(
         text.contains("sec.asc: cannot unlock the secret key: wrong passphrase")
@@ -223,12 +228,7 @@ fn a_wrong_gpg_passphrase_is_named_as_such() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("--passphrase-file"), "{text}");
     // The right one signs.
-    let right: Vec<&str> = SIGN
-        .iter()
-        .copied()
-        .chain(["--passphrase-file", "right.txt"])
-        .collect();
-    let (code, text) = run(&right, d);
+    let (code, text) = sign_with_passphrase_file("right.txt", d);
     assert_eq!(code, 0, "{text}");
 }
 
@@ -240,12 +240,7 @@ fn a_tampered_gpg_signature_is_not_called_a_wrong_key() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
     let gpg = signing_setup(d, "pass");
-    let right: Vec<&str> = SIGN
-        .iter()
-        .copied()
-        .chain(["--passphrase-file", "right.txt"])
-        .collect();
-    let (code, text) = run(&right, d);
+    let (code, text) = sign_with_passphrase_file("right.txt", d);
     assert_eq!(code, 0, "{text}");
     let sig = walk(&d.join("store"))
         .into_iter()

@@ -3,6 +3,7 @@
 //! left untouched, databases of old schema versions built here, index images, and broken input.
 
 use crate::support::cmd::olmpack;
+use crate::support::fixtures::scratch_layout;
 use crate::support::golden::first_difference;
 use crate::support::proc::Bounded;
 use crate::support::shared;
@@ -401,18 +402,7 @@ fn every_schema_from_5_renders_the_same_catalog() {
 fn before_schema_5_opm_hides_every_bundle() {
     // Migration 005 adds `version` as NULL (its backfill inserts new rows instead of updating),
     // and opm's listing skips bundles without a version: the channel is empty, the index invalid.
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("v4.db");
-    build_index(&db, 4, &sample());
-    olmpack()
-        .args(["catalog", "render"])
-        .arg(&db)
-        .assert()
-        .failure()
-        .stdout("")
-        .stderr(predicates::str::contains(
-            "channel must contain at least one bundle",
-        ));
+    refused_at_schema(4, "channel must contain at least one bundle");
 }
 
 #[test]
@@ -431,16 +421,22 @@ fn schema_8_dependencies_get_migration_009s_slip() {
 
 #[test]
 fn a_newer_schema_is_refused() {
+    refused_at_schema(14, "schema version 14 is newer");
+}
+
+/// `catalog render` of the sample index at schema `version` fails, writes nothing and says
+/// `needle`.
+fn refused_at_schema(version: i64, needle: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("v14.db");
-    build_index(&db, 14, &sample());
+    let db = tmp.path().join(format!("v{version}.db"));
+    build_index(&db, version, &sample());
     olmpack()
         .args(["catalog", "render"])
         .arg(&db)
         .assert()
         .failure()
         .stdout("")
-        .stderr(predicates::str::contains("schema version 14 is newer"));
+        .stderr(predicates::str::contains(needle));
 }
 
 #[test]
@@ -480,7 +476,7 @@ fn opm_compat_chooses_the_order_of_bundle_objects() {
 
 #[test]
 fn an_index_image_renders_its_database() {
-    use olmpack::image::extend::{folder_layer, scratch_image};
+    use olmpack::image::extend::folder_layer;
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     std::fs::create_dir_all(&root).unwrap();
@@ -488,21 +484,13 @@ fn an_index_image_renders_its_database() {
     let want = render_ok(&root.join("index.db"));
     let (layer, _) = folder_layer(&root, "database", 0, &tmp.path().join("l.tar")).unwrap();
     let image_for = |label: &str, tag: &str| {
-        let labels = [(
-            olmpack::legacy::sqlite::DATABASE_LABEL.to_string(),
-            label.to_string(),
-        )]
-        .into();
-        let image = scratch_image(
+        scratch_layout(
             &layer,
-            &labels,
-            &olmpack::image::Platform::default(),
-            olmpack::image::Format::Oci,
-            0,
-        );
-        let dir = tmp.path().join("layout");
-        olmpack::transport::layout::write_layout(&image, &dir, &[tag.to_string()]).unwrap();
-        format!("oci:{}:{tag}", dir.display())
+            olmpack::legacy::sqlite::DATABASE_LABEL,
+            label,
+            &tmp.path().join("layout"),
+            tag,
+        )
     };
     let good = image_for("/database/index.db", "good");
     let out = olmpack()

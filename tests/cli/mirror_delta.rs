@@ -328,17 +328,28 @@ fn a_gap_a_wrong_order_and_a_tampered_delta_are_refused_before_any_push() {
     let (code, err) = apply(&a1, &to, d, "r1");
     assert_eq!(code, 0, "{err}");
     let after_full = repositories(&reg.host);
-    let (code, err) = apply(&a3, &to, d, "r2");
-    assert_ne!(code, 0, "{err}");
-    assert!(
-        err.contains("archive 2 of 2") && err.contains(&plan_digest(&a2)),
-        "{err}"
-    );
-    assert!(err.contains("nothing was pushed"), "{err}");
-    assert_eq!(
-        repositories(&reg.host),
-        after_full,
-        "the gap pushed something"
+    // Applying `archive` fails naming every one of `needles`, and pushes nothing.
+    let refused = |archive: &Path, results: &str, needles: &[&str]| {
+        let (code, err) = apply(archive, &to, d, results);
+        assert_ne!(code, 0, "{}: {err}", archive.display());
+        for needle in needles {
+            assert!(
+                err.contains(needle),
+                "{}: no {needle:?} in {err}",
+                archive.display()
+            );
+        }
+        assert_eq!(
+            repositories(&reg.host),
+            after_full,
+            "{} pushed something",
+            archive.display()
+        );
+    };
+    refused(
+        &a3,
+        "r2",
+        &["archive 2 of 2", &plan_digest(&a2), "nothing was pushed"],
     );
 
     // A tampered layer of A2 (a gzip blob, same size, one byte changed): refused, naming
@@ -355,17 +366,7 @@ fn a_gap_a_wrong_order_and_a_tampered_delta_are_refused_before_any_push() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(&path, bytes).expect("write");
-    let (code, err) = apply(&tampered, &to, d, "r3");
-    assert_ne!(code, 0, "{err}");
-    assert!(
-        err.contains(&path.display().to_string()) && err.contains("altered"),
-        "{err}"
-    );
-    assert_eq!(
-        repositories(&reg.host),
-        after_full,
-        "the tampered delta pushed something"
-    );
+    refused(&tampered, "r3", &[&path.display().to_string(), "altered"]);
 
     // A delta whose plan no longer records where the shared layer is: refused by name.
     let unrecorded = d.join("A2-unrecorded");
@@ -381,13 +382,11 @@ fn a_gap_a_wrong_order_and_a_tampered_delta_are_refused_before_any_push() {
         serde_json::to_vec_pretty(&p).expect("json"),
     )
     .expect("write");
-    let (code, err) = apply(&unrecorded, &to, d, "r4");
-    assert_ne!(code, 0, "{err}");
-    assert!(
-        err.contains(&c.base_layer) && err.contains("neither this archive nor"),
-        "{err}"
+    refused(
+        &unrecorded,
+        "r4",
+        &[&c.base_layer, "neither this archive nor"],
     );
-    assert_eq!(repositories(&reg.host), after_full);
 
     // In order, A2 then A3 go in.
     for (archive, results) in [(&a2, "r5"), (&a3, "r6")] {
@@ -401,51 +400,26 @@ fn since_mistakes_are_named() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     std::fs::create_dir(d.join("cat")).expect("mkdir");
+    // `catalog mirror cat TARGET-FLAG TARGET --since SINCE`: a usage error (exit 2), its stderr.
+    let usage_error = |target: [&str; 2], since: &str| {
+        let (code, err) = run(
+            &[
+                "catalog", "mirror", "cat", target[0], target[1], "--since", since,
+            ],
+            d,
+        );
+        assert_eq!(code, 2, "--since {since}: {err}");
+        err
+    };
     // A mistyped PREVIOUS is named before anything is created.
-    let (code, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "cat",
-            "--to-archive",
-            "new",
-            "--since",
-            "no-such-archive",
-        ],
-        d,
-    );
-    assert_eq!(code, 2, "{err}");
+    let err = usage_error(["--to-archive", "new"], "no-such-archive");
     assert!(err.contains("no-such-archive"), "{err}");
     assert!(!d.join("new").exists());
     // A plan file that is not a plan: its line named.
     std::fs::write(d.join("plan.json"), "{\n \"source\": 3\n}\n").expect("write");
-    let (code, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "cat",
-            "--to-archive",
-            "new",
-            "--since",
-            "plan.json",
-        ],
-        d,
-    );
-    assert_eq!(code, 2, "{err}");
+    let err = usage_error(["--to-archive", "new"], "plan.json");
     assert!(err.contains("plan.json") && err.contains("line 2"), "{err}");
     // --since goes with --to-archive only.
-    let (code, err) = run(
-        &[
-            "catalog",
-            "mirror",
-            "cat",
-            "--to",
-            "127.0.0.1:1/x",
-            "--since",
-            "a",
-        ],
-        d,
-    );
-    assert_eq!(code, 2, "{err}");
+    let err = usage_error(["--to", "127.0.0.1:1/x"], "a");
     assert!(err.contains("--to-archive"), "{err}");
 }

@@ -481,7 +481,7 @@ fn record<'a>(report: &'a Value, repo: &str) -> &'a Value {
 /// copying anything, and verifies (not only finds) the others.
 #[test]
 fn every_kind_of_signature_is_carried_and_verifies_at_the_target() {
-    use super::signing::{Gpg, push as push_image, tool};
+    use super::signing::{Gpg, push as push_image, skopeo_copy_signed};
     let src = Registry::start(Mode::Plain);
     let dst = Registry::start(Mode::Plain);
     let tmp = tempfile::tempdir().expect("tmp");
@@ -560,17 +560,7 @@ fn every_kind_of_signature_is_carried_and_verifies_at_the_target() {
         "application/spdx+json",
     );
     // skopeo signs with GnuPG into the source's lookaside, re-pushing the same manifest.
-    ok(tool("skopeo").env("GNUPGHOME", gpg.home.path()).args([
-        "--registries.d",
-        rd_s,
-        "copy",
-        "--quiet",
-        "--dest-tls-verify=false",
-        "--sign-by",
-        &gpg.fprs[0],
-        &format!("oci:{}:v1", d.join("img-apps/full-v1/layout").display()),
-        &format!("docker://{full}"),
-    ]));
+    skopeo_copy_signed(&gpg, rd_s, &d.join("img-apps/full-v1/layout"), &full);
     let hex = &full_digest[7..];
     assert!(
         src_store

@@ -193,10 +193,7 @@ fn a_tag_swapped_after_the_policy_check_is_never_read() {
     let sw = Swapping::start();
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    let gpg = Gpg::new();
-    let (rd, _store) = registries_d(d);
-    gpg.export(0, &d.join("one.gpg"));
-    gpg.export_secret(0, &d.join("one.sec.asc"));
+    let (_gpg, rd) = key_one(d);
     let direct = |repo: &str, tag: &str| sw.reg.reference(repo, tag);
     // sw: a signed bundle at v1, an unsigned one at evil. cat: the same for catalogs.
     let good_image = bundle(&d.join("good"), "1.0.0");
@@ -536,10 +533,7 @@ fn add_mirror_and_copy_read_under_the_policy() {
     let reg = Registry::start(Mode::Plain);
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    let gpg = Gpg::new();
-    let (rd, _store) = registries_d(d);
-    gpg.export(0, &d.join("one.gpg"));
-    gpg.export_secret(0, &d.join("one.sec.asc"));
+    let (gpg, rd) = key_one(d);
     let signed_ref = reg.reference("pol", "signed");
     let unsigned_ref = reg.reference("pol", "unsigned");
     let signed = push(&bundle(&d.join("s"), "1.0.0"), d, &signed_ref);
@@ -644,13 +638,11 @@ fn add_mirror_and_copy_read_under_the_policy() {
             ("--policy", run(&args, Some("reject.json"), None)),
             ("OLMPACK_POLICY", run(&args, None, Some("reject.json"))),
         ] {
-            if code(&o) != 1 || !text(&o).contains("reject") {
-                failures.push(format!(
-                    "{what} with a reject-all {how}: exit {}: {}",
-                    code(&o),
-                    text(&o)
-                ));
-            }
+            failures.extend(unless_refused(
+                &o,
+                "reject",
+                &format!("{what} with a reject-all {how}"),
+            ));
         }
     }
     // signedBy: the signed image is read, the unsigned one refused.
@@ -667,13 +659,11 @@ fn add_mirror_and_copy_read_under_the_policy() {
         Some("signed.json"),
         None,
     );
-    if code(&o) != 1 || !text(&o).contains("no signature found") {
-        failures.push(format!(
-            "catalog add of the unsigned bundle: exit {}: {}",
-            code(&o),
-            text(&o)
-        ));
-    }
+    failures.extend(unless_refused(
+        &o,
+        "no signature found",
+        "catalog add of the unsigned bundle",
+    ));
     let o = run(
         &["copy", &signed_ref, &format!("oci:{copy_to}:s")],
         None,
@@ -687,13 +677,11 @@ fn add_mirror_and_copy_read_under_the_policy() {
         None,
         Some("signed.json"),
     );
-    if code(&o) != 1 || !text(&o).contains("no signature found") {
-        failures.push(format!(
-            "copy of the unsigned image: exit {}: {}",
-            code(&o),
-            text(&o)
-        ));
-    }
+    failures.extend(unless_refused(
+        &o,
+        "no signature found",
+        "copy of the unsigned image",
+    ));
     for args in [
         vec!["catalog", "add", &addto("w"), &wrong_ref],
         vec!["copy", &wrong_ref, &format!("oci:{copy_to}:w")],
@@ -755,4 +743,20 @@ fn add_mirror_and_copy_read_under_the_policy() {
         ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Unless `o` exited 1 saying `needle`: the failure to report, `what: exit N: output`.
+fn unless_refused(o: &Output, needle: &str, what: &str) -> Option<String> {
+    (code(o) != 1 || !text(o).contains(needle))
+        .then(|| format!("{what}: exit {}: {}", code(o), text(o)))
+}
+
+/// A throwaway GnuPG home with its key 0 exported into `d` (`one.gpg`, `one.sec.asc`), and a
+/// registries.d under `d` whose lookaside store is `d/sigstore`: the home and the registries.d.
+fn key_one(d: &Path) -> (Gpg, std::path::PathBuf) {
+    let gpg = Gpg::new();
+    let (rd, _store) = registries_d(d);
+    gpg.export(0, &d.join("one.gpg"));
+    gpg.export_secret(0, &d.join("one.sec.asc"));
+    (gpg, rd)
 }

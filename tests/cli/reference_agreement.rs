@@ -358,20 +358,18 @@ fn catalog_build_for_opm_1_26_names_the_blob_it_cannot_load() {
     let catalog = repo_root().join("testdata/catalogs/broken/opm-load");
     let out_dir = tmp.path().join("img");
     let output = format!("oci:{}", out_dir.display());
-    let o = olmpack()
-        .args([
-            "catalog",
-            "build",
-            "--opm-compat",
-            "1.26",
-            "--output",
-            &output,
-        ])
-        .arg(&catalog)
-        .bounded_output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    // `catalog build FLAG VALUE --output OUTPUT CATALOG`, refused (exit 1): its stderr.
+    let refused = |flag: &str, value: &str| -> String {
+        let o = olmpack()
+            .args(["catalog", "build", flag, value, "--output", &output])
+            .arg(&catalog)
+            .bounded_output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{flag} {value}: {err}");
+        err
+    };
+    let err = refused("--opm-compat", "1.26");
     assert!(
         err.contains("catalog/opm-load")
             && err.contains("opm 1.26 cannot load olm.bundle \"foo.v0.2.0\"")
@@ -380,20 +378,7 @@ fn catalog_build_for_opm_1_26_names_the_blob_it_cannot_load() {
     );
     assert!(!out_dir.exists(), "nothing written");
     // The base's tag names the opm: refused before the base is fetched (no registry runs here).
-    let o = olmpack()
-        .args([
-            "catalog",
-            "build",
-            "--base",
-            "127.0.0.1:1/operator-framework/opm:v1.26.5",
-            "--output",
-            &output,
-        ])
-        .arg(&catalog)
-        .bounded_output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    let err = refused("--base", "127.0.0.1:1/operator-framework/opm:v1.26.5");
     assert!(err.contains("opm 1.26 cannot load"), "{err}");
     // A newer opm loads it: the build goes on.
     olmpack()

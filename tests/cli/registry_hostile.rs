@@ -250,19 +250,22 @@ fn explicit_creds_go_only_to_the_registry_named() {
 
     // A folder names no registry: plain credentials are refused, bound ones go where bound.
     let seen_before = b.seen().len();
-    let out = run(
-        d,
-        &[
-            "catalog",
-            "mirror",
-            &dir,
-            "--dry-run",
-            "--src-creds",
-            &c,
-            "--results-dir",
-            "r2",
-        ],
-    );
+    let dry_run = |creds: &str, results_dir: &str| {
+        run(
+            d,
+            &[
+                "catalog",
+                "mirror",
+                &dir,
+                "--dry-run",
+                "--src-creds",
+                creds,
+                "--results-dir",
+                results_dir,
+            ],
+        )
+    };
+    let out = dry_run(&c, "r2");
     check("catalog mirror FOLDER --dry-run", &out);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
@@ -276,19 +279,7 @@ fn explicit_creds_go_only_to_the_registry_named() {
         "nothing was sent after the usage error"
     );
     let bound = format!("{}={c}", a.host);
-    let out = run(
-        d,
-        &[
-            "catalog",
-            "mirror",
-            &dir,
-            "--dry-run",
-            "--src-creds",
-            &bound,
-            "--results-dir",
-            "r3",
-        ],
-    );
+    let out = dry_run(&bound, "r3");
     check("catalog mirror FOLDER --src-creds REGISTRY=…", &out);
     assert!(
         b.seen().len() > seen_before,

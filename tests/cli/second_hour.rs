@@ -2,7 +2,7 @@
 //! the machine, optional rule groups that agree with operator-sdk, render flags that are
 //! applied, network errors in plain words, Ctrl-C that cleans up, the wrong kind of input named.
 
-use crate::support::cmd::{olmpack, run_in as run};
+use crate::support::cmd::{olmpack, run_in as run, run_ok_in as run_ok};
 use crate::support::fixtures::repo_root as root;
 use crate::support::registry::{Mode, Registry};
 use std::fs;
@@ -93,7 +93,7 @@ fn an_unwritable_output_stops_the_build_before_the_push() {
 
     // The same build with a good output pushes and writes both.
     let reference = reg.reference("ok", "v1");
-    let (code, out, err) = run(
+    let (out, _) = run_ok(
         t,
         &[
             "bundle",
@@ -108,7 +108,6 @@ fn an_unwritable_output_stops_the_build_before_the_push() {
             "d",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     let digest = fs::read_to_string(t.join("d")).expect("digest file");
     assert!(out.starts_with(&digest), "{out}");
     assert!(registry_tags(&reg, "ok").contains("v1"));
@@ -365,11 +364,10 @@ fn render_applies_image_flags_to_legacy_sources() {
     let t = tmp.path();
     let pkg = package_manifest(&t.join("kvstore"));
     let template = "quay.io/x/{{.Package}}:v{{.Version}}";
-    let (code, out, err) = run(
+    let (out, err) = run_ok(
         t,
         &["catalog", "render", &pkg, "--image-template", template],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(
         rendered_images(&out),
         [
@@ -387,8 +385,7 @@ fn render_applies_image_flags_to_legacy_sources() {
         "{err}"
     );
 
-    let (code, out, err) = run(t, &["catalog", "render", &pkg]);
-    assert_eq!(code, 0, "{err}");
+    let (out, err) = run_ok(t, &["catalog", "render", &pkg]);
     assert_eq!(rendered_images(&out), ["", ""]);
     assert!(err.contains("--image-template"), "{err}");
 
@@ -397,8 +394,7 @@ fn render_applies_image_flags_to_legacy_sources() {
     };
     let db = legacy.join("sqlite/community-operators/apicurito.db");
     let db = db.to_str().expect("utf-8");
-    let (code, out, err) = run(t, &["catalog", "render", db, "--image-template", template]);
-    assert_eq!(code, 0, "{err}");
+    let (out, err) = run_ok(t, &["catalog", "render", db, "--image-template", template]);
     let images = rendered_images(&out);
     assert!(!images.is_empty());
     assert!(
@@ -511,11 +507,10 @@ fn network_errors_are_said_in_words() {
 
     let reg = Registry::start(Mode::Plain);
     let pushed = reg.reference("x/y", "v1");
-    let (code, _, err) = run(
+    run_ok(
         t,
         &["bundle", "build", &valid_bundle(), "-t", &pushed, "--push"],
     );
-    assert_eq!(code, 0, "{err}");
     let (code, out, err) = run(t, &["bundle", "inspect", &reg.reference("x/y", "v9")]);
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(
@@ -559,7 +554,7 @@ fn init_says_where_the_package_name_came_from() {
     // A community-operators layout: the folder above the version folder names the package.
     let layout = t.join("kvstore-pkg/1.2.0");
     manifests_only(&layout);
-    let (code, _, err) = run(
+    let (_, err) = run_ok(
         t,
         &[
             "bundle",
@@ -569,7 +564,6 @@ fn init_says_where_the_package_name_came_from() {
             "stable",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(package_of(&layout), "kvstore-pkg");
     assert!(
         err.contains("package kvstore-pkg: from the folder"),
@@ -585,7 +579,7 @@ fn init_says_where_the_package_name_came_from() {
     )
     .expect("w");
     let bundle = project.join("bundle");
-    let (code, _, err) = run(
+    let (_, err) = run_ok(
         t,
         &[
             "bundle",
@@ -595,14 +589,13 @@ fn init_says_where_the_package_name_came_from() {
             "stable",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(package_of(&bundle), "kvstore-from-label");
     assert!(err.contains("from the package label of"), "{err}");
 
     // Nothing else: the CSV name, said as such.
     let plain = t.join("plain");
     manifests_only(&plain);
-    let (code, _, err) = run(
+    let (_, err) = run_ok(
         t,
         &[
             "bundle",
@@ -612,7 +605,6 @@ fn init_says_where_the_package_name_came_from() {
             "stable",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(package_of(&plain), "kvstore-operator");
     assert!(
         err.contains("package kvstore-operator: from the CSV name kvstore-operator.v1.2.0"),
@@ -721,8 +713,7 @@ fn smaller_items_of_the_second_hour() {
     assert!(err.contains("connection refused by 127.0.0.1:1"), "{err}");
 
     // Man synopsis with value names.
-    let (code, _, err) = run(t, &["man", "--output-dir", "man"]);
-    assert_eq!(code, 0, "{err}");
+    run_ok(t, &["man", "--output-dir", "man"]);
     let page = fs::read_to_string(t.join("man/olmpack-catalog-serve.1")).expect("page");
     assert!(
         page.contains("\\-\\-port PORT") || page.contains("--port PORT"),
@@ -740,7 +731,7 @@ fn smaller_items_of_the_second_hour() {
 "#,
     )
     .expect("w");
-    let (code, _, err) = run(
+    let (_, err) = run_ok(
         t,
         &[
             "catalog",
@@ -751,7 +742,6 @@ fn smaller_items_of_the_second_hour() {
             "quay.io/x/kv:v1.2.0",
         ],
     );
-    assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("keeps its default channel \"fast\"") && err.contains("\"stable\""),
         "{err}"

@@ -12,7 +12,7 @@ use shared::shared_catalogs;
 use std::path::{Path, PathBuf};
 
 /// (golden file, catalog folder) for every golden.
-fn goldens(catalogs: &Path) -> Vec<(PathBuf, PathBuf)> {
+pub(crate) fn goldens(catalogs: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut out = Vec::new();
     for repo in ["certified-operators", "community-operators-prod"] {
         let dir = catalogs.join("serve").join(repo);
@@ -43,7 +43,7 @@ fn sort_by_text(v: &mut Value) {
 }
 
 /// The SOURCE.md canonical form of a Bundle: lists sorted, property/dependency values parsed.
-fn canonical(mut b: Value) -> Value {
+pub(crate) fn canonical(mut b: Value) -> Value {
     let obj = b.as_object_mut().unwrap();
     for key in ["properties", "dependencies"] {
         if let Some(Value::Array(items)) = obj.get_mut(key) {

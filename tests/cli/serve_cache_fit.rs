@@ -7,6 +7,7 @@
 //! ported; the v1.26 cache compared with opm v1.26.5's own answers on the shared catalogs;
 //! olmpack's server on every layout checked by Python grpcio.
 
+use crate::serve_cache::{canonical, goldens};
 use crate::support::cmd::olmpack_reproducible as olmpack;
 use crate::support::proc::{Bounded, LIMIT};
 use crate::support::shared::{self, PYTHON};
@@ -494,32 +495,6 @@ fn upstream_meta_key_and_custom_schema_cases() {
     assert!(!old.path().join("cache/metas").exists());
 }
 
-/// The SOURCE.md canonical form of a Bundle: lists sorted, property/dependency values parsed.
-fn canonical(mut b: Value) -> Value {
-    let obj = b.as_object_mut().unwrap();
-    for key in ["properties", "dependencies"] {
-        if let Some(Value::Array(items)) = obj.get_mut(key) {
-            for item in items.iter_mut() {
-                if let Some(v) = item.get("value").and_then(Value::as_str) {
-                    item["value"] = serde_json::from_str(v).unwrap();
-                }
-            }
-        }
-    }
-    for key in [
-        "providedApis",
-        "requiredApis",
-        "properties",
-        "dependencies",
-        "skips",
-    ] {
-        if let Some(Value::Array(items)) = obj.get_mut(key) {
-            items.sort_by_key(|i| i.to_string());
-        }
-    }
-    b
-}
-
 /// The cache olmpack writes for opm v1.26 against opm v1.26.5's own answers (the shared
 /// goldens, used as they are, not adjusted for current opm): every GetBundle answer is the
 /// stored bundle with `replaces` and `skips` blanked, and every GetPackage answer the package
@@ -533,73 +508,57 @@ fn v1_26_cache_holds_opm_v1_26_5_answers() {
     };
     let v126 = CacheProfile::for_opm("v1.26.5".parse().unwrap(), None).unwrap();
     let (mut files, mut equal, mut current_differ, mut packages) = (0, 0, 0, 0);
-    for repo in ["certified-operators", "community-operators-prod"] {
-        let dir = catalogs.join("serve").join(repo);
-        let mut goldens: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        goldens.sort();
-        for g in goldens {
-            let pkg = g.file_stem().unwrap().to_string_lossy().into_owned();
-            let folder = catalogs
-                .join("fbc")
-                .join(repo)
-                .join("catalogs/v4.18")
-                .join(&pkg);
-            let golden: Value = serde_json::from_slice(&std::fs::read(&g).unwrap()).unwrap();
-            let model = ServeModel::from_dir(&folder).unwrap();
-            let old = tempfile::tempdir().unwrap();
-            let now = tempfile::tempdir().unwrap();
-            olmpack::cache::write_cache_files_for(&model, old.path(), v126.semantics).unwrap();
-            olmpack::cache::write_cache_files_for(&model, now.path(), Semantics::CURRENT).unwrap();
-            let read = |base: &Path, name: &str| -> Value {
-                let mut b: Value =
-                    serde_json::from_slice(&std::fs::read(base.join("cache").join(name)).unwrap())
-                        .unwrap();
-                let o = b.as_object_mut().unwrap();
-                o.remove("replaces");
-                o.remove("skips");
-                canonical(b)
-            };
-            for gb in golden["getBundle"].as_array().unwrap() {
-                let r = &gb["request"];
-                let name = format!(
-                    "{}_{}_{}.json",
-                    r["pkgName"].as_str().unwrap(),
-                    r["channelName"].as_str().unwrap(),
-                    r["csvName"].as_str().unwrap()
-                );
-                let want = canonical(gb["response"].clone());
-                assert_eq!(read(old.path(), &name), want, "{}: {name}", g.display());
-                equal += 1;
-                if read(now.path(), &name) != want {
-                    current_differ += 1;
-                }
+    for (g, folder) in goldens(&catalogs) {
+        let golden: Value = serde_json::from_slice(&std::fs::read(&g).unwrap()).unwrap();
+        let model = ServeModel::from_dir(&folder).unwrap();
+        let old = tempfile::tempdir().unwrap();
+        let now = tempfile::tempdir().unwrap();
+        olmpack::cache::write_cache_files_for(&model, old.path(), v126.semantics).unwrap();
+        olmpack::cache::write_cache_files_for(&model, now.path(), Semantics::CURRENT).unwrap();
+        let read = |base: &Path, name: &str| -> Value {
+            let mut b: Value =
+                serde_json::from_slice(&std::fs::read(base.join("cache").join(name)).unwrap())
+                    .unwrap();
+            let o = b.as_object_mut().unwrap();
+            o.remove("replaces");
+            o.remove("skips");
+            canonical(b)
+        };
+        for gb in golden["getBundle"].as_array().unwrap() {
+            let r = &gb["request"];
+            let name = format!(
+                "{}_{}_{}.json",
+                r["pkgName"].as_str().unwrap(),
+                r["channelName"].as_str().unwrap(),
+                r["csvName"].as_str().unwrap()
+            );
+            let want = canonical(gb["response"].clone());
+            assert_eq!(read(old.path(), &name), want, "{}: {name}", g.display());
+            equal += 1;
+            if read(now.path(), &name) != want {
+                current_differ += 1;
             }
-            let index: Value = serde_json::from_slice(
-                &std::fs::read(old.path().join("cache/packages.json")).unwrap(),
-            )
-            .unwrap();
-            for gp in golden["getPackage"].as_array().unwrap() {
-                let p = &index[gp["request"]["name"].as_str().unwrap()];
-                let channels: Vec<Value> = p["Channels"]
-                    .as_object()
-                    .unwrap()
-                    .values()
-                    .map(|c| json!({"csvName": c["Head"], "name": c["Name"]}))
-                    .collect();
-                assert_eq!(
-                    json!({"channels": channels, "defaultChannelName": p["defaultChannel"], "name": p["name"]}),
-                    gp["response"],
-                    "{}",
-                    g.display()
-                );
-                packages += 1;
-            }
-            files += 1;
         }
+        let index: Value =
+            serde_json::from_slice(&std::fs::read(old.path().join("cache/packages.json")).unwrap())
+                .unwrap();
+        for gp in golden["getPackage"].as_array().unwrap() {
+            let p = &index[gp["request"]["name"].as_str().unwrap()];
+            let channels: Vec<Value> = p["Channels"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|c| json!({"csvName": c["Head"], "name": c["Name"]}))
+                .collect();
+            assert_eq!(
+                json!({"channels": channels, "defaultChannelName": p["defaultChannel"], "name": p["name"]}),
+                gp["response"],
+                "{}",
+                g.display()
+            );
+            packages += 1;
+        }
+        files += 1;
     }
     eprintln!(
         "v1.26 cache: {files} golden files, {equal} GetBundle answers equal to opm v1.26.5's, {packages} GetPackage; the current-content cache differs on {current_differ} of them"

@@ -25,6 +25,17 @@ fn text(o: &std::process::Output) -> String {
     )
 }
 
+/// `catalog cache verify CATALOG --cache-dir CACHE`.
+fn cache_verify(catalog: &Path, cache: &Path) -> std::process::Output {
+    olmpack()
+        .args(["catalog", "cache", "verify"])
+        .arg(catalog)
+        .arg("--cache-dir")
+        .arg(cache)
+        .output()
+        .unwrap()
+}
+
 /// Builds the small catalog (scratch, `--cache`) with a pogreb cache, unpacks it with umoci.
 fn built(tmp: &Path) -> (String, PathBuf) {
     let out = tmp.join("image");
@@ -110,39 +121,21 @@ fn a_pogreb_cache_is_built_verified_and_refused_when_stale() {
 
     // A folder: the same verdict, and catalog serve --cache-dir refuses a stale cache.
     let configs = rootfs.join("configs");
-    let v = olmpack()
-        .args(["catalog", "cache", "verify"])
-        .arg(&configs)
-        .arg("--cache-dir")
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let v = cache_verify(&configs, &cache);
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     // Reformatting a file does not change this digest (blobs are re-encoded); a changed blob does.
     let file = configs.join("build-other/catalog.json");
     let body = std::fs::read_to_string(&file).unwrap();
     let changed = format!("\n{body}\n");
     std::fs::write(&file, &changed).unwrap();
-    let v = olmpack()
-        .args(["catalog", "cache", "verify"])
-        .arg(&configs)
-        .arg("--cache-dir")
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let v = cache_verify(&configs, &cache);
     assert_eq!(v.status.code(), Some(0), "whitespace only: {}", text(&v));
     std::fs::write(
         &file,
         format!("{body}\n{{\"schema\":\"acme.example\",\"package\":\"x\",\"k\":1}}\n"),
     )
     .unwrap();
-    let v = olmpack()
-        .args(["catalog", "cache", "verify"])
-        .arg(&configs)
-        .arg("--cache-dir")
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let v = cache_verify(&configs, &cache);
     assert_eq!(v.status.code(), Some(1), "{}", text(&v));
     let t = text(&v);
     assert!(
@@ -176,13 +169,7 @@ fn a_damaged_database_is_named() {
     let rootfs = bundle.join("rootfs");
     let cache = rootfs.join("tmp/cache");
     std::fs::write(cache.join("pogreb.v1/db/main.pix"), b"not pogreb").unwrap();
-    let v = olmpack()
-        .args(["catalog", "cache", "verify"])
-        .arg(rootfs.join("configs"))
-        .arg("--cache-dir")
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let v = cache_verify(&rootfs.join("configs"), &cache);
     assert_eq!(v.status.code(), Some(1), "{}", text(&v));
     assert!(
         text(&v).contains("opm cannot open the pogreb database (main.pix: database is corrupted"),
@@ -219,13 +206,7 @@ fn upstream_pogreb_digest_and_integrity_cases() {
     let rootfs = bundle.join("rootfs");
     let cache = rootfs.join("tmp/cache");
     let verify = |catalog: &Path, cache: &Path| {
-        let v = olmpack()
-            .args(["catalog", "cache", "verify"])
-            .arg(catalog)
-            .arg("--cache-dir")
-            .arg(cache)
-            .output()
-            .unwrap();
+        let v = cache_verify(catalog, cache);
         (v.status.code(), text(&v))
     };
     let mut cases = 0;

@@ -441,6 +441,22 @@ fn cosign_signs_and_verifies_an_oci_layout_offline() {
     assert_eq!(code(&arch), 2, "{}", text(&arch));
 }
 
+/// skopeo copies tag `v1` of the OCI layout `layout` to `reference` (a plain-HTTP registry),
+/// signing it with GnuPG key 0 of `gpg` into the lookaside `registries_d` names.
+pub(crate) fn skopeo_copy_signed(gpg: &Gpg, registries_d: &str, layout: &Path, reference: &str) {
+    ok(tool("skopeo").env("GNUPGHOME", gpg.home.path()).args([
+        "--registries.d",
+        registries_d,
+        "copy",
+        "--quiet",
+        "--dest-tls-verify=false",
+        "--sign-by",
+        &gpg.fprs[0],
+        &format!("oci:{}:v1", layout.display()),
+        &format!("docker://{reference}"),
+    ]));
+}
+
 /// A throwaway GnuPG home with two ed25519 signing keys; the agent is stopped on drop.
 pub(crate) struct Gpg {
     pub(crate) home: GpgHome,
@@ -593,17 +609,7 @@ fn simple_signing_interoperates_with_skopeo_and_gnupg() {
     let image = bundle_image(&layout_dir, 7, "simple-operator");
     write_layout(&image, &layout_dir.join("layout"), "v1");
     let by_skopeo = reg.reference("simple", "skopeo");
-    ok(tool("skopeo").env("GNUPGHOME", gpg.home.path()).args([
-        "--registries.d",
-        rd_s,
-        "copy",
-        "--quiet",
-        "--dest-tls-verify=false",
-        "--sign-by",
-        &gpg.fprs[0],
-        &format!("oci:{}:v1", layout_dir.join("layout").display()),
-        &format!("docker://{by_skopeo}"),
-    ]));
+    skopeo_copy_signed(&gpg, rd_s, &layout_dir.join("layout"), &by_skopeo);
     let v = ok(&mut olmpack(
         d,
         &[

@@ -42,6 +42,25 @@ fn py_count(args: &[&str], d: &std::path::Path) -> String {
     ok(py(args).current_dir(d)).trim().to_string()
 }
 
+/// `olmpack verify IMAGE` in `d`: with `--key a.pub` it passes (its output returned), with
+/// `--key b.pub` it exits 1.
+fn verify_a_not_b(d: &std::path::Path, image: &str) -> String {
+    let v = ok(&mut olmpack(d, &["verify", image, "--key", "a.pub"]));
+    let wrong = out(&mut olmpack(d, &["verify", image, "--key", "b.pub"]));
+    assert_eq!(
+        code(&wrong),
+        1,
+        "{image} verified with b.pub: {}",
+        text(&wrong)
+    );
+    v
+}
+
+/// How many Sigstore bundle referrers of `host/app@digest` the Python reader verifies with `key`.
+fn bundles_verified(d: &std::path::Path, host: &str, digest: &str, key: &str) -> String {
+    py_count(&["verify-bundle", host, "app", digest, key], d)
+}
+
 #[test]
 fn sign_writes_a_sigstore_bundle_referrer_others_read() {
     let reg = Registry::start(Mode::Plain);
@@ -96,20 +115,12 @@ fn sign_writes_a_sigstore_bundle_referrer_others_read() {
     );
     assert_eq!(referrer["layers"][0]["mediaType"], BUNDLE_MT);
     // The independent reader verifies it with the right key only.
-    assert_eq!(
-        py_count(&["verify-bundle", &host, "app", &digest, "a.pub"], d),
-        "1"
-    );
-    assert_eq!(
-        py_count(&["verify-bundle", &host, "app", &digest, "b.pub"], d),
-        "0"
-    );
+    assert_eq!(bundles_verified(d, &host, &digest, "a.pub"), "1");
+    assert_eq!(bundles_verified(d, &host, &digest, "b.pub"), "0");
     // olmpack's verify reads it back; another key is refused.
-    let v = ok(&mut olmpack(d, &["verify", &image, "--key", "a.pub"]));
+    let v = verify_a_not_b(d, &image);
     assert!(v.contains("https://sigstore.dev/cosign/sign/v1"), "{v}");
     assert!(v.contains(&format!("{host}/app")), "{v}");
-    let wrong = out(&mut olmpack(d, &["verify", &image, "--key", "b.pub"]));
-    assert_eq!(code(&wrong), 1, "{}", text(&wrong));
     // Signing again with the same key finds its own referrer and writes nothing.
     let again = ok(&mut olmpack(d, &["sign", &image, "--key", "a.key"]));
     assert!(again.starts_with("already signed"), "{again}");
@@ -117,10 +128,7 @@ fn sign_writes_a_sigstore_bundle_referrer_others_read() {
     ok(&mut olmpack(d, &["sign", &image, "--key", "b.key"]));
     let index = raw(&format!("{host}/app:sha256-{hex}"));
     assert_eq!(index["manifests"].as_array().map(Vec::len), Some(2));
-    assert_eq!(
-        py_count(&["verify-bundle", &host, "app", &digest, "b.pub"], d),
-        "1"
-    );
+    assert_eq!(bundles_verified(d, &host, &digest, "b.pub"), "1");
 
     // --format both: the .sig tag (what containers/image reads) and the bundle.
     let d2 = push(&reg, d, "app", "v2", 2);
@@ -134,10 +142,7 @@ fn sign_writes_a_sigstore_bundle_referrer_others_read() {
         "{s}"
     );
     assert_eq!(py_count(&["verify", &host, "app", &d2, "a.pub"], d), "1");
-    assert_eq!(
-        py_count(&["verify-bundle", &host, "app", &d2, "a.pub"], d),
-        "1"
-    );
+    assert_eq!(bundles_verified(d, &host, &d2, "a.pub"), "1");
     let v = ok(&mut olmpack(
         d,
         &["verify", &image2, "--key", "a.pub", "-o", "json"],
@@ -188,14 +193,9 @@ fn sign_writes_a_sigstore_bundle_referrer_others_read() {
         index["manifests"][0]["annotations"]["dev.sigstore.bundle.content"],
         "message-signature"
     );
-    assert_eq!(
-        py_count(&["verify-bundle", &host, "app", &d4, "a.pub"], d),
-        "1"
-    );
-    let v = ok(&mut olmpack(d, &["verify", &image4, "--key", "a.pub"]));
+    assert_eq!(bundles_verified(d, &host, &d4, "a.pub"), "1");
+    let v = verify_a_not_b(d, &image4);
     assert!(v.contains("messageSignature"), "{v}");
-    let wrong = out(&mut olmpack(d, &["verify", &image4, "--key", "b.pub"]));
-    assert_eq!(code(&wrong), 1, "{}", text(&wrong));
 }
 
 #[test]
@@ -210,17 +210,20 @@ fn sign_writes_a_bundle_into_an_oci_layout_verified_offline() {
     let image = bundle_image(d, 1, "layout-operator");
     write_layout(&image, &d.join("layout"), "v1");
     let digest = image.manifest.descriptor.digest.clone();
-    let s = ok(&mut olmpack(
-        d,
-        &[
-            "sign",
-            "oci:layout:v1",
-            "--key",
-            "k.key",
-            "--identity",
-            "quay.io/example/op:v1",
-        ],
-    ));
+    let sign = || {
+        ok(&mut olmpack(
+            d,
+            &[
+                "sign",
+                "oci:layout:v1",
+                "--key",
+                "k.key",
+                "--identity",
+                "quay.io/example/op:v1",
+            ],
+        ))
+    };
+    let s = sign();
     assert!(s.contains("(referrer)"), "{s}");
     // index.json lists the referrer with its artifact type; skopeo reads its manifest.
     let index: serde_json::Value =
@@ -264,17 +267,7 @@ fn sign_writes_a_bundle_into_an_oci_layout_verified_offline() {
     ));
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
     // Signing again writes nothing.
-    let again = ok(&mut olmpack(
-        d,
-        &[
-            "sign",
-            "oci:layout:v1",
-            "--key",
-            "k.key",
-            "--identity",
-            "quay.io/example/op:v1",
-        ],
-    ));
+    let again = sign();
     assert!(again.starts_with("already signed"), "{again}");
 }
 

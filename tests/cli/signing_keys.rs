@@ -551,26 +551,30 @@ fn lookaside_and_sig_walks_are_bounded() {
     push(&reg, d, "bound", "v1", 90);
     let reference = reg.reference("bound", "v1");
 
+    // `verify` through a lookaside server in `mode` (registries.d `rd-MODE`): refused with
+    // exit 2; the server (to count its requests) and what was said.
+    let refused_through = |mode: &str| {
+        let server = Lookaside::start(mode, d);
+        let url = format!("http://127.0.0.1:{}", server.port);
+        let rd = registries_d(d, &format!("rd-{mode}"), &url);
+        let o = out(&mut olmpack(
+            d,
+            &[
+                "verify",
+                &reference,
+                "--gpg-keyring",
+                "ring.gpg",
+                "--registries-d",
+                rd.to_str().expect("utf8"),
+            ],
+        ));
+        assert_eq!(code(&o), 2, "{mode}: {}", text(&o));
+        (server, text(&o))
+    };
+
     // Endless signatures: read up to containers/image's 128, then an error (exit 2).
-    let many = Lookaside::start("many", d);
-    let rd = registries_d(d, "rd-many", &format!("http://127.0.0.1:{}", many.port));
-    let o = out(&mut olmpack(
-        d,
-        &[
-            "verify",
-            &reference,
-            "--gpg-keyring",
-            "ring.gpg",
-            "--registries-d",
-            rd.to_str().expect("utf8"),
-        ],
-    ));
-    assert_eq!(code(&o), 2, "{}", text(&o));
-    assert!(
-        text(&o).contains("more than 128 signatures"),
-        "{}",
-        text(&o)
-    );
+    let (many, said) = refused_through("many");
+    assert!(said.contains("more than 128 signatures"), "{said}");
     assert!(
         many.requests() <= 129,
         "read {} signatures",
@@ -578,21 +582,8 @@ fn lookaside_and_sig_walks_are_bounded() {
     );
 
     // One signature over 4 MiB: an error naming the limit, not a truncated signature.
-    let big = Lookaside::start("big", d);
-    let rd = registries_d(d, "rd-big", &format!("http://127.0.0.1:{}", big.port));
-    let o = out(&mut olmpack(
-        d,
-        &[
-            "verify",
-            &reference,
-            "--gpg-keyring",
-            "ring.gpg",
-            "--registries-d",
-            rd.to_str().expect("utf8"),
-        ],
-    ));
-    assert_eq!(code(&o), 2, "{}", text(&o));
-    assert!(text(&o).contains("larger than 4 MiB"), "{}", text(&o));
+    let (_big, said) = refused_through("big");
+    assert!(said.contains("larger than 4 MiB"), "{said}");
 
     // A cosign .sig manifest listing 2000 copies of a valid signature: refused whole, not
     // walked blob by blob.

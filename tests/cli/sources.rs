@@ -91,6 +91,30 @@ fn refused(dir: &Path, args: &[&str], want: &[&str]) -> String {
 
 const TEMPLATE: &str = "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: kvstore-operator\n  - schema: olm.bundle\n    image: quay.io/example/kvstore-bundle:1.2.0\n";
 
+/// `catalog template --offline --bundle-map MAP TEMPLATE`.
+fn offline_template<'a>(map: &'a str, template: &'a str) -> [&'a str; 6] {
+    [
+        "catalog",
+        "template",
+        "--offline",
+        "--bundle-map",
+        map,
+        template,
+    ]
+}
+
+/// A temporary folder holding `t.yaml` ([`TEMPLATE`]) and the bundle map `map` (its folders
+/// made) with `text`.
+fn template_and_map(map: &str, text: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path();
+    std::fs::write(d.join("t.yaml"), TEMPLATE).expect("template");
+    let map = d.join(map);
+    std::fs::create_dir_all(map.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(map, text).expect("map");
+    tmp
+}
+
 #[test]
 fn a_missing_folder_is_named_not_looked_up() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -161,25 +185,14 @@ fn a_folder_where_an_image_is_needed_says_what_to_type() {
 
 #[test]
 fn a_bundle_map_naming_a_missing_folder_fails_offline_with_its_line() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let d = tmp.path();
-    std::fs::create_dir_all(d.join("maps")).expect("mkdir");
-    std::fs::write(d.join("t.yaml"), TEMPLATE).expect("template");
-    std::fs::write(
-        d.join("maps/missing.tsv"),
+    let tmp = template_and_map(
+        "maps/missing.tsv",
         "# published\tlocal\nquay.io/example/kvstore-bundle:1.2.0\tbundles/1.2.0\n",
-    )
-    .expect("map");
+    );
+    let d = tmp.path();
     refused(
         d,
-        &[
-            "catalog",
-            "template",
-            "--offline",
-            "--bundle-map",
-            "maps/missing.tsv",
-            "t.yaml",
-        ],
+        &offline_template("maps/missing.tsv", "t.yaml"),
         &["maps/missing.tsv:2: no such file or folder: maps/bundles/1.2.0"],
     );
     // The same map without --offline does not go to a registry either.
@@ -198,41 +211,20 @@ fn a_bundle_map_naming_a_missing_folder_fails_offline_with_its_line() {
 
 #[test]
 fn a_relative_dotdot_path_in_a_bundle_map_is_a_path() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let d = tmp.path();
-    std::fs::create_dir_all(d.join("a/b")).expect("mkdir");
-    std::fs::write(d.join("t.yaml"), TEMPLATE).expect("template");
-    std::fs::write(
-        d.join("a/b/map.tsv"),
+    let tmp = template_and_map(
+        "a/b/map.tsv",
         "quay.io/example/kvstore-bundle:1.2.0\t../../bundles/kvstore\n",
-    )
-    .expect("map");
+    );
+    let d = tmp.path();
     refused(
         d,
-        &[
-            "catalog",
-            "template",
-            "--offline",
-            "--bundle-map",
-            "a/b/map.tsv",
-            "t.yaml",
-        ],
+        &offline_template("a/b/map.tsv", "t.yaml"),
         &["a/b/map.tsv:1: no such file or folder: a/b/../../bundles/kvstore"],
     );
     // Once the folder is there, the same map renders it, still without a socket.
     std::fs::create_dir_all(d.join("bundles")).expect("mkdir");
     std::os::unix::fs::symlink(testdata_bundle(), d.join("bundles/kvstore")).expect("link");
-    let r = run(
-        d,
-        &[
-            "catalog",
-            "template",
-            "--offline",
-            "--bundle-map",
-            "a/b/map.tsv",
-            "t.yaml",
-        ],
-    );
+    let r = run(d, &offline_template("a/b/map.tsv", "t.yaml"));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.sockets.is_empty(), "{:?}", r.sockets);
 }
@@ -241,28 +233,15 @@ fn a_relative_dotdot_path_in_a_bundle_map_is_a_path() {
 /// not (it is refused by name instead of fetched).
 #[test]
 fn offline_opens_no_socket() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let d = tmp.path();
-    std::fs::write(
-        d.join("map.tsv"),
-        format!(
+    let tmp = template_and_map(
+        "map.tsv",
+        &format!(
             "quay.io/example/kvstore-bundle:1.2.0\t{}\n",
             testdata_bundle().display()
         ),
-    )
-    .expect("map");
-    std::fs::write(d.join("t.yaml"), TEMPLATE).expect("template");
-    let ok = run(
-        d,
-        &[
-            "catalog",
-            "template",
-            "--offline",
-            "--bundle-map",
-            "map.tsv",
-            "t.yaml",
-        ],
     );
+    let d = tmp.path();
+    let ok = run(d, &offline_template("map.tsv", "t.yaml"));
     assert_eq!(ok.code, Some(0), "{}", ok.stderr);
     assert!(ok.sockets.is_empty(), "{:?}", ok.sockets);
     std::fs::write(
@@ -272,17 +251,7 @@ fn offline_opens_no_socket() {
         ),
     )
     .expect("template");
-    let unmapped = run(
-        d,
-        &[
-            "catalog",
-            "template",
-            "--offline",
-            "--bundle-map",
-            "map.tsv",
-            "t2.yaml",
-        ],
-    );
+    let unmapped = run(d, &offline_template("map.tsv", "t2.yaml"));
     assert_eq!(unmapped.code, Some(1), "{}", unmapped.stderr);
     assert!(
         unmapped

@@ -38,18 +38,16 @@ fn build_push_validate_image_pull_and_rebuild_round_trip() {
         let conn: Vec<&str> = conn.iter().map(String::as_str).collect();
 
         let dir = valid_basic();
-        let mut args = vec![
-            "bundle",
-            "build",
-            dir.to_str().expect("utf-8"),
-            "--push",
-            "-t",
-            &reference,
-            "-t",
-            &second,
-        ];
-        args.extend(&conn);
-        let built = olmpack(&args);
+        // `bundle build valid-basic --push`, with `-t` each of `tags`.
+        let build_push = |tags: &[&str]| {
+            let mut args = vec!["bundle", "build", dir.to_str().expect("utf-8"), "--push"];
+            for &tag in tags {
+                args.extend(["-t", tag]);
+            }
+            args.extend(&conn);
+            olmpack(&args)
+        };
+        let built = build_push(&[&reference, &second]);
         assert!(
             built.status.success(),
             "build --push failed: {}",
@@ -110,16 +108,7 @@ fn build_push_validate_image_pull_and_rebuild_round_trip() {
         );
 
         // Re-pushing the same image uploads no blob (every HEAD finds it).
-        let mut args = vec![
-            "bundle",
-            "build",
-            dir.to_str().expect("utf-8"),
-            "--push",
-            "-t",
-            &reference,
-        ];
-        args.extend(&conn);
-        let again = olmpack(&args);
+        let again = build_push(&[&reference]);
         assert!(again.status.success(), "{}", text(&again));
         assert_eq!(digest_of(&again), digest);
     }

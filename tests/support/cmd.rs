@@ -99,3 +99,10 @@ pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// [`run_in`] that must exit 0: its stdout and stderr as text.
+pub fn run_ok_in(dir: &Path, args: &[&str]) -> (String, String) {
+    let (code, out, err) = run_in(dir, args);
+    assert_eq!(code, 0, "olmpack {}: {err}", args.join(" "));
+    (out, err)
+}

@@ -79,47 +79,42 @@ fn openssl(dir: &Path, args: &[&str]) {
 
 /// Generates a CA and a leaf certificate for 127.0.0.1 in `dir`; returns the CA path.
 pub fn make_certs(dir: &Path) -> PathBuf {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.crt",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=olmpack test CA",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-    openssl(
-        dir,
-        &[
+    // `openssl req` with a new unencrypted P-256 key, and then `more`.
+    let req_new_key = |more: &[&str]| {
+        let mut args = vec![
             "req",
             "-newkey",
             "ec",
             "-pkeyopt",
             "ec_paramgen_curve:prime256v1",
             "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=127.0.0.1",
-        ],
-    );
+        ];
+        args.extend(more);
+        openssl(dir, &args);
+    };
+    req_new_key(&[
+        "-x509",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=olmpack test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    req_new_key(&[
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
     std::fs::write(dir.join("leaf.ext"), "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n").expect("write ext");
     openssl(
         dir,
@@ -325,11 +320,18 @@ pub struct TokenCall {
 pub struct TokenServer {
     pub port: u16,
     pub calls: Arc<Mutex<Vec<TokenCall>>>,
+    _accept: AcceptLoop,
+}
+
+/// The thread accepting a loopback server's connections on `port`: dropped, it sets `stop`,
+/// wakes the waiting `accept` with one connection and joins the thread.
+struct AcceptLoop {
+    port: u16,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Drop for TokenServer {
+impl Drop for AcceptLoop {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         let _ = TcpStream::connect(("127.0.0.1", self.port));
@@ -497,8 +499,11 @@ impl TokenServer {
         TokenServer {
             port,
             calls,
-            stop,
-            thread: Some(thread),
+            _accept: AcceptLoop {
+                port,
+                stop,
+                thread: Some(thread),
+            },
         }
     }
 
@@ -540,18 +545,7 @@ type Rule = Box<dyn Fn(&Seen, usize) -> Fault + Send + Sync>;
 pub struct Proxy {
     pub port: u16,
     pub seen: Arc<Mutex<Vec<Seen>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+    _accept: AcceptLoop,
 }
 
 impl Proxy {
@@ -578,8 +572,11 @@ impl Proxy {
         Proxy {
             port,
             seen,
-            stop,
-            thread: Some(thread),
+            _accept: AcceptLoop {
+                port,
+                stop,
+                thread: Some(thread),
+            },
         }
     }
 
@@ -831,6 +828,41 @@ pub fn image_from_layers(
     image_from_gz_layers(dir, &gz, labels, extra_config)
 }
 
+/// The gzip layer `gz`, read from `path` (where it is written).
+pub fn gz_file_layer(gz: &[u8], path: &Path) -> Blob {
+    Blob {
+        descriptor: Descriptor {
+            media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
+            digest: sha256(gz),
+            size: gz.len() as u64,
+        },
+        source: BlobSource::File(path.to_path_buf()),
+    }
+}
+
+/// The diff_id of the gzip layer `gz`: the sha256 of it gunzipped.
+pub fn diff_id(gz: &[u8]) -> String {
+    let mut d = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut d)
+        .expect("gunzip");
+    sha256(&d)
+}
+
+/// Pushes the multi-platform `index` to `reference` with olmpack's own sink, silently.
+pub fn push_index(index: &olmpack::image::ImageIndex, reference: &str) {
+    olmpack::transport::sink::push(
+        olmpack::image::Artifact::Index(index),
+        &[reference.to_string()],
+        &olmpack::transport::RegistryOptions::default(),
+        &olmpack::registry::push::PushOptions {
+            progress: olmpack::registry::push::Progress::Silent,
+            ..Default::default()
+        },
+    )
+    .expect("push index");
+}
+
 /// [`image_from_layers`] from gzip layers as they are (crafted tars: links, odd headers).
 pub fn image_from_gz_layers(
     dir: &Path,
@@ -850,14 +882,7 @@ pub fn image_from_gz_layers(
         diff_ids.push(sha256(&dec));
         let path = dir.join(format!("layer{i}.tar.gz"));
         std::fs::write(&path, gz).expect("write layer");
-        layers.push(Blob {
-            descriptor: Descriptor {
-                media_type: "application/vnd.oci.image.layer.v1.tar+gzip".into(),
-                digest: sha256(gz),
-                size: gz.len() as u64,
-            },
-            source: BlobSource::File(path),
-        });
+        layers.push(gz_file_layer(gz, &path));
     }
     let mut inner = serde_json::json!({"Labels": labels});
     if let (Some(obj), Some(extra)) = (inner.as_object_mut(), extra_config.as_object()) {
