@@ -23,8 +23,9 @@ pub struct OnboardRequest {
     pub operator: String,
     /// `--package`: the package name when it is not the one its bundles declare.
     pub package: Option<String>,
-    /// `--from OCP=SOURCE`, in order; empty: every `catalogs/<ocp>/` folder of the repository.
-    pub sources: Vec<(String, String)>,
+    /// `--from OCP=SOURCE`, in order, each source parsed by the command; empty: every
+    /// `catalogs/<ocp>/` folder of the repository.
+    pub sources: Vec<(String, Location)>,
     /// `--output-dir`: write `<dir>/operators/<op>/…` instead of into the repository.
     pub output_dir: Option<PathBuf>,
     /// `--force`: replace an existing `fbc` mapping and templates of the same name.
@@ -114,8 +115,9 @@ fn package_of(layout: &RepoLayout, operator: &str) -> (String, String) {
     (operator.to_string(), "the operator folder's name".into())
 }
 
-/// `4.18` or `v4.18` as the pipelines name the catalog (`v4.18`).
-fn catalog_name(ocp: &str) -> Result<String, OnboardError> {
+/// `4.18` or `v4.18` as the pipelines name the catalog (`v4.18`); the command names `--from`'s
+/// catalogs with it before it parses their sources, so a wrong version is reported first.
+pub fn catalog_name(ocp: &str) -> Result<String, OnboardError> {
     let name = if ocp.starts_with('v') {
         ocp.to_string()
     } else {
@@ -176,7 +178,7 @@ pub fn run(
         });
         let t = OnboardTarget {
             catalog: catalog.clone(),
-            source: source.clone(),
+            source: source.to_string(),
             template: target_file,
             blobs,
             bundles,
@@ -244,13 +246,15 @@ fn read_ci(layout: &RepoLayout, req: &OnboardRequest) -> Result<(PathBuf, String
 fn catalog_sources(
     layout: &RepoLayout,
     req: &OnboardRequest,
-) -> Result<Vec<(String, String)>, OnboardError> {
-    let mut sources: Vec<(String, String)> = Vec::new();
+) -> Result<Vec<(String, Location)>, OnboardError> {
+    let mut sources: Vec<(String, Location)> = Vec::new();
     if req.sources.is_empty() {
         for name in layout.catalog_names() {
             let dir = layout.catalogs_dir().join(&name).join(&req.operator);
             if OcpVersion::parse(&name).is_some() && dir.is_dir() {
-                sources.push((name, dir.display().to_string()));
+                let folder =
+                    Location::path(dir).map_err(|e| OnboardError::Usage(format!("{name}: {e}")))?;
+                sources.push((name, folder));
             }
         }
         if sources.is_empty() {
@@ -280,12 +284,10 @@ fn catalog_sources(
 fn read_catalog(
     req: &OnboardRequest,
     catalog: &str,
-    source: &str,
+    location: &Location,
     package: &str,
 ) -> Result<(Option<Vec<u8>>, usize, usize), OnboardError> {
-    let location = Location::parse(source)
-        .map_err(|e| OnboardError::Usage(format!("{catalog}: {source}: {e}")))?;
-    let opened = open_catalog(&location, |l: &Location| {
+    let opened = open_catalog(location, |l: &Location| {
         Ok::<_, super::source::CatalogSourceError>((req.registry.clone(), l.clone()))
     })
     .map_err(|e| OnboardError::Catalog {
@@ -305,7 +307,7 @@ fn read_catalog(
         .filter(|m| m.schema == crate::catalog::model::SCHEMA_BUNDLE)
         .count();
     let template = basic_template(&blobs)
-        .map_err(|e| OnboardError::Usage(format!("{catalog}: {source}: {e}")))?;
+        .map_err(|e| OnboardError::Usage(format!("{catalog}: {location}: {e}")))?;
     Ok((template, blobs.len(), bundles))
 }
 

@@ -3,6 +3,7 @@
 //! the catalogs it is published in.
 
 use super::{EXIT_OK, Failure, Outcome, flags::RegistryArgs};
+use crate::action::Location;
 use crate::action::catalog_onboard::{self, OnboardRequest, OnboardTarget};
 use std::path::PathBuf;
 
@@ -60,7 +61,11 @@ pub fn run(args: &Args) -> Outcome {
                 "--from {f}: expected OCP=SOURCE (e.g. v4.18=catalogs/v4.18)"
             )));
         };
-        sources.push((ocp.to_string(), source.to_string()));
+        let catalog =
+            catalog_onboard::catalog_name(ocp).map_err(|e| Failure::usage(e.to_string()))?;
+        let location = Location::parse(source)
+            .map_err(|e| Failure::usage(format!("{catalog}: {source}: {e}")))?;
+        sources.push((catalog, location));
     }
     let request = OnboardRequest {
         root: args.repo.clone(),
