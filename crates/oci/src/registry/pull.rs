@@ -152,8 +152,6 @@ pub fn fetch_blob_to_file(
     dest: &Path,
     limit: u64,
 ) -> Result<(), RegistryError> {
-    // A stream cut mid-body is retried from the start with the client's policy (the partial
-    // file is discarded); a digest or size mismatch is not: the registry would serve the same.
     let partial: PathBuf = dest.with_extension("partial");
     // One download into `partial`, renamed over `dest` once verified; on any error the partial
     // file is removed.
@@ -174,6 +172,8 @@ pub fn fetch_blob_to_file(
         }
         result
     };
+    // A stream cut mid-body is retried from the start with the client's policy (the partial
+    // file is discarded); a digest or size mismatch is not: the registry would serve the same.
     let policy = client.retry_policy().clone();
     let mut attempt = 0;
     loop {
