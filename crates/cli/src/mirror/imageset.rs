@@ -92,11 +92,7 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn err(&self, line: usize, message: impl Into<String>) -> ConfigError {
-        ConfigError {
-            file: self.file.to_path_buf(),
-            line,
-            message: message.into(),
-        }
+        ConfigError::at(self.file, line, message)
     }
 
     /// Every key of `node` must be in `known`; a known-but-refused one is refused with why.
@@ -133,16 +129,7 @@ impl Reader<'_> {
     }
 
     fn seq<'n>(&self, node: Option<&'n Node>, at: &str) -> Result<&'n [Node], ConfigError> {
-        match node {
-            None => Ok(&[]),
-            Some(n) if n.is_null() => Ok(&[]),
-            Some(n) => n.as_seq().ok_or_else(|| {
-                self.err(
-                    n.line,
-                    format!("{at} must be a list, found {}", n.kind_name()),
-                )
-            }),
-        }
+        config::list(self.file, node, at)
     }
 
     fn string(&self, node: &Node, at: &str) -> Result<At<String>, ConfigError> {
@@ -173,11 +160,7 @@ impl Reader<'_> {
 /// Reads the configuration file (see the module documentation).
 pub fn read(path: &Path) -> Result<ImageSet, ConfigError> {
     use std::io::Read;
-    let fail = |message: String| ConfigError {
-        file: path.to_path_buf(),
-        line: 0,
-        message,
-    };
+    let fail = |message: String| ConfigError::at(path, 0, message);
     let file = std::fs::File::open(path)
         .map_err(|e| fail(format!("cannot read the ImageSetConfiguration: {e}")))?;
     let mut text = String::new();
@@ -576,6 +559,20 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn a_list_field_that_is_not_a_list_is_refused_with_its_line() {
+        let e = p(&format!(
+            "{HEAD}mirror:\n  additionalImages: quay.io/a/b:1\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("mirror.additionalImages must be a list, found "),
+            "{e}"
+        );
+        assert_eq!(e.line, HEAD.lines().count() + 2, "{e}");
     }
 
     #[test]

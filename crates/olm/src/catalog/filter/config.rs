@@ -95,13 +95,48 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// The refusal at `line` of `file` (0: the whole file).
+    pub fn at(file: &Path, line: usize, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: file.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// A list field of a configuration file: absent or null reads as empty, anything else but a
+/// list is refused with its line. The filter's reader and oc-mirror's ImageSetConfiguration
+/// reader (`olmpack-cli`'s `mirror::imageset`) both read their lists through it.
+pub fn list<'n>(
+    file: &Path,
+    node: Option<&'n Node>,
+    what: &str,
+) -> Result<&'n [Node], ConfigError> {
+    match node {
+        None => Ok(&[]),
+        Some(n) if n.is_null() => Ok(&[]),
+        Some(n) => n.as_seq().ok_or_else(|| {
+            let found = n.kind_name();
+            ConfigError::at(
+                file,
+                n.line,
+                format!("{what} must be a list, found {found}"),
+            )
+        }),
+    }
+}
+
 /// Reads a configuration file. `catalog` picks the `mirror.operators[]` entry of an
 /// `ImageSetConfiguration` that has several.
 pub fn read(path: &Path, catalog: Option<&str>) -> Result<FilterConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        file: path.to_path_buf(),
-        line: 0,
-        message: format!("cannot read the filter configuration: {e}"),
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ConfigError::at(
+            path,
+            0,
+            format!("cannot read the filter configuration: {e}"),
+        )
     })?;
     parse(path, &text, catalog)
 }
@@ -113,11 +148,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, line: usize, message: impl Into<String>) -> ConfigError {
-        ConfigError {
-            file: self.file.to_path_buf(),
-            line,
-            message: message.into(),
-        }
+        ConfigError::at(self.file, line, message)
     }
 
     /// Keys outside `known` are ignored, as catalog-filter's decoder ignores them, with a
@@ -157,16 +188,7 @@ impl Ctx<'_> {
     }
 
     fn seq<'n>(&self, node: Option<&'n Node>, what: &str) -> Result<&'n [Node], ConfigError> {
-        match node {
-            None => Ok(&[]),
-            Some(n) if n.is_null() => Ok(&[]),
-            Some(n) => n.as_seq().ok_or_else(|| {
-                self.err(
-                    n.line,
-                    format!("{what} must be a list, found {}", n.kind_name()),
-                )
-            }),
-        }
+        list(self.file, node, what)
     }
 
     fn range(&self, text: At<String>, what: &str) -> Result<Option<At<Constraints>>, ConfigError> {
@@ -534,6 +556,24 @@ mod tests {
             8
         );
         assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_list_field_that_is_not_a_list_is_refused_with_its_line() {
+        let e = p("apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages: three\n").unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        assert!(
+            e.message.starts_with("packages must be a list, found "),
+            "{e}"
+        );
+        // Absent and null lists read as empty: the file is then refused for what it lacks, not
+        // for the list's shape.
+        for text in ["", "packages:\n"] {
+            let head = "apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\n";
+            if let Err(e) = p(&format!("{head}{text}")) {
+                assert!(!e.message.contains("must be a list"), "{e}");
+            }
+        }
     }
 
     #[test]

@@ -79,11 +79,7 @@ struct Cx<'f> {
 
 impl Cx<'_> {
     fn at<T>(&self, a: &At<T>, message: impl Into<String>) -> FilterError {
-        FilterError::Config(ConfigError {
-            file: self.file.clone(),
-            line: a.line,
-            message: message.into(),
-        })
+        FilterError::Config(ConfigError::at(self.file, a.line, message))
     }
 }
 
