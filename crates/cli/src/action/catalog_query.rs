@@ -20,6 +20,19 @@ pub enum QueryError {
     /// The URL did not answer with a catalog, or the catalog folder could not be read.
     #[error("{0}: {1}")]
     Url(String, String),
+    /// The URL could not be reached: the HTTP client's error is kept as the source, so the
+    /// report names the cause under reqwest's "error sending request" (a certificate the
+    /// roots do not vouch for, a refused connection).
+    #[error("{url}: {what}")]
+    Http {
+        /// The URL as the user gave it.
+        url: String,
+        /// What was being done: the start of the message.
+        what: &'static str,
+        /// The client's own error, with its causes.
+        #[source]
+        source: reqwest::Error,
+    },
 }
 
 /// The answer.
@@ -59,6 +72,13 @@ fn load_url(
         format!("{base}/api/v1/all")
     };
     let fail = |e: String| QueryError::Url(url.to_string(), e);
+    let http = |what: &'static str| {
+        move |source: reqwest::Error| QueryError::Http {
+            url: url.to_string(),
+            what,
+            source,
+        }
+    };
     // A redirect may not leave https for plain http.
     let secure = all.starts_with("https://");
     let client = crate::registry::tls::client_builder()
@@ -76,8 +96,11 @@ fn load_url(
     let client = crate::registry::tls::with_ca_file(client, tls.ca_file.as_deref())
         .map_err(|e| fail(e.to_string()))?
         .build()
-        .map_err(|e| fail(e.to_string()))?;
-    let resp = client.get(&all).send().map_err(|e| fail(e.to_string()))?;
+        .map_err(http("cannot start an HTTP client"))?;
+    let resp = client
+        .get(&all)
+        .send()
+        .map_err(http("cannot read the catalog"))?;
     if !resp.status().is_success() {
         return Err(fail(format!("GET {all}: {}", resp.status())));
     }

@@ -2,7 +2,7 @@
 //! table or JSON, from a folder, an image, or a running catalogd / `catalog serve --http` URL.
 
 use super::flags::RegistryArgs;
-use super::{EXIT_OK, Failure, Outcome};
+use super::{EXIT_OK, Failure, Outcome, error_chain};
 use crate::action::Location;
 use crate::action::catalog_query::{self, Answer, Installable, QueryOptions};
 use std::io::Write;
@@ -76,7 +76,7 @@ pub fn run(args: &Args) -> Outcome {
         &query,
         args.upgrade_report,
     )
-    .map_err(|e| Failure::usage(e.to_string()))?;
+    .map_err(|e| Failure::usage(error_chain(&e)))?;
     if answer.packages.is_empty() && args.package.is_some() {
         return Err(Failure::usage(format!(
             "{}: no package {:?}",
