@@ -137,6 +137,57 @@ fn a_catalogd_url_answers_as_the_folder_does() {
     );
 }
 
+/// A URL's user-info (reqwest sends it as Basic credentials) is never printed, whatever goes
+/// wrong: no answer, an HTTP status, no such package. Failures are said in words, as the
+/// registry commands say them, not as the HTTP library's chain of internals.
+#[test]
+fn a_urls_credentials_are_never_printed() {
+    const SECRET: &str = "s3cret-pass";
+    let refused = format!(
+        "http://olmuser:{SECRET}@127.0.0.1:{}/catalogs/x",
+        crate::support::registry::CLOSED_PORT
+    );
+    let dir = testdata("crd-upgrade/v0-v1").display().to_string();
+    let srv = serve(&dir);
+    let with_creds = srv
+        .1
+        .replacen("http://", &format!("http://olmuser:{SECRET}@"), 1);
+    for args in [
+        vec![refused.clone()],
+        vec![format!("{with_creds}x?token={SECRET}")],
+        vec![with_creds.clone(), "--package".into(), "nope".into()],
+    ] {
+        let mut all = vec!["catalog".to_string(), "query".to_string()];
+        all.extend(args.iter().cloned());
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = run(&refs);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            !err.contains(SECRET),
+            "{args:?} printed the password: {err}"
+        );
+        assert!(!err.contains("olmuser"), "{args:?} printed the user: {err}");
+    }
+    let out = run(&["catalog", "query", &refused]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "connection refused by 127.0.0.1:{}",
+            crate::support::registry::CLOSED_PORT
+        )),
+        "{err}"
+    );
+    for internal in [
+        "error sending request",
+        "client error",
+        "tcp connect error",
+        "os error",
+    ] {
+        assert!(!err.contains(internal), "{internal}: {err}");
+    }
+}
+
 /// A catalogd URL over https is checked against the system's roots plus `--ca-file`: a server
 /// with a private CA is refused without it, and reached with it (the test registry's own
 /// TLS server answers the catalogd path with 404, which shows the handshake passed). Statuses

@@ -33,6 +33,11 @@ pub enum Mode {
     TlsTokenOverHttp,
 }
 
+/// A loopback port no server listens on, for connection-refused cases: port 1 (tcpmux), which
+/// nothing on a Debian machine serves and no test binds. A free port bound and let go is not one:
+/// the kernel may hand it to a registry or server another test starts meanwhile.
+pub const CLOSED_PORT: u16 = 1;
+
 pub fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
     l.local_addr().expect("local addr").port()

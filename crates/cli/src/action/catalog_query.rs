@@ -20,18 +20,16 @@ pub enum QueryError {
     /// The URL did not answer with a catalog, or the catalog folder could not be read.
     #[error("{0}: {1}")]
     Url(String, String),
-    /// The URL could not be reached: the HTTP client's error is kept as the source, so the
-    /// report names the cause under reqwest's "error sending request" (a certificate the
-    /// roots do not vouch for, a refused connection).
-    #[error("{url}: {what}")]
+    /// The URL could not be reached, said as the registry client says it (`connection refused
+    /// by HOST:PORT`, `TLS with HOST failed: invalid peer certificate: UnknownIssuer`) rather
+    /// than as reqwest's "error sending request for url".
+    #[error("{url}")]
     Http {
-        /// The URL as the user gave it.
+        /// The URL, without any user-info or query string.
         url: String,
-        /// What was being done: the start of the message.
-        what: &'static str,
-        /// The client's own error, with its causes.
+        /// What went wrong, in words.
         #[source]
-        source: reqwest::Error,
+        source: crate::registry::RegistryError,
     },
 }
 
@@ -64,6 +62,7 @@ fn load_url(
     url: &str,
     tls: &crate::registry::client::ClientOptions,
 ) -> Result<DeclarativeConfig, QueryError> {
+    use crate::registry::errors::{NetError, RegistryError, body_read_failure, redact_url};
     use std::io::Read;
     let base = url.trim_end_matches('/');
     let all = if base.ends_with("/api/v1/all") {
@@ -71,13 +70,17 @@ fn load_url(
     } else {
         format!("{base}/api/v1/all")
     };
-    let fail = |e: String| QueryError::Url(url.to_string(), e);
-    let http = |what: &'static str| {
-        move |source: reqwest::Error| QueryError::Http {
-            url: url.to_string(),
-            what,
-            source,
-        }
+    // User-info (`https://user:password@host/…`, which reqwest sends as Basic credentials) and
+    // query strings stay out of every message.
+    let (shown, shown_all) = (redact_url(url), redact_url(&all));
+    let fail = |e: String| QueryError::Url(shown.clone(), e);
+    let http = |e: reqwest::Error| QueryError::Http {
+        url: shown.clone(),
+        source: RegistryError::Transport {
+            method: "GET".into(),
+            url: shown_all.clone(),
+            cause: NetError(e),
+        },
     };
     // A redirect may not leave https for plain http.
     let secure = all.starts_with("https://");
@@ -96,21 +99,18 @@ fn load_url(
     let client = crate::registry::tls::with_ca_file(client, tls.ca_file.as_deref())
         .map_err(|e| fail(e.to_string()))?
         .build()
-        .map_err(http("cannot start an HTTP client"))?;
-    let resp = client
-        .get(&all)
-        .send()
-        .map_err(http("cannot read the catalog"))?;
+        .map_err(http)?;
+    let resp = client.get(&all).send().map_err(http)?;
     if !resp.status().is_success() {
-        return Err(fail(format!("GET {all}: {}", resp.status())));
+        return Err(fail(format!("GET {shown_all}: {}", resp.status())));
     }
     let mut bytes = Vec::new();
     resp.take(MAX_URL_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(format!("GET {shown_all}: {}", body_read_failure(&e))))?;
     if bytes.len() as u64 > MAX_URL_BYTES {
         return Err(fail(format!(
-            "GET {all}: the catalog is larger than {MAX_URL_BYTES} bytes"
+            "GET {shown_all}: the catalog is larger than {MAX_URL_BYTES} bytes"
         )));
     }
     let loaded = crate::catalog::load::load_bytes("api/v1/all", &bytes);
@@ -121,7 +121,7 @@ fn load_url(
             .find(|d| d.severity == crate::findings::Severity::Error)
             .map(|d| d.message.clone())
             .unwrap_or_default();
-        return Err(fail(format!("GET {all}: not a catalog: {first}")));
+        return Err(fail(format!("GET {shown_all}: not a catalog: {first}")));
     }
     Ok(loaded.config)
 }

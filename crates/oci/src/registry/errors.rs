@@ -152,8 +152,10 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     last.to_string()
 }
 
-/// What went wrong with a request that got no answer, in the words a user needs.
-fn describe_transport(url: &str, e: &reqwest::Error) -> String {
+/// What went wrong with a request that got no answer, in the words a user needs: the one
+/// wording of network failures, for registry requests and the other HTTP reads (a lookaside
+/// store, a catalogd URL).
+pub fn describe_transport(url: &str, e: &reqwest::Error) -> String {
     match net_failure(e) {
         NetFailure::Refused => format!("connection refused by {}", authority(url)),
         NetFailure::Unresolved => format!("cannot resolve {}", host_only(url)),

@@ -191,7 +191,7 @@ pub fn for_each(
                 .timeout(std::time::Duration::from_secs(30))
                 .build()
                 .map_err(|e| SignatureError::Lookaside {
-                    url: base.to_string(),
+                    url: crate::registry::errors::redact_url(base),
                     reason: e.to_string(),
                 })?,
         )
@@ -205,8 +205,10 @@ pub fn for_each(
     };
     for n in 1.. {
         let url = signature_url(base, repository_path, digest, n);
+        // A store's URL from registries.d may carry user-info or a query: never printed.
+        let shown = crate::registry::errors::redact_url(&url);
         let err = |reason: String| SignatureError::Lookaside {
-            url: url.clone(),
+            url: shown.clone(),
             reason,
         };
         if n > MAX_SIGNATURES {
@@ -221,7 +223,12 @@ pub fn for_each(
                 Err(e) => return Err(err(e.to_string())),
             },
             (Some(client), _) => {
-                let resp = client.get(&url).send().map_err(|e| err(e.to_string()))?;
+                // Said in words, as the registry client says it ("connection refused by
+                // HOST:PORT"), not as reqwest's "error sending request for url".
+                let resp = client
+                    .get(&url)
+                    .send()
+                    .map_err(|e| err(crate::registry::errors::describe_transport(&shown, &e)))?;
                 match resp.status().as_u16() {
                     200 => read_capped(resp).map_err(err)?,
                     404 => break,

@@ -77,10 +77,15 @@ pub fn run(args: &Args) -> Outcome {
         args.upgrade_report,
     )
     .map_err(|e| Failure::usage(error_chain(&e)))?;
+    // A URL's user-info (`https://user:password@…`) is never printed.
+    let shown = if url {
+        crate::registry::errors::redact_url(&args.source)
+    } else {
+        args.source.clone()
+    };
     if answer.packages.is_empty() && args.package.is_some() {
         return Err(Failure::usage(format!(
-            "{}: no package {:?}",
-            args.source,
+            "{shown}: no package {:?}",
             args.package.as_deref().unwrap_or("")
         )));
     }
@@ -88,8 +93,7 @@ pub fn run(args: &Args) -> Outcome {
         && answer.packages.iter().all(|q| q.upgrades.is_empty())
     {
         return Err(Failure::usage(format!(
-            "{}: package {p:?} has no bundle with version or name {v:?} in any channel",
-            args.source
+            "{shown}: package {p:?} has no bundle with version or name {v:?} in any channel"
         )));
     }
     let text = match args.output {
