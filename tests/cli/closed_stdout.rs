@@ -25,18 +25,22 @@ fn with_stdout_closed_program(
     dir: &Path,
     args: &[&str],
 ) -> Output {
-    let mut child = Command::new(program)
+    // The reader goes before the program starts, so its first write to stdout gets EPIPE
+    // however soon it writes. (Dropping the reader after `spawn` raced a short output: a
+    // test thread descheduled after `spawn`, the whole output fit in the pipe's buffer and the
+    // program exited 0.)
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let child = Command::new(program)
         .args(args)
         .current_dir(dir)
         .env("COSIGN_PASSWORD", "olmpack-test-passphrase")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("start olmpack");
-    // The reader goes before olmpack writes anything: its first write to stdout gets EPIPE.
-    drop(child.stdout.take());
     wait_output(child, std::time::Duration::from_secs(300))
 }
 

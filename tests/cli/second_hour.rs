@@ -486,10 +486,7 @@ fn an_interrupted_push_cleans_up_and_exits_130() {
 fn network_errors_are_said_in_words() {
     let tmp = tempfile::tempdir().expect("tmp");
     let t = tmp.path();
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr").port()
-    };
+    let port = crate::support::registry::CLOSED_PORT;
     let reference = format!("127.0.0.1:{port}/x/y:1");
     let (code, out, err) = run(t, &["bundle", "inspect", &reference]);
     assert_eq!((code, out.as_str()), (2, ""), "{err}");

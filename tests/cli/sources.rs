@@ -268,7 +268,7 @@ fn offline_opens_no_socket() {
 #[test]
 fn the_socket_check_sees_a_registry_lookup() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let port = closed_port();
+    let port = crate::support::registry::CLOSED_PORT;
     let r = run(
         tmp.path(),
         &[
@@ -287,16 +287,10 @@ fn the_socket_check_sees_a_registry_lookup() {
     );
 }
 
-/// A loopback port nothing listens on (bound, then closed).
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("addr").port()
-}
-
 /// Retries are said on stderr, once per attempt: what, why and when.
 #[test]
 fn retries_are_said_once_per_attempt() {
-    let port = closed_port();
+    let port = crate::support::registry::CLOSED_PORT;
     let reference = format!("127.0.0.1:{port}/x/y:1");
     let out = Command::new(crate::support::cmd::olmpack_path())
         .args(["bundle", "inspect", "--retries", "3", &reference])
