@@ -6,13 +6,16 @@
 //! serves) and a mirror configuration written by the test that maps them there. The public
 //! registry is never asked: every rule says `NeverContactSource` (`blocked = true`), and the
 //! first mirror of each rule is a dead port, so the order (mirrors in turn, a failed one passed
-//! over) is exercised too. Each test first runs the command without the flag and sees it fail.
-//! Digests are checked against skopeo's.
+//! over) is exercised too. Each test first runs the command without the flag and sees it fail
+//! on the public name; that run is in a network namespace of its own (`unshare -n`), so the
+//! public registry is not asked then either (tests reach loopback only). Digests are checked
+//! against skopeo's.
 
 use crate::support::cmd::run_in;
 use crate::support::fixtures::valid_basic;
 use crate::support::mirror::skopeo_digest;
-use crate::support::proc::Bounded;
+use crate::support::cmd::olmpack_path;
+use crate::support::proc::{Bounded, without_network};
 use crate::support::registry::{Mode, Registry, image_from_layers, write_layout};
 use crate::support::shared::tool;
 use serde_json::{Value, json};
@@ -120,13 +123,35 @@ impl Fixture {
         run_in(self.path(), &all)
     }
 
-    /// Runs `args` without and then with `--mirror-config config`: the first must fail, the
-    /// second succeed; returns the second's output.
+    /// [`Fixture::run`] without a network (`unshare -n`): the runs without `--mirror-config`
+    /// go to the public name, which a test may not ask. Nothing is reachable there, the
+    /// loopback registries included: each such run fails at its first image.
+    fn run_without_network(&self, args: &[&str]) -> (i32, String, String) {
+        let out = without_network(olmpack_path())
+            .current_dir(self.path())
+            .env("NO_COLOR", "1")
+            .args(args)
+            .args(["--retries", "1", "--timeout", "20"])
+            .bounded_output()
+            .expect("run");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Runs `args` without and then with `--mirror-config config`: the first must fail on the
+    /// public name (run without a network), the second succeed; returns the second's output.
     fn without_then_with(&self, args: &[&str], config: &str) -> (String, String) {
-        let (code, out, err) = self.run(args);
+        let (code, out, err) = self.run_without_network(args);
         assert_ne!(
             code, 0,
             "{args:?} succeeded without --mirror-config:\n{out}\n{err}"
+        );
+        assert!(
+            err.contains("quay.io"),
+            "{args:?} without --mirror-config did not go to the public name:\n{err}"
         );
         let mut with = args.to_vec();
         with.extend(["--mirror-config", config]);
@@ -255,7 +280,7 @@ fn catalog_mirror_pulls_sources_from_their_mirror() {
     let dst = Registry::start(Mode::Plain);
     let to = format!("{}/copied", dst.host);
     let args = ["catalog", "mirror", "catalog", "--to", &to];
-    let (code, _, err) = f.run(&args);
+    let (code, _, err) = f.run_without_network(&args);
     assert_eq!(
         code, 1,
         "without --mirror-config both images must fail:\n{err}"
