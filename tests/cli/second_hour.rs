@@ -698,8 +698,7 @@ fn the_wrong_kind_of_input_is_named() {
 /// and `catalog serve --addr localhost` listens on loopback and counts bundles, not entries.
 #[test]
 fn smaller_items_of_the_second_hour() {
-    use std::io::{BufRead, BufReader};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let tmp = tempfile::tempdir().expect("tmp");
     let t = tmp.path();
 
@@ -755,21 +754,15 @@ fn smaller_items_of_the_second_hour() {
 "#,
     )
     .expect("w");
-    let mut child = Command::new(crate::support::cmd::olmpack_path())
-        .args(["catalog", "serve", "--addr", "localhost", "-p", "0"])
-        .arg(&catalog)
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("serve");
-    let mut banner = String::new();
-    let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while banner.is_empty() && Instant::now() < deadline {
-        if reader.read_line(&mut banner).unwrap_or(0) == 0 {
-            break;
-        }
-    }
+    // The banner is waited for with a deadline even when the server prints nothing.
+    let (mut child, lines) = crate::support::proc::spawn_with_stderr_lines(
+        Command::new(crate::support::cmd::olmpack_path())
+            .args(["catalog", "serve", "--addr", "localhost", "-p", "0"])
+            .arg(&catalog),
+    );
+    let banner = lines
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_default();
     let _ = child.kill();
     let _ = child.wait();
     assert!(banner.contains("1 packages, 1 bundles"), "{banner}");
