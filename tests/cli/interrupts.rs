@@ -387,12 +387,18 @@ fn ctrl_c_during_mirror_to_archive_leaves_no_staging_and_a_rerun_cleans_a_killed
             dir.display().to_string(),
         ]
     };
+    // The uninterrupted run's length, the faster of two: one run slowed by a load that has
+    // passed would stretch every share below past the end of the later, faster runs.
     let whole = archive("whole");
-    let a = args(&whole);
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let full = timed(&a, &tmpdir, d);
-    assert_eq!(staging_and_partial_blobs(&whole), Vec::<String>::new());
-    assert_eq!(listing(&tmpdir), Vec::<String>::new());
+    let mut full = Duration::MAX;
+    for name in ["whole", "whole2"] {
+        let whole = archive(name);
+        let a = args(&whole);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        full = full.min(timed(&a, &tmpdir, d));
+        assert_eq!(staging_and_partial_blobs(&whole), Vec::<String>::new());
+        assert_eq!(listing(&tmpdir), Vec::<String>::new());
+    }
 
     // SIGINT at several points of the copies (under way: a blob is being written).
     let mut stopped = 0;
