@@ -11,10 +11,10 @@
 //! public registry is not asked then either (tests reach loopback only). Digests are checked
 //! against skopeo's.
 
+use crate::support::cmd::olmpack_path;
 use crate::support::cmd::run_in;
 use crate::support::fixtures::valid_basic;
 use crate::support::mirror::skopeo_digest;
-use crate::support::cmd::olmpack_path;
 use crate::support::proc::{Bounded, without_network};
 use crate::support::registry::{Mode, Registry, image_from_layers, write_layout};
 use crate::support::shared::tool;

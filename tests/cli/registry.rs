@@ -426,6 +426,71 @@ fn tls_basic_auth_roundtrip_and_credential_errors() {
         .succeeds();
 }
 
+/// The system's CA store is read at the first TLS handshake, not when a client is built: on a
+/// machine without one (a scratch or distroless image; here `SSL_CERT_FILE` and `SSL_CERT_DIR`
+/// name nothing), a plain-HTTP registry is pushed to and read, an HTTPS one with `--ca-file`
+/// too, and an HTTPS URL without says what is missing and how to give it. Before, every registry
+/// command failed there with "BUILD HOST: TLS with HOST failed: … No CA certificates were
+/// loaded from the system", plain HTTP included.
+#[test]
+fn no_system_ca_store_costs_only_the_tls_that_needs_it() {
+    let work = tempfile::tempdir().expect("tmp");
+    let home = work.path();
+    let empty = home.join("no-roots");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let without_store = |c: &mut Command| {
+        c.env("SSL_CERT_FILE", empty.join("none.pem"))
+            .env("SSL_CERT_DIR", &empty);
+    };
+    let plain = Registry::start(Mode::Plain);
+    let tag = plain.reference(REPO, "v1");
+    let bundle = crate::support::fixtures::valid_basic()
+        .display()
+        .to_string();
+    let mut c = olmpack(home);
+    without_store(&mut c);
+    c.args(["bundle", "build", &bundle, "--push", "-t", &tag])
+        .succeeds();
+    let mut c = olmpack(home);
+    without_store(&mut c);
+    c.args(["bundle", "inspect", &tag, "--no-files"]).succeeds();
+
+    let tls = Registry::start(Mode::TlsBasic);
+    let tag = tls.reference(REPO, "v1");
+    let creds = format!("{USER}:{PASSWORD}");
+    let ca = tls.ca.clone().expect("ca").display().to_string();
+    let mut c = olmpack(home);
+    without_store(&mut c);
+    c.args(["bundle", "build", &bundle, "--push", "-t", &tag])
+        .args(["--creds", &creds, "--ca-file", &ca])
+        .succeeds();
+    // A loopback registry is spoken to over HTTPS only with a TLS option; a catalogd URL says
+    // https itself: without a store and without --ca-file, the refusal names both.
+    let url = format!("https://{}/catalogs/x", tls.host);
+    let mut c = olmpack(home);
+    without_store(&mut c);
+    let out = c
+        .args(["catalog", "query", &url])
+        .bounded_output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("TLS with {} failed: ", tls.host))
+            && err.contains("no CA certificates on this system")
+            && err.contains("--ca-file"),
+        "{err}"
+    );
+    let mut c = olmpack(home);
+    without_store(&mut c);
+    let out = c
+        .args(["catalog", "query", &url, "--ca-file", &ca])
+        .bounded_output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/api/v1/all: 404 Not Found"), "{err}");
+}
+
 #[test]
 fn token_auth_roundtrip_reuses_tokens_and_mounts() {
     let reg = Registry::start(Mode::Token);

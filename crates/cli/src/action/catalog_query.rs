@@ -84,7 +84,8 @@ fn load_url(
     };
     // A redirect may not leave https for plain http.
     let secure = all.starts_with("https://");
-    let client = crate::registry::tls::client_builder()
+    let client = crate::registry::tls::client_with_tls(tls.ca_file.as_deref(), tls.insecure)
+        .map_err(|e| fail(e.to_string()))?
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             if secure && attempt.url().scheme() != "https" {
                 attempt.error("a redirect from https to plain http is refused")
@@ -94,10 +95,7 @@ fn load_url(
                 attempt.follow()
             }
         }))
-        .danger_accept_invalid_certs(tls.insecure)
-        .timeout(std::time::Duration::from_secs(300));
-    let client = crate::registry::tls::with_ca_file(client, tls.ca_file.as_deref())
-        .map_err(|e| fail(e.to_string()))?
+        .timeout(std::time::Duration::from_secs(300))
         .build()
         .map_err(http)?;
     let resp = client.get(&all).send().map_err(http)?;

@@ -341,12 +341,10 @@ impl Client {
         } else {
             "https"
         };
-        let mut builder = super::tls::client_builder()
+        let builder = super::tls::client_with_tls(opts.ca_file.as_deref(), opts.insecure)?
             .user_agent(opts.user_agent.clone())
             .timeout(opts.timeout)
-            .connect_timeout(opts.connect_timeout)
-            .danger_accept_invalid_certs(opts.insecure);
-        builder = super::tls::with_ca_file(builder, opts.ca_file.as_deref())?;
+            .connect_timeout(opts.connect_timeout);
         let http = builder.build().map_err(|e| RegistryError::Transport {
             method: "BUILD".into(),
             url: registry.into(),

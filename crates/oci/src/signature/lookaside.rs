@@ -187,7 +187,11 @@ pub fn for_each(
 ) -> Result<(), SignatureError> {
     let http = if base.starts_with("http://") || base.starts_with("https://") {
         Some(
-            crate::registry::tls::client_builder()
+            crate::registry::tls::client_with_tls(None, false)
+                .map_err(|e| SignatureError::Lookaside {
+                    url: crate::registry::errors::redact_url(base),
+                    reason: e.to_string(),
+                })?
                 .timeout(std::time::Duration::from_secs(30))
                 .build()
                 .map_err(|e| SignatureError::Lookaside {
