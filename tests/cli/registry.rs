@@ -592,6 +592,75 @@ fn token_auth_roundtrip_reuses_tokens_and_mounts() {
     assert!(!stderr.contains(wrong), "{stderr}");
 }
 
+/// A refresh token travels in a token POST's body, and a 307 or 308 keeps method and body:
+/// a token service that redirects so to another origin does not get it carried there. Here a
+/// proxy in front of the registry names a token "service" that answers every POST with a 307
+/// to a second proxy before the real token server; that second proxy must see no request, and
+/// the refusal says why. (Before, the POST followed, refresh token and all.)
+#[test]
+fn a_refresh_token_is_not_carried_by_a_redirect_to_another_origin() {
+    let reg = Registry::start(Mode::Token);
+    let token_port = reg.token.as_ref().expect("token server").port;
+    let catcher = Proxy::start(token_port, |_, _| Fault::Pass);
+    let catcher_port = catcher.port;
+    let redirector = Proxy::start(token_port, move |seen, _| {
+        if seen.method == "POST" {
+            Fault::Status(
+                307,
+                vec![(
+                    "Location".into(),
+                    format!("http://127.0.0.1:{catcher_port}/token"),
+                )],
+            )
+        } else {
+            Fault::Pass
+        }
+    });
+    let realm = format!(
+        "Bearer realm=\"http://127.0.0.1:{}/token\",service=\"test\"",
+        redirector.port
+    );
+    let front = Proxy::start(reg.port, move |_, _| {
+        Fault::Status(401, vec![("WWW-Authenticate".into(), realm.clone())])
+    });
+    let host = format!("127.0.0.1:{}", front.port);
+    let work = tempfile::tempdir().expect("tmp");
+    let authfile = work.path().join("auth.json");
+    std::fs::write(
+        &authfile,
+        format!(r#"{{"auths":{{"{host}":{{"identitytoken":"refresh-{PASSWORD}"}}}}}}"#),
+    )
+    .expect("write");
+    let out = olmpack(work.path())
+        .args([
+            "bundle",
+            "inspect",
+            &format!("{host}/{REPO}:latest"),
+            "--authfile",
+        ])
+        .arg(&authfile)
+        .bounded_output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        redirector
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|s| s.method == "POST"),
+        "the token POST reached the redirecting service"
+    );
+    assert_eq!(
+        catcher.seen.lock().unwrap().len(),
+        0,
+        "the refresh token followed the redirect to another origin: {err}"
+    );
+    assert!(err.contains("another origin"), "{err}");
+    assert!(!err.contains(PASSWORD), "{err}");
+}
+
 #[test]
 fn skopeo_reads_what_we_push_and_we_read_what_skopeo_pushes() {
     let reg = Registry::start(Mode::Plain);

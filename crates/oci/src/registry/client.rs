@@ -257,6 +257,9 @@ impl Request {
 /// A client for one registry host.
 pub struct Client {
     http: reqwest::blocking::Client,
+    /// The client token requests go through: [`token_redirects`] keeps a refresh token in a
+    /// POST body from following a 307 or 308 to another origin.
+    token_http: reqwest::blocking::Client,
     base: String,
     registry: String,
     credential: ResolvedCredential,
@@ -277,6 +280,36 @@ impl std::fmt::Debug for Client {
             .field("credential_source", &self.credential.source)
             .finish()
     }
+}
+
+/// The redirects a token request follows: at most 10, and no 307 or 308 to another origin.
+/// Those two keep the method and the body, and a token POST's body is the refresh token
+/// (reqwest drops the Authorization header across origins, but not a body). A 301, 302 or
+/// 303 turns a POST into a bodiless GET, and a GET token request sends its Basic
+/// credentials in the header reqwest drops.
+fn token_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_string(),
+                u.host_str().map(str::to_string),
+                u.port_or_known_default(),
+            )
+        };
+        let moved = attempt
+            .previous()
+            .last()
+            .is_some_and(|from| origin(from) != origin(attempt.url()));
+        if keeps_body && moved {
+            attempt
+                .error("the token service redirected the request, body and all, to another origin")
+        } else if attempt.previous().len() >= 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 impl Client {
@@ -311,6 +344,7 @@ impl Client {
     fn share(&self) -> Client {
         Client {
             http: self.http.clone(),
+            token_http: self.token_http.clone(),
             base: self.base.clone(),
             registry: self.registry.clone(),
             credential: self.credential.clone(),
@@ -341,17 +375,26 @@ impl Client {
         } else {
             "https"
         };
-        let builder = super::tls::client_with_tls(opts.ca_file.as_deref(), opts.insecure)?
-            .user_agent(opts.user_agent.clone())
-            .timeout(opts.timeout)
-            .connect_timeout(opts.connect_timeout);
-        let http = builder.build().map_err(|e| RegistryError::Transport {
-            method: "BUILD".into(),
-            url: registry.into(),
-            cause: e.without_url().into(),
-        })?;
+        let builder = || -> Result<_, RegistryError> {
+            Ok(
+                super::tls::client_with_tls(opts.ca_file.as_deref(), opts.insecure)?
+                    .user_agent(opts.user_agent.clone())
+                    .timeout(opts.timeout)
+                    .connect_timeout(opts.connect_timeout),
+            )
+        };
+        let built = |b: reqwest::blocking::ClientBuilder| {
+            b.build().map_err(|e| RegistryError::Transport {
+                method: "BUILD".into(),
+                url: registry.into(),
+                cause: e.without_url().into(),
+            })
+        };
+        let http = built(builder()?)?;
+        let token_http = built(builder()?.redirect(token_redirects()))?;
         Ok(Client {
             http,
+            token_http,
             base: format!("{scheme}://{api_host}"),
             registry: registry.to_string(),
             credential,
@@ -442,7 +485,7 @@ impl Client {
                         // A registry reached over TLS must not have its credentials sent to a
                         // plain-HTTP token service.
                         if self.base.starts_with("https://")
-                            && realm.realm.starts_with("http://")
+                            && !token::realm_is_https(&realm.realm)
                             && !matches!(self.credential.credential, Credential::Anonymous)
                         {
                             return Err(RegistryError::AuthFailed {
@@ -456,7 +499,7 @@ impl Client {
                         }
                         self.stats.token.fetch_add(1, Ordering::Relaxed);
                         let (t, life) = token::fetch(
-                            &self.http,
+                            &self.token_http,
                             self.timeout,
                             &realm,
                             &req.scopes,

@@ -121,6 +121,13 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// Whether a token realm is an HTTPS URL, judged as the HTTP client will read it (scheme in
+/// any case, spaces around it trimmed): `HTTP://host/token` is plain HTTP too, so a textual
+/// `starts_with("http://")` let credentials go to it in clear text.
+pub fn realm_is_https(realm: &str) -> bool {
+    reqwest::Url::parse(realm.trim()).is_ok_and(|u| u.scheme() == "https")
+}
+
 /// Asks the token service for a token covering `scopes`, the whole exchange within `timeout`.
 /// `host` and `source_desc` only feed error messages. Returns the token and its lifetime.
 pub fn fetch(
@@ -227,6 +234,24 @@ pub fn fetch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The realm's scheme is read as the HTTP client reads it: a capitalised or padded
+    /// `http://` is still plain HTTP, where a registry over TLS sends no credentials.
+    #[test]
+    fn a_realm_is_https_only_when_the_client_would_use_tls() {
+        assert!(realm_is_https("https://auth.example/token"));
+        assert!(realm_is_https("HTTPS://auth.example/token"));
+        for plain in [
+            "http://auth.example/token",
+            "HTTP://auth.example/token",
+            " http://auth.example/token",
+            "\thttp://auth.example/token",
+            "not a url",
+            "",
+        ] {
+            assert!(!realm_is_https(plain), "{plain:?}");
+        }
+    }
 
     #[test]
     fn cache_keys_ignore_order_and_expire() {
