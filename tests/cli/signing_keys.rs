@@ -496,7 +496,7 @@ class H(http.server.BaseHTTPRequestHandler):
         open(count_file, "w").write(str(n))
         first = self.path.endswith("/signature-1")
         if mode == "many" or first:
-            body = b"x" * (100 if mode == "many" else 5 * 1024 * 1024 + 1)
+            body = b"x" * (5 * 1024 * 1024 + 1 if mode == "big" else 100)
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -552,10 +552,12 @@ fn lookaside_and_sig_walks_are_bounded() {
     let reference = reg.reference("bound", "v1");
 
     // `verify` through a lookaside server in `mode` (registries.d `rd-MODE`): refused with
-    // exit 2; the server (to count its requests) and what was said.
-    let refused_through = |mode: &str| {
+    // `exit`; the server (to count its requests) and what was said. The store's URL carries
+    // user-info and a query token, which nothing said may repeat.
+    const SECRET: &str = "LoOkAsIdE-pw";
+    let refused_through_with = |mode: &str, exit: i32| {
         let server = Lookaside::start(mode, d);
-        let url = format!("http://127.0.0.1:{}", server.port);
+        let url = format!("http://reader:{SECRET}@127.0.0.1:{}", server.port);
         let rd = registries_d(d, &format!("rd-{mode}"), &url);
         let o = out(&mut olmpack(
             d,
@@ -568,9 +570,16 @@ fn lookaside_and_sig_walks_are_bounded() {
                 rd.to_str().expect("utf8"),
             ],
         ));
-        assert_eq!(code(&o), 2, "{mode}: {}", text(&o));
+        assert_eq!(code(&o), exit, "{mode}: {}", text(&o));
+        assert!(!text(&o).contains(SECRET), "{mode}: {}", text(&o));
         (server, text(&o))
     };
+    let refused_through = |mode: &str| refused_through_with(mode, 2);
+
+    // One signature that is not one: refused as such (exit 1), naming the store's URL without
+    // its user-info.
+    let (_junk, said) = refused_through_with("junk", 1);
+    assert!(said.contains("http://127.0.0.1:"), "{said}");
 
     // Endless signatures: read up to containers/image's 128, then an error (exit 2).
     let (many, said) = refused_through("many");

@@ -62,17 +62,25 @@ fn load_url(
     url: &str,
     tls: &crate::registry::client::ClientOptions,
 ) -> Result<DeclarativeConfig, QueryError> {
-    use crate::registry::errors::{NetError, RegistryError, body_read_failure, redact_url};
+    use crate::registry::errors::{NetError, RegistryError, body_read_failure};
     use std::io::Read;
-    let base = url.trim_end_matches('/');
-    let all = if base.ends_with("/api/v1/all") {
-        base.to_string()
-    } else {
-        format!("{base}/api/v1/all")
-    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        QueryError::Url(
+            "the catalog URL".into(),
+            format!(
+                "not a valid URL ({e}); a user name or password with '/', '?', '#' or '@' in \
+                 it must be percent-encoded"
+            ),
+        )
+    })?;
+    let mut all = parsed.clone();
+    let path = parsed.path().trim_end_matches('/');
+    if !path.ends_with("/api/v1/all") {
+        all.set_path(&format!("{path}/api/v1/all"));
+    }
     // User-info (`https://user:password@host/…`, which reqwest sends as Basic credentials) and
     // query strings stay out of every message.
-    let (shown, shown_all) = (redact_url(url), redact_url(&all));
+    let (shown, shown_all) = (printable(&parsed), printable(&all));
     let fail = |e: String| QueryError::Url(shown.clone(), e);
     let http = |e: reqwest::Error| QueryError::Http {
         url: shown.clone(),
@@ -83,7 +91,7 @@ fn load_url(
         },
     };
     // A redirect may not leave https for plain http.
-    let secure = all.starts_with("https://");
+    let secure = all.scheme() == "https";
     let client = crate::registry::tls::client_with_tls(tls.ca_file.as_deref(), tls.insecure)
         .map_err(|e| fail(e.to_string()))?
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
@@ -98,7 +106,7 @@ fn load_url(
         .timeout(std::time::Duration::from_secs(300))
         .build()
         .map_err(http)?;
-    let resp = client.get(&all).send().map_err(http)?;
+    let resp = client.get(all).send().map_err(http)?;
     if !resp.status().is_success() {
         return Err(fail(format!("GET {shown_all}: {}", resp.status())));
     }
@@ -124,9 +132,31 @@ fn load_url(
     Ok(loaded.config)
 }
 
-/// Whether `source` is a catalogd URL rather than a folder or image.
+/// Whether `source` is a catalogd URL rather than a folder or image (the scheme in any case).
 pub fn is_url(source: &str) -> bool {
-    source.starts_with("http://") || source.starts_with("https://")
+    ["http://", "https://"].iter().any(|scheme| {
+        source
+            .get(..scheme.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
+    })
+}
+
+/// A catalog URL as it may be printed: without user-info, query or fragment. One that does
+/// not parse is not printed at all: where its user-info ends cannot be told (a password with
+/// a raw `/` reads as a host and a path).
+pub fn shown_url(source: &str) -> String {
+    reqwest::Url::parse(source).map_or_else(|_| "the catalog URL".into(), |u| printable(&u))
+}
+
+/// `url` without user-info, query or fragment.
+fn printable(url: &reqwest::Url) -> String {
+    let mut u = url.clone();
+    // Err only for URLs that cannot carry user-info (no host): nothing to remove then.
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    u.set_query(None);
+    u.set_fragment(None);
+    u.to_string()
 }
 
 /// Loads `source` and answers `query`; `report` adds the v0-against-v1 differences.

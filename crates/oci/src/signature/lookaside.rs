@@ -177,15 +177,21 @@ fn read_capped(r: impl std::io::Read) -> Result<Vec<u8>, String> {
 
 /// Reads the signatures of `repository_path@digest` from the store at `base` (`file://`,
 /// `http://`, `https://`) one at a time: signature-1, -2, … until the first missing one, each
-/// handed to `each` (URL, bytes) before the next is read, so at most one is held. `each`
-/// returns `false` to stop early. More than [`MAX_SIGNATURES`] is an error.
+/// handed to `each` (URL, its user-info and query left out; bytes) before the next is read,
+/// so at most one is held. `each` returns `false` to stop early. More than [`MAX_SIGNATURES`]
+/// is an error.
 pub fn for_each(
     base: &str,
     repository_path: &str,
     digest: &str,
     mut each: impl FnMut(String, Vec<u8>) -> bool,
 ) -> Result<(), SignatureError> {
-    let http = if base.starts_with("http://") || base.starts_with("https://") {
+    // The scheme in any case, as the HTTP client reads it (`HTTPS://` is https too).
+    let scheme = |prefix: &str| {
+        base.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    };
+    let http = if scheme("http://") || scheme("https://") {
         Some(
             crate::registry::tls::client_with_tls(None, false)
                 .map_err(|e| SignatureError::Lookaside {
@@ -203,7 +209,7 @@ pub fn for_each(
         None
     } else {
         return Err(SignatureError::Lookaside {
-            url: base.to_string(),
+            url: crate::registry::errors::redact_url(base),
             reason: "only file://, http:// and https:// lookaside stores are supported".into(),
         });
     };
@@ -241,7 +247,7 @@ pub fn for_each(
             }
             _ => break,
         };
-        if !each(url, bytes) {
+        if !each(shown, bytes) {
             break;
         }
     }
@@ -259,7 +265,7 @@ pub fn write_next(
 ) -> Result<String, SignatureError> {
     if !base.starts_with("file://") {
         return Err(SignatureError::Lookaside {
-            url: base.to_string(),
+            url: crate::registry::errors::redact_url(base),
             reason: "olmpack writes signatures to file:// stores only (as skopeo does); publish the folder with a web server".into(),
         });
     }
@@ -289,7 +295,7 @@ pub fn write_next(
         }
     }
     Err(SignatureError::Lookaside {
-        url: base.to_string(),
+        url: crate::registry::errors::redact_url(base),
         reason: format!(
             "{MAX_SIGNATURES} signatures already stored for this image, the most containers/image reads"
         ),

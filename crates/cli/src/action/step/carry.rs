@@ -21,6 +21,7 @@
 
 use crate::location::{Location, Place};
 use crate::reference::Reference;
+use crate::registry::errors::redact_url;
 use crate::signature::SignatureError;
 use crate::signature::image_signing::{VerifyOptions, verify_target};
 use crate::signature::lookaside::{self, RegistriesD};
@@ -150,7 +151,7 @@ pub enum CarryError {
     LookasideTarget {
         /// The image as named.
         image: String,
-        /// The source store.
+        /// The source store, its user-info and query left out.
         from: String,
         /// Why (no store for the target, or one olmpack does not write).
         reason: String,
@@ -207,9 +208,10 @@ fn stores<'a>(
         Some(to) => {
             return Err(CarryError::LookasideTarget {
                 image: image.identity.to_string(),
-                from,
+                from: redact_url(&from),
                 reason: format!(
-                    "the target's store {to} is not a file:// URL; olmpack writes only file:// stores (as skopeo does): name a lookaside-staging folder for {}",
+                    "the target's store {} is not a file:// URL; olmpack writes only file:// stores (as skopeo does): name a lookaside-staging folder for {}",
+                    redact_url(&to),
                     to_ref.name()
                 ),
             });
@@ -217,7 +219,7 @@ fn stores<'a>(
         None => {
             return Err(CarryError::LookasideTarget {
                 image: image.identity.to_string(),
-                from,
+                from: redact_url(&from),
                 reason: format!(
                     "registries.d names no lookaside-staging (or lookaside) for the target {}",
                     to_ref.name()

@@ -79,7 +79,7 @@ pub fn run(args: &Args) -> Outcome {
     .map_err(|e| Failure::usage(error_chain(&e)))?;
     // A URL's user-info (`https://user:password@…`) is never printed.
     let shown = if url {
-        crate::registry::errors::redact_url(&args.source)
+        catalog_query::shown_url(&args.source)
     } else {
         args.source.clone()
     };

@@ -251,9 +251,15 @@ fn canonical_registry(registry: &str) -> String {
 }
 
 /// Whether `typed` starts with a registry host before `=`: a name with a dot, `localhost`, or
-/// a bracketed IPv6 address, with an optional numeric port (so `user:pa=ss` stays a password).
+/// a bracketed IPv6 address, with an optional numeric port (so `user:pa=ss` stays a password),
+/// followed by `USER:PASSWORD`. Without that second colon, `john.doe:2024=Winter` is the user
+/// `john.doe` with the password `2024=Winter`, not the registry `john.doe:2024`: read as one,
+/// a part of the password was printed as a host name in every message.
 fn split_registry(typed: &str) -> Option<(&str, &str)> {
     let (host, rest) = typed.split_once('=')?;
+    if rest.split_once(':').is_none_or(|(user, _)| user.is_empty()) {
+        return None;
+    }
     let name = if host.starts_with('[') {
         host.split_once(']').map(|(h, _)| h)?
     } else {
@@ -425,5 +431,21 @@ mod tests {
         assert!(e.contains("--src-creds REGISTRY=USER:PASSWORD"), "{e}");
         assert!(!e.contains("pw\""), "{e}");
         assert!(bind_creds("quay.io=nocolon", &[], "--creds").is_err());
+        // A user name with a dot and a password of digits before an `=` reads like a host with
+        // a port: without `USER:PASSWORD` after the `=` it is a user and a password, and no
+        // part of the password names a registry (or is printed as one).
+        let b = bind_creds("john.doe:2024=Winter", &named, "--creds").unwrap();
+        assert_eq!(
+            (
+                b[0].registry.as_str(),
+                b[0].username.as_str(),
+                b[0].password.expose()
+            ),
+            ("127.0.0.1:5000", "john.doe", "2024=Winter")
+        );
+        let e = bind_creds("john.doe:2024=Winter", &[], "--creds")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("2024"), "{e}");
     }
 }
