@@ -87,7 +87,8 @@ fn load_url(
         source: RegistryError::Transport {
             method: "GET".into(),
             url: shown_all.clone(),
-            cause: NetError(e),
+            // Without its URL: the error keeps the user-info for its Debug form.
+            cause: NetError(e.without_url()),
         },
     };
     // A redirect may not leave https for plain http.
