@@ -251,24 +251,32 @@ fn describe_status(method: &str, url: &str, status: u16, errors: &[EnvelopeError
 }
 
 /// Removes the query string and any user-info from a URL before it is stored in an error: upload
-/// session URLs carry state tokens and some registries sign their redirects.
+/// session URLs carry state tokens and some registries sign their redirects, and a URL from
+/// the user or a configuration (a lookaside store) may carry `user:password@`. The URL is read
+/// as the HTTP client reads it; one that does not parse and holds an `@` keeps only its scheme,
+/// since where its user-info ends cannot be told (a password with a raw `/` or `?`).
 pub fn redact_url(url: &str) -> String {
-    let (base, had_query) = match url.split_once('?') {
-        Some((b, _)) => (b, true),
-        None => (url, false),
-    };
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            format!("{scheme}://{host}{path}")
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let had_query = u.query().is_some();
+            // Err only for URLs that cannot carry user-info (no host): nothing to remove.
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            let mut out = u.to_string();
+            if had_query {
+                out.push_str("?<redacted>");
+            }
+            out
         }
-        None => base.to_string(),
-    };
-    if had_query {
-        format!("{base}?<redacted>")
-    } else {
-        base
+        Err(_) if url.contains('@') => match url.split_once("://") {
+            Some((scheme, _)) => format!("{scheme}://<redacted>"),
+            None => "<redacted>".into(),
+        },
+        Err(_) => match url.split_once('?') {
+            Some((base, _)) => format!("{base}?<redacted>"),
+            None => url.to_string(),
+        },
     }
 }
 
@@ -522,6 +530,24 @@ mod tests {
         );
         assert_eq!(redact_url("https://user:pw@host/x/"), "https://host/x/");
         assert_eq!(redact_url("https://host/x/"), "https://host/x/");
+        // A lookaside signature's path holds an `@`: kept, the user-info not.
+        assert_eq!(
+            redact_url("http://u:pw@127.0.0.1:8/sigs/x/y@sha256=ab/signature-1?t=pw"),
+            "http://127.0.0.1:8/sigs/x/y@sha256=ab/signature-1?<redacted>"
+        );
+        // A raw `/`, `?` or `@` in a password: the URL does not parse, and nothing of it but
+        // the scheme is kept.
+        for raw in [
+            "https://alice:pa/ss@127.0.0.1:8/catalogs/x",
+            "http://alice:S3C?RET@127.0.0.1:8/x",
+            "http://alice:p@ss@127.0.0.1:notaport/x",
+        ] {
+            let shown = redact_url(raw);
+            assert!(
+                !shown.contains("alice") && !shown.contains("ss") && !shown.contains("RET"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]
