@@ -491,6 +491,42 @@ fn no_system_ca_store_costs_only_the_tls_that_needs_it() {
     assert!(err.contains("/api/v1/all: 404 Not Found"), "{err}");
 }
 
+/// A CA file that holds no certificate is named as a CA file, with what is wrong, before any
+/// request (the registry named here does not exist); a missing one is named too.
+#[test]
+fn a_ca_file_without_a_certificate_is_named_as_one() {
+    let work = tempfile::tempdir().expect("tmp");
+    let home = work.path();
+    let junk = home.join("junk.pem");
+    std::fs::write(&junk, "not a certificate\n").expect("write");
+    let broken = home.join("broken.pem");
+    std::fs::write(
+        &broken,
+        "-----BEGIN CERTIFICATE-----\n!!not base64!!\n-----END CERTIFICATE-----\n",
+    )
+    .expect("write");
+    let missing = home.join("missing.pem");
+    for (file, said) in [
+        (&junk, "no PEM certificate in the file"),
+        (&broken, "not a PEM certificate bundle"),
+        (&missing, "No such file"),
+    ] {
+        let out = olmpack(home)
+            .args(["bundle", "inspect", "127.0.0.1:1/x/y:v1", "--ca-file"])
+            .arg(file)
+            .bounded_output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&file.display().to_string()) && err.contains(said),
+            "{}: {err}",
+            file.display()
+        );
+        assert!(!err.contains("image source"), "{err}");
+    }
+}
+
 #[test]
 fn token_auth_roundtrip_reuses_tokens_and_mounts() {
     let reg = Registry::start(Mode::Token);

@@ -415,6 +415,15 @@ pub enum RegistryError {
         /// What was wrong.
         reason: String,
     },
+    /// A CA file (`--ca-file`, `--src-ca-file`, `--dest-ca-file`) holds no certificate to
+    /// trust: named as what it is, not as an image source.
+    #[error("CA file {path}: {reason}")]
+    CaFile {
+        /// The file as given.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl RegistryError {

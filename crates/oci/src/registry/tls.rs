@@ -70,14 +70,14 @@ fn read_ca_file(
         std::fs::read(ca).map_err(|e| super::RegistryError::io("cannot read --ca-file", ca, e))?;
     let certs = CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| super::RegistryError::Source {
-            source_name: ca.display().to_string(),
+        .map_err(|e| super::RegistryError::CaFile {
+            path: ca.display().to_string(),
             reason: format!("not a PEM certificate bundle: {e}"),
         })?;
     if certs.is_empty() {
-        return Err(super::RegistryError::Source {
-            source_name: ca.display().to_string(),
-            reason: "no certificate in the file".into(),
+        return Err(super::RegistryError::CaFile {
+            path: ca.display().to_string(),
+            reason: "no PEM certificate in the file".into(),
         });
     }
     Ok(certs)
