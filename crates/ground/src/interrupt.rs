@@ -55,11 +55,48 @@ pub fn register(path: &Path) -> Registered {
     Registered(id)
 }
 
-/// Registers a temporary folder owned by a value that outlives the caller (a build's spool):
-/// it stays registered until the process ends, which is harmless once the folder is gone (its
-/// random name is not reused).
-pub fn watch(path: &Path) {
-    std::mem::forget(register(path));
+/// A fresh temporary folder under the system temp dir, named `prefix` + random, created and
+/// registered in one step. It stays registered until the process ends, which is harmless once
+/// the folder is gone (its random name is not reused): its owner may outlive the caller (a
+/// build's spool).
+///
+/// Both happen under the registry's lock, which the watcher takes after marking the process
+/// interrupted: a signal between creating a folder and registering it left the folder behind
+/// (`tempdir()` then a separate registration), and once a signal is taken no folder is made
+/// (this thread waits for the watcher to end the process).
+pub fn temp_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    created_watched(
+        || tempfile::Builder::new().prefix(prefix).tempdir(),
+        tempfile::TempDir::path,
+    )
+}
+
+/// [`temp_dir`] for one file (a blob's spool).
+pub fn temp_file(prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    created_watched(
+        || tempfile::Builder::new().prefix(prefix).tempfile(),
+        tempfile::NamedTempFile::path,
+    )
+}
+
+/// Runs `create` and registers the path of what it made, both under [`PATHS`]' lock.
+fn created_watched<T>(
+    create: impl FnOnce() -> std::io::Result<T>,
+    path: impl Fn(&T) -> &Path,
+) -> std::io::Result<T> {
+    let Ok(mut paths) = PATHS.lock() else {
+        // A poisoned registry (a thread panicked holding it): made, not registered, as a
+        // registration then fails too.
+        return create();
+    };
+    if interrupted() {
+        drop(paths);
+        wait_for_exit();
+    }
+    let made = create()?;
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    paths.push((id, path(&made).to_path_buf()));
+    Ok(made)
 }
 
 /// Set by the watcher when a signal arrived: from then on the process is ending, and whatever
@@ -187,5 +224,13 @@ mod tests {
         );
         assert_eq!(remove(&[file.clone(), folder.clone()]), 0);
         assert!(!file.exists() && !folder.exists());
+    }
+
+    #[test]
+    fn temporary_folders_and_files_are_registered_as_they_are_made() {
+        let dir = temp_dir("olmpack-test-").unwrap();
+        assert!(dir.path().is_dir() && is_registered(dir.path()));
+        let file = temp_file("olmpack-test-").unwrap();
+        assert!(file.path().is_file() && is_registered(file.path()));
     }
 }

@@ -185,11 +185,8 @@ pub struct BuiltImage {
 
 /// Builds into a fresh temporary spool folder (under the system temp dir).
 pub fn build(input: &BundleInput, options: &BuildOptions) -> Result<BuiltImage, BuildError> {
-    let spool = tempfile::Builder::new()
-        .prefix("olmpack-build-")
-        .tempdir()
+    let spool = crate::interrupt::temp_dir("olmpack-build-")
         .map_err(|e| BuildError::io("create a temporary folder in", std::env::temp_dir(), e))?;
-    crate::interrupt::watch(spool.path());
     let (image, warnings) = build_in(input, options, spool.path())?;
     Ok(BuiltImage {
         image,

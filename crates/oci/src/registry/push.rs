@@ -464,12 +464,9 @@ pub fn read_small(blob: &Blob, cap: u64) -> Result<Vec<u8>, RegistryError> {
 /// is never held whole in memory.
 fn spool_remote(blob: &Blob) -> Result<(tempfile::TempPath, Blob), RegistryError> {
     let what = || format!("download of blob {}", blob.descriptor.digest);
-    let mut file = tempfile::Builder::new()
-        .prefix("olmpack-blob-")
-        .tempfile()
-        .map_err(|e| RegistryError::io("cannot create a spool file in", std::env::temp_dir(), e))?;
     // Ctrl-C during a copy removes the spool file (see crate::interrupt).
-    crate::interrupt::watch(file.path());
+    let mut file = crate::interrupt::temp_file("olmpack-blob-")
+        .map_err(|e| RegistryError::io("cannot create a spool file in", std::env::temp_dir(), e))?;
     let mut reader = blob.open().map_err(|e| RegistryError::Interrupted {
         what: what(),
         reason: e.to_string(),

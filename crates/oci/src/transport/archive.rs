@@ -274,15 +274,11 @@ pub struct LoadedImage {
 
 /// Extracts the regular files of an archive into a temp folder (paths checked like layers).
 pub fn extract_archive(path: &Path, name: &str) -> Result<tempfile::TempDir, LocalError> {
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-archive-")
-        .tempdir()
-        .map_err(LocalError::io(
-            name,
-            "create a temp folder in",
-            &std::env::temp_dir(),
-        ))?;
-    crate::interrupt::watch(dir.path());
+    let dir = crate::interrupt::temp_dir("olmpack-archive-").map_err(LocalError::io(
+        name,
+        "create a temp folder in",
+        &std::env::temp_dir(),
+    ))?;
     let f = fs::File::open(path).map_err(LocalError::io(name, "open archive", path))?;
     let reader = reg_unpack::decompress(f, "", name).map_err(|e| invalid(name, e.to_string()))?;
     let mut stats = reg_unpack::Stats::default();

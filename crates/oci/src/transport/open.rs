@@ -873,12 +873,9 @@ fn complete_artifact(name: &str, mut opened: Opened) -> Result<Opened, Transport
 }
 
 fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, TransportError> {
-    let dir = tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
     // Ctrl-C during a pull removes the layers fetched so far (see crate::interrupt).
-    crate::interrupt::watch(dir.path());
+    let dir = crate::interrupt::temp_dir(prefix)
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
     Ok(dir)
 }
 

@@ -34,12 +34,9 @@ pub fn write_local(
     if !has_remote_blobs(artifact) {
         return Ok(super::local::write_artifact(artifact, dest, names)?);
     }
-    let spool = tempfile::Builder::new()
-        .prefix("olmpack-blobs-")
-        .tempdir()
-        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
     // Ctrl-C during the download removes the blobs fetched so far (see crate::interrupt).
-    crate::interrupt::watch(spool.path());
+    let spool = crate::interrupt::temp_dir("olmpack-blobs-")
+        .map_err(|e| TransportError::io("create a temp folder in", std::env::temp_dir(), e))?;
     let local = fetch_remote(artifact, spool.path())?;
     Ok(super::local::write_artifact(local.artifact(), dest, names)?)
 }

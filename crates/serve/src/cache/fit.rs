@@ -98,11 +98,8 @@ fn json_content(base: &Path) -> Result<Content, String> {
 }
 
 fn expected_json(model: &ServeModel, s: Semantics) -> Result<Content, String> {
-    let tmp = tempfile::Builder::new()
-        .prefix("olmpack-fit-")
-        .tempdir()
+    let tmp = crate::interrupt::temp_dir("olmpack-fit-")
         .map_err(|e| format!("create a temp folder: {e}"))?;
-    crate::interrupt::watch(tmp.path());
     super::write::write_cache_files_for(model, tmp.path(), s).map_err(|e| e.to_string())?;
     json_content(tmp.path())
 }

@@ -190,11 +190,7 @@ pub fn verify_image(
         )),
         None => None,
     };
-    let root = tempfile::Builder::new()
-        .prefix("olmpack-verify-")
-        .tempdir()
-        .map_err(io("create a temp folder"))?;
-    crate::interrupt::watch(root.path());
+    let root = crate::interrupt::temp_dir("olmpack-verify-").map_err(io("create a temp folder"))?;
     opened.unpack_into(root.path(), &crate::transport::unpack::Limits::default())?;
     let mut report = verify_in(source, opened, root.path(), &configs, given, &cmd)?;
     if report.no_cache {
@@ -680,11 +676,8 @@ fn explain_mismatch(
             return Ok(());
         }
     };
-    let expected = tempfile::Builder::new()
-        .prefix("olmpack-verify-cache-")
-        .tempdir()
-        .map_err(io("create a temp folder"))?;
-    crate::interrupt::watch(expected.path());
+    let expected =
+        crate::interrupt::temp_dir("olmpack-verify-cache-").map_err(io("create a temp folder"))?;
     if let Err(e) = super::write::write_cache_files(&model, expected.path()) {
         r.notes.push(e.to_string());
         return Ok(());

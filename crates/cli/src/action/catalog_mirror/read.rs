@@ -308,11 +308,8 @@ impl CatalogRead<'_> {
                 self.fail("is a file: pass a catalog folder, an image reference or oci:DIR[:TAG]")
             );
         }
-        let dir = tempfile::Builder::new()
-            .prefix("olmpack-mirror-")
-            .tempdir()
+        let dir = crate::interrupt::temp_dir("olmpack-mirror-")
             .map_err(|e| self.fail(format!("cannot create a temp folder: {e}")))?;
-        crate::interrupt::watch(dir.path());
         let filter = match (&opts.filter, opts.check_targets) {
             (Some(_), true) => {
                 let whole =
@@ -453,11 +450,8 @@ fn filter_image(
         ..CatalogBuildOptions::default()
     };
     let built = catalog_build::build_from_image(image, &fc, filter.format, &build_opts)?;
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-mirror-")
-        .tempdir()
+    let dir = crate::interrupt::temp_dir("olmpack-mirror-")
         .map_err(|e| format!("cannot create a temp folder: {e}"))?;
-    crate::interrupt::watch(dir.path());
     side.warnings.extend(out.warnings);
     side.warnings.extend(built.warnings.iter().cloned());
     let (digest, size, local) = into_layout(built, dir.path())?;

@@ -241,15 +241,10 @@ pub fn configs_dir(value: &str) -> Result<String, CatalogBuildError> {
 }
 
 pub(crate) fn spool() -> Result<tempfile::TempDir, CatalogBuildError> {
-    let dir = tempfile::Builder::new()
-        .prefix("olmpack-catalog-")
-        .tempdir()
-        .map_err(|source| CatalogBuildError::Spool {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    crate::interrupt::watch(dir.path());
-    Ok(dir)
+    crate::interrupt::temp_dir("olmpack-catalog-").map_err(|source| CatalogBuildError::Spool {
+        path: std::env::temp_dir(),
+        source,
+    })
 }
 
 /// Builds the catalog image of `dir` (validation is the caller's first step). Nothing is
