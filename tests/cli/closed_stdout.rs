@@ -26,8 +26,8 @@ fn with_stdout_closed_program(
     args: &[&str],
 ) -> Output {
     // The reader goes before the program starts, so its first write to stdout gets EPIPE
-    // however soon it writes. (Dropping the reader after `spawn` raced a short output: a
-    // test thread descheduled after `spawn`, the whole output fit in the pipe's buffer and the
+    // however soon it writes. (Dropping the reader after `spawn` raced a short output: while
+    // the test thread was descheduled, the whole output fit in the pipe's buffer and the
     // program exited 0.)
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
