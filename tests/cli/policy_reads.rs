@@ -121,7 +121,7 @@ fn signed_by_one(d: &Path, host: &str) -> serde_json::Value {
 }
 
 /// `catalog serve` started: its "serving …" line, or everything it printed when it exited
-/// first. The server is stopped (killed) either way.
+/// first. The server is stopped (SIGTERM, as a cluster stops it) either way.
 fn serve_line(mut cmd: Command) -> Result<String, String> {
     let (mut child, rx) = spawn_with_stderr_lines(&mut cmd);
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -136,8 +136,7 @@ fn serve_line(mut cmd: Command) -> Result<String, String> {
             Err(_) => break Err(seen),
         }
     };
-    let _ = child.kill();
-    let _ = child.wait();
+    crate::support::proc::stop(&mut child);
     result
 }
 

@@ -210,7 +210,6 @@ fn start_lines(source: &str) -> Vec<String> {
             break;
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    crate::support::proc::stop(&mut child);
     lines
 }

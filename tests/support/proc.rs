@@ -280,6 +280,26 @@ pub fn spawn_with_stderr_lines(cmd: &mut Command) -> (std::process::Child, mpsc:
     (child, rx)
 }
 
+/// Stops a server a test started as a cluster stops a pod: SIGTERM, then up to 30 s for it to
+/// end (olmpack's `catalog serve` removes the image it unpacked), then SIGKILL. A SIGKILL alone
+/// left each unpacked image in the machine's temp folder.
+pub fn stop(child: &mut std::process::Child) {
+    if let Ok(None) = child.try_wait() {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// `Child::wait_with_output` with a deadline, for children a test spawned itself (to write
 /// their stdin, or to run several at once): the child is killed and the test fails at `limit`.
 pub fn wait_output(child: std::process::Child, limit: Duration) -> Output {
