@@ -154,6 +154,10 @@ fn a_urls_credentials_are_never_printed() {
         .replacen("http://", &format!("http://olmuser:{SECRET}@"), 1);
     for args in [
         vec![refused.clone()],
+        // The scheme in capitals is a URL too, not an image reference echoed back.
+        vec![refused.replacen("http://", "HTTP://", 1)],
+        // A raw '/' after the password: no parser can tell where the user-info ends.
+        vec![format!("http://olmuser:{SECRET}/x@127.0.0.1:1/catalogs/x")],
         vec![format!("{with_creds}x?token={SECRET}")],
         vec![with_creds.clone(), "--package".into(), "nope".into()],
     ] {

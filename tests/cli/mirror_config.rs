@@ -11,8 +11,7 @@
 //! public registry is not asked then either (tests reach loopback only). Digests are checked
 //! against skopeo's.
 
-use crate::support::cmd::olmpack_path;
-use crate::support::cmd::run_in;
+use crate::support::cmd::{code_and_text, olmpack_path, run_in};
 use crate::support::fixtures::valid_basic;
 use crate::support::mirror::skopeo_digest;
 use crate::support::proc::{Bounded, without_network};
@@ -134,11 +133,7 @@ impl Fixture {
             .args(["--retries", "1", "--timeout", "20"])
             .bounded_output()
             .expect("run");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        code_and_text(&out)
     }
 
     /// Runs `args` without and then with `--mirror-config config`: the first must fail on the

@@ -93,6 +93,11 @@ pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .bounded_output()
         .expect("run");
+    code_and_text(&out)
+}
+
+/// A finished run's exit code (-1 when killed by a signal), stdout and stderr as text.
+pub fn code_and_text(out: &Output) -> (i32, String, String) {
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

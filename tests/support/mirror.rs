@@ -20,11 +20,7 @@ pub fn run(args: &[&str], cwd: &Path) -> (i32, String, String) {
         .timeout(Duration::from_secs(180))
         .output()
         .expect("run olmpack");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    super::cmd::code_and_text(&out)
 }
 
 /// The strings of `v[key]` (an array), sorted; none when it is absent.

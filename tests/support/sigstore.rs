@@ -50,11 +50,7 @@ pub fn verify_blob(
         .arg(artifact)
         .bounded_output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    super::cmd::code_and_text(&out)
 }
 
 /// The python with PyPI `sigstore` that $OLMPACK_SIGSTORE_PYTHON names; none (and a line

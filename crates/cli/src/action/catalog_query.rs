@@ -135,11 +135,7 @@ fn load_url(
 
 /// Whether `source` is a catalogd URL rather than a folder or image (the scheme in any case).
 pub fn is_url(source: &str) -> bool {
-    ["http://", "https://"].iter().any(|scheme| {
-        source
-            .get(..scheme.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
-    })
+    crate::registry::tls::is_http_url(source)
 }
 
 /// A catalog URL as it may be printed: without user-info, query or fragment. One that does

@@ -375,13 +375,13 @@ impl Client {
         } else {
             "https"
         };
-        let builder = || -> Result<_, RegistryError> {
-            Ok(
-                super::tls::client_with_tls(opts.ca_file.as_deref(), opts.insecure)?
-                    .user_agent(opts.user_agent.clone())
-                    .timeout(opts.timeout)
-                    .connect_timeout(opts.connect_timeout),
-            )
+        // One TLS setting for both clients: the CA file is read, and the roots loaded, once.
+        let tls = super::tls::Tls::new(opts.ca_file.as_deref(), opts.insecure)?;
+        let builder = || {
+            tls.builder()
+                .user_agent(opts.user_agent.clone())
+                .timeout(opts.timeout)
+                .connect_timeout(opts.connect_timeout)
         };
         let built = |b: reqwest::blocking::ClientBuilder| {
             b.build().map_err(|e| RegistryError::Transport {
@@ -390,8 +390,8 @@ impl Client {
                 cause: e.without_url().into(),
             })
         };
-        let http = built(builder()?)?;
-        let token_http = built(builder()?.redirect(token_redirects()))?;
+        let http = built(builder())?;
+        let token_http = built(builder().redirect(token_redirects()))?;
         Ok(Client {
             http,
             token_http,

@@ -186,12 +186,7 @@ pub fn for_each(
     digest: &str,
     mut each: impl FnMut(String, Vec<u8>) -> bool,
 ) -> Result<(), SignatureError> {
-    // The scheme in any case, as the HTTP client reads it (`HTTPS://` is https too).
-    let scheme = |prefix: &str| {
-        base.get(..prefix.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
-    };
-    let http = if scheme("http://") || scheme("https://") {
+    let http = if crate::registry::tls::is_http_url(base) {
         Some(
             crate::registry::tls::client_with_tls(None, false)
                 .map_err(|e| SignatureError::Lookaside {

@@ -5,7 +5,8 @@
 //! Building it reads every file of the system's CA store (`/etc/ssl/certs`, or
 //! `SSL_CERT_FILE`/`SSL_CERT_DIR`) and fails when there is none, so a client that never speaks
 //! TLS (a plain-HTTP registry) should not build it. The system-only verifier is built once per
-//! process and shared; one with `--ca-file` roots is built once per client.
+//! process and shared; one with `--ca-file` roots once per [`super::Tls`] (a registry's clients
+//! share theirs).
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
